@@ -1,0 +1,38 @@
+# The two commands a fresh machine needs (see README): `make run` and `make test`.
+# Both create the virtual environment from constraints.txt (the pinned lock) when it is missing or stale.
+PYTHON ?= python3
+VENV := .venv
+BIN := $(VENV)/bin
+ARGS ?= check -- 'git status && ls *.md'
+SECONDS ?= 20
+
+.PHONY: run test lint fuzz bench conformance clean
+
+$(VENV)/.installed: pyproject.toml constraints.txt
+	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
+	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	touch $@
+
+run: $(VENV)/.installed
+	$(BIN)/bastion $(ARGS)
+
+lint: $(VENV)/.installed
+	$(BIN)/ruff check bastion tests fuzz benchmarks
+	$(BIN)/mypy --strict bastion
+
+test: lint
+	$(BIN)/python -m pytest
+	$(BIN)/python fuzz/run.py --seconds 10
+	$(BIN)/python benchmarks/conformance.py --check
+
+fuzz: $(VENV)/.installed
+	$(BIN)/python fuzz/run.py --seconds $(SECONDS)
+
+bench: $(VENV)/.installed
+	$(BIN)/python benchmarks/decide.py
+
+conformance: $(VENV)/.installed
+	$(BIN)/python benchmarks/conformance.py
+
+clean:
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis

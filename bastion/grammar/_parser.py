@@ -1,0 +1,167 @@
+"""Loading subset.lark once and turning its trees into plans, or a line into an Outside."""
+
+from __future__ import annotations
+
+from functools import lru_cache
+from importlib import resources
+
+from lark import Lark, Token, Transformer, Tree
+from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
+
+__all__ = ["grammar_text", "parse", "parser"]
+
+_TRIM = " \t"
+
+
+def grammar_text() -> str:
+    """The formal definition of the subset, as shipped."""
+    return resources.files(__package__).joinpath("subset.lark").read_text(encoding="ascii")
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The one LALR parser of the subset, built on first use."""
+    return Lark(grammar_text(), parser="lalr", strict=True, maybe_placeholders=False)
+
+
+def _piece_text(token: Token) -> str:
+    value = str(token)
+    if token.type.endswith("QUOTED"):
+        return value[1:-1]
+    return value
+
+
+class _ToPlan(Transformer[Token, Plan]):
+    def start(self, pipelines: list[Pipeline]) -> Plan:
+        return Plan(tuple(p for p in pipelines if isinstance(p, Pipeline)))
+
+    def pipeline(self, stages: list[Stage]) -> Pipeline:
+        return Pipeline(tuple(s for s in stages if isinstance(s, Stage)))
+
+    def stage(self, items: list[object]) -> Stage:
+        words = tuple(i for i in items if isinstance(i, Word))
+        redirects = tuple(i for i in items if isinstance(i, Redirect))
+        return Stage(words, redirects)
+
+    def command(self, pieces: list[Token]) -> Word:
+        return Word("".join(_piece_text(p) for p in pieces))
+
+    def word(self, pieces: list[Token]) -> Word:
+        return Word("".join(_piece_text(p) for p in pieces))
+
+    def glob(self, tokens: list[Token]) -> Word:
+        return Word(str(tokens[0]), glob=True)
+
+    def redirect(self, tokens: list[Token]) -> Redirect:
+        return Redirect(str(tokens[0]))
+
+
+_TO_PLAN = _ToPlan()
+
+# What a person is told about the byte where the subset ended. This table only words the reason:
+# whether a line is in the subset is decided by the grammar alone.
+_SEQUENCES: tuple[tuple[str, str], ...] = (
+    ("$(", "command substitution"),
+    ("$'", "ANSI-C quoting"),
+    ('$"', "locale quoting"),
+    ("${", "parameter expansion"),
+    ("$[", "arithmetic expansion"),
+    ("<(", "process substitution"),
+    (">(", "process substitution"),
+    ("<<<", "a here-string"),
+    ("<<", "a here-document"),
+    ("||", "the `||` operator"),
+    ("|&", "the `|&` operator"),
+    (">&", "a redirect to a file or descriptor"),
+    (">>", "an appending redirect"),
+    ("&>", "a redirect of both outputs"),
+)
+_CHARACTERS: dict[str, str] = {
+    "$": "variable expansion",
+    "`": "command substitution",
+    "\\": "a backslash escape",
+    ";": "a command separator",
+    "&": "running in the background",
+    "|": "an empty pipeline stage",
+    "<": "an input redirect",
+    ">": "an output redirect",
+    "#": "a comment",
+    "(": "a subshell or grouping",
+    ")": "a subshell or grouping",
+    "{": "brace expansion or a group",
+    "}": "brace expansion or a group",
+    "[": "a character class or test",
+    "]": "a character class or test",
+    "!": "history expansion or negation",
+    "~": "tilde expansion at the start of a word",
+    "^": "a `^` at the start of a word",
+    "=": "an assignment in the command word",
+    "*": "a glob here",
+    "?": "a glob here",
+    "'": "an unterminated or misplaced quote",
+    '"': "an unterminated, misplaced or expanding double quote",
+    "\n": "a newline",
+    "\r": "a carriage return",
+    "\t": "a tab here",
+    " ": "an empty stage",
+}
+
+
+def _describe(line: str, index: int) -> str:
+    rest = line[index:]
+    for seq, what in _SEQUENCES:
+        if rest.startswith(seq):
+            return f"`{seq}` at column {index + 1}: {what} is outside the subset"
+    char = rest[:1]
+    if char in _CHARACTERS:
+        shown = char.encode("unicode_escape").decode("ascii")
+        return f"`{shown}` at column {index + 1}: {_CHARACTERS[char]} is outside the subset"
+    if char and (ord(char) < 0x20 or ord(char) == 0x7F):
+        return f"control byte {ord(char):#04x} at column {index + 1} is outside the subset"
+    if char and ord(char) > 0x7E:
+        return f"non-ASCII character U+{ord(char):04X} at column {index + 1} is outside the subset"
+    return f"`{char}` at column {index + 1} is outside the subset"
+
+
+def _outside(line: str, err: UnexpectedInput) -> Outside:
+    if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
+        return Outside(line, len(line), "the line ends where a command or word must follow")
+    index = err.pos_in_stream if err.pos_in_stream is not None else 0
+    if isinstance(err, UnexpectedToken):
+        token, text = err.token, str(err.token)
+        before = line[:index]
+        if token.type in ("AND", "PIPE"):
+            index += len(text) - len(text.lstrip(_TRIM))
+            return Outside(line, index + 1, f"`{text.strip()}` at column {index + 1}: "
+                                            "a stage is empty or a word is missing")
+        if "=" in text and "CMD_BARE" in err.expected:
+            index += text.index("=")
+            return Outside(line, index + 1, _describe(line, index))
+        if before.endswith(tuple(r.value for r in Redirect)):
+            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word, "
+                                            "followed by a space, `|`, `&&` or the end of the line")
+        if token.type.startswith(("ERR_", "OUT_")):
+            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect comes after the "
+                                            "command word, as a whole word")
+        if token.type.endswith("TAIL"):
+            return Outside(line, index + 1, _describe(line, index))
+        if token.type == "GLOB" or before.endswith(("*", "?")):
+            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a glob is a whole unquoted "
+                                            "word after the command word, with nothing attached")
+        return Outside(line, index + 1, f"`{text}` at column {index + 1}: words must be "
+                                        "separated by spaces or tabs here")
+    return Outside(line, index + 1, _describe(line, index))
+
+
+def parse(line: str) -> Plan | Outside:
+    """Parse one line. Only spaces and tabs are trimmed; the result never raises for any text."""
+    text = line.strip(_TRIM)
+    if not text:
+        return Outside(line, 0, "the command is empty")
+    try:
+        tree: Tree[Token] = parser().parse(text)
+    except UnexpectedInput as err:
+        return _outside(text, err)
+    return _TO_PLAN.transform(tree)

@@ -1,0 +1,83 @@
+"""The plan: what a line in the subset means, as frozen values."""
+
+from __future__ import annotations
+
+import enum
+from dataclasses import dataclass
+
+__all__ = ["Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word"]
+
+
+class Redirect(enum.Enum):
+    """The only three redirects in the subset, by the token that writes them."""
+
+    ERR_TO_OUT = "2>&1"
+    ERR_TO_NULL = "2>/dev/null"
+    OUT_TO_NULL = ">/dev/null"
+
+
+@dataclass(frozen=True, slots=True)
+class Word:
+    """One word as bash will see it: quotes removed. A glob word is expanded by bash."""
+
+    text: str
+    glob: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Stage:
+    """One simple command: its words (the first is the command) and its redirects, in order."""
+
+    words: tuple[Word, ...]
+    redirects: tuple[Redirect, ...] = ()
+
+    @property
+    def command(self) -> str:
+        return self.words[0].text
+
+    @property
+    def args(self) -> tuple[Word, ...]:
+        return self.words[1:]
+
+    @property
+    def text(self) -> str:
+        """The words joined by single spaces: what a rule about this stage is matched against."""
+        return " ".join(w.text for w in self.words)
+
+
+@dataclass(frozen=True, slots=True)
+class Pipeline:
+    """Stages joined by `|`."""
+
+    stages: tuple[Stage, ...]
+
+
+@dataclass(frozen=True, slots=True)
+class Plan:
+    """Pipelines joined by `&&`: a whole line inside the subset."""
+
+    pipelines: tuple[Pipeline, ...]
+
+    @property
+    def stages(self) -> tuple[Stage, ...]:
+        return tuple(s for p in self.pipelines for s in p.stages)
+
+
+@dataclass(frozen=True, slots=True)
+class Outside:
+    """A line outside the subset: where (1-based column, 0 for the whole line) and why."""
+
+    line: str
+    column: int
+    reason: str
+
+    def __str__(self) -> str:
+        return self.reason
+
+    def caret(self) -> str:
+        """The line with a caret under the column, for a person to read."""
+        if self.column <= 0:
+            return self.line
+        shown = self.line.encode("ascii", "backslashreplace").decode("ascii")
+        prefix = self.line[: self.column - 1].encode("ascii", "backslashreplace").decode("ascii")
+        return f"{shown}\n{' ' * len(prefix)}^"
