@@ -1,0 +1,22 @@
+"""The analyzer: a line of the subset, checked stage by stage against allow-lists, as a plan."""
+
+from ._analyze import GOVERNED, analyze
+from ._paths import Resolved, resolve
+from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
+
+__all__ = [
+    "DEFAULT_MAX_READ_BYTES",
+    "GOVERNED",
+    "Analysis",
+    "Check",
+    "Context",
+    "ExecResult",
+    "LocalWorkspace",
+    "Resolved",
+    "StageResult",
+    "Workspace",
+    "WorkspaceError",
+    "analyze",
+    "resolve",
+]

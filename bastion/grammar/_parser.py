@@ -6,7 +6,7 @@ from functools import lru_cache
 from importlib import resources
 
 from lark import Lark, Token, Transformer, Tree
-from lark.exceptions import UnexpectedCharacters, UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
 

@@ -1,0 +1,117 @@
+"""The analyzer: parse a line, check every stage with its command's checker, probe git, render."""
+
+from __future__ import annotations
+
+from ..grammar import Outside, Pipeline, Plan, Stage, parse, render
+from ._commands import FILTERS, FIRST_STAGE, check_cd
+from ._git import check_git
+from ._gitprobe import probe_git
+from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._workspace import Workspace
+
+__all__ = ["GOVERNED", "analyze"]
+
+# Commands the analyzer governs anywhere in a line: a stage of one of these is decided by its
+# checker, and a failing check keeps any rule about the command from allowing it.
+GOVERNED = frozenset(FIRST_STAGE) | frozenset(FILTERS) | {"git", "cd"}
+
+
+def _first(ctx: Context, stage: Stage) -> Check:
+    if stage.command == "git":
+        return check_git(ctx, stage)
+    if stage.command == "cd":
+        return Check.refuse("cd changes the directory only as a pipeline of its own (cd DIR && ...)")
+    if stage.command in FILTERS and stage.command not in FIRST_STAGE:
+        return Check.refuse(f"{stage.command} reads a file only after a pipe; name the file with cat")
+    return FIRST_STAGE[stage.command](ctx, stage)
+
+
+def _later(ctx: Context, stage: Stage) -> Check:
+    if stage.command in FILTERS:
+        return FILTERS[stage.command](ctx, stage)
+    return Check.refuse(f"{stage.command} is not allowed after a pipe: only filters of standard input are")
+
+
+def _check(ctx: Context, stage: Stage, later: bool) -> Check:
+    try:
+        return _later(ctx, stage) if later else _first(ctx, stage)
+    except Exception as err:  # a checker's failure is never an allow
+        return Check.refuse(f"the {stage.command} checker failed: {type(err).__name__}: {err}")
+
+
+def analyze(
+    line: str,
+    ws: Workspace,
+    cwd: str = ".",
+    *,
+    max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
+    probe: bool = True,
+) -> Analysis:
+    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`."""
+    parsed = parse(line)
+    if isinstance(parsed, Outside):
+        return Analysis(line, None, parsed)
+    results: list[StageResult] = []
+    index = 0
+    for pipeline in parsed.pipelines:
+        lone_cd = len(pipeline.stages) == 1 and pipeline.stages[0].command == "cd"
+        for position, stage in enumerate(pipeline.stages):
+            ctx = Context(ws, cwd, max_read_bytes, after_pipe=position > 0)
+            governed = stage.command in GOVERNED
+            if lone_cd:
+                check = check_cd(ctx, stage)
+            elif governed:
+                check = _check(ctx, stage, later=position > 0)
+            else:
+                check = Check(ok=True, auto=False)
+            results.append(StageResult(stage, index, governed, check, cwd))
+            index += 1
+            if lone_cd and check.ok and check.cwd is not None:
+                cwd = check.cwd
+    auto = all(r.governed and r.ok and r.check.auto for r in results)
+    results, git_reason, probed = _probe(ws, results, strict=not auto) if probe else (results, "", ())
+    auto = auto and not git_reason
+    rendered = render(_runnable(parsed, results)) if auto else None
+    return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
+
+
+def _probe(
+    ws: Workspace, results: list[StageResult], strict: bool
+) -> tuple[list[StageResult], str, tuple[str, ...]]:
+    """Ask git's configuration once per directory holding a governed, ok git stage. The first
+    reason marks the first ok git stage as failing, naming the key."""
+    dirs: list[str] = []
+    for r in results:
+        if r.governed and r.ok and r.check.git and r.cwd not in dirs:
+            dirs.append(r.cwd)
+    reason = ""
+    for d in dirs:
+        try:
+            reason = probe_git(ws, d, strict=strict)
+        except Exception as err:  # a probe that fails asks
+            reason = f"git's configuration could not be read: {type(err).__name__}: {err}"
+        if reason:
+            break
+    if not reason:
+        return results, "", tuple(dirs)
+    out = list(results)
+    for i, r in enumerate(out):
+        if r.governed and r.ok and r.check.git:
+            failed = Check.refuse(f"git config runs a program: {reason}")
+            out[i] = StageResult(r.stage, r.index, r.governed, failed, r.cwd)
+            break
+    return out, reason, tuple(dirs)
+
+
+def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
+    """The plan that runs: each stage with the words its checker chose."""
+    it = iter(results)
+    pipelines = []
+    for pipeline in plan.pipelines:
+        stages = []
+        for stage in pipeline.stages:
+            r = next(it)
+            words = r.check.words if r.check.words is not None else stage.words
+            stages.append(Stage(words, stage.redirects))
+        pipelines.append(Pipeline(tuple(stages)))
+    return Plan(tuple(pipelines))

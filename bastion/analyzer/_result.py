@@ -1,0 +1,88 @@
+"""What the analyzer says about a line: per stage, governed or not, ok or why not, what it reads."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from dataclasses import dataclass, field
+
+from ..grammar import Outside, Plan, Stage, Word
+from ._workspace import Workspace
+
+__all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
+
+DEFAULT_MAX_READ_BYTES = 2 * 1024 * 1024
+
+
+@dataclass(frozen=True, slots=True)
+class Context:
+    """What a checker may look at: the workspace, the stage's root-relative directory, limits."""
+
+    ws: Workspace
+    cwd: str = "."
+    max_read_bytes: int = DEFAULT_MAX_READ_BYTES
+    after_pipe: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Check:
+    """A checker's answer for one stage.
+
+    `auto` says the stage may run unasked as a rendered plan when ok; `reads` are the root-relative
+    files it reads (with the names links lead to); `words` replace the stage's words in the plan
+    that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the directory later stages
+    run in (cd)."""
+
+    ok: bool
+    why: str = ""
+    auto: bool = True
+    reads: tuple[str, ...] = ()
+    words: tuple[Word, ...] | None = None
+    cwd: str | None = None
+    git: bool = False
+
+    @staticmethod
+    def refuse(why: str) -> Check:
+        return Check(ok=False, why=why, auto=False)
+
+
+Checker = Callable[[Context, Stage], Check]
+
+
+@dataclass(frozen=True, slots=True)
+class StageResult:
+    """One stage as decided: `governed` is false for a command no checker knows (rules decide it)."""
+
+    stage: Stage
+    index: int
+    governed: bool
+    check: Check
+    cwd: str
+
+    @property
+    def ok(self) -> bool:
+        return self.check.ok
+
+    @property
+    def why(self) -> str:
+        return self.check.why
+
+    @property
+    def reads(self) -> tuple[str, ...]:
+        return self.check.reads
+
+
+@dataclass(frozen=True, slots=True)
+class Analysis:
+    """A line analysed. `auto` lines may run unasked as `rendered`, which is what runs.
+
+    `outside` is set for a line outside the subset (then `plan` is None and there are no stages).
+    `git_reason` is what the git config probe found ("" for nothing)."""
+
+    line: str
+    plan: Plan | None
+    outside: Outside | None
+    stages: tuple[StageResult, ...] = ()
+    auto: bool = False
+    rendered: str | None = None
+    git_reason: str = ""
+    probed: tuple[str, ...] = field(default=())
