@@ -30,12 +30,14 @@ class Check:
     `auto` says the stage may run unasked as a rendered plan when ok; `reads` are the root-relative
     files it reads (with the names links lead to); `words` replace the stage's words in the plan
     that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the directory later stages
-    run in (cd)."""
+    run in (cd); `depends` are other root-relative names whose identity the decision rested on
+    (ls's expanded matches, cd's directory), bound into the stamp with the reads."""
 
     ok: bool
     why: str = ""
     auto: bool = True
     reads: tuple[str, ...] = ()
+    depends: tuple[str, ...] = ()
     words: tuple[Word, ...] | None = None
     cwd: str | None = None
     git: bool = False

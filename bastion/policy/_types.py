@@ -32,12 +32,15 @@ class Subject:
     pseudo-tool such as "bastion:links-unknown" that no rule names); `value` is the string a
     rule's specifier is matched against (a command, or a path relative to the working
     directory); `about` says, for a person, which part of the call it is; `why` carries the
-    analyzer's reason for a sentinel."""
+    analyzer's reason for a sentinel. A `constraint` subject is held to its tool's deny and ask
+    rules only: no allow rule (nor the fallback) ever allows or asks because of it — it exists so
+    that a wrapper (timeout, env, xargs...) cannot hide the command it runs from a deny or ask."""
 
     tool: str
     value: str
     about: str = ""
     why: str = ""
+    constraint: bool = False
 
     @property
     def sentinel(self) -> bool:
