@@ -10,7 +10,10 @@ whatever changes underneath; links that stay inside are followed by resolving th
 from __future__ import annotations
 
 import contextlib
+import errno
 import os
+import secrets
+import select
 import signal
 import stat
 import subprocess
@@ -22,6 +25,11 @@ from typing import Protocol, runtime_checkable
 
 __all__ = ["ExecResult", "LocalWorkspace", "Workspace", "WorkspaceError"]
 
+# How long the output of a command that has exited may still arrive (from what it left running)
+# before its process group is ended.
+_EXIT_GRACE = 0.5
+_PROC_FD = "/proc/self/fd"
+
 
 class WorkspaceError(OSError):
     """A name the workspace refuses: outside the root, a link on the way, a FIFO or device."""
@@ -29,18 +37,21 @@ class WorkspaceError(OSError):
 
 @dataclass(frozen=True, slots=True)
 class ExecResult:
-    """What a process did: its exit code (None when killed), output kept, bytes dropped."""
+    """What a process did: its exit code (None when a signal ended it), the output kept, the bytes
+    dropped past the cap, whether the timeout ended it, and the signal that did."""
 
     exit_code: int | None
     output: bytes
     omitted: int = 0
     timed_out: bool = False
+    signal: int | None = None
 
 
 @runtime_checkable
 class Workspace(Protocol):
     """Files and processes under one root. Names are relative to the root, `/`-separated, with
-    no `..` and no link on the way (resolve them first); "." is the root itself."""
+    no `..` and no link on the way (resolve them first); "." is the root itself. A name that breaks
+    this raises WorkspaceError; a missing one FileNotFoundError."""
 
     @property
     def root(self) -> str:
@@ -56,14 +67,17 @@ class Workspace(Protocol):
 
     def readlink(self, name: str) -> str: ...
 
-    def readdir(self, name: str) -> list[str]: ...
+    def readdir(self, name: str) -> list[str]:
+        """The entries of a directory, sorted."""
+        ...
 
     def read(self, name: str, limit: int) -> bytes:
-        """At most `limit` bytes of a regular file; a FIFO or device is refused, never opened."""
+        """At most `limit` bytes of a regular file; a FIFO or device is refused, never blocked on."""
         ...
 
     def write(self, name: str, data: bytes) -> None:
-        """Create or replace a regular file (parents made); a FIFO, device or link is refused."""
+        """Create or replace a regular file atomically (parents made); a FIFO, device or link is
+        refused."""
         ...
 
     def remove(self, name: str) -> None: ...
@@ -83,16 +97,18 @@ class Workspace(Protocol):
         on_output: Callable[[bytes], None] | None = None,
         stdin: bytes | None = None,
     ) -> ExecResult:
-        """Run argv (never through a shell) in cwd under the root, in its own process group."""
+        """Run argv (never through a shell) in cwd under the root, in its own process group, its
+        combined output passed to on_output as it arrives; the group is ended at the timeout and
+        when the command has exited."""
         ...
 
 
 def _components(name: str) -> list[str]:
     if name.startswith("/") or "\x00" in name:
-        raise WorkspaceError(f"{name!r} is not a name inside the workspace")
+        raise WorkspaceError(errno.EPERM, f"{name!r} is not a name inside the workspace")
     parts = [p for p in name.split("/") if p not in ("", ".")]
     if ".." in parts:
-        raise WorkspaceError(f"{name!r} climbs out with ..")
+        raise WorkspaceError(errno.EPERM, f"{name!r} climbs out with ..")
     return parts
 
 
@@ -104,6 +120,9 @@ class LocalWorkspace:
         self._real_root = os.path.realpath(self._root)
         self._env = dict(env if env is not None else {})
 
+    def __repr__(self) -> str:
+        return f"LocalWorkspace({self._root!r})"
+
     @property
     def root(self) -> str:
         return self._root
@@ -112,22 +131,31 @@ class LocalWorkspace:
     def real_root(self) -> str:
         return self._real_root
 
-    @contextlib.contextmanager
-    def _parent(self, name: str) -> Iterator[tuple[int, str]]:
-        """An O_PATH descriptor of the name's directory (walked without following links), and the
-        last component ("." for the root)."""
-        parts = _components(name)
+    def _walk(self, name: str, parts: list[str]) -> int:
+        """An O_PATH descriptor of the directory `parts` (no link followed on the way)."""
         fd = os.open(self._real_root, os.O_PATH | os.O_DIRECTORY)
         try:
-            for part in parts[:-1]:
+            for part in parts:
                 try:
                     nxt = os.open(part, os.O_PATH | os.O_DIRECTORY | os.O_NOFOLLOW, dir_fd=fd)
                 except OSError as err:
-                    if err.errno in (20, 40):  # ENOTDIR, ELOOP: a file or a link on the way
-                        raise WorkspaceError(f"{name!r}: {part!r} is not a directory here") from err
+                    if err.errno in (errno.ENOTDIR, errno.ELOOP):
+                        why = f"{name!r}: {part!r} is not a directory here"
+                        raise WorkspaceError(err.errno, why) from err
                     raise
                 os.close(fd)
                 fd = nxt
+        except BaseException:
+            os.close(fd)
+            raise
+        return fd
+
+    @contextlib.contextmanager
+    def _parent(self, name: str) -> Iterator[tuple[int, str]]:
+        """An O_PATH descriptor of the name's directory and the last component ("." for the root)."""
+        parts = _components(name)
+        fd = self._walk(name, parts[:-1])
+        try:
             yield fd, parts[-1] if parts else "."
         finally:
             os.close(fd)
@@ -150,10 +178,15 @@ class LocalWorkspace:
 
     def read(self, name: str, limit: int) -> bytes:
         with self._parent(name) as (fd, last):
-            ffd = os.open(last, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK, dir_fd=fd)
+            # Look before opening, so a device is never opened; check the opened file too, since
+            # the name may have been swapped in between (O_NONBLOCK keeps a FIFO from blocking).
+            if not stat.S_ISREG(os.lstat(last, dir_fd=fd).st_mode):
+                raise WorkspaceError(errno.EINVAL, f"{name!r} is not a regular file")
+            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
+            ffd = os.open(last, flags, dir_fd=fd)
             try:
                 if not stat.S_ISREG(os.fstat(ffd).st_mode):
-                    raise WorkspaceError(f"{name!r} is not a regular file")
+                    raise WorkspaceError(errno.EINVAL, f"{name!r} is not a regular file")
                 chunks: list[bytes] = []
                 left = limit
                 while left > 0:
@@ -169,26 +202,33 @@ class LocalWorkspace:
     def write(self, name: str, data: bytes) -> None:
         parts = _components(name)
         if not parts:
-            raise WorkspaceError("the workspace root is not a file")
+            raise WorkspaceError(errno.EISDIR, "the workspace root is not a file")
         for i in range(1, len(parts)):
-            with self._parent("/".join(parts[: i + 1])) as (fd, last), contextlib.suppress(FileExistsError):
+            with self._parent("/".join(parts[:i])) as (fd, last), contextlib.suppress(FileExistsError):
                 os.mkdir(last, 0o777, dir_fd=fd)
         with self._parent(name) as (fd, last):
+            mode = 0o644
             with contextlib.suppress(FileNotFoundError):
                 st = os.lstat(last, dir_fd=fd)
                 if not stat.S_ISREG(st.st_mode):
-                    raise WorkspaceError(f"{name!r} is not a regular file")
-            tmp = f".{last}.bastion-{os.getpid()}-{threading.get_ident()}"
-            ffd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o644, dir_fd=fd)
+                    raise WorkspaceError(errno.EINVAL, f"{name!r} is not a regular file")
+                mode = stat.S_IMODE(st.st_mode)
+            tmp = f".bastion-{secrets.token_hex(8)}.tmp"
+            ffd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600, dir_fd=fd)
             try:
-                with contextlib.suppress(FileNotFoundError):
-                    os.fchmod(ffd, stat.S_IMODE(os.lstat(last, dir_fd=fd).st_mode))
-                view = memoryview(data)
-                while view:
-                    view = view[os.write(ffd, view):]
-            finally:
-                os.close(ffd)
-            os.rename(tmp, last, src_dir_fd=fd, dst_dir_fd=fd)
+                try:
+                    os.fchmod(ffd, mode)
+                    view = memoryview(data)
+                    while view:
+                        view = view[os.write(ffd, view) :]
+                finally:
+                    os.close(ffd)
+                # rename replaces the entry itself: a link swapped in meanwhile is replaced, not followed.
+                os.rename(tmp, last, src_dir_fd=fd, dst_dir_fd=fd)
+            except BaseException:
+                with contextlib.suppress(OSError):
+                    os.unlink(tmp, dir_fd=fd)
+                raise
 
     def remove(self, name: str) -> None:
         with self._parent(name) as (fd, last):
@@ -209,43 +249,84 @@ class LocalWorkspace:
         stdin: bytes | None = None,
     ) -> ExecResult:
         parts = _components(cwd)
-        directory = os.path.join(self._real_root, *parts)
-        proc = subprocess.Popen(
-            list(argv),
-            cwd=directory,
-            env=dict(self._env if env is None else env),
-            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
-            stdout=subprocess.PIPE,
-            stderr=subprocess.STDOUT,
-            start_new_session=True,
-        )
-        if stdin is not None and proc.stdin is not None:
-            with contextlib.suppress(BrokenPipeError):
-                proc.stdin.write(stdin)
-            proc.stdin.close()
-        kept = bytearray()
-        omitted = 0
-        timed_out = False
-        deadline = time.monotonic() + timeout
-        timer = threading.Timer(timeout, _kill_group, (proc,))
-        timer.start()
+        dfd = self._walk(cwd, parts)
         try:
-            assert proc.stdout is not None
-            while chunk := os.read(proc.stdout.fileno(), 65536):
-                if on_output is not None:
-                    on_output(chunk)
-                room = max_output - len(kept)
-                kept += chunk[:room]
-                omitted += max(0, len(chunk) - room)
-            proc.wait()
+            # The child enters the directory through the descriptor walked above, so a link swapped
+            # into the path meanwhile is not followed.
+            where = f"{_PROC_FD}/{dfd}" if os.path.isdir(_PROC_FD) else os.path.join(self._real_root, *parts)
+            proc = subprocess.Popen(
+                list(argv),
+                cwd=where,
+                pass_fds=(dfd,),
+                env=dict(self._env if env is None else env),
+                stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.STDOUT,
+                start_new_session=True,
+            )
         finally:
-            timer.cancel()
-            if proc.poll() is None:
-                _kill_group(proc)
-                proc.wait()
-        timed_out = time.monotonic() >= deadline and proc.returncode is not None and proc.returncode < 0
-        code = None if proc.returncode is None or proc.returncode < 0 else proc.returncode
-        return ExecResult(code, bytes(kept), omitted, timed_out)
+            os.close(dfd)
+        if stdin is not None:
+            threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
+        try:
+            kept, omitted, timed_out = _collect(proc, timeout, max_output, on_output)
+        finally:
+            _kill_group(proc)
+            proc.wait()
+            if proc.stdout is not None:
+                proc.stdout.close()
+        code = proc.returncode
+        if code < 0:
+            return ExecResult(None, kept, omitted, timed_out, -code)
+        return ExecResult(code, kept, omitted, timed_out)
+
+
+def _collect(
+    proc: subprocess.Popen[bytes],
+    timeout: float,
+    max_output: int,
+    on_output: Callable[[bytes], None] | None,
+) -> tuple[bytes, int, bool]:
+    assert proc.stdout is not None
+    out = proc.stdout.fileno()
+    kept = bytearray()
+    omitted = 0
+    timed_out = False
+    end = time.monotonic() + timeout
+    exited = False
+    while True:
+        now = time.monotonic()
+        if not exited and proc.poll() is not None:
+            exited = True
+            end = min(end, now + _EXIT_GRACE)
+        if now >= end:
+            if timed_out or exited:
+                break
+            timed_out = True
+            _kill_group(proc)
+            end = now + _EXIT_GRACE
+            continue
+        ready, _, _ = select.select([out], [], [], min(end - now, 0.1))
+        if not ready:
+            continue
+        chunk = os.read(out, 65536)
+        if not chunk:
+            break
+        if on_output is not None:
+            on_output(chunk)
+        room = max(0, max_output - len(kept))
+        kept += chunk[:room]
+        omitted += max(0, len(chunk) - room)
+    return bytes(kept), omitted, timed_out
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    if proc.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        proc.stdin.write(data)
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
 
 
 def _kill_group(proc: subprocess.Popen[bytes]) -> None:
