@@ -143,8 +143,8 @@ def _outside(line: str, err: UnexpectedInput) -> Outside:
             return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word, "
                                             "followed by a space, `|`, `&&` or the end of the line")
         if token.type.startswith(("ERR_", "OUT_")):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect comes after the "
-                                            "command word, as a whole word")
+            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word after "
+                                            "the command word, one of 2>&1, 2>/dev/null and >/dev/null")
         if token.type.endswith("TAIL"):
             return Outside(line, index + 1, _describe(line, index))
         if token.type == "GLOB" or before.endswith(("*", "?")):

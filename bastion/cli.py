@@ -1,0 +1,103 @@
+"""The `bastion` command. Policy commands (check) stay on the light path: they import only the
+policy core. Everything else is the agent, imported only when asked for."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Sequence
+from typing import Any, TextIO
+
+__all__ = ["main"]
+
+EXIT = {"allow": 0, "ask": 3, "deny": 4}
+USAGE = 2
+
+
+def _check_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="bastion check",
+        description="Policy dry-run: decide a call as a session would, without running anything. "
+        "Exit status: 0 allow, 3 ask, 4 deny, 2 usage error.",
+    )
+    p.add_argument("--cwd", default=".", help="the working directory the call is decided in (default: .)")
+    p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--jsonl", action="store_true", help="read JSON requests from standard input, one a line")
+    p.add_argument("--tool", default="bash", help="the tool called (bash, read, write, edit, glob, grep, ls)")
+    p.add_argument("--path", help="the path argument of a file tool")
+    p.add_argument("--pattern", help="the pattern argument of glob or grep")
+    p.add_argument("line", nargs="?", help="the bash line (after --)")
+    return p
+
+
+def _print_human(result: dict[str, Any], out: TextIO) -> None:
+    out.write(f"{result['decision']}: {result['reason']}\n")
+    if result.get("rule"):
+        out.write(f"  rule: {result['rule']} ({result['source']})\n")
+    if result.get("plan"):
+        out.write(f"  runs: {result['plan']}\n")
+    if result.get("reads"):
+        out.write(f"  reads: {', '.join(result['reads'])}\n")
+
+
+def _jsonl(dry: Any, stdin: TextIO, out: TextIO) -> int:
+    from .policy import PolicyError, RequestError
+
+    for line in stdin:
+        if not line.strip():
+            continue
+        try:
+            result = dry.request(json.loads(line))
+        except (ValueError, RequestError, PolicyError) as err:
+            result = {"error": str(err)}
+        out.write(json.dumps(result) + "\n")
+        out.flush()
+    return 0
+
+
+def check(argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+    from .policy import DryRun, PolicyError, RequestError
+
+    try:
+        args = _check_parser().parse_args(list(argv))
+    except SystemExit as exc:
+        return USAGE if exc.code else 0
+    dry = DryRun(args.config)
+    if args.jsonl:
+        return _jsonl(dry, stdin, out)
+    call: dict[str, object] = {}
+    if args.tool == "bash":
+        if args.line is None:
+            err.write("bastion check: give the line after --, as in: bastion check -- 'git status'\n")
+            return USAGE
+        call["command"] = args.line
+    else:
+        for name in ("path", "pattern"):
+            if getattr(args, name) is not None:
+                call[name] = getattr(args, name)
+    try:
+        result = dry.check(os.path.abspath(args.cwd), args.tool, call)
+    except (RequestError, PolicyError) as exc:
+        err.write(f"bastion check: {exc}\n")
+        return USAGE
+    if args.json:
+        out.write(json.dumps(result) + "\n")
+    else:
+        _print_human(result, out)
+    return EXIT[result["decision"]]
+
+
+def main(argv: Sequence[str] | None = None) -> int:
+    args = list(sys.argv[1:] if argv is None else argv)
+    if args[:1] == ["check"]:
+        return check(args[1:])
+    from .agent import main as agent_main
+
+    return int(agent_main(args))
+
+
+if __name__ == "__main__":
+    sys.exit(main())

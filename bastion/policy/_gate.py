@@ -1,0 +1,120 @@
+"""The gate: one tool call in, a verdict and the arguments that may run out.
+
+This is where the analyzer, the subjects and the engine meet. Every call goes through `Gate.decide`:
+the arguments are checked for shape, a stamp the model supplied is removed, the call becomes
+subjects, the policy decides them, and an auto-allowed bash line (or a file tool's path, or an
+approved redirect line) is stamped so the tool can refuse it if anything changed before it runs.
+"""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING
+
+from ..analyzer import Analysis, Stamper, Workspace, analyze
+from ._subjects import bash_subjects, path_subjects, redirect_targets
+from ._types import Decision, Subject, Verdict
+
+if TYPE_CHECKING:
+    from ._config import Settings
+
+__all__ = ["FILE_TOOLS", "STAMP_ARG", "Decided", "Gate"]
+
+STAMP_ARG = "bastion_stamp"
+FILE_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
+_FIELDS = {"bash": "command", **{t: "path" for t in FILE_TOOLS}}
+
+
+@dataclass(frozen=True, slots=True)
+class Decided:
+    """A decided call: the verdict, the arguments that may run (stamp set or removed), the subjects
+    that were decided and, for bash, the analysis."""
+
+    verdict: Verdict
+    args: dict[str, object]
+    subjects: tuple[Subject, ...] = ()
+    analysis: Analysis | None = None
+    reads: tuple[str, ...] = field(default=())
+
+    @property
+    def decision(self) -> Decision:
+        return self.verdict.decision
+
+
+def _refuse(args: dict[str, object], reason: str) -> Decided:
+    """A call the policy cannot read is refused outright: it names what is wrong with it."""
+    return Decided(Verdict(Decision.DENY, reason), args)
+
+
+def _case_variant(args: Mapping[str, object], name: str) -> str | None:
+    for key in args:
+        if key != name and key.casefold() == name.casefold():
+            return key
+    return None
+
+
+class Gate:
+    """Decides tool calls for one workspace under one set of settings."""
+
+    def __init__(self, settings: Settings, ws: Workspace, stamper: Stamper | None = None, cwd: str = ".") -> None:
+        self.settings = settings
+        self.ws = ws
+        self.stamper = stamper
+        self.cwd = cwd
+
+    def decide(self, tool: str, args: object) -> Decided:
+        if not isinstance(args, Mapping):
+            return _refuse({}, f"{tool} call could not be evaluated: its arguments are not a JSON object")
+        clean = {k: v for k, v in args.items() if k != STAMP_ARG}
+        for name in (_FIELDS.get(tool), STAMP_ARG):
+            if name is None:
+                continue
+            variant = _case_variant(clean, name)
+            if variant is not None:
+                return _refuse(clean, f'argument "{variant}" is "{name}" in another case; write it once, as "{name}"')
+        try:
+            if tool == "bash":
+                return self._bash(clean)
+            if tool in FILE_TOOLS:
+                return self._file(tool, clean)
+            subjects = (Subject(tool, json.dumps(clean, sort_keys=True), about=f"the {tool} call"),)
+            return Decided(self.settings.policy.decide(subjects), clean, subjects)
+        except Exception as err:  # an error while deciding asks; it never allows
+            return Decided(Verdict(Decision.ASK, f"{tool} call could not be evaluated: {type(err).__name__}: {err}"),
+                           clean)
+
+    def _bash(self, args: dict[str, object]) -> Decided:
+        command = args.get("command")
+        if not isinstance(command, str) or not command.strip():
+            return _refuse(args, "bash call could not be evaluated: `command` must be a non-empty string")
+        analysis = analyze(command, self.ws, self.cwd, max_read_bytes=self.settings.max_read_bytes)
+        subjects = tuple(bash_subjects(analysis, self.ws, self.cwd))
+        verdict = self.settings.policy.decide(subjects)
+        reads = tuple(dict.fromkeys(r for s in analysis.stages for r in s.reads))
+        if self.stamper is not None and verdict.decision is not Decision.DENY:
+            stamp = self._bash_stamp(command, analysis)
+            if stamp is not None:
+                args = {**args, STAMP_ARG: stamp}
+        return Decided(verdict, args, subjects, analysis, reads)
+
+    def _bash_stamp(self, command: str, analysis: Analysis) -> str | None:
+        assert self.stamper is not None
+        if analysis.auto:
+            return self.stamper.plan_stamp(analysis, self.ws)
+        if analysis.outside is not None:
+            targets = redirect_targets(command, self.ws, self.cwd)
+            if targets:
+                return self.stamper.line_stamp(command, targets, self.ws)
+        return None
+
+    def _file(self, tool: str, args: dict[str, object]) -> Decided:
+        path = args.get("path", None if tool in ("read", "write", "edit") else ".")
+        subjects = tuple(path_subjects(tool, path, self.ws))
+        verdict = self.settings.policy.decide(subjects)
+        names = tuple(s.value for s in subjects if s.tool == tool)
+        if self.stamper is not None and verdict.decision is not Decision.DENY and names:
+            args = {**args, STAMP_ARG: self.stamper.path_stamp(tool, names, self.ws)}
+        reads = names if tool in ("read", "grep", "glob", "ls") else ()
+        return Decided(verdict, args, subjects, None, reads)

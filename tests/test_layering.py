@@ -1,0 +1,50 @@
+"""The policy core stands alone: grammar, analyzer and policy import nothing from the agent side."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+import subprocess
+import sys
+
+import pytest
+
+ROOT = pathlib.Path(__file__).resolve().parents[1]
+CORE = ("grammar", "analyzer", "policy")
+FORBIDDEN = ("bastion.agent", "anthropic", "openai", "prompt_toolkit", "mcp", "httpx")
+
+
+def _imports(path: pathlib.Path) -> list[str]:
+    tree = ast.parse(path.read_text(encoding="utf-8"))
+    names: list[str] = []
+    for node in ast.walk(tree):
+        if isinstance(node, ast.Import):
+            names.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            if node.level:
+                package = ".".join(path.relative_to(ROOT).with_suffix("").parts[: -node.level])
+                names.append(f"{package}.{node.module}" if node.module else package)
+            else:
+                names.append(node.module or "")
+    return names
+
+
+@pytest.mark.parametrize("package", CORE)
+def test_the_core_package_imports_nothing_from_the_agent_side(package: str) -> None:
+    bad = [
+        (str(p.relative_to(ROOT)), name)
+        for p in sorted((ROOT / "bastion" / package).rglob("*.py"))
+        for name in _imports(p)
+        if any(name == f or name.startswith(f + ".") for f in FORBIDDEN)
+    ]
+    assert bad == []
+
+
+def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> None:
+    code = (
+        "import sys, bastion.grammar, bastion.analyzer, bastion.policy, bastion.cli\n"
+        f"print(sorted(m for m in sys.modules if m.split('.')[0] in {[f.split('.')[0] for f in FORBIDDEN]!r}"
+        " or m.startswith('bastion.agent')))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
