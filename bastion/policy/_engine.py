@@ -1,0 +1,246 @@
+"""The engine: rules from ranked sources, decided per subject, folded per call.
+
+Per subject: the first matching deny rule denies; else the first matching ask rule asks; else the
+first matching allow rule allows; else the fallback decides. Lists are searched highest rank first,
+so the rule cited is the most authoritative one. A rule is cancelled for a subject by a carve-out
+in the same list, for the same tool, from a source ranking at least as high, that matches it. A
+call's verdict is its most restrictive subject's (first of equals); no subjects, or an exception
+anywhere in here, asks.
+
+Sentinel subjects (the analyzer could not vouch for them) are matched by a restrictive rule (deny,
+ask) on the value with or without the sentinel prefix; a loosening rule (allow, carve-out) meets
+one only when it is bare or its pattern matches everything, and a shipped allow never does.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ._match import Matcher, matcher_for
+from ._rules import Rule, RuleError, parse_rule
+from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
+from ._types import SENTINEL, Decision, Subject, Verdict
+
+__all__ = ["Layer", "Policy"]
+
+_LISTS = ("deny", "ask", "allow")
+
+
+@dataclass(frozen=True, slots=True)
+class Layer:
+    """The rules of one source. `name` is what a verdict's `source` says ("user:PATH"); `label`
+    is how a reason names it; an untrusted layer's allow rules are never used."""
+
+    name: str
+    rank: int
+    trusted: bool
+    label: str
+    allow: Sequence[str] = ()
+    ask: Sequence[str] = ()
+    deny: Sequence[str] = ()
+    note: str = field(default="", compare=False)  # shown after the reasons its ask rules give
+
+    @classmethod
+    def user(cls, path: str, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()) -> Layer:
+        return cls(f"user:{path}", 2, True, f"your config ({path})", tuple(allow), tuple(ask), tuple(deny))
+
+    @classmethod
+    def project(cls, path: str, *, ask: Sequence[str] = (), deny: Sequence[str] = ()) -> Layer:
+        return cls(f"project:{path}", 0, False, f"the project config ({path})", (), tuple(ask), tuple(deny))
+
+    @classmethod
+    def flags(cls, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()) -> Layer:
+        return cls("flags", 3, True, "flags", tuple(allow), tuple(ask), tuple(deny))
+
+
+def _shipped_layer(builtin: bool) -> Layer:
+    return Layer("builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE)
+
+
+@dataclass(frozen=True, slots=True)
+class _Compiled:
+    text: str
+    tool: str
+    tool_regex: re.Pattern[str] | None
+    matcher: Matcher | None
+    carve_out: bool
+    layer: Layer
+    note: str
+
+    @property
+    def shipped(self) -> bool:
+        return self.layer.name == "builtin"
+
+    def names(self, tool: str) -> bool:
+        if self.tool_regex is not None:
+            return self.tool_regex.fullmatch(tool) is not None
+        return self.tool == tool
+
+    def matches(self, subject: Subject, *, loosening: bool) -> bool:
+        if not subject.sentinel:
+            return self.matcher is None or self.matcher(subject.value)
+        if loosening:
+            if self.shipped:
+                return False
+            return self.matcher is None or self.matcher.everything
+        return (
+            self.matcher is None
+            or self.matcher(subject.value)
+            or self.matcher(subject.value[len(SENTINEL) :])
+        )
+
+
+def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[_Compiled]:
+    if rule.tool_glob:
+        if kind == "allow":
+            raise RuleError(rule.text, "tool_glob", rule.tool.index("*") + 1, "an allow rule must name its tool")
+        regex = re.compile(".*".join(re.escape(p) for p in re.split(r"\*+", rule.tool)), re.DOTALL)
+        return [_Compiled(rule.text, rule.tool, regex, None, False, layer, "")]
+    compiled = []
+    for tool in ALIASES.get(rule.tool, (rule.tool,)):
+        matcher = None
+        if rule.pattern is not None:
+            matcher = matcher_for(tool, rule.pattern, roots=roots, shipped=layer.name == "builtin")
+            if matcher is None:
+                raise RuleError(
+                    rule.text, "no_matcher", len(rule.tool) + 2, f"{tool} has no matcher, so it takes no specifier"
+                )
+        text = tool if rule.specifier is None else f"{tool}({rule.specifier})"
+        note = layer.note if kind == "ask" else ""
+        compiled.append(_Compiled(text, tool, None, matcher, rule.carve_out, layer, note))
+    return compiled
+
+
+def _lifts(rule: Rule) -> list[str]:
+    """The carve-outs a user's allow rule adds to the ask list: it opens what it names."""
+    if rule.specifier is None or rule.carve_out or rule.tool_glob:
+        return []
+    return [f"{tool}(!{rule.specifier})" for tool in ALIASES.get(rule.tool, (rule.tool,)) if tool in LIFTED_TOOLS]
+
+
+@dataclass(frozen=True, slots=True)
+class _Found:
+    decision: Decision
+    reason: str
+    rule: str | None
+    source: str | None
+
+
+def _quote(value: str) -> str:
+    return json.dumps(value, ensure_ascii=False)
+
+
+def _one_line(text: str) -> str:
+    return text.replace("\r", "\\r").replace("\n", "\\n")
+
+
+def _on(subject: Subject, note: str = "") -> str:
+    parts = [_one_line(p) for p in (subject.about, note) if p]
+    text = f"on {_quote(subject.value)}" + (f" ({'; '.join(parts)})" if parts else "")
+    return text + (f": {_one_line(subject.why)}" if subject.why else "")
+
+
+class Policy:
+    """Decides subjects. Built from layers (the shipped one is always there); `builtin=False` drops
+    the shipped allow rules; `fallback` decides what no rule names; `roots` are the workspace root
+    as given and as resolved, so an absolute path rule inside it is made root-relative."""
+
+    def __init__(
+        self,
+        layers: Sequence[Layer] = (),
+        *,
+        builtin: bool = True,
+        fallback: Decision = Decision.ASK,
+        roots: Sequence[str] = (),
+    ) -> None:
+        self.builtin = builtin
+        self.fallback = Decision(fallback)
+        self.layers = tuple(sorted([*layers, _shipped_layer(builtin)], key=lambda layer: -layer.rank))
+        self._rules: dict[str, list[_Compiled]] = {kind: [] for kind in _LISTS}
+        for layer in self.layers:
+            for kind in _LISTS:
+                entries = list(getattr(layer, kind))
+                for index, text in enumerate(entries):
+                    where = f"{layer.name}: {kind}[{index}]"
+                    try:
+                        rule = parse_rule(text)
+                        compiled = _compile(rule, layer, kind, roots)
+                        lifted = [_compile(parse_rule(c), layer, "ask", roots) for c in _lifts(rule)]
+                    except RuleError as err:
+                        raise err.located(where) from None
+                    if kind != "allow" or layer.trusted:
+                        self._rules[kind].extend(compiled)
+                    if kind == "allow" and layer.trusted and layer.name != "builtin":
+                        self._rules["ask"].extend(c for group in lifted for c in group)
+        # Lift carve-outs were appended after their layer's turn; keep every list in rank order.
+        for kind in _LISTS:
+            self._rules[kind].sort(key=lambda c: -c.layer.rank)
+        self._by_tool: dict[tuple[str, str], tuple[list[_Compiled], list[_Compiled]]] = {}
+
+    def _for(self, kind: str, tool: str) -> tuple[list[_Compiled], list[_Compiled]]:
+        """The rules and the carve-outs of one list that name `tool`, in rank order."""
+        key = (kind, tool)
+        found = self._by_tool.get(key)
+        if found is None:
+            named = [c for c in self._rules[kind] if c.names(tool)]
+            found = ([c for c in named if not c.carve_out], [c for c in named if c.carve_out])
+            self._by_tool[key] = found
+        return found
+
+    def _first(self, kind: str, subject: Subject) -> _Compiled | None:
+        rules, carve_outs = self._for(kind, subject.tool)
+        loosening = kind == "allow"
+        for rule in rules:
+            if not rule.matches(subject, loosening=loosening):
+                continue
+            if any(
+                c.layer.rank >= rule.layer.rank and c.tool == rule.tool and c.matches(subject, loosening=True)
+                for c in carve_outs
+            ):
+                continue
+            return rule
+        return None
+
+    def _decide_one(self, subject: Subject) -> _Found:
+        if (rule := self._first("deny", subject)) is not None:
+            reason = f"denied by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
+            return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
+        if (rule := self._first("ask", subject)) is not None:
+            reason = f"asks: {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
+            return _Found(Decision.ASK, reason, rule.text, rule.layer.name)
+        if subject.constraint:
+            return _Found(Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None)
+        if (rule := self._first("allow", subject)) is not None:
+            reason = f"allowed by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
+            return _Found(Decision.ALLOW, reason, rule.text, rule.layer.name)
+        return _Found(self.fallback, self._fallback_reason(subject), None, None)
+
+    def _fallback_reason(self, subject: Subject) -> str:
+        verb = {Decision.ALLOW: "allowed", Decision.ASK: "asks", Decision.DENY: "denied"}[self.fallback]
+        named = f"{subject.tool} {_quote(subject.value)}" + (f" ({_one_line(subject.about)})" if subject.about else "")
+        default = "" if self.fallback is Decision.ASK else f" (fallback {self.fallback})"
+        if subject.why:
+            return f"{verb}: {_one_line(subject.why)}; no rule allows {named}{default}"
+        return f"{verb}: no rule allows {named}{default}"
+
+    def decide(self, subjects: Sequence[Subject]) -> Verdict:
+        """The verdict of one call: its most restrictive subject's (first of equals)."""
+        try:
+            if not subjects:
+                return Verdict(Decision.ASK, "asks: the call could not be evaluated (it has no subjects)")
+            worst: tuple[_Found, Subject] | None = None
+            for subject in subjects:
+                found = self._decide_one(subject)
+                if worst is None or found.decision > worst[0].decision:
+                    worst = (found, subject)
+            assert worst is not None
+            found, subject = worst
+            reason = found.reason
+            if found.decision is Decision.DENY and len(subjects) > 1:
+                reason += "; nothing in this call runs"
+            return Verdict(found.decision, reason, found.rule, found.source, subject)
+        except Exception as err:  # fail closed: an engine fault asks, never allows
+            return Verdict(Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})")

@@ -1,0 +1,77 @@
+"""Matchers: how a rule's specifier meets a subject's value, compiled once when a policy is built.
+
+Both bash commands and paths use one glob: `*` (or `**`) is any run of characters, spaces and `/`
+included; a trailing `:*` means "the rest or nothing, after a word boundary" (`go test:*` matches
+`go test` and `go test ./...`, not `go testing`); `:*` alone and `*` match everything; anything
+else is literal and matched exactly, with no case folding. A shipped path pattern may start with
+`ci:`, which folds case on both sides.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+__all__ = ["COMMAND_TOOLS", "PATH_TOOLS", "Matcher", "clean_path_pattern", "compile_glob", "matcher_for"]
+
+COMMAND_TOOLS = frozenset({"bash"})
+PATH_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
+
+_FOLD_CASE_PREFIX = "ci:"
+
+
+@dataclass(frozen=True, slots=True)
+class Matcher:
+    """A compiled specifier. `everything` is true for a pattern that matches any value at all."""
+
+    pattern: str
+    regex: re.Pattern[str]
+    everything: bool
+    fold_case: bool = False
+
+    def __call__(self, value: str) -> bool:
+        if self.fold_case:
+            value = value.lower()
+        return self.regex.fullmatch(value) is not None
+
+
+def _glob(pattern: str) -> str:
+    return ".*".join(re.escape(part) for part in re.split(r"\*+", pattern))
+
+
+def compile_glob(pattern: str, *, fold_case: bool = False) -> Matcher:
+    """The glob of the module docstring."""
+    if pattern.endswith(":*"):
+        stem = pattern[:-2]
+        if stem.strip("*") == "":
+            return Matcher(pattern, re.compile(".*", re.DOTALL), True, fold_case)
+        return Matcher(pattern, re.compile(f"{_glob(stem)}(?: .*)?", re.DOTALL), False, fold_case)
+    everything = pattern.strip("*") == ""
+    return Matcher(pattern, re.compile(_glob(pattern), re.DOTALL), everything, fold_case)
+
+
+def clean_path_pattern(pattern: str, roots: Sequence[str]) -> str:
+    """A user's path pattern cleaned as subject paths are: `./x`, `a/../x` and an absolute path
+    inside the workspace become the root-relative `x` (the root itself is `.`)."""
+    cleaned = posixpath.normpath(pattern)
+    if cleaned.startswith("/"):
+        for root in roots:
+            root = posixpath.normpath(root)
+            if cleaned == root:
+                return "."
+            if cleaned.startswith(root.rstrip("/") + "/"):
+                return cleaned[len(root.rstrip("/")) + 1 :]
+    return cleaned
+
+
+def matcher_for(tool: str, pattern: str, *, roots: Sequence[str] = (), shipped: bool = False) -> Matcher | None:
+    """The matcher of a rule `tool(pattern)`, or None when the tool has no matcher."""
+    if tool in COMMAND_TOOLS:
+        return compile_glob(pattern)
+    if tool not in PATH_TOOLS:
+        return None
+    if shipped and pattern.startswith(_FOLD_CASE_PREFIX):
+        return compile_glob(pattern[len(_FOLD_CASE_PREFIX) :].lower(), fold_case=True)
+    return compile_glob(clean_path_pattern(pattern, roots))

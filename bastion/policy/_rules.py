@@ -1,0 +1,149 @@
+"""The rule language: `tool` or `tool(specifier)`, one rule per config entry.
+
+    PolicyError
+    ├── RuleError     a rule that does not parse or build (kind, column, caret line)
+    └── ConfigError   a config file that cannot be used (names the file and the field)
+
+The grammar (a pyparsing grammar, the only description of it):
+
+    rule       := tool [ "(" specifier ")" ]
+    tool       := one or more characters other than "(", ")" and ASCII whitespace
+    specifier  := any text whose parentheses balance; a leading "!" makes it a carve-out
+
+Before the grammar runs, parentheses are counted over the whole rule, so an unbalanced one is
+reported as such whatever else is wrong (the reference engine's order of checks).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+import pyparsing as pp
+
+__all__ = ["ConfigError", "PolicyError", "Rule", "RuleError", "parse_rule"]
+
+
+class PolicyError(Exception):
+    """Anything the policy core refuses to build."""
+
+
+class RuleError(PolicyError):
+    """A rule that does not parse or build. `column` is 1-based; `field` names the config entry."""
+
+    def __init__(self, rule: str, kind: str, column: int, detail: str, field: str = "") -> None:
+        self.rule = rule
+        self.kind = kind
+        self.column = column
+        self.detail = detail
+        self.field = field
+        where = f"{field}: " if field else ""
+        caret = " " * (column - 1) + "^"
+        super().__init__(f"{where}rule {rule!r}, column {column}: {detail} ({kind})\n  {rule}\n  {caret}")
+
+    def located(self, field: str) -> RuleError:
+        """The same error, naming the config entry it came from."""
+        return RuleError(self.rule, self.kind, self.column, self.detail, field)
+
+
+class ConfigError(PolicyError):
+    """A config file that cannot be used; the message names the file and the field."""
+
+
+# Whitespace that separates rules in the reference engine's rule strings. Nothing else (NBSP, NEL)
+# is whitespace to the grammar.
+_WHITESPACE = " \t\n\v\f\r"
+
+
+@dataclass(frozen=True, slots=True)
+class Rule:
+    """One parsed rule. `specifier` is None for a bare rule; `pattern` is the specifier without a
+    carve-out's "!"."""
+
+    text: str
+    tool: str
+    specifier: str | None
+
+    @property
+    def carve_out(self) -> bool:
+        return self.specifier is not None and self.specifier.startswith("!")
+
+    @property
+    def pattern(self) -> str | None:
+        if self.specifier is None:
+            return None
+        return self.specifier[1:] if self.carve_out else self.specifier
+
+    @property
+    def tool_glob(self) -> bool:
+        return "*" in self.tool
+
+
+def _grammar() -> pp.ParserElement:
+    tool = pp.Regex(r"[^()" + "".join(f"\\{ord(c):03o}" for c in _WHITESPACE) + r"]+")
+    body = pp.Forward()
+    body <<= pp.ZeroOrMore(pp.CharsNotIn("()") | (pp.Literal("(") + body + pp.Literal(")")))
+    specifier = pp.Suppress("(") + pp.original_text_for(body)("specifier") + pp.Suppress(")")
+    rule = tool("tool") + pp.Optional(specifier) + pp.StringEnd()
+    rule.leave_whitespace(recursive=True)
+    return rule
+
+
+_RULE = _grammar()
+
+
+def _unbalanced(text: str) -> RuleError | None:
+    depth = 0
+    for index, char in enumerate(text):
+        if char == "(":
+            depth += 1
+        elif char == ")":
+            depth -= 1
+            if depth < 0:
+                return RuleError(text, "unbalanced_parentheses", index + 1, "this ) closes nothing")
+    if depth > 0:
+        opened = text.index("(")
+        return RuleError(text, "unbalanced_parentheses", opened + 1, "this ( is never closed")
+    return None
+
+
+def _structure_error(text: str) -> RuleError:
+    """Why a rule with balanced parentheses did not parse."""
+    opened = text.find("(")
+    head = text if opened < 0 else text[:opened]
+    for index, char in enumerate(head):
+        if char in _WHITESPACE:
+            return RuleError(
+                text, "several_rules", index + 1, "whitespace outside parentheses: write one rule per entry"
+            )
+    if opened == 0:
+        return RuleError(text, "missing_tool_name", 1, "a specifier needs a tool name before it")
+    depth = 0
+    for index in range(opened, len(text)):
+        depth += {"(": 1, ")": -1}.get(text[index], 0)
+        if depth == 0:
+            return RuleError(text, "text_after_specifier", index + 2, "nothing may follow the specifier's )")
+    return RuleError(text, "invalid_rule", 1, "this is not a rule")
+
+
+def parse_rule(text: str) -> Rule:
+    """Parse one rule; leading and trailing ASCII whitespace is ignored. Raises RuleError."""
+    rule_text = text.strip(_WHITESPACE)
+    if not rule_text:
+        raise RuleError(text, "empty_rule", 1, "an empty entry is not a rule")
+    unbalanced = _unbalanced(rule_text)
+    if unbalanced is not None:
+        raise unbalanced
+    try:
+        parsed = _RULE.parse_string(rule_text, parse_all=True)
+    except pp.ParseBaseException:
+        raise _structure_error(rule_text) from None
+    tool = str(parsed["tool"])
+    specifier = str(parsed["specifier"]) if "specifier" in parsed else None
+    opened = len(tool) + 1
+    if specifier == "":
+        raise RuleError(rule_text, "empty_specifier", opened + 1, "() names nothing: write the bare tool name")
+    if specifier == "!":
+        raise RuleError(rule_text, "empty_carve_out", opened + 1, "(!) carves out nothing")
+    if specifier is not None and "*" in tool:
+        raise RuleError(rule_text, "tool_glob", tool.index("*") + 1, "a tool-name glob takes no specifier")
+    return Rule(rule_text, tool, specifier)

@@ -1,0 +1,48 @@
+"""The rules bastion ships (source "builtin", rank 1): a short allow list and the secret-path asks.
+
+The allow list names the read-only file tools and the bash commands the analyzer governs; a
+stage whose arguments fail the analyzer's check becomes a sentinel subject that none of these
+names, so these rules never cover it. `builtin = false` drops the allow list; the asks stay.
+"""
+
+from __future__ import annotations
+
+__all__ = ["ALIASES", "KNOWN_TOOLS", "LIFTED_TOOLS", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
+
+KNOWN_TOOLS = frozenset({"bash", "read", "write", "edit", "glob", "grep", "ls"})
+
+# A rule naming an alias stands for one rule per tool (one level, exact spelling).
+ALIASES: dict[str, tuple[str, ...]] = {
+    "Bash": ("bash",),
+    "Read": ("read", "grep", "glob", "ls"),
+    "Edit": ("edit", "write"),
+    "Write": ("write",),
+}
+
+# A user's allow rule with a specifier for one of these also lifts the shipped asks it names.
+LIFTED_TOOLS = frozenset({"read", "grep", "glob", "ls"})
+
+_ALLOWED_COMMANDS = (
+    "git status:*", "git diff:*", "git log:*", "git show:*",
+    "go version", "go env:*",
+    "git branch:*", "git rev-parse:*", "git ls-files:*", "git remote:*", "git blame:*",
+    "git stash list:*", "git tag:*", "git describe:*", "git shortlog:*", "git config:*",
+    "cat:*", "head:*", "tail:*", "wc:*", "grep:*", "sort:*", "uniq:*", "cut:*", "cd:*",
+    "ls:*", "pwd",
+)  # fmt: skip
+
+SHIPPED_ALLOW: tuple[str, ...] = ("read", "glob", "grep", "ls", *(f"bash({c})" for c in _ALLOWED_COMMANDS))
+
+_SECRET_PATHS = (
+    ".env*", ".npmrc", ".netrc", ".pgpass", ".git-credentials", "id_*", "credentials*", "*.pem", "*.key",
+    "*.p12", "*.pfx", "*secret*", ".kube/config", ".docker/config.json", ".aws/**", ".ssh/**", ".aws", ".ssh",
+)  # fmt: skip
+
+# At the root, and (for a pattern that does not already start with *) in any directory.
+SHIPPED_ASK: tuple[str, ...] = tuple(
+    rule
+    for path in _SECRET_PATHS
+    for rule in (f"Read(ci:{path})", *(() if path.startswith("*") else (f"Read(ci:*/{path})",)))
+)
+
+SECRET_NOTE = "a secret-looking path"
