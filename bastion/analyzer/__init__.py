@@ -3,9 +3,12 @@
 from ._analyze import GOVERNED, analyze
 from ._paths import Resolved, resolve
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
 from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
 
 __all__ = [
+    "CHANGED_COMMAND",
+    "CHANGED_PATHS",
     "DEFAULT_MAX_READ_BYTES",
     "GOVERNED",
     "Analysis",
@@ -15,6 +18,8 @@ __all__ = [
     "LocalWorkspace",
     "Resolved",
     "StageResult",
+    "StampError",
+    "Stamper",
     "Workspace",
     "WorkspaceError",
     "analyze",

@@ -1,0 +1,177 @@
+"""Facts: what a decision rested on, read through the workspace, and their canonical encoding.
+
+A name's identity is the chain of links met on its way from the root (each link's name and
+target) and what it ends at: absent, outside, or an entry's type and (for a plan) its device,
+inode, and for a regular file its size and modification time. Directories leave out size and
+time, so a file created beside a plan's reads does not change the plan's facts.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import stat
+from collections.abc import Iterable
+
+from ._result import Analysis
+from ._workspace import Workspace
+
+__all__ = ["Fact", "FactError", "encode", "identity", "line_facts", "path_facts", "plan_facts"]
+
+Fact = str | int | None | tuple["Fact", ...]
+
+_MAX_HOPS = 40
+_GIT_FILE_LIMIT = 4096
+
+
+class FactError(OSError):
+    """A fact that cannot be read: the decision cannot be bound, so it must not stand."""
+
+
+def encode(value: Fact) -> bytes:
+    """An injective encoding: every string and tuple is length-prefixed and typed."""
+    if value is None:
+        return b"n"
+    if isinstance(value, bool):
+        raise TypeError("a fact is never a bool")
+    if isinstance(value, int):
+        return b"i%d;" % value
+    if isinstance(value, str):
+        data = value.encode("utf-8", "surrogateescape")
+        return b"s%d:" % len(data) + data
+    return b"t%d:" % len(value) + b"".join(encode(v) for v in value)
+
+
+def _kind(mode: int) -> str:
+    for test, name in (
+        (stat.S_ISREG, "file"),
+        (stat.S_ISDIR, "dir"),
+        (stat.S_ISLNK, "link"),
+        (stat.S_ISFIFO, "fifo"),
+        (stat.S_ISCHR, "char-device"),
+        (stat.S_ISBLK, "block-device"),
+        (stat.S_ISSOCK, "socket"),
+    ):
+        if test(mode):
+            return name
+    return "other"
+
+
+def _root_relative(ws: Workspace, cwd: str, raw: str) -> str | None:
+    if raw.startswith("/"):
+        absolute = posixpath.normpath(raw)
+        for root in (ws.root, ws.real_root):
+            root = root.rstrip("/") or "/"
+            if absolute == root:
+                return "."
+            if absolute.startswith(root.rstrip("/") + "/"):
+                return absolute[len(root.rstrip("/")) + 1 :]
+        return None
+    if ".." in raw.split("/") or "\x00" in raw:
+        return None
+    return posixpath.normpath(posixpath.join(cwd, raw))
+
+
+def identity(ws: Workspace, raw: str, cwd: str = ".", *, full: bool = True) -> Fact:
+    """Where the name `raw` (taken from the root-relative `cwd`) leads, and what is there."""
+    name = _root_relative(ws, cwd, raw)
+    if name is None:
+        return ("outside", raw)
+    pending = [] if name == "." else name.split("/")
+    real: list[str] = []
+    chain: list[Fact] = []
+    hops = 0
+    try:
+        while pending:
+            part = pending.pop(0)
+            if part in ("", "."):
+                continue
+            if part == "..":
+                if not real:
+                    return ("outside", raw, tuple(chain))
+                real.pop()
+                continue
+            candidate = "/".join([*real, part])
+            try:
+                st = ws.lstat(candidate)
+            except FileNotFoundError:
+                return ("absent", "/".join([candidate, *pending]), tuple(chain))
+            if stat.S_ISLNK(st.st_mode):
+                hops += 1
+                if hops > _MAX_HOPS:
+                    return ("loop", tuple(chain))
+                target = ws.readlink(candidate)
+                chain.append((candidate, target))
+                if target.startswith("/"):
+                    rel = _root_relative(ws, ".", target)
+                    if rel is None:
+                        return ("outside", raw, tuple(chain))
+                    real = []
+                    target = rel
+                pending = [p for p in target.split("/") if p] + pending
+                continue
+            if pending and not stat.S_ISDIR(st.st_mode):
+                return ("not-a-directory", candidate, tuple(chain))
+            real.append(part)
+        where = "/".join(real) or "."
+        st = ws.lstat(where)
+    except OSError as err:
+        raise FactError(err.errno or 0, f"{raw}: {err.strerror or err}") from err
+    kind = _kind(st.st_mode)
+    if not full:
+        return ("is", where, kind, tuple(chain))
+    if kind == "file":
+        return ("is", where, kind, tuple(chain), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return ("is", where, kind, tuple(chain), st.st_dev, st.st_ino)
+
+
+def _repository(ws: Workspace, cwd: str) -> Fact:
+    """The stand-in for git's configuration fingerprint: the nearest .git in the workspace, its
+    config (and a gitdir file's text)."""
+    directory = cwd
+    while True:
+        dot_git = posixpath.join(directory, ".git") if directory != "." else ".git"
+        found = identity(ws, dot_git)
+        if isinstance(found, tuple) and found[0] == "is":
+            facts: list[Fact] = [dot_git, found]
+            if found[2] == "file":
+                text = ws.read(str(found[1]), _GIT_FILE_LIMIT)
+                facts.append(text.decode("utf-8", "surrogateescape"))
+            else:
+                for extra in ("config", "config.worktree", "commondir"):
+                    facts.append(identity(ws, f"{dot_git}/{extra}"))
+            return tuple(facts)
+        if directory == ".":
+            return ("no-repository",)
+        directory = posixpath.dirname(directory) or "."
+
+
+def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:
+    """The rendered plan, each stage's directory, reads and dependencies, and git's configuration
+    for each directory a git stage runs in."""
+    stages: list[Fact] = []
+    for r in analysis.stages:
+        stages.append(
+            (
+                r.index,
+                r.stage.text,
+                r.cwd,
+                identity(ws, r.cwd),
+                tuple((n, identity(ws, n)) for n in r.check.reads),
+                tuple((n, identity(ws, n)) for n in r.check.depends),
+            )
+        )
+    git = tuple((d, _repository(ws, d)) for d in analysis.probed)
+    return (analysis.rendered, tuple(stages), git)
+
+
+def line_facts(line: str, targets: Iterable[tuple[str, str | None]], ws: Workspace) -> Fact:
+    """The line as typed and, for each name its redirects write, where it leads now."""
+    bound: list[Fact] = []
+    for raw, real in targets:
+        bound.append((raw, real, identity(ws, raw), None if real is None else identity(ws, real)))
+    return (len(line.encode("utf-8", "surrogateescape")), line, tuple(bound))
+
+
+def path_facts(tool: str, names: Iterable[str], ws: Workspace, cwd: str = ".") -> Fact:
+    """For a file tool: where each of its names leads (not what the file holds)."""
+    return (tool, cwd, tuple((n, identity(ws, n, cwd, full=False)) for n in names))
