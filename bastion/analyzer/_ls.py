@@ -1,0 +1,91 @@
+"""ls: listing flags, names inside the workspace, and globs expanded and checked match by match.
+
+ls lists names and reads no file, so it has no reads; the names its globs expand to are bound
+into the stamp (`depends`). A line with a glob runs rewritten so that every expanded name comes
+after `--` and is never taken for an option (a file named `-rf` or `--output=x`).
+"""
+
+from __future__ import annotations
+
+import re
+
+from ..grammar import Stage, Word
+from ._flags import FlagTable, parse_args
+from ._glob import expand
+from ._paths import resolve
+from ._result import Check, Context
+
+__all__ = ["check_ls"]
+
+_STYLE = re.compile(r"[A-Za-z+-]+")
+
+LS_FLAGS = FlagTable(
+    bare=frozenset({
+        "--all", "--almost-all", "--human-readable", "--classify", "--directory", "--recursive",
+        "--reverse", "--size", "--inode", "--color", "--group-directories-first",
+    }),
+    letters="aAlh1dFtrSsiRkp",
+    attached={"--color=": _STYLE, "--time-style=": _STYLE, "--sort=": _STYLE},
+    options_after_operands=True,
+)
+
+
+def _rewritten(stage: Stage) -> tuple[Word, ...]:
+    """Flags, then plain names, then `--`, then the names after the user's own `--`, then the
+    globs (spec §2.6, with flags moved before names so none is read as a name)."""
+    flags: list[Word] = []
+    names: list[Word] = []
+    after: list[Word] = []
+    globs: list[Word] = []
+    ended = False
+    for w in stage.args:
+        if w.glob:
+            globs.append(w)
+        elif ended:
+            after.append(w)
+        elif w.text == "--":
+            ended = True
+        elif w.text.startswith("-") and w.text != "-":
+            flags.append(w)
+        else:
+            names.append(w)
+    return (stage.words[0], *flags, *names, Word("--"), *after, *globs)
+
+
+def _option_after_name(stage: Stage) -> bool:
+    """Whether an option follows a name before any `--` (a name under POSIXLY_CORRECT)."""
+    seen_name = False
+    for w in stage.args:
+        if w.text == "--":
+            return False
+        if w.text.startswith("-") and w.text != "-" and not w.glob:
+            if seen_name:
+                return True
+        else:
+            seen_name = True
+    return False
+
+
+def check_ls(ctx: Context, stage: Stage) -> Check:
+    plain = tuple(w for w in stage.args if not w.glob)
+    args = parse_args("ls", LS_FLAGS, plain)
+    if not args.ok:
+        return Check.refuse(args.why)
+    for raw in args.operands:
+        r = resolve(ctx.ws, ctx.cwd, raw)
+        if not r.ok:
+            return Check.refuse(r.why)
+    depends: list[str] = []
+    globs = [w for w in stage.args if w.glob]
+    for w in globs:
+        expansion = expand(ctx.ws, ctx.cwd, w.text)
+        if expansion.why:
+            return Check.refuse(expansion.why)
+        for match in expansion.matches:
+            r = resolve(ctx.ws, ctx.cwd, match)
+            for name in (r.name, r.real):
+                if name not in depends:
+                    depends.append(name)
+    if globs or _option_after_name(stage):
+        return Check(ok=True, depends=tuple(depends), words=_rewritten(stage))
+    return Check(ok=True)

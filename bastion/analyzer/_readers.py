@@ -1,0 +1,183 @@
+"""cat, head, tail, wc and grep as the first stage (they read files) and as filters after a pipe,
+with sort, uniq and cut, which are filters only."""
+
+from __future__ import annotations
+
+import re
+
+from ..grammar import Stage
+from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
+from ._paths import resolve
+from ._result import Check, Checker, Context
+
+__all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES"]
+
+MAX_FILES = 20
+
+_FOLLOW = "tail in follow mode never ends and keeps reading whatever the file becomes"
+_TAIL_REFUSED = {
+    "-f": _FOLLOW,
+    "-F": _FOLLOW,
+    "--follow": _FOLLOW,
+    "--retry": _FOLLOW,
+    "--pid": _FOLLOW,
+    "-s": _FOLLOW,
+    "--sleep-interval": _FOLLOW,
+}
+_GREP_REFUSED = {
+    "-f": "grep -f reads patterns from a file that is not checked",
+    "--file": "grep --file reads patterns from a file that is not checked",
+    "-r": "grep -r reads every file below a directory, which are not checked",
+    "-R": "grep -R reads every file below a directory and follows links out of it",
+    "--recursive": "grep --recursive reads every file below a directory, which are not checked",
+    "--dereference-recursive": "grep --dereference-recursive reads files below a directory, following links",
+    "-d": "grep -d recurse reads every file below a directory, which are not checked",
+    "--directories": "grep --directories=recurse reads every file below a directory, which are not checked",
+    "-D": "grep -D read opens devices and FIFOs, which can block or never end",
+    "--devices": "grep --devices=read opens devices and FIFOs, which can block or never end",
+    "--include": "grep --include only matters to a recursive grep, which reads files that are not checked",
+    "--exclude": "grep --exclude only matters to a recursive grep, which reads files that are not checked",
+    "--exclude-from": "grep --exclude-from reads a file that is not checked",
+    "--exclude-dir": "grep --exclude-dir only matters to a recursive grep, which reads files that are not checked",
+}
+_WC_REFUSED = {
+    "--files0-from": "wc --files0-from reads the names of the files to count from a file that is not checked",
+}
+
+
+
+def _head_tail(refused: dict[str, str]) -> FlagTable:
+    return FlagTable(
+        bare=frozenset({"-q", "-v"}),
+        letters="qv",
+        spaced={"-n": COUNT, "-c": COUNT},
+        attached={"--lines=": COUNT, "--bytes=": COUNT},
+        digits=True,
+        refused=refused,
+    )
+
+
+TABLES: dict[str, FlagTable] = {
+    "cat": FlagTable(bare=frozenset({"-n", "-b", "-s", "-E", "-T", "-A", "-v"}), letters="nbsETAv"),
+    "head": _head_tail({}),
+    "tail": _head_tail(_TAIL_REFUSED),
+    "wc": FlagTable(bare=frozenset({"-l", "-w", "-c", "-m", "-L"}), letters="lwcmL", refused=_WC_REFUSED),
+    "grep": FlagTable(
+        bare=frozenset("-" + c for c in "ivcnEFwxohHlLqsaI"),
+        letters="ivcnEFwxohHlLqsaI",
+        spaced={"-m": NUMBER, "-A": NUMBER, "-B": NUMBER, "-C": NUMBER, "-e": ANY},
+        digits=True,
+        refused=_GREP_REFUSED,
+    ),
+    "sort": FlagTable(
+        bare=frozenset("-" + c for c in "rnufhVbd"),
+        letters="rnufhVbd",
+        spaced={"-k": re.compile(r"[0-9.,nrb]+"), "-t": ONE_CHAR},
+        refused={
+            "-o": "sort -o writes its output to a file",
+            "--output": "sort --output writes its output to a file",
+            "-T": "sort -T writes temporary files to a directory of the caller's choice",
+            "--temporary-directory": "sort --temporary-directory writes files to a directory of the caller's choice",
+            "--compress-program": "sort --compress-program runs a program",
+            "--files0-from": "sort --files0-from reads the names of files to sort from a file that is not checked",
+            "--random-source": "sort --random-source reads a file that is not checked",
+        },
+    ),
+    "uniq": FlagTable(
+        bare=frozenset({"-c", "-d", "-u", "-i"}),
+        letters="cdui",
+        spaced={"-f": NUMBER, "-s": NUMBER, "-w": NUMBER},
+    ),
+    "cut": FlagTable(
+        bare=frozenset({"--complement", "-s"}),
+        letters="s",
+        spaced={"-d": ONE_CHAR, "-f": re.compile(r"[0-9,-]+"), "-c": re.compile(r"[0-9,-]+"),
+                "-b": re.compile(r"[0-9,-]+")},
+        attached={"-d": ONE_CHAR, "-f": re.compile(r"[0-9,-]+"), "-c": re.compile(r"[0-9,-]+")},
+    ),
+}
+
+_STDIN = "'-' makes {0} read standard input, which here is the terminal or whatever the runner passes"
+
+
+def _split_pattern(args: Args, command: str) -> tuple[str | None, tuple[str, ...]]:
+    """grep's pattern (the first operand unless -e was given) and its files."""
+    if command != "grep" or args.has("-e"):
+        return None, args.operands
+    if not args.operands:
+        return None, ()
+    return args.operands[0], args.operands[1:]
+
+
+def _needs_pattern(args: Args, command: str) -> str:
+    if command == "grep" and not args.has("-e") and not args.operands:
+        return "grep needs a pattern, and without one it would take a file name as the pattern"
+    return ""
+
+
+def _tail_obsolete(command: str, files: tuple[str, ...]) -> str:
+    if command == "tail" and any(f.startswith("+") for f in files):
+        return "tail reads a leading +word as an old-style option, which can follow a file forever"
+    return ""
+
+
+def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
+    """Why `raw` may not be read, or "" (then its names are added to `reads`)."""
+    if raw == "-":
+        return _STDIN.format(command)
+    r = resolve(ctx.ws, ctx.cwd, raw)
+    if not r.ok:
+        return r.why
+    if r.exists:
+        if not r.is_regular:
+            return (f"{command} {raw!r}: not a regular file, and a directory, FIFO or device can block, "
+                    "never end or read something else")
+        size = ctx.ws.lstat(r.real).st_size
+        if size > ctx.max_read_bytes:
+            return (f"{command} {raw!r} is {size} bytes, over the {ctx.max_read_bytes}-byte read limit "
+                    "that keeps a huge file out of the conversation")
+    for name in (r.name, r.real):
+        if name not in reads:
+            reads.append(name)
+    return ""
+
+
+def _check_first(ctx: Context, stage: Stage) -> Check:
+    command = stage.command
+    args = parse_args(command, TABLES[command], stage.args)
+    if not args.ok:
+        return Check.refuse(args.why)
+    if why := _needs_pattern(args, command):
+        return Check.refuse(why)
+    _, files = _split_pattern(args, command)
+    if not files:
+        return Check.refuse(f"{command} without a file reads standard input, which is not checked")
+    if len(files) > MAX_FILES:
+        return Check.refuse(f"{command} names more than {MAX_FILES} files, more than one call should read")
+    if why := _tail_obsolete(command, files):
+        return Check.refuse(why)
+    reads: list[str] = []
+    for raw in files:
+        if why := _read_file(ctx, command, raw, reads):
+            return Check.refuse(why)
+    return Check(ok=True, reads=tuple(reads))
+
+
+def _check_filter(ctx: Context, stage: Stage) -> Check:
+    command = stage.command
+    args = parse_args(command, TABLES[command], stage.args)
+    if not args.ok:
+        return Check.refuse(args.why)
+    if why := _needs_pattern(args, command):
+        return Check.refuse(why)
+    _, files = _split_pattern(args, command)
+    if files:
+        return Check.refuse(f"{command} after a pipe reads standard input; the operand {files[0]!r} is a file "
+                            "(or uniq's output file) that is not checked")
+    return Check(ok=True)
+
+
+FILE_COMMANDS: dict[str, Checker] = {c: _check_first for c in ("cat", "head", "tail", "wc", "grep")}
+FILTER_COMMANDS: dict[str, Checker] = {
+    c: _check_filter for c in ("head", "tail", "wc", "grep", "sort", "uniq", "cut")
+}
