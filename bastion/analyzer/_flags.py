@@ -107,7 +107,7 @@ def parse_args(command: str, table: FlagTable, words: Sequence[Word]) -> Args:
             flags.append((word, None))
         elif word in table.spaced:
             if i >= len(texts):
-                return Args(why=f"{command} {word} needs a value, and without one it would take the next word")
+                return Args(why=f"{command} {word} needs a value, and without one it takes the next word")
             value = texts[i]
             i += 1
             if not table.spaced[word].fullmatch(value):

@@ -103,10 +103,13 @@ def _walk(ws: Workspace, raw: str, name: str) -> Resolved:
         try:
             st = ws.lstat(candidate)
         except FileNotFoundError:
-            if pending:
-                # A missing directory on the way: the rest cannot exist either.
-                return Resolved(raw, name, "/".join([candidate, *pending]), False, 0, "")
-            return Resolved(raw, name, candidate, False, 0, "")
+            # A missing directory on the way: the rest cannot exist either. A `..` after it (from
+            # a link's target) would climb from wherever that directory later appears.
+            rest = [p for p in pending if p not in ("", ".")]
+            if ".." in rest:
+                return _refuse(raw, name, f"{raw!r} leads through a missing directory and then .., "
+                               "which could climb out once the directory exists")
+            return Resolved(raw, name, "/".join([candidate, *rest]), False, 0, "")
         except (WorkspaceError, OSError) as err:
             return _refuse(raw, name, f"{raw!r} cannot be followed in the workspace ({err.strerror or err})")
         if stat.S_ISLNK(st.st_mode):

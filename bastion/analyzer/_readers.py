@@ -38,7 +38,7 @@ _GREP_REFUSED = {
     "--include": "grep --include only matters to a recursive grep, which reads files that are not checked",
     "--exclude": "grep --exclude only matters to a recursive grep, which reads files that are not checked",
     "--exclude-from": "grep --exclude-from reads a file that is not checked",
-    "--exclude-dir": "grep --exclude-dir only matters to a recursive grep, which reads files that are not checked",
+    "--exclude-dir": "grep --exclude-dir only matters to a recursive grep, which reads unchecked files",
 }
 _WC_REFUSED = {
     "--files0-from": "wc --files0-from reads the names of the files to count from a file that is not checked",
@@ -77,9 +77,9 @@ TABLES: dict[str, FlagTable] = {
             "-o": "sort -o writes its output to a file",
             "--output": "sort --output writes its output to a file",
             "-T": "sort -T writes temporary files to a directory of the caller's choice",
-            "--temporary-directory": "sort --temporary-directory writes files to a directory of the caller's choice",
+            "--temporary-directory": "sort --temporary-directory writes files to a chosen directory",
             "--compress-program": "sort --compress-program runs a program",
-            "--files0-from": "sort --files0-from reads the names of files to sort from a file that is not checked",
+            "--files0-from": "sort --files0-from reads the names of files to sort from an unchecked file",
             "--random-source": "sort --random-source reads a file that is not checked",
         },
     ),
@@ -172,8 +172,8 @@ def _check_filter(ctx: Context, stage: Stage) -> Check:
         return Check.refuse(why)
     _, files = _split_pattern(args, command)
     if files:
-        return Check.refuse(f"{command} after a pipe reads standard input; the operand {files[0]!r} is a file "
-                            "(or uniq's output file) that is not checked")
+        return Check.refuse(f"{command} after a pipe reads standard input; the operand {files[0]!r} is a "
+                            "file (or uniq's output file) that is not checked")
     return Check(ok=True)
 
 
