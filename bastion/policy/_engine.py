@@ -44,7 +44,9 @@ class Layer:
     note: str = field(default="", compare=False)  # shown after the reasons its ask rules give
 
     @classmethod
-    def user(cls, path: str, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()) -> Layer:
+    def user(
+        cls, path: str, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()
+    ) -> Layer:
         return cls(f"user:{path}", 2, True, f"your config ({path})", tuple(allow), tuple(ask), tuple(deny))
 
     @classmethod
@@ -57,7 +59,9 @@ class Layer:
 
 
 def _shipped_layer(builtin: bool) -> Layer:
-    return Layer("builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE)
+    return Layer(
+        "builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE
+    )
 
 
 @dataclass(frozen=True, slots=True)
@@ -96,7 +100,9 @@ class _Compiled:
 def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[_Compiled]:
     if rule.tool_glob:
         if kind == "allow":
-            raise RuleError(rule.text, "tool_glob", rule.tool.index("*") + 1, "an allow rule must name its tool")
+            raise RuleError(
+                rule.text, "tool_glob", rule.tool.index("*") + 1, "an allow rule must name its tool"
+            )
         regex = re.compile(".*".join(re.escape(p) for p in re.split(r"\*+", rule.tool)), re.DOTALL)
         return [_Compiled(rule.text, rule.tool, regex, None, False, layer, "")]
     compiled = []
@@ -106,7 +112,10 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
             matcher = matcher_for(tool, rule.pattern, roots=roots, shipped=layer.name == "builtin")
             if matcher is None:
                 raise RuleError(
-                    rule.text, "no_matcher", len(rule.tool) + 2, f"{tool} has no matcher, so it takes no specifier"
+                    rule.text,
+                    "no_matcher",
+                    len(rule.tool) + 2,
+                    f"{tool} has no matcher, so it takes no specifier",
                 )
         text = tool if rule.specifier is None else f"{tool}({rule.specifier})"
         note = layer.note if kind == "ask" else ""
@@ -118,7 +127,9 @@ def _lifts(rule: Rule) -> list[str]:
     """The carve-outs a user's allow rule adds to the ask list: it opens what it names."""
     if rule.specifier is None or rule.carve_out or rule.tool_glob:
         return []
-    return [f"{tool}(!{rule.specifier})" for tool in ALIASES.get(rule.tool, (rule.tool,)) if tool in LIFTED_TOOLS]
+    return [
+        f"{tool}(!{rule.specifier})" for tool in ALIASES.get(rule.tool, (rule.tool,)) if tool in LIFTED_TOOLS
+    ]
 
 
 @dataclass(frozen=True, slots=True)
@@ -164,7 +175,7 @@ class Policy:
             for kind in _LISTS:
                 entries = list(getattr(layer, kind))
                 for index, text in enumerate(entries):
-                    where = f"{layer.name}: {kind}[{index}]"
+                    where = f"{layer.name}: policy.{kind}[{index}]"
                     try:
                         rule = parse_rule(text)
                         compiled = _compile(rule, layer, kind, roots)
@@ -212,7 +223,9 @@ class Policy:
             reason = f"asks: {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
             return _Found(Decision.ASK, reason, rule.text, rule.layer.name)
         if subject.constraint:
-            return _Found(Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None)
+            return _Found(
+                Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None
+            )
         if (rule := self._first("allow", subject)) is not None:
             reason = f"allowed by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
             return _Found(Decision.ALLOW, reason, rule.text, rule.layer.name)
@@ -220,7 +233,9 @@ class Policy:
 
     def _fallback_reason(self, subject: Subject) -> str:
         verb = {Decision.ALLOW: "allowed", Decision.ASK: "asks", Decision.DENY: "denied"}[self.fallback]
-        named = f"{subject.tool} {_quote(subject.value)}" + (f" ({_one_line(subject.about)})" if subject.about else "")
+        named = f"{subject.tool} {_quote(subject.value)}" + (
+            f" ({_one_line(subject.about)})" if subject.about else ""
+        )
         default = "" if self.fallback is Decision.ASK else f" (fallback {self.fallback})"
         if subject.why:
             return f"{verb}: {_one_line(subject.why)}; no rule allows {named}{default}"
@@ -243,4 +258,6 @@ class Policy:
                 reason += "; nothing in this call runs"
             return Verdict(found.decision, reason, found.rule, found.source, subject)
         except Exception as err:  # fail closed: an engine fault asks, never allows
-            return Verdict(Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})")
+            return Verdict(
+                Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})"
+            )

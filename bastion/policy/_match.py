@@ -66,7 +66,9 @@ def clean_path_pattern(pattern: str, roots: Sequence[str]) -> str:
     return cleaned
 
 
-def matcher_for(tool: str, pattern: str, *, roots: Sequence[str] = (), shipped: bool = False) -> Matcher | None:
+def matcher_for(
+    tool: str, pattern: str, *, roots: Sequence[str] = (), shipped: bool = False
+) -> Matcher | None:
     """The matcher of a rule `tool(pattern)`, or None when the tool has no matcher."""
     if tool in COMMAND_TOOLS:
         return compile_glob(pattern)

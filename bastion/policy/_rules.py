@@ -141,7 +141,9 @@ def parse_rule(text: str) -> Rule:
     specifier = str(parsed["specifier"]) if "specifier" in parsed else None
     opened = len(tool) + 1
     if specifier == "":
-        raise RuleError(rule_text, "empty_specifier", opened + 1, "() names nothing: write the bare tool name")
+        raise RuleError(
+            rule_text, "empty_specifier", opened + 1, "() names nothing: write the bare tool name"
+        )
     if specifier == "!":
         raise RuleError(rule_text, "empty_carve_out", opened + 1, "(!) carves out nothing")
     if specifier is not None and "*" in tool:

@@ -1,0 +1,230 @@
+"""Settings from three layers: the user's TOML config, the project's `.bastion/config.toml`, flags.
+
+The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env`, `max_read_bytes`
+and the provider's keys (kept in `Settings.extra`, uninterpreted, for the agent). The project's file
+comes from a repository, so it is read through the workspace (a link out, a FIFO, a file over 1 MiB
+is an error) and may only tighten: ask and deny rules without carve-outs, `builtin = false`, and a
+fallback of ask or deny that applies only when stricter. Flags rank 3 and override the user's file.
+"""
+
+from __future__ import annotations
+
+import os
+import re
+import tomllib
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+
+from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
+
+from ._engine import Layer, Policy
+from ._rules import ConfigError, RuleError, parse_rule
+from ._types import Decision
+
+__all__ = ["PROJECT_CONFIG", "PolicyFlags", "Settings", "load_settings", "user_config_path"]
+
+PROJECT_CONFIG = ".bastion/config.toml"
+MAX_PROJECT_CONFIG_BYTES = 1 << 20
+_MAX_USER_CONFIG_BYTES = 1 << 20
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DENY}
+
+Fallback = Literal["allow", "ask", "deny"]
+
+
+class _Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class _PolicySection(_Strict):
+    allow: list[str] = []
+    ask: list[str] = []
+    deny: list[str] = []
+    fallback: Fallback | None = None
+    builtin: bool | None = None
+
+
+class _UserFile(_Strict):
+    policy: _PolicySection = _PolicySection()
+    pass_env: list[str] = []
+    max_read_bytes: int = Field(default=DEFAULT_MAX_READ_BYTES, gt=0)
+    # The provider's settings: read by the agent from Settings.extra, only type-checked here.
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key_command: str | list[str] | None = None
+    think: bool | None = None
+    effort: str | None = None
+
+    @field_validator("pass_env")
+    @classmethod
+    def _names(cls, names: list[str]) -> list[str]:
+        for name in names:
+            if not _ENV_NAME.fullmatch(name):
+                raise ValueError(f"{name!r} is not a variable name ([A-Za-z_][A-Za-z0-9_]*)")
+        return names
+
+
+_PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
+
+
+class _ProjectFile(_Strict):
+    policy: _PolicySection = _PolicySection()
+
+
+@dataclass(frozen=True, slots=True)
+class PolicyFlags:
+    """Policy overrides from the command line (rank 3, trusted)."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    fallback: Fallback | None = None
+    builtin: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Settings:
+    """What a session runs under. `sources` lists the files read, for display."""
+
+    policy: Policy
+    pass_env: tuple[str, ...] = ()
+    max_read_bytes: int = DEFAULT_MAX_READ_BYTES
+    sources: tuple[str, ...] = ()
+    extra: Mapping[str, Any] = field(default_factory=dict)
+
+
+def user_config_path(environ: Mapping[str, str] | None = None) -> str:
+    """$XDG_CONFIG_HOME/bastion/config.toml, else ~/.config/bastion/config.toml."""
+    env = os.environ if environ is None else environ
+    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
+    return os.path.join(base, "bastion", "config.toml")
+
+
+def _field(loc: Sequence[int | str]) -> str:
+    text = ""
+    for part in loc:
+        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
+    return text or "(top level)"
+
+
+def _validate(model: type[_Strict], data: dict[str, Any], path: str) -> Any:
+    try:
+        return model.model_validate(data)
+    except ValidationError as err:
+        first = err.errors()[0]
+        where = _field(first["loc"])
+        if first["type"] == "extra_forbidden":
+            raise ConfigError(f"{path}: {where}: unknown field") from None
+        raise ConfigError(f"{path}: {where}: {first['msg']}") from None
+
+
+def _parse_toml(data: bytes, path: str) -> dict[str, Any]:
+    try:
+        return tomllib.loads(data.decode("utf-8"))
+    except UnicodeDecodeError:
+        raise ConfigError(f"{path}: not UTF-8 text") from None
+    except tomllib.TOMLDecodeError as err:
+        raise ConfigError(f"{path}: not valid TOML: {err}") from None
+
+
+def _check_rules(section: _PolicySection, path: str, *, project: bool) -> None:
+    """Parse every rule now, so an error names its entry (and column) in the file."""
+    for kind in ("allow", "ask", "deny"):
+        for index, text in enumerate(getattr(section, kind)):
+            where = f"policy.{kind}[{index}]"
+            try:
+                rule = parse_rule(text)
+            except RuleError as err:
+                raise ConfigError(f"{path}: {err.located(where)}") from None
+            if project and rule.carve_out:
+                raise ConfigError(
+                    f"{path}: {where}: {text!r}: a project file may not carve anything out (column "
+                    f"{len(rule.tool) + 2}); put carve-outs in your own config"
+                )
+
+
+def _read_user(path: str, explicit: bool) -> tuple[_UserFile, bool]:
+    try:
+        with open(path, "rb") as handle:
+            data = handle.read(_MAX_USER_CONFIG_BYTES + 1)
+    except FileNotFoundError:
+        if explicit:
+            raise ConfigError(f"{path}: no such config file") from None
+        return _UserFile(), False
+    except OSError as err:
+        raise ConfigError(f"{path}: cannot be read ({err.strerror or err})") from None
+    if len(data) > _MAX_USER_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {_MAX_USER_CONFIG_BYTES} bytes")
+    user: _UserFile = _validate(_UserFile, _parse_toml(data, path), path)
+    _check_rules(user.policy, path, project=False)
+    return user, True
+
+
+def _read_project(ws: Workspace, user_path: str) -> tuple[_ProjectFile, str] | None:
+    path = os.path.join(ws.root, PROJECT_CONFIG)
+    found = resolve(ws, ".", PROJECT_CONFIG)
+    if not found.ok:
+        raise ConfigError(f"{path}: {found.why}")
+    if not found.exists:
+        return None
+    if not found.is_regular:
+        raise ConfigError(f"{path}: not a regular file")
+    try:
+        data = ws.read(found.real, MAX_PROJECT_CONFIG_BYTES + 1)
+    except (WorkspaceError, OSError) as err:
+        raise ConfigError(f"{path}: cannot be read ({err})") from None
+    if len(data) > MAX_PROJECT_CONFIG_BYTES:
+        raise ConfigError(f"{path}: larger than {MAX_PROJECT_CONFIG_BYTES} bytes")
+    raw = _parse_toml(data, path)
+    for key in raw:
+        if key != "policy":
+            raise ConfigError(
+                f"{path}: {key}: a project file may not set {key}; put it in your own config ({user_path})"
+            )
+    project: _ProjectFile = _validate(_ProjectFile, raw, path)
+    if project.policy.allow:
+        raise ConfigError(
+            f"{path}: policy.allow: a project file may not allow anything; "
+            f"put allow rules in your own config ({user_path})"
+        )
+    if project.policy.fallback == "allow":
+        raise ConfigError(f"{path}: policy.fallback: a project file may only make the fallback ask or deny")
+    _check_rules(project.policy, path, project=True)
+    return project, path
+
+
+def load_settings(
+    ws: Workspace, user_config: str | None = None, *, flags: PolicyFlags | None = None
+) -> Settings:
+    """The settings for a session in `ws`. Raises ConfigError naming the file and the field."""
+    user_path = os.path.expanduser(user_config) if user_config else user_config_path()
+    user, user_found = _read_user(user_path, explicit=user_config is not None)
+    project = _read_project(ws, user_path)
+    flags = flags or PolicyFlags()
+
+    builtin = flags.builtin if flags.builtin is not None else user.policy.builtin is not False
+    fallback = _FALLBACKS[flags.fallback or user.policy.fallback or "ask"]
+    layers = [Layer.user(user_path, allow=user.policy.allow, ask=user.policy.ask, deny=user.policy.deny)]
+    sources = [user_path] if user_found else []
+    if project is not None:
+        section, project_path = project[0].policy, project[1]
+        if section.builtin is False:
+            builtin = False
+        if section.fallback is not None:
+            fallback = max(fallback, _FALLBACKS[section.fallback])
+        layers.append(Layer.project(project_path, ask=section.ask, deny=section.deny))
+        sources.append(project_path)
+    if flags.allow or flags.ask or flags.deny:
+        layers.append(Layer.flags(allow=flags.allow, ask=flags.ask, deny=flags.deny))
+        sources.append("flags")
+    try:
+        policy = Policy(layers, builtin=builtin, fallback=fallback, roots=(ws.root, ws.real_root))
+    except RuleError as err:
+        raise ConfigError(str(err)) from None
+    extra = {key: getattr(user, key) for key in _PROVIDER_KEYS if key in user.model_fields_set}
+    return Settings(policy, tuple(user.pass_env), user.max_read_bytes, tuple(sources), extra)
