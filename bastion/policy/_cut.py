@@ -1,0 +1,281 @@
+"""The cut of a line outside the subset: its simple commands and the files its redirects write.
+
+bashlex reads the line as bash would (quotes and backslashes removed, `$(...)`, backticks and
+`<(...)` opened), so a deny rule about a command reaches it however it is spelled; where bashlex
+cannot read the line, a textual split is the best effort. The cut never allows anything: its
+parts and targets only feed deny and ask rules and the question put to the person.
+
+`unwrap` finds the commands an exec wrapper (timeout, env, sudo, xargs, find -exec...) runs.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import re
+import shlex
+from collections.abc import Iterator
+from dataclasses import dataclass
+from typing import Any
+
+import bashlex
+
+__all__ = ["Cut", "Part", "Target", "cut", "unwrap"]
+
+
+@dataclass(frozen=True, slots=True)
+class Part:
+    """A simple command: its words as bash sees them, leading assignments and redirects dropped.
+
+    `cd` is the directory of a plain `cd DIR`; `moves` marks any other cd, pushd or popd."""
+
+    words: tuple[str, ...]
+    pos: int
+    cd: str | None = None
+    moves: bool = False
+
+    @property
+    def text(self) -> str:
+        return " ".join(self.words)
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """A file a redirect opens for writing. `raw` is the word after quote removal; `expands`
+    says bash expands it (a parameter, a substitution, a glob, a tilde...), so it is unknown."""
+
+    raw: str
+    pos: int
+    expands: bool
+
+
+@dataclass(frozen=True, slots=True)
+class Cut:
+    """A line cut; `complete` is false when bashlex could not read it (a textual best effort)."""
+
+    parts: tuple[Part, ...]
+    targets: tuple[Target, ...]
+    complete: bool
+
+
+_MAX_DEPTH = 4
+_WRITES = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
+_EXPANDS = frozenset("$`*?~\\{[")
+_CD_UNSAFE = frozenset("$`'\"\\~*?[]{}()")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+_KEYWORDS = frozenset({"!", "if", "then", "elif", "else", "do", "while", "until", "time", "{", "("})
+
+
+def cut(line: str, depth: int = 0) -> Cut:
+    """Cut `line`; never raises."""
+    try:
+        trees = bashlex.parse(line)
+        parts: list[Part] = []
+        targets: list[Target] = []
+        for tree in trees:
+            _visit(line, tree, parts, targets, depth)
+        return Cut(tuple(parts), tuple(targets), True)
+    except Exception:  # bashlex raises on much of bash; the textual cut is the best effort
+        return _textual(line)
+
+
+def _children(node: Any) -> Iterator[Any]:
+    for value in vars(node).values():
+        if isinstance(value, bashlex.ast.node):
+            yield value
+        elif isinstance(value, list):
+            yield from (v for v in value if isinstance(v, bashlex.ast.node))
+
+
+def _visit(line: str, node: Any, parts: list[Part], targets: list[Target], depth: int) -> None:
+    kind = node.kind
+    if kind == "command":
+        parts.append(_part(line, node))
+    elif kind == "redirect":
+        target = _target(line, node)
+        if target is not None:
+            targets.append(target)
+    elif kind == "parameter" and depth < _MAX_DEPTH:
+        # bashlex leaves a substitution inside ${...} unopened: cut it on its own.
+        value = str(getattr(node, "value", ""))
+        starts = [i for i in (value.find("$("), value.find("`")) if i >= 0]
+        if starts:
+            inner = cut(value[min(starts) :], depth + 1)
+            parts.extend(Part(p.words, node.pos[0], p.cd, p.moves) for p in inner.parts)
+            targets.extend(Target(t.raw, node.pos[0], t.expands) for t in inner.targets)
+    for child in _children(node):
+        _visit(line, child, parts, targets, depth)
+
+
+def _part(line: str, node: Any) -> Part:
+    words: list[str] = []
+    sources: list[str] = []
+    for child in node.parts:
+        if child.kind == "assignment" and not words:
+            continue
+        if child.kind in ("word", "assignment"):
+            words.append(child.word)
+            sources.append(line[child.pos[0] : child.pos[1]])
+    return _with_cd(tuple(words), node.pos[0], sources)
+
+
+def _with_cd(words: tuple[str, ...], pos: int, sources: list[str]) -> Part:
+    if not words or words[0] not in ("cd", "pushd", "popd"):
+        return Part(words, pos)
+    plain = (
+        words[0] == "cd"
+        and len(words) == 2
+        and words[1] != ""
+        and not words[1].startswith("-")
+        and not _CD_UNSAFE & set(sources[1])
+    )
+    return Part(words, pos, cd=words[1]) if plain else Part(words, pos, moves=True)
+
+
+def _target(line: str, node: Any) -> Target | None:
+    output = getattr(node, "output", None)
+    if node.type not in _WRITES or not isinstance(output, bashlex.ast.node) or output.kind != "word":
+        return None  # a descriptor operation (>&2, >&-), a read or a here-document
+    source = line[output.pos[0] : output.pos[1]]
+    expands = bool(_EXPANDS & (set(source) | set(output.word))) or bool(getattr(output, "parts", None))
+    return Target(output.word, node.pos[0], expands or output.word == "")
+
+
+_SEPARATOR = re.compile(r"[;&|\n()`]")
+_REDIRECT = re.compile(r"(?:\d*>>?|&>>?|>\||>&|<>)[ \t]*([^\s;&|<>()]*)")
+
+
+def _textual(line: str) -> Cut:
+    parts: list[Part] = []
+    pos = 0
+    for piece in _SEPARATOR.split(line):
+        text = piece.strip()
+        if text:
+            for words in _word_lists(text):
+                parts.append(_with_cd(words, pos, list(words)))
+        pos += len(piece) + 1
+    targets = []
+    for match in _REDIRECT.finditer(line):
+        raw = match.group(1).strip("'\"")
+        if raw.isdigit() or raw == "-":
+            continue
+        expands = raw == "" or bool(_EXPANDS & set(match.group(1)))
+        targets.append(Target(raw, match.start(), expands))
+    return Cut(tuple(parts), tuple(targets), False)
+
+
+def _word_lists(text: str) -> list[tuple[str, ...]]:
+    """The piece as typed, and as shlex reads it with leading keywords and assignments dropped."""
+    lists = [tuple(text.split())]
+    try:
+        words = shlex.split(text.lstrip("({! \t"))
+    except ValueError:
+        words = text.lstrip("({! \t").split()
+    while words and (words[0] in _KEYWORDS or _ASSIGNMENT.match(words[0])):
+        words = words[1:]
+    if words and tuple(words) != lists[0]:
+        lists.append(tuple(words))
+    return lists
+
+
+# Exec wrappers, with how many words that are not options come before the command they run
+# (timeout's DURATION, chroot's NEWROOT...). Words spelled NAME=VALUE are skipped (env, sudo).
+_WRAPPERS: dict[str, int] = {
+    **dict.fromkeys(
+        [
+            *("env", "nice", "nohup", "command", "builtin", "exec", "xargs", "sudo", "doas", "time"),
+            *("stdbuf", "ionice", "setsid", "unbuffer", "watch", "strace", "ltrace", "busybox"),
+            *("fakeroot", "firejail", "torsocks", "proxychains", "proxychains4", "nsenter", "unshare"),
+            *("systemd-run", "catchsegv", "valgrind", "caffeinate", "parallel", "nocache", "numactl"),
+            *("dbus-run-session", "xvfb-run", "eatmydata", "cgexec", "prlimit"),
+        ],
+        0,
+    ),
+    **dict.fromkeys(["timeout", "chrt", "taskset", "flock", "chroot", "sg"], 1),
+}
+# Options whose value is a line the wrapper hands to a shell.
+_STRING_OPTIONS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("su", "runuser", "script", "flock"), frozenset({"-c", "--command"})),
+    "env": frozenset({"-S", "--split-string"}),
+}
+_SHELLS = frozenset(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"])
+_SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_MAX_INNER = 256
+
+
+def unwrap(words: tuple[str, ...]) -> tuple[list[tuple[str, ...]], list[str]]:
+    """The commands `words` may run through exec wrappers (nested), and the lines it hands to a
+    shell (`bash -c LINE`, `eval`, `su -c`). Where a wrapper's options are unsure (does this flag
+    take a value?), every word that could start the command does: these only ever deny or ask."""
+    commands: list[tuple[str, ...]] = []
+    lines: list[str] = []
+    todo = [words]
+    seen: set[tuple[str, ...]] = set()
+    while todo and len(seen) < _MAX_INNER:
+        current = todo.pop()
+        if not current or current in seen:
+            continue
+        seen.add(current)
+        name = posixpath.basename(current[0])
+        inner = [(name, *current[1:])] if name and name != current[0] else []
+        if name in _WRAPPERS:
+            inner += [current[s:] for s in sorted(_starts(current, _WRAPPERS[name]))]
+        if name == "find":
+            inner += _find_exec(current)
+        lines += _strings(name, current)
+        for command in inner:
+            if command and command not in commands:
+                commands.append(command)
+                todo.append(command)
+    return commands, lines
+
+
+def _starts(words: tuple[str, ...], positionals: int) -> set[int]:
+    """Every index where the wrapped command could start."""
+    starts: set[int] = set()
+    todo = [(1, positionals, False)]
+    seen: set[tuple[int, int, bool]] = set()
+    while todo:
+        state = todo.pop()
+        at, left, ended = state
+        if state in seen or at >= len(words):
+            continue
+        seen.add(state)
+        word = words[at]
+        if not ended and word == "--":
+            todo.append((at + 1, left, True))
+        elif not ended and word.startswith("-") and len(word) > 1:
+            todo.append((at + 1, left, False))
+            if "=" not in word:  # the option may take the next word as its value
+                todo.append((at + 2, left, False))
+        elif _ASSIGNMENT.match(word):
+            todo.append((at + 1, left, ended))
+        elif left:
+            todo.append((at + 1, left - 1, ended))
+        else:
+            starts.add(at)
+    return starts
+
+
+def _find_exec(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    found = []
+    for i, word in enumerate(words):
+        if word in _FIND_EXEC:
+            end = next((j for j in range(i + 1, len(words)) if words[j] in (";", "+")), len(words))
+            found.append(words[i + 1 : end])
+    return found
+
+
+def _strings(name: str, words: tuple[str, ...]) -> list[str]:
+    if name == "eval":
+        return [" ".join(words[1:])] if len(words) > 1 else []
+    options = _STRING_OPTIONS.get(name, frozenset())
+    found = []
+    for i, word in enumerate(words[1:-1], 1):
+        if word in options or (name in _SHELLS and _SHELL_C.fullmatch(word)):
+            found.append(words[i + 1])
+        elif word.startswith("--command="):
+            found.append(word.partition("=")[2])
+    if words and words[-1].startswith("--command="):
+        found.append(words[-1].partition("=")[2])
+    return found

@@ -1,0 +1,266 @@
+"""The subjects of a call: what the policy decides, one thing a call does at a time.
+
+A parsed line gives, per stage, its command, the files it reads and, for a governed stage whose
+arguments failed, a sentinel. A line outside the subset is cut (bastion.policy._cut): its parts,
+the files its redirects write, and a sentinel for the whole line, so it never runs unasked by a
+rule that names a command. Exec wrappers add constraint subjects for the commands they run.
+"""
+
+from __future__ import annotations
+
+import posixpath
+import stat
+from collections.abc import Iterable
+
+from ..analyzer import Analysis, Workspace, resolve
+from ._cut import Cut, Target, cut, unwrap
+from ._types import SENTINEL, Subject
+
+__all__ = ["bash_subjects", "path_subjects", "redirect_targets"]
+
+OUTSIDE = "bastion:outside"
+LINKS_UNKNOWN = "bastion:links-unknown"
+_MAX_HOPS = 40
+_MAX_DEPTH = 3
+_PATH_DEFAULTS = frozenset({"glob", "grep", "ls"})
+
+
+def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Subject]:
+    """The subjects of a bash call; never raises (a failure gives the whole-line sentinel)."""
+    try:
+        if analysis.plan is not None:
+            return _unique(_parsed(analysis, ws))
+        reason = analysis.outside.reason if analysis.outside is not None else "the line was not analysed"
+        return _unique([*_outside(analysis.line, ws, cwd), _line_sentinel(analysis.line, reason)])
+    except Exception as err:  # a failure asks
+        return [_line_sentinel(analysis.line, f"the line could not be cut: {type(err).__name__}: {err}")]
+
+
+def _line_sentinel(line: str, why: str) -> Subject:
+    return Subject("bash", SENTINEL + line, about="the whole line", why=why)
+
+
+def _unique(subjects: Iterable[Subject]) -> list[Subject]:
+    return list(dict.fromkeys(subjects))
+
+
+def _parsed(analysis: Analysis, ws: Workspace) -> list[Subject]:
+    out: list[Subject] = []
+    for r in analysis.stages:
+        about = "the command" if len(analysis.stages) == 1 else f"part {r.index + 1} of the line"
+        out.append(Subject("bash", r.stage.text, about=about))
+        out += [Subject("read", name, about=f"a file {about} reads") for name in r.reads]
+        out += _wrapped(tuple(w.text for w in r.stage.words), about, ws, r.cwd, 0)
+        if r.governed and not r.ok:
+            out.append(Subject("bash", SENTINEL + r.stage.text, about=about, why=r.why))
+    return out
+
+
+def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: bool = False) -> list[Subject]:
+    """The parts and redirect writes of a line cut; `constraint` for a line a wrapper runs."""
+    pieces = cut(line)
+    out: list[Subject] = []
+    for i, part in enumerate(pieces.parts):
+        about = f"part {i + 1} of the line"
+        if part.words:
+            out.append(Subject("bash", part.text, about=about, constraint=constraint))
+            out += _wrapped(part.words, about, ws, cwd, depth)
+    for target in pieces.targets:
+        about = f"a file the line writes ({target.raw})"
+        for tool, value in _writes(ws, cwd, pieces, target):
+            out.append(Subject(tool, value, about=about, constraint=constraint))
+    return out
+
+
+def _wrapped(words: tuple[str, ...], about: str, ws: Workspace, cwd: str, depth: int) -> list[Subject]:
+    """Constraint subjects for what exec wrappers in `words` run."""
+    commands, lines = unwrap(words)
+    inner = f"a command {about} runs"
+    out = [Subject("bash", " ".join(c), about=inner, constraint=True) for c in commands]
+    if depth < _MAX_DEPTH:
+        for line in lines:
+            out += _outside(line, ws, cwd, depth + 1, constraint=True)
+    return out
+
+
+def redirect_targets(line: str, ws: Workspace, cwd: str = ".") -> list[tuple[str, str]]:
+    """The files a line's redirects write, as (raw, real root-relative name or "" if unknown):
+    the names the stamp of an approved line must bind. A line bashlex cannot read adds
+    (line, ""): its targets are not all known."""
+    try:
+        pieces = cut(line)
+        found: list[tuple[str, str]] = []
+        for target in pieces.targets:
+            found += [(target.raw, real) for real in _reals(ws, cwd, pieces, target)]
+        if not pieces.complete:
+            found.append((line, ""))
+        return list(dict.fromkeys(found))
+    except Exception:  # unknown
+        return [(line, "")]
+
+
+def _reals(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[str]:
+    if target.raw == "/dev/null":
+        return []
+    if target.expands:
+        return [""]
+    reals = []
+    for directory in _directories(ws, cwd, pieces, target.pos):
+        known = _lexical(ws, directory, target.raw) is not None
+        walked = _open_walk(ws, directory or ".", target.raw) if known else _LEAKS
+        reals.append("" if walked in (_LEAKS, _UNKNOWN) else walked)
+    return reals
+
+
+def _writes(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[tuple[str, str]]:
+    """(tool, value) for one redirect target, from every directory the line may be in."""
+    raw = target.raw
+    if raw == "/dev/null":
+        return []
+    if target.expands:
+        return [("write", raw), ("write", SENTINEL + raw)]
+    out: list[tuple[str, str]] = []
+    for directory in _directories(ws, cwd, pieces, target.pos):
+        name = _lexical(ws, directory, raw)
+        if name is None:
+            out += [("write", raw), ("write", SENTINEL + raw)]
+            continue
+        out.append(("write", name))
+        walked = _open_walk(ws, directory or ".", raw)
+        if walked == _LEAKS:
+            out.append(("write", SENTINEL + raw))
+        elif walked == _UNKNOWN:
+            out.append((LINKS_UNKNOWN, raw))
+        elif walked != name:
+            out.append(("write", walked))
+    return out
+
+
+def _directories(ws: Workspace, cwd: str, pieces: Cut, pos: int) -> list[str | None]:
+    """The root-relative directories the line may be in at `pos`: where it starts, and where each
+    cd before it leads (bash's cd is logical: `..` taken lexically). None: not known."""
+    found: list[str | None] = [cwd]
+    current: str | None = cwd
+    for part in pieces.parts:
+        if part.pos >= pos:
+            continue
+        if part.cd is not None:
+            current = _lexical(ws, current, part.cd)
+        elif part.moves:
+            current = None
+        else:
+            continue
+        found.append(current)
+    return list(dict.fromkeys(found))
+
+
+def _inside(ws: Workspace, absolute: str) -> str | None:
+    for root in (ws.root, ws.real_root):
+        name = posixpath.relpath(posixpath.normpath(absolute), root)
+        if name != ".." and not name.startswith("../"):
+            return name
+    return None
+
+
+def _lexical(ws: Workspace, directory: str | None, raw: str) -> str | None:
+    """`raw` taken from `directory` with `.` and `..` removed by text: root-relative, or None when
+    it leaves the root (or the directory is not known)."""
+    if "\x00" in raw or raw == "":
+        return None
+    if raw.startswith("/"):
+        return _inside(ws, raw)
+    if directory is None:
+        return None
+    name = posixpath.normpath(posixpath.join(directory, raw))
+    return None if name == ".." or name.startswith("../") else name
+
+
+_LEAKS = "!leaks"
+_UNKNOWN = "!unknown"
+
+
+def _open_walk(ws: Workspace, directory: str, raw: str) -> str:
+    """Where the kernel opens `raw` from `directory`: each link followed through the workspace,
+    `..` taken from where the previous component really is. The root-relative name, or _LEAKS
+    (it leads out), or _UNKNOWN (links that cannot be read, a file on the way)."""
+    if raw.startswith("/"):
+        name = _inside(ws, raw)
+        if name is None:
+            return _LEAKS
+        pending = name.split("/")
+    else:
+        pending = [*directory.split("/"), *raw.split("/")]
+    real: list[str] = []
+    hops = 0
+    while pending:
+        part = pending.pop(0)
+        if part in ("", "."):
+            continue
+        if part == "..":
+            if not real:
+                return _LEAKS
+            real.pop()
+            continue
+        candidate = "/".join([*real, part])
+        try:
+            mode = ws.lstat(candidate).st_mode
+        except FileNotFoundError:
+            rest = posixpath.normpath("/".join([candidate, *pending]))
+            return _LEAKS if rest == ".." or rest.startswith("../") else rest
+        except OSError:
+            return _UNKNOWN
+        if stat.S_ISLNK(mode):
+            hops += 1
+            try:
+                link = ws.readlink(candidate)
+            except OSError:
+                return _UNKNOWN
+            if hops > _MAX_HOPS:
+                return _UNKNOWN
+            if link.startswith("/"):
+                inside = _inside(ws, link)
+                if inside is None:
+                    return _LEAKS
+                real = []
+                pending = [*inside.split("/"), *pending]
+            else:
+                pending = [*link.split("/"), *pending]
+            continue
+        if pending and not stat.S_ISDIR(mode):
+            return _UNKNOWN
+        real.append(part)
+    return "/".join(real) or "."
+
+
+def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
+    """The subjects of a file-tool call (read, write, edit: `path`; glob, grep, ls: `path`, "."
+    when absent): the path normalised against the root, and where its links lead when elsewhere.
+
+    bastion never allows a file-tool call outside the workspace: a path outside it (absolute
+    elsewhere, climbing out with `..`, `~`, empty, not a string) or leading out through a link
+    becomes a subject of the pseudo-tool "bastion:outside" with the sentinel prefix, which no
+    shipped rule names, so the shipped bare `read` allow does not reach it. Links that cannot be
+    read give a "bastion:links-unknown" subject. Never raises."""
+    if path is None and tool in _PATH_DEFAULTS:
+        path = "."
+    raw = path if isinstance(path, str) else repr(path)
+    about = f"the path of {tool}"
+    outside = Subject(OUTSIDE, SENTINEL + raw, about=about, why=f"{raw!r} is outside the working directory")
+    try:
+        if not isinstance(path, str) or path.startswith("~"):
+            return [outside]
+        name = _lexical(ws, ".", path)
+        if name is None:
+            return [outside]
+        subjects = [Subject(tool, name, about=about)]
+        resolved = resolve(ws, ".", name)
+        if resolved.ok:
+            if resolved.real != name:
+                subjects.append(Subject(tool, resolved.real, about=f"where the path of {tool} leads"))
+        elif _open_walk(ws, ".", name) == _LEAKS:
+            subjects.append(Subject(OUTSIDE, SENTINEL + raw, about=about, why=resolved.why))
+        else:
+            subjects.append(Subject(LINKS_UNKNOWN, raw, about=about, why=resolved.why))
+        return subjects
+    except Exception as err:  # a failure asks
+        return [Subject(LINKS_UNKNOWN, raw, about=about, why=f"{type(err).__name__}: {err}")]
