@@ -1,0 +1,17 @@
+"""The agent: providers, the turn loop under the policy, one-shot runs, the REPL and sessions.
+
+Importing it is light: the SDKs, httpx and prompt_toolkit are imported where they are used.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+__all__ = ["main"]
+
+
+def main(argv: Sequence[str]) -> int:
+    """Run `bastion` with argv (the arguments after the program's name); the exit status."""
+    from ._main import main as _main
+
+    return _main(argv)

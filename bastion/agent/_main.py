@@ -1,0 +1,214 @@
+"""`bastion [flags]`: the REPL, or one prompt with -p; --list and --resume for sessions."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import shlex
+import sys
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any, TextIO
+
+from ._front import Fanout, Printer, parse_answer, question
+from ._session import Session, bastion_home, list_sessions
+from ._settings import PROVIDERS, merge_flags, provider_config
+from ._types import AgentError, Cancelled, ConfigError, Failure, ToolCall
+from .loop import Agent, Answer, RunResult
+from .providers import EFFORTS
+
+__all__ = ["main"]
+
+SCHEMA_VERSION = 1
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="bastion", description="A coding agent whose policy decides every tool call."
+    )
+    p.add_argument("-p", "--prompt", help="run one prompt, then exit")
+    p.add_argument("--provider", choices=PROVIDERS)
+    p.add_argument("--model")
+    p.add_argument("--base-url")
+    p.add_argument("--api-key-env", help="the variable holding the openresponses provider's key (its name)")
+    p.add_argument(
+        "--api-key-command",
+        help='a program that prints the key, split as a shell splits words; "" turns off the config\'s',
+    )
+    p.add_argument("--think", action=argparse.BooleanOptionalAction, default=None)
+    p.add_argument("--effort", choices=EFFORTS)
+    p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
+    p.add_argument("--output-format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--yes-to",
+        choices=("ask", "none"),
+        default="ask",
+        help="how -p answers a question: ask (read y/n from standard input) or none (refuse)",
+    )
+    p.add_argument("--allow", action="append", default=[], metavar="RULE")
+    p.add_argument("--ask", action="append", default=[], metavar="RULE")
+    p.add_argument("--deny", action="append", default=[], metavar="RULE")
+    p.add_argument("--list", action="store_true", help="list the sessions of this directory")
+    p.add_argument("--resume", metavar="ID", help="continue a session")
+    return p
+
+
+@dataclass(slots=True)
+class Built:
+    agent: Agent
+    session: Session
+    model_name: str
+
+
+def _build(
+    args: argparse.Namespace, environ: Mapping[str, str], cwd: str, printer: Printer, answer: Any
+) -> Built:
+    from ..analyzer import LocalWorkspace, Stamper
+    from ..policy import ConfigError as PolicyConfigError
+    from ..policy import PolicyFlags, child_env, load_settings
+    from ..policy._gate import Gate
+    from ._prompt import system_prompt
+    from ._toolbox import Toolbox
+    from .providers import RetryPolicy, key_variable, make_model
+
+    flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
+    try:
+        settings = load_settings(LocalWorkspace(cwd), args.config, flags=flags)
+    except PolicyConfigError as err:
+        raise ConfigError(str(err)) from None
+    base = provider_config(settings.extra, settings.sources[0] if settings.sources else "config")
+    command = None if args.api_key_command is None else shlex.split(args.api_key_command)
+    cfg = merge_flags(
+        base,
+        {
+            "provider": args.provider,
+            "model": args.model,
+            "base_url": args.base_url,
+            "api_key_env": args.api_key_env,
+            "api_key_command": command,
+            "think": args.think,
+            "effort": args.effort,
+        },
+    )
+    retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
+    model = make_model(cfg, environ, retry)
+    scrub = [v for v in (key_variable(cfg),) if v]
+    ws = LocalWorkspace(cwd, env=child_env(environ, settings.pass_env, also_scrub=scrub))
+    stamper = Stamper()
+    tools = Toolbox(ws, stamper, settings.max_read_bytes)
+    home = bastion_home(environ)
+    if args.resume:
+        session, messages = Session.resume(home, args.resume)
+    else:
+        session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
+    gate = Gate(settings, ws, stamper)
+    agent = Agent(
+        model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
+    )
+    return Built(agent, session, model.options.model)
+
+
+def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
+    def answer(call: ToolCall, args: Mapping[str, object], verdict: Any) -> Answer:
+        err.write(question(call, args, verdict))
+        if refuse_all:
+            err.write("n (--yes-to none)\n")
+            err.flush()
+            return Answer(False, "", by="flag")
+        err.flush()
+        line = sys.stdin.readline()
+        return parse_answer(line if line else None)
+
+    return answer
+
+
+def _document(model: str, result: RunResult | None, error: AgentError | None, usage: Any) -> dict[str, Any]:
+    doc: dict[str, Any] = {
+        "schema_version": SCHEMA_VERSION,
+        "result": result.text if result is not None and error is None else None,
+        "model": model,
+        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+    }
+    if error is None and result is not None:
+        doc["outcome"] = {"status": "completed", "result": result.text}
+    else:
+        assert error is not None
+        doc["outcome"] = {
+            "status": "error",
+            "message": str(error),
+            "failure": {
+                "kind": str(error.kind),
+                "retryable": error.retryable,
+                "http_status": error.http_status,
+            },
+        }
+    return doc
+
+
+class _Rejected(AgentError):
+    kind = Failure.POLICY_REJECTION
+
+
+def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
+    from ._types import Usage
+
+    as_json = args.output_format == "json"
+    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json)
+    model_name = args.model or ""
+    usage = Usage()
+    result: RunResult | None = None
+    error: AgentError | None = None
+    built: Built | None = None
+    try:
+        built = _build(args, environ, cwd, printer, _stdin_answerer(sys.stderr, args.yes_to == "none"))
+        model_name = built.model_name
+        result = built.agent.run(args.prompt)
+        usage = result.usage
+        if result.rejected:
+            error = _Rejected(
+                "the run ended after a call was denied or refused: " + (result.text or "(no reply)")
+            )
+    except AgentError as err:
+        error = err
+    except KeyboardInterrupt:
+        error = Cancelled("cancelled")
+    finally:
+        if built is not None:
+            built.session.record(
+                "outcome",
+                status="completed" if error is None else "error",
+                kind=None if error is None else str(error.kind),
+            )
+            built.session.close()
+    if as_json:
+        sys.stdout.write(json.dumps(_document(model_name, result, error, usage)) + "\n")
+    elif result is not None and result.text and not result.text.endswith("\n"):
+        sys.stdout.write("\n")
+    sys.stdout.flush()
+    if error is not None:
+        sys.stderr.write(f"bastion: {error}\n")
+        return error.kind.exit_code
+    return 0
+
+
+def main(argv: Sequence[str]) -> int:
+    try:
+        args = _parser().parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    environ = dict(os.environ)
+    cwd = os.getcwd()
+    if args.list:
+        for info in list_sessions(bastion_home(environ), cwd):
+            print(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}")
+        return 0
+    try:
+        if args.prompt is not None:
+            return _one_shot(args, environ, cwd)
+        from ._repl import repl
+
+        return repl(args, environ, cwd, _build)
+    except ConfigError as err:
+        print(f"bastion: {err}", file=sys.stderr)
+        return 1

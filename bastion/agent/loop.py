@@ -1,0 +1,261 @@
+"""The turn loop: send the conversation, decide every tool call the model makes, run what is allowed,
+send the results back, until the model stops.
+
+Fail closed: a call runs only when the gate allows it or a person (or a flag) said yes to its ask;
+an error while deciding is an ask, and an ask nobody answered is a refusal. Ctrl-C (KeyboardInterrupt,
+or the cancel event) pairs every call of the batch that has no result with an "interrupted" one, so the
+conversation stays valid for the next prompt or a --resume.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Protocol
+
+from ..policy import Decision, Verdict
+from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
+
+__all__ = ["Agent", "Answer", "Answerer", "Decided", "Events", "Gate", "Model", "RunResult", "Tools"]
+
+# Tools that only look: several of them in one turn run at once. Anything else runs alone, in order.
+READ_ONLY = frozenset({"read", "glob", "grep", "ls"})
+INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
+
+
+class Model(Protocol):
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        on_text: Callable[[str], None],
+    ) -> Reply: ...
+
+
+class Decided(Protocol):
+    @property
+    def verdict(self) -> Verdict: ...
+
+    @property
+    def args(self) -> Mapping[str, object]: ...
+
+
+class Gate(Protocol):
+    def decide(self, tool: str, args: object) -> Decided: ...
+
+
+class Tools(Protocol):
+    def specs(self) -> Sequence[ToolSpec]: ...
+
+    def has(self, name: str) -> bool: ...
+
+    def run(self, name: str, args: Mapping[str, object]) -> tuple[str, bool]:
+        """The call's output for the model, and whether it failed."""
+        ...
+
+
+@dataclass(frozen=True, slots=True)
+class Answer:
+    """An answer to an ask: `by` is "person" or "flag"; `note` is what was said with it."""
+
+    allow: bool
+    note: str = ""
+    by: str = "person"
+
+
+Answerer = Callable[[ToolCall, Mapping[str, object], Verdict], Answer]
+
+
+class Events:
+    """What a run reports as it goes (a front prints it, a session records it). Does nothing by default."""
+
+    def text(self, delta: str) -> None:
+        pass
+
+    def request(self, messages: int) -> None:
+        pass
+
+    def message(self, message: Message, usage: Usage | None = None) -> None:
+        pass
+
+    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+        pass
+
+    def error(self, call: ToolCall, reason: str) -> None:
+        pass
+
+
+@dataclass(slots=True)
+class RunResult:
+    """How a run ended: `rejected` when the model's last turn followed a denied or refused call."""
+
+    text: str
+    usage: Usage = field(default_factory=Usage)
+    rejected: bool = False
+
+
+@dataclass(slots=True)
+class _Pending:
+    call: ToolCall
+    args: Mapping[str, object] | None = None
+    result: ToolResult | None = None
+    note: str = ""
+
+
+def _parse_args(call: ToolCall) -> dict[str, object] | str:
+    try:
+        value = json.loads(call.arguments or "{}")
+    except json.JSONDecodeError as err:
+        return f"error: the arguments of this {call.name} call are not JSON ({err}); nothing was run"
+    if not isinstance(value, dict):
+        return f"error: the arguments of this {call.name} call are not a JSON object; nothing was run"
+    return value
+
+
+class Agent:
+    """One conversation with one model, under one gate."""
+
+    def __init__(
+        self,
+        model: Model,
+        gate: Gate,
+        tools: Tools,
+        answer: Answerer,
+        system: str,
+        events: Events | None = None,
+        messages: Sequence[Message] = (),
+    ) -> None:
+        self.model = model
+        self.gate = gate
+        self.tools = tools
+        self.answer = answer
+        self.system = system
+        self.events = events or Events()
+        self.messages: list[Message] = list(messages)
+        self.cancel = threading.Event()
+
+    def _add(self, message: Message, usage: Usage | None = None) -> None:
+        self.messages.append(message)
+        self.events.message(message, usage)
+
+    def run(self, prompt: str) -> RunResult:
+        """Run one prompt to the model's last turn. Raises Cancelled (conversation kept valid) or
+        ModelError (the prompt and every completed step kept)."""
+        self.cancel.clear()
+        self._add(User(prompt))
+        total = Usage()
+        rejected = False
+        while True:
+            self.events.request(len(self.messages))
+            try:
+                reply = self.model.stream(self.system, self.messages, self.tools.specs(), self.events.text)
+            except KeyboardInterrupt:
+                raise Cancelled("cancelled while the model was answering") from None
+            total.add(reply.usage)
+            self._add(reply.message, reply.usage)
+            if not reply.message.calls:
+                return RunResult(reply.message.text, total, rejected)
+            if self.cancel.is_set():
+                self._finish([_Pending(c) for c in reply.message.calls])
+                raise Cancelled("cancelled")
+            rejected = self._calls(reply.message)
+
+    def _calls(self, message: Assistant) -> bool:
+        """Decide, then run, one turn's calls; True when any of them was denied or refused."""
+        pending = [_Pending(c) for c in message.calls]
+        rejected = False
+        try:
+            for p in pending:
+                rejected |= self._decide(p)
+            batch: list[_Pending] = []
+            for p in pending:
+                if p.args is None:
+                    continue
+                if p.call.name in READ_ONLY:
+                    batch.append(p)
+                    continue
+                self._run(batch)
+                self._run([p])
+                batch = []
+            self._run(batch)
+        except KeyboardInterrupt:
+            self._finish(pending)
+            raise Cancelled("cancelled while tools ran") from None
+        except Cancelled:
+            self._finish(pending)
+            raise
+        self._finish(pending)
+        return rejected
+
+    def _finish(self, pending: Sequence[_Pending]) -> None:
+        for p in pending:
+            self._add(p.result or ToolResult(p.call.id, p.call.name, INTERRUPTED, is_error=True))
+
+    def _decide(self, p: _Pending) -> bool:
+        call = p.call
+        args = _parse_args(call)
+        if isinstance(args, str) or not self.tools.has(call.name):
+            reason = args if isinstance(args, str) else f"error: there is no tool named {call.name!r}"
+            self.events.error(call, reason)
+            p.result = ToolResult(call.id, call.name, reason, is_error=True)
+            return False
+        try:
+            decided = self.gate.decide(call.name, args)
+            verdict, run_args = decided.verdict, decided.args
+        except Exception as err:  # the gate failed: ask, never run unasked
+            verdict = Verdict(Decision.ASK, f"the call could not be evaluated: {type(err).__name__}: {err}")
+            run_args = args
+        if verdict.decision is Decision.ALLOW:
+            self.events.verdict(call, verdict, None)
+            p.args = run_args
+            return False
+        if verdict.decision is Decision.ASK:
+            try:
+                answer = self.answer(call, args, verdict)
+            except Exception as err:
+                answer = Answer(False, f"the question could not be asked: {err}", by="rule")
+            self.events.verdict(call, verdict, answer)
+            if answer.allow:
+                p.args = run_args
+                p.note = f"(the user allowed this call and said: {answer.note})" if answer.note else ""
+                return False
+            why = f": {answer.note}" if answer.note else ""
+            who = "--yes-to none" if answer.by == "flag" else "the user"
+            p.result = ToolResult(
+                call.id, call.name, f"refused by {who}{why}; the call was not run", is_error=True
+            )
+            return True
+        self.events.verdict(call, verdict, None)
+        p.result = ToolResult(
+            call.id, call.name, f"denied by policy: {verdict.reason}; the call was not run", is_error=True
+        )
+        return True
+
+    def _run(self, batch: Sequence[_Pending]) -> None:
+        """Run calls at once, each on a daemon thread (a call still running when the process exits
+        must not hold it up); wait for them here, where Ctrl-C lands."""
+        if not batch:
+            return
+        threads = []
+        for p in batch:
+            t = threading.Thread(target=self._one, args=(p,), daemon=True)
+            t.start()
+            threads.append(t)
+        for t in threads:
+            while t.is_alive():
+                t.join(0.05)
+                if self.cancel.is_set():
+                    raise Cancelled("cancelled while tools ran")
+
+    def _one(self, p: _Pending) -> None:
+        assert p.args is not None
+        try:
+            output, error = self.tools.run(p.call.name, p.args)
+        except Exception as err:
+            output, error = f"error: {err}", True
+        p.result = ToolResult(
+            p.call.id, p.call.name, f"{output}\n{p.note}" if p.note else output, is_error=error
+        )

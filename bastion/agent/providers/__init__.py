@@ -1,0 +1,81 @@
+"""The providers: ollama, openai, openrouter, openresponses and anthropic, each a streaming Model."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+
+from .._settings import ProviderConfig
+from .._types import ConfigError
+from ._anthropic import AnthropicModel
+from ._chat import ChatModel
+from ._http import KeySource, Poster, RetryPolicy
+from ._options import EFFORTS, ModelOptions
+from ._responses import ResponsesModel
+
+__all__ = [
+    "DEFAULTS",
+    "EFFORTS",
+    "KeySource",
+    "ModelOptions",
+    "RetryPolicy",
+    "StreamingModel",
+    "make_model",
+    "key_variable",
+]
+
+# provider: (default model, default base URL, key variable)
+DEFAULTS: dict[str, tuple[str | None, str | None, str | None]] = {
+    "ollama": ("qwen3.5:9b", "http://localhost:11434", None),
+    "openai": ("gpt-5", "https://api.openai.com/v1", "OPENAI_API_KEY"),
+    "openrouter": ("deepseek/deepseek-v4-pro-0813", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "openresponses": (None, None, None),
+    "anthropic": ("claude-sonnet-5-5", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+}
+
+StreamingModel = ChatModel | ResponsesModel | AnthropicModel
+
+
+def key_variable(cfg: ProviderConfig) -> str | None:
+    """The variable the key is read from, which the tools' environment must not carry."""
+    if cfg.api_key_command is not None:
+        return None
+    return cfg.api_key_env if cfg.provider == "openresponses" else DEFAULTS[cfg.provider][2]
+
+
+def make_model(
+    cfg: ProviderConfig, environ: Mapping[str, str], retry: RetryPolicy | None = None
+) -> StreamingModel:
+    """A model for the config; a missing key or a required setting left out is a ConfigError, before
+    any request."""
+    default_model, default_url, _ = DEFAULTS[cfg.provider]
+    model = cfg.model or default_model
+    base = cfg.base_url or default_url
+    if model is None:
+        raise ConfigError(f"{cfg.provider}: --model is required")
+    if base is None:
+        raise ConfigError(f"{cfg.provider}: --base-url is required")
+    base = base.rstrip("/")
+    key: KeySource | None = None
+    variable = key_variable(cfg)
+    if cfg.api_key_command is not None and cfg.provider != "ollama":
+        key = KeySource(cfg.provider, command=list(cfg.api_key_command))
+    elif variable is not None:
+        key = KeySource(cfg.provider, env_name=variable, environ=environ)
+    options = ModelOptions(cfg.provider, model, cfg.think, cfg.effort)
+    retry = retry or RetryPolicy()
+    if cfg.provider == "anthropic":
+
+        def anthropic_headers(k: str | None) -> dict[str, str]:
+            return {"x-api-key": k or "", "anthropic-version": "2023-06-01", "accept": "text/event-stream"}
+
+        url = base + "/messages" if base.endswith("/v1") else base + "/v1/messages"
+        return AnthropicModel(options, Poster(cfg.provider, url, anthropic_headers, key, retry))
+
+    def bearer(k: str | None) -> dict[str, str]:
+        return {"accept": "text/event-stream", **({"authorization": f"Bearer {k}"} if k else {})}
+
+    if cfg.provider == "ollama" and not base.endswith("/v1"):
+        base += "/v1"
+    if cfg.provider == "openresponses":
+        return ResponsesModel(options, Poster(cfg.provider, base + "/responses", bearer, key, retry))
+    return ChatModel(options, Poster(cfg.provider, base + "/chat/completions", bearer, key, retry))
