@@ -14,7 +14,7 @@ import posixpath
 import re
 import shlex
 from collections.abc import Iterator
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import bashlex
@@ -62,18 +62,17 @@ _WRITES = frozenset({">", ">>", ">|", "&>", "&>>", ">&", "<>"})
 _EXPANDS = frozenset("$`*?~\\{[")
 _CD_UNSAFE = frozenset("$`'\"\\~*?[]{}()")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
-_KEYWORDS = frozenset({"!", "if", "then", "elif", "else", "do", "while", "until", "time", "{", "("})
+_KEYWORDS = frozenset({"!", "if", "then", "elif", "else", "do", "while", "until", "time", "coproc", "{", "("})
 
 
 def cut(line: str, depth: int = 0) -> Cut:
     """Cut `line`; never raises."""
     try:
         trees = bashlex.parse(line)
-        parts: list[Part] = []
-        targets: list[Target] = []
+        found = _Found(line, depth)
         for tree in trees:
-            _visit(line, tree, parts, targets, depth)
-        return Cut(tuple(parts), tuple(targets), True)
+            found.visit(tree)
+        return Cut(tuple(found.parts), tuple(found.targets), True)
     except Exception:  # bashlex raises on much of bash; the textual cut is the best effort
         return _textual(line)
 
@@ -86,24 +85,36 @@ def _children(node: Any) -> Iterator[Any]:
             yield from (v for v in value if isinstance(v, bashlex.ast.node))
 
 
-def _visit(line: str, node: Any, parts: list[Part], targets: list[Target], depth: int) -> None:
-    kind = node.kind
-    if kind == "command":
-        parts.append(_part(line, node))
-    elif kind == "redirect":
-        target = _target(line, node)
-        if target is not None:
-            targets.append(target)
-    elif kind == "parameter" and depth < _MAX_DEPTH:
-        # bashlex leaves a substitution inside ${...} unopened: cut it on its own.
-        value = str(getattr(node, "value", ""))
-        starts = [i for i in (value.find("$("), value.find("`")) if i >= 0]
-        if starts:
-            inner = cut(value[min(starts) :], depth + 1)
-            parts.extend(Part(p.words, node.pos[0], p.cd, p.moves) for p in inner.parts)
-            targets.extend(Target(t.raw, node.pos[0], t.expands) for t in inner.targets)
-    for child in _children(node):
-        _visit(line, child, parts, targets, depth)
+@dataclass
+class _Found:
+    """The parts and targets of a bashlex tree, gathered in the order bash reads them."""
+
+    line: str
+    depth: int
+    parts: list[Part] = field(default_factory=list)
+    targets: list[Target] = field(default_factory=list)
+    seen: set[int] = field(default_factory=set)
+
+    def visit(self, node: Any) -> None:
+        if id(node) in self.seen:  # a function's body is both one of its parts and its body
+            return
+        self.seen.add(id(node))
+        if node.kind == "command":
+            self.parts.append(_part(self.line, node))
+        elif node.kind == "redirect":
+            target = _target(self.line, node)
+            if target is not None:
+                self.targets.append(target)
+        elif node.kind == "parameter" and self.depth < _MAX_DEPTH:
+            # bashlex leaves a substitution inside ${...} unopened: cut it on its own.
+            value = str(getattr(node, "value", ""))
+            starts = [i for i in (value.find("$("), value.find("`")) if i >= 0]
+            if starts:
+                inner = cut(value[min(starts) :], self.depth + 1)
+                self.parts.extend(Part(p.words, node.pos[0], p.cd, p.moves) for p in inner.parts)
+                self.targets.extend(Target(t.raw, node.pos[0], t.expands) for t in inner.targets)
+        for child in _children(node):
+            self.visit(child)
 
 
 def _part(line: str, node: Any) -> Part:
