@@ -1,0 +1,105 @@
+"""Shared helpers for the agent's tests: a scripted model, a gate and tools that need no policy, and a
+way to run the real CLI entry in-process."""
+
+from __future__ import annotations
+
+import io
+import json
+import os
+import sys
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolSpec, Usage
+from bastion.policy import Decision, Verdict
+
+
+class ScriptedModel:
+    """Replies in order; a reply may be an exception to raise, or a callable run first."""
+
+    def __init__(self, replies: Sequence[Assistant | BaseException | Callable[[], Assistant]]) -> None:
+        self.replies = list(replies)
+        self.seen: list[list[Message]] = []
+
+    def stream(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec],
+               on_text: Callable[[str], None]) -> Reply:
+        self.seen.append(list(messages))
+        reply = self.replies.pop(0)
+        if isinstance(reply, BaseException):
+            raise reply
+        if callable(reply):
+            reply = reply()
+        on_text(reply.text)
+        return Reply(reply, Usage(3, 2))
+
+
+def call(name: str, args: Any, call_id: str | None = None) -> ToolCall:
+    raw = args if isinstance(args, str) else json.dumps(args)
+    return ToolCall(call_id or f"id-{name}-{abs(hash(raw)) % 1000}", name, raw)
+
+
+@dataclass
+class FakeDecided:
+    verdict: Verdict
+    args: Mapping[str, object]
+
+
+@dataclass
+class FakeGate:
+    """Decides by tool name; `raises` makes deciding fail."""
+
+    decisions: dict[str, Decision] = field(default_factory=dict)
+    raises: bool = False
+
+    def decide(self, tool: str, args: object) -> FakeDecided:
+        if self.raises:
+            raise RuntimeError("engine broke")
+        decision = self.decisions.get(tool, Decision.ALLOW)
+        assert isinstance(args, Mapping)
+        return FakeDecided(Verdict(decision, f"{tool} is {decision}", rule=f"{tool}", source="builtin"), args)
+
+
+class FakeTools:
+    """Tools that record their runs; `block` makes a tool wait until released."""
+
+    def __init__(self, names: Sequence[str] = ("read", "write", "bash", "ls"),
+                 block: threading.Event | None = None) -> None:
+        self.names = list(names)
+        self.ran: list[tuple[str, dict[str, object]]] = []
+        self.started = threading.Event()
+        self.block = block
+
+    def specs(self) -> Sequence[ToolSpec]:
+        return [ToolSpec(n, f"the {n} tool", {"type": "object"}) for n in self.names]
+
+    def has(self, name: str) -> bool:
+        return name in self.names
+
+    def run(self, name: str, args: Mapping[str, object]) -> tuple[str, bool]:
+        self.ran.append((name, dict(args)))
+        self.started.set()
+        if self.block is not None:
+            self.block.wait(5)
+        return f"{name} ran", False
+
+
+def run_main(argv: Sequence[str], *, cwd: str, env: Mapping[str, str], stdin: str = "") -> tuple[int, str, str]:
+    """bastion.agent.main in this process, in `cwd`, with `env` over the environment and `stdin`."""
+    from bastion.agent import main
+
+    saved_env, saved_cwd = dict(os.environ), os.getcwd()
+    saved = sys.stdin, sys.stdout, sys.stderr
+    out, err = io.StringIO(), io.StringIO()
+    os.environ.update(env)
+    os.chdir(cwd)
+    sys.stdin, sys.stdout, sys.stderr = io.StringIO(stdin), out, err
+    try:
+        code = main(list(argv))
+    finally:
+        sys.stdin, sys.stdout, sys.stderr = saved
+        os.chdir(saved_cwd)
+        os.environ.clear()
+        os.environ.update(saved_env)
+    return code, out.getvalue(), err.getvalue()

@@ -1,0 +1,154 @@
+"""A real HTTP server on 127.0.0.1 that replays scripted model rounds in the streaming (SSE) formats of
+OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, whichever path a request names.
+
+A round is one of:
+  {"status": 429, "retry_after": "0"}              an error answer (any status), Retry-After if given
+  {"text": "...", "calls": [{"name": ..., "arguments": {...} or "raw text"}], "usage": [in, out]}
+Every request is kept (path, headers, JSON body) for the test to look at.
+"""
+
+from __future__ import annotations
+
+import json
+import threading
+from collections.abc import Iterator
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from typing import Any
+
+
+def _halves(text: str) -> list[str]:
+    mid = len(text) // 2
+    return [p for p in (text[:mid], text[mid:]) if p]
+
+
+def _arguments(call: dict[str, Any]) -> str:
+    raw = call.get("arguments", {})
+    return raw if isinstance(raw, str) else json.dumps(raw)
+
+
+def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
+        return {"id": f"c{index}", "object": "chat.completion.chunk",
+                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+
+    yield "", chunk({"role": "assistant"})
+    for part in _halves(round_.get("text", "")):
+        yield "", chunk({"content": part})
+    calls = round_.get("calls", [])
+    for i, call in enumerate(calls):
+        args = _arguments(call)
+        yield "", chunk({"tool_calls": [{"index": i, "id": call.get("id", f"call_{index}_{i}"), "type": "function",
+                                         "function": {"name": call["name"], "arguments": ""}}]})
+        for part in _halves(args):
+            yield "", chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
+    yield "", chunk({}, "tool_calls" if calls else "stop")
+    usage = round_.get("usage", [10, 5])
+    yield "", {"id": f"c{index}", "choices": [], "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}}
+    yield "", "[DONE]"
+
+
+def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    yield "response.created", {"type": "response.created", "response": {"id": f"r{index}", "status": "in_progress"}}
+    for part in _halves(round_.get("text", "")):
+        yield "response.output_text.delta", {"type": "response.output_text.delta", "delta": part}
+    for i, call in enumerate(round_.get("calls", [])):
+        item = {"type": "function_call", "id": f"fc{index}_{i}", "call_id": call.get("id", f"call_{index}_{i}"),
+                "name": call["name"], "arguments": _arguments(call)}
+        yield "response.output_item.added", {"type": "response.output_item.added", "item": {**item, "arguments": ""}}
+        yield "response.output_item.done", {"type": "response.output_item.done", "item": item}
+    usage = round_.get("usage", [10, 5])
+    yield "response.completed", {"type": "response.completed", "response": {
+        "id": f"r{index}", "status": "completed", "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}}
+
+
+def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    usage = round_.get("usage", [10, 5])
+    yield "message_start", {"type": "message_start", "message": {"id": f"m{index}", "usage": {
+        "input_tokens": usage[0], "output_tokens": 0}}}
+    block = 0
+    if round_.get("text"):
+        yield "content_block_start", {"type": "content_block_start", "index": block,
+                                      "content_block": {"type": "text", "text": ""}}
+        for part in _halves(round_["text"]):
+            yield "content_block_delta", {"type": "content_block_delta", "index": block,
+                                          "delta": {"type": "text_delta", "text": part}}
+        yield "content_block_stop", {"type": "content_block_stop", "index": block}
+        block += 1
+    calls = round_.get("calls", [])
+    for i, call in enumerate(calls):
+        yield "content_block_start", {"type": "content_block_start", "index": block, "content_block": {
+            "type": "tool_use", "id": call.get("id", f"toolu_{index}_{i}"), "name": call["name"], "input": {}}}
+        for part in _halves(_arguments(call)):
+            yield "content_block_delta", {"type": "content_block_delta", "index": block,
+                                          "delta": {"type": "input_json_delta", "partial_json": part}}
+        yield "content_block_stop", {"type": "content_block_stop", "index": block}
+        block += 1
+    yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use" if calls else "end_turn"},
+                            "usage": {"output_tokens": usage[1]}}
+    yield "message_stop", {"type": "message_stop"}
+
+
+class ScriptedServer:
+    """Serve `rounds` in order, one per request; run it with `with ScriptedServer(rounds) as server:`."""
+
+    def __init__(self, rounds: list[dict[str, Any]]) -> None:
+        self.rounds = list(rounds)
+        self.requests: list[dict[str, Any]] = []
+        self._lock = threading.Lock()
+        server = self
+
+        class Handler(BaseHTTPRequestHandler):
+            def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
+                pass
+
+            def do_POST(self) -> None:  # noqa: N802 - http.server's name
+                length = int(self.headers.get("content-length", "0"))
+                raw = self.rfile.read(length)
+                try:
+                    body = json.loads(raw)
+                except json.JSONDecodeError:
+                    body = None
+                with server._lock:
+                    index = len(server.requests)
+                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    round_ = server.rounds.pop(0) if server.rounds else {"status": 500, "error": "script exhausted"}
+                server._answer(self, round_, index)
+
+        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
+        self._httpd.daemon_threads = True
+        self._thread = threading.Thread(target=self._httpd.serve_forever, daemon=True)
+
+    @property
+    def url(self) -> str:
+        host, port = self._httpd.server_address[:2]
+        return f"http://{host!s}:{port}"
+
+    def _answer(self, handler: BaseHTTPRequestHandler, round_: dict[str, Any], index: int) -> None:
+        if "status" in round_:
+            body = json.dumps({"error": {"message": round_.get("error", "scripted failure")}}).encode()
+            handler.send_response(int(round_["status"]))
+            handler.send_header("content-type", "application/json")
+            if "retry_after" in round_:
+                handler.send_header("retry-after", str(round_["retry_after"]))
+            handler.send_header("content-length", str(len(body)))
+            handler.end_headers()
+            handler.wfile.write(body)
+            return
+        path = handler.path
+        render = _anthropic if path.endswith("/messages") else _responses if path.endswith("/responses") else _chat
+        handler.send_response(200)
+        handler.send_header("content-type", "text/event-stream")
+        handler.end_headers()
+        for event, data in render(round_, index):
+            text = data if isinstance(data, str) else json.dumps(data)
+            frame = (f"event: {event}\n" if event else "") + f"data: {text}\n\n"
+            handler.wfile.write(frame.encode())
+            handler.wfile.flush()
+
+    def __enter__(self) -> ScriptedServer:
+        self._thread.start()
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self._httpd.shutdown()
+        self._httpd.server_close()
