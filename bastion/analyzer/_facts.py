@@ -173,5 +173,13 @@ def line_facts(line: str, targets: Iterable[tuple[str, str | None]], ws: Workspa
 
 
 def path_facts(tool: str, names: Iterable[str], ws: Workspace, cwd: str = ".") -> Fact:
-    """For a file tool: where each of its names leads (not what the file holds)."""
-    return (tool, cwd, tuple((n, identity(ws, n, cwd, full=False)) for n in names))
+    """For a file tool: where each of its names leads (not what the file holds). A name that is
+    only where another of the names leads adds nothing, so the path argument alone and the path
+    with its resolved name give the same facts."""
+    found: dict[str, Fact] = {}
+    for n in names:
+        found[_root_relative(ws, cwd, n) or n] = identity(ws, n, cwd, full=False)
+    reached = {
+        f[1] for k, f in found.items() if isinstance(f, tuple) and f[0] in ("is", "absent") and f[1] != k
+    }
+    return (tool, tuple((k, found[k]) for k in sorted(found) if k not in reached))

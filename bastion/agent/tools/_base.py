@@ -1,0 +1,153 @@
+"""What every tool shares: the context it acts in, its arguments, confined paths, locks, stamps."""
+
+from __future__ import annotations
+
+import math
+import threading
+from collections.abc import Callable, Iterable, Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ._terminal import clean
+
+__all__ = [
+    "STAMP",
+    "Args",
+    "RedirectTargets",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "check_path_stamp",
+    "confined",
+    "file_lock",
+    "flag",
+    "number",
+    "schema",
+    "text",
+]
+
+STAMP = "bastion_stamp"
+
+Args = Mapping[str, object]
+# The names a line's redirects would write, as (raw, where it leads) pairs: the policy's reader.
+RedirectTargets = Callable[[str, Workspace, str], Sequence[tuple[str, str]]]
+
+
+@dataclass(frozen=True, slots=True)
+class ToolContext:
+    """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
+    a stamped call is refused), the read bound, the root-relative working directory, where a
+    command's output goes as it arrives, and the policy's reader of redirect targets (None: a
+    line stamp cannot be checked, so a line-stamped call is refused)."""
+
+    ws: Workspace
+    stamper: Stamper | None
+    max_read_bytes: int = DEFAULT_MAX_READ_BYTES
+    cwd: str = "."
+    on_output: Callable[[str], None] | None = None
+    redirect_targets: RedirectTargets | None = None
+
+
+class ToolError(Exception):
+    """A call refused or failed, with the sentence the model is shown."""
+
+
+@dataclass(frozen=True, slots=True)
+class ToolOutput:
+    text: str
+    is_error: bool = False
+
+
+@dataclass(frozen=True, slots=True)
+class Tool:
+    """A tool: its JSON schema for the model, the function that runs it, and the path arguments a
+    call touches (what a path stamp binds)."""
+
+    name: str
+    description: str
+    parameters: dict[str, Any]
+    runner: Callable[[Args, ToolContext], str] = field(repr=False)
+    paths: Callable[[Args], tuple[str, ...]] = field(default=lambda args: (), repr=False)
+
+    @property
+    def schema(self) -> dict[str, Any]:
+        return {"name": self.name, "description": self.description, "parameters": self.parameters}
+
+    def run(self, args: object, ctx: ToolContext) -> ToolOutput:
+        """Run a call; a refusal, bad input or failure comes back as an error, never raised."""
+        if not isinstance(args, Mapping) or not all(isinstance(k, str) for k in args):
+            return ToolOutput(f"{self.name}: the arguments must be a JSON object", True)
+        unknown = sorted(set(args) - set(self.parameters["properties"]))
+        if unknown:
+            return ToolOutput(clean(f"{self.name}: unknown argument {unknown[0]!r}"), True)
+        try:
+            return ToolOutput(clean(self.runner(args, ctx)))
+        except ToolError as err:
+            return ToolOutput(clean(str(err)), True)
+        except Exception as err:  # a tool's bug is the call's error, never the agent's crash
+            return ToolOutput(clean(f"{self.name} failed: {type(err).__name__}: {err}"), True)
+
+
+def schema(properties: dict[str, Any], required: Iterable[str]) -> dict[str, Any]:
+    """A JSON schema object with the stamp field every tool carries."""
+    props = dict(properties)
+    props[STAMP] = {"type": "string", "description": "Set by bastion; leave it out."}
+    return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+def text(args: Args, key: str, default: str | None = None) -> str:
+    value = args.get(key, default)
+    if value is None:
+        raise ToolError(f"the argument {key!r} is required")
+    if not isinstance(value, str):
+        raise ToolError(f"the argument {key!r} must be a string")
+    return value
+
+
+def number(args: Args, key: str, default: int, *, low: int, high: int) -> int:
+    value = args.get(key, default)
+    if isinstance(value, float) and not math.isfinite(value):
+        raise ToolError(f"the argument {key!r} must be a whole number")
+    if isinstance(value, bool) or not isinstance(value, int | float) or value != int(value):
+        raise ToolError(f"the argument {key!r} must be a whole number")
+    if not low <= value <= high:
+        raise ToolError(f"the argument {key!r} must be between {low} and {high}")
+    return int(value)
+
+
+def flag(args: Args, key: str) -> bool:
+    value = args.get(key, False)
+    if not isinstance(value, bool):
+        raise ToolError(f"the argument {key!r} must be true or false")
+    return value
+
+
+def confined(ctx: ToolContext, raw: str) -> Resolved:
+    """The path argument resolved inside the workspace (links inside followed), or a ToolError."""
+    if raw == "":
+        raise ToolError("the path is empty")
+    r = resolve(ctx.ws, ctx.cwd, raw)
+    if not r.ok:
+        raise ToolError(f"{raw} is outside the workspace ({r.why})")
+    return r
+
+
+def check_path_stamp(tool: str, args: Args, names: tuple[str, ...], ctx: ToolContext) -> None:
+    """A stamped call runs only while its paths lead where they led when it was allowed."""
+    stamp = args.get(STAMP)
+    if stamp is None:
+        return
+    if ctx.stamper is None or not ctx.stamper.verify_path(stamp, tool, names, ctx.ws, ctx.cwd):
+        raise ToolError(CHANGED_PATHS)
+
+
+_locks: dict[tuple[str, str], threading.Lock] = {}
+_locks_guard = threading.Lock()
+
+
+def file_lock(ctx: ToolContext, real: str) -> threading.Lock:
+    """The one lock of a resolved name in this workspace, held across a read-modify-write."""
+    with _locks_guard:
+        return _locks.setdefault((ctx.ws.real_root, real), threading.Lock())

@@ -1,0 +1,101 @@
+"""bash: a command line in the working directory, with a timeout and its output streamed.
+
+With a stamp, what runs is what was decided: the line is analysed again and runs as its rendered
+plan (in the neutralising environment, URL userinfo masked) only if the plan stamp verifies, or,
+outside the subset, as typed only if the line stamp over its redirect targets verifies. Anything
+else is refused and nothing runs. Without a stamp the line runs as typed.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Callable, Sequence
+
+from ...analyzer import CHANGED_COMMAND, analyze
+from ...analyzer._neutral import neutral_env, redact_userinfo
+from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
+from ._terminal import OutputStream, clean
+
+__all__ = ["BASH", "MAX_OUTPUT"]
+
+MAX_OUTPUT = 51_200
+DEFAULT_TIMEOUT = 120
+# A URL cut by the output cap before its `@`: its userinfo would escape the redaction.
+_CUT_USERINFO = re.compile(r"(://)[^/@\s]*\Z")
+
+
+def _decided(line: str, stamp: object, ctx: ToolContext) -> tuple[str, dict[str, str], bool]:
+    """The line to run, its environment, and whether to mask userinfo; or CHANGED_COMMAND."""
+    if ctx.stamper is None:
+        raise ToolError(CHANGED_COMMAND)
+    try:
+        analysis = analyze(line, ctx.ws, ctx.cwd, max_read_bytes=ctx.max_read_bytes)
+        if analysis.auto and analysis.rendered is not None:
+            if ctx.stamper.verify_plan(stamp, analysis, ctx.ws):
+                return analysis.rendered, neutral_env(ctx.ws.env()), True
+        elif analysis.outside is not None and ctx.redirect_targets is not None:
+            targets = ctx.redirect_targets(line, ctx.ws, ctx.cwd)
+            if targets and ctx.stamper.verify_line(stamp, line, targets, ctx.ws):
+                return line, ctx.ws.env(), False
+    except Exception as err:  # a re-check that fails refuses
+        raise ToolError(CHANGED_COMMAND) from err
+    raise ToolError(CHANGED_COMMAND)
+
+
+def _execute(ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout: int, redact: bool) -> str:
+    mask: Callable[[str], str] = redact_userinfo if redact else (lambda s: s)
+    stream = OutputStream(ctx.on_output, mask) if ctx.on_output is not None else None
+    try:
+        result = ctx.ws.exec(
+            argv,
+            cwd=ctx.cwd,
+            env=env,
+            timeout=timeout,
+            max_output=MAX_OUTPUT,
+            on_output=stream.feed if stream is not None else None,
+        )
+    except OSError as err:
+        raise ToolError(f"the command could not be started: {err.strerror or err}") from err
+    finally:
+        if stream is not None:
+            stream.close()
+    out = mask(result.output.decode("utf-8", "replace"))
+    if redact and result.omitted:
+        out = _CUT_USERINFO.sub(r"\1***", out)
+    out = clean(out)
+    if result.omitted:
+        out += f"\n... [truncated, {result.omitted} bytes omitted]"
+    if out and not out.endswith("\n"):
+        out += "\n"
+    if result.timed_out:
+        return out + f"[killed after {timeout}s]"
+    if result.exit_code is None:
+        return out + f"[killed by signal {result.signal}]"
+    return out + f"[exit {result.exit_code}]"
+
+
+def _run(args: Args, ctx: ToolContext) -> str:
+    line = text(args, "command")
+    if not line.strip():
+        raise ToolError("the command is empty")
+    timeout = number(args, "timeout_seconds", DEFAULT_TIMEOUT, low=1, high=3600)
+    stamp = args.get(STAMP)
+    if stamp is None:
+        return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False)
+    runs, env, redact = _decided(line, stamp, ctx)
+    return _execute(ctx, ["bash", "-c", runs], env, timeout, redact)
+
+
+BASH = Tool(
+    "bash",
+    "Run a bash command line in the working directory. Output (stdout and stderr together) is capped "
+    f"at {MAX_OUTPUT // 1024} KiB; the command is killed after timeout_seconds (default {DEFAULT_TIMEOUT}).",
+    schema(
+        {
+            "command": {"type": "string", "description": "The command line."},
+            "timeout_seconds": {"type": "integer", "minimum": 1, "maximum": 3600, "default": DEFAULT_TIMEOUT},
+        },
+        ["command"],
+    ),
+    _run,
+)
