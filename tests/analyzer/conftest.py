@@ -58,8 +58,10 @@ def build(root: Path) -> None:
             f.truncate(size)
 
 
-@pytest.fixture
-def root(tmp_path: Path) -> Path:
+@pytest.fixture(scope="session")
+def root(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """Built once: the analyzer only reads it (tests that change files make their own)."""
+    tmp_path = tmp_path_factory.mktemp("tree")
     ws = tmp_path / "ws"
     ws.mkdir()
     build(ws)
@@ -69,7 +71,7 @@ def root(tmp_path: Path) -> Path:
     return ws
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def ws(root: Path) -> LocalWorkspace:
     return LocalWorkspace(str(root))
 
@@ -77,7 +79,7 @@ def ws(root: Path) -> LocalWorkspace:
 Analyse = Callable[..., Analysis]
 
 
-@pytest.fixture
+@pytest.fixture(scope="session")
 def run(ws: LocalWorkspace) -> Analyse:
     """analyze(line) in the fixture workspace with the tests' read limit."""
 

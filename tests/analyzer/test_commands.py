@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace, analyze
+from bastion.analyzer import LocalWorkspace, _glob, analyze
 
 from .conftest import Analyse
 
@@ -478,12 +478,20 @@ def test_a_glob_over_ascii_names_inside_runs(tmp_path: Path, pattern: str) -> No
     assert a.auto, a.stages[0].why
 
 
-def test_a_glob_with_more_than_five_thousand_matches_asks(tmp_path: Path) -> None:
-    for i in range(5001):
+@pytest.mark.parametrize(("files", "asks"), [(3, False), (4, True)])
+def test_a_glob_with_more_matches_than_the_limit_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: int, asks: bool
+) -> None:
+    monkeypatch.setattr(_glob, "MAX_MATCHES", 3)
+    for i in range(files):
         (tmp_path / f"f{i}").touch()
     a = analyze("ls f*", LocalWorkspace(str(tmp_path)))
-    assert not a.auto
-    assert "5000" in a.stages[0].why
+    assert a.auto is not asks
+    assert ("more than 3" in a.stages[0].why) is asks
+
+
+def test_the_glob_limit_is_five_thousand() -> None:
+    assert _glob.MAX_MATCHES == 5000
 
 
 def test_a_glob_over_an_unreadable_directory_asks(tmp_path: Path) -> None:
