@@ -17,7 +17,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 
 from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
@@ -73,6 +73,7 @@ class _Compiled:
     carve_out: bool
     layer: Layer
     note: str
+    lift: bool = False  # a carve-out a user's allow rule implies: it lifts shipped asks only
 
     @property
     def shipped(self) -> bool:
@@ -121,6 +122,15 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
         note = layer.note if kind == "ask" else ""
         compiled.append(_Compiled(text, tool, None, matcher, rule.carve_out, layer, note))
     return compiled
+
+
+def _cancels(carve_out: _Compiled, rule: _Compiled, subject: Subject) -> bool:
+    return (
+        carve_out.tool == rule.tool
+        and carve_out.layer.rank >= rule.layer.rank
+        and (rule.shipped or not carve_out.lift)
+        and carve_out.matches(subject, loosening=True)
+    )
 
 
 def _lifts(rule: Rule) -> list[str]:
@@ -179,13 +189,17 @@ class Policy:
                     try:
                         rule = parse_rule(text)
                         compiled = _compile(rule, layer, kind, roots)
-                        lifted = [_compile(parse_rule(c), layer, "ask", roots) for c in _lifts(rule)]
+                        lifted = [
+                            replace(c, lift=True)
+                            for text in _lifts(rule)
+                            for c in _compile(parse_rule(text), layer, "ask", roots)
+                        ]
                     except RuleError as err:
                         raise err.located(where) from None
                     if kind != "allow" or layer.trusted:
                         self._rules[kind].extend(compiled)
                     if kind == "allow" and layer.trusted and layer.name != "builtin":
-                        self._rules["ask"].extend(c for group in lifted for c in group)
+                        self._rules["ask"].extend(lifted)
         # Lift carve-outs were appended after their layer's turn; keep every list in rank order.
         for kind in _LISTS:
             self._rules[kind].sort(key=lambda c: -c.layer.rank)
@@ -205,14 +219,10 @@ class Policy:
         rules, carve_outs = self._for(kind, subject.tool)
         loosening = kind == "allow"
         for rule in rules:
-            if not rule.matches(subject, loosening=loosening):
-                continue
-            if any(
-                c.layer.rank >= rule.layer.rank and c.tool == rule.tool and c.matches(subject, loosening=True)
-                for c in carve_outs
+            if rule.matches(subject, loosening=loosening) and not any(
+                _cancels(c, rule, subject) for c in carve_outs
             ):
-                continue
-            return rule
+                return rule
         return None
 
     def _decide_one(self, subject: Subject) -> _Found:
