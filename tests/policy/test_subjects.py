@@ -1,0 +1,210 @@
+"""The subjects of a parsed line (stages, reads, sentinels, wrappers) and of a file-tool path."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bastion.analyzer import Analysis, Check, LocalWorkspace, StageResult, analyze
+from bastion.grammar import Pipeline, Plan, Stage, Word
+from bastion.policy._cut import unwrap
+from bastion.policy._subjects import bash_subjects, path_subjects
+from bastion.policy._types import SENTINEL, Subject
+
+S = SENTINEL
+
+
+@pytest.fixture
+def ws(tmp_path: Path) -> LocalWorkspace:
+    root = tmp_path / "ws"
+    (root / "sub").mkdir(parents=True)
+    (root / ".env").write_text("KEY=1\n")
+    (root / "README.md").write_text("hi\n")
+    for link, target in {"notes": ".env", "docs": "sub", "sub/up": "..", "out": "/outside",
+                         "abs": str(root / "README.md"), "loop1": "loop2", "loop2": "loop1"}.items():
+        os.symlink(target, root / link)
+    return LocalWorkspace(str(root))
+
+
+def stage(text: str) -> Stage:
+    return Stage(tuple(Word(w) for w in text.split()))
+
+
+def analysis(*results: tuple[str, bool, Check]) -> Analysis:
+    """A parsed line whose every stage's analysis the test chooses: (text, governed, check)."""
+    stages = [stage(text) for text, _, _ in results]
+    plan = Plan((Pipeline(tuple(stages)),))
+    pairs = enumerate(zip(stages, results, strict=True))
+    done = tuple(StageResult(s, i, governed, check, ".") for i, (s, (_, governed, check)) in pairs)
+    return Analysis(" | ".join(t for t, _, _ in results), plan, None, done)
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("make", [Subject("bash", "make", about="the command")]),
+        ("  make   test  ", [Subject("bash", "make test", about="the command")]),
+        ('echo "a b" && make', [Subject("bash", "echo a b", about="part 1 of the line"),
+                                Subject("bash", "make", about="part 2 of the line")]),
+    ],
+)
+def test_each_stage_of_a_parsed_line_is_a_command_subject(
+    ws: LocalWorkspace, line: str, expected: list[Subject]
+) -> None:
+    assert bash_subjects(analyze(line.strip(), ws, probe=False), ws) == expected
+
+
+@pytest.mark.parametrize(
+    ("results", "expected"),
+    [
+        ([("cat a .env", True, Check(ok=True, reads=("a", ".env")))],
+         [Subject("bash", "cat a .env", about="the command"),
+          Subject("read", "a", about="a file the command reads"),
+          Subject("read", ".env", about="a file the command reads")]),
+        ([("cat notes", True, Check(ok=True, reads=("notes", ".env"))), ("wc -l", True, Check(ok=True))],
+         [Subject("bash", "cat notes", about="part 1 of the line"),
+          Subject("read", "notes", about="a file part 1 of the line reads"),
+          Subject("read", ".env", about="a file part 1 of the line reads"),
+          Subject("bash", "wc -l", about="part 2 of the line")]),
+        ([("cat /etc/passwd", True, Check.refuse("'/etc/passwd' is outside the working directory"))],
+         [Subject("bash", "cat /etc/passwd", about="the command"),
+          Subject("bash", S + "cat /etc/passwd", about="the command",
+                  why="'/etc/passwd' is outside the working directory")]),
+        ([("make x", False, Check(ok=True, auto=False))], [Subject("bash", "make x", about="the command")]),
+    ],
+)
+def test_a_stage_gives_its_reads_and_a_sentinel_when_governed_and_failing(
+    ws: LocalWorkspace, results: list[tuple[str, bool, Check]], expected: list[Subject]
+) -> None:
+    assert bash_subjects(analysis(*results), ws) == expected
+
+
+@pytest.mark.parametrize(
+    ("line", "inner"),
+    [
+        ("timeout 5 rm -rf x", ["rm -rf x"]),
+        ("timeout -s KILL 5 rm x", ["5 rm x", "rm x"]),
+        ("sudo env X=1 timeout 5 rm x", ["env X=1 timeout 5 rm x", "timeout 5 rm x", "rm x"]),
+        ("nice -n 5 rm x", ["5 rm x", "rm x"]),
+        ("xargs rm", ["rm"]),
+        ("xargs -0 -n 1 rm -f", ["1 rm -f", "rm -f"]),
+        ("env -i PATH=/bin rm x", ["rm x"]),
+        ("nohup rm x", ["rm x"]),
+        ("command rm x", ["rm x"]),
+        ("exec rm x", ["rm x"]),
+        ("stdbuf -oL rm x", ["rm x", "x"]),  # does -oL take a value? both
+        ("chroot / rm x", ["rm x"]),
+        ("flock lockfile rm x", ["rm x"]),
+        ("sudo -u root -- rm x", ["root -- rm x", "rm x"]),
+        ("/bin/rm -rf x", ["rm -rf x"]),
+        ("/usr/bin/timeout 5 /bin/rm x", ["timeout 5 /bin/rm x", "/bin/rm x", "rm x"]),
+        ("find . -exec rm {} ;", ["rm {}"]),
+        ("echo rm x", []),
+        ("git status", []),
+    ],
+)
+def test_a_wrapper_adds_a_constraint_for_every_word_that_could_start_its_command(
+    ws: LocalWorkspace, line: str, inner: list[str]
+) -> None:
+    found = bash_subjects(analyze(line, ws, probe=False), ws)
+    assert sorted(s.value for s in found if s.constraint) == sorted(inner)
+
+
+@pytest.mark.parametrize(
+    ("words", "lines"),
+    [
+        (("bash", "-c", "rm x; true"), ["rm x; true"]),
+        (("sh", "-ec", "rm x"), ["rm x"]),
+        (("su", "root", "-c", "rm x"), ["rm x"]),
+        (("eval", "rm", "x"), ["rm x"]),
+        (("env", "-S", "rm x"), ["rm x"]),
+        (("sudo", "bash", "-c", "rm x"), ["rm x"]),
+        (("bash", "script.sh"), []),
+    ],
+)
+def test_a_line_handed_to_a_shell_is_found_for_cutting(words: tuple[str, ...], lines: list[str]) -> None:
+    assert unwrap(words)[1] == lines
+
+
+def test_a_line_handed_to_a_shell_in_a_parsed_stage_is_cut_into_constraints(ws: LocalWorkspace) -> None:
+    found = bash_subjects(analyze("bash -c 'true; rm -rf x'", ws, probe=False), ws)
+    assert {s.value for s in found if s.constraint} == {"true", "rm -rf x"}
+
+
+def test_a_failure_while_building_subjects_gives_the_whole_line_sentinel(ws: LocalWorkspace) -> None:
+    broken = Analysis("make", Plan(()), None, (None,))  # type: ignore[arg-type]
+    [only] = bash_subjects(broken, ws)
+    assert only.value == S + "make" and only.tool == "bash"
+
+
+def outside(raw: str) -> Subject:
+    why = f"{raw!r} is outside the working directory"
+    return Subject("bastion:outside", S + raw, about="the path of read", why=why)
+
+
+@pytest.mark.parametrize(
+    ("path", "expected"),
+    [
+        ("README.md", [("read", "README.md")]),
+        ("./README.md", [("read", "README.md")]),
+        ("sub/../README.md", [("read", "README.md")]),
+        ("sub/./x", [("read", "sub/x")]),
+        (".", [("read", ".")]),
+        ("notes", [("read", "notes"), ("read", ".env")]),
+        ("docs/up/notes", [("read", "docs/up/notes"), ("read", ".env")]),
+        ("abs", [("read", "abs"), ("read", "README.md")]),
+        ("out/x", [("read", "out/x"), ("bastion:outside", S + "out/x")]),
+        ("sub/up/x", [("read", "sub/up/x"), ("read", "x")]),
+        ("loop1", [("read", "loop1"), ("bastion:links-unknown", "loop1")]),
+        ("..", [("bastion:outside", S + "..")]),
+        ("sub/../../x", [("bastion:outside", S + "sub/../../x")]),
+        ("/etc/passwd", [("bastion:outside", S + "/etc/passwd")]),
+        ("~/.ssh/id_rsa", [("bastion:outside", S + "~/.ssh/id_rsa")]),
+        ("", [("bastion:outside", S)]),
+        ("a\x00b", [("bastion:outside", S + "a\x00b")]),
+    ],
+)
+def test_a_file_tool_path_is_normalised_against_the_root_and_followed_through_links(
+    ws: LocalWorkspace, path: str, expected: list[tuple[str, str]]
+) -> None:
+    assert [(s.tool, s.value) for s in path_subjects("read", path, ws)] == expected
+
+
+@pytest.mark.parametrize(
+    ("tool", "path", "expected"),
+    [
+        ("glob", None, [("glob", ".")]),
+        ("grep", None, [("grep", ".")]),
+        ("ls", None, [("ls", ".")]),
+        ("read", None, [("bastion:outside", S + "None")]),
+        ("write", 3, [("bastion:outside", S + "3")]),
+        ("edit", ["x"], [("bastion:outside", S + "['x']")]),
+    ],
+)
+def test_an_absent_or_odd_path_takes_the_default_or_is_outside(
+    ws: LocalWorkspace, tool: str, path: object, expected: list[tuple[str, str]]
+) -> None:
+    assert [(s.tool, s.value) for s in path_subjects(tool, path, ws)] == expected
+
+
+@pytest.mark.parametrize(
+    ("absolute", "expected"),
+    [
+        ("{root}/README.md", ["README.md"]),
+        ("{root}", ["."]),
+        ("{root}/", ["."]),
+        ("{root}/sub/../notes", ["notes", ".env"]),
+        ("{real}/docs/x", ["docs/x", "sub/x"]),
+    ],
+)
+def test_an_absolute_path_inside_the_root_is_named_relative_to_it(
+    ws: LocalWorkspace, absolute: str, expected: list[str]
+) -> None:
+    path = absolute.format(root=ws.root, real=ws.real_root)
+    assert [s.value for s in path_subjects("read", path, ws)] == expected
+
+
+def test_a_path_outside_says_why(ws: LocalWorkspace) -> None:
+    assert path_subjects("read", "/etc/passwd", ws) == [outside("/etc/passwd")]
