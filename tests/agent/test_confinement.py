@@ -1,0 +1,188 @@
+"""The file tools and the workspace stay inside the root: absolute paths outside, `..`, links out
+and FIFOs are refused (without blocking); ordinary files and links inside work."""
+
+from __future__ import annotations
+
+import os
+import threading
+from pathlib import Path
+
+import pytest
+
+from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
+from bastion.analyzer import LocalWorkspace, WorkspaceError
+
+ARGS = {
+    "read": {},
+    "write": {"content": "x\n"},
+    "edit": {"old_string": "one", "new_string": "ONE"},
+    "glob": {"pattern": "*"},
+    "grep": {"pattern": "."},
+    "ls": {},
+}
+
+
+def run(ctx: ToolContext, tool: str, path: str, **extra: object) -> ToolOutput:
+    """A call that must end within 10 s (a FIFO opened for reading would block forever)."""
+    box: list[ToolOutput] = []
+    worker = threading.Thread(target=lambda: box.append(TOOLS[tool].run({"path": path, **extra}, ctx)))
+    worker.daemon = True
+    worker.start()
+    worker.join(10)
+    assert box, f"{tool} {path} blocked"
+    return box[0]
+
+
+@pytest.mark.parametrize("tool", sorted(ARGS))
+@pytest.mark.parametrize(
+    ("path", "why"),
+    [
+        ("/etc/passwd", "outside the workspace"),
+        ("../outside/secret", "outside the workspace"),
+        ("src/../../outside/secret", "outside the workspace"),
+        ("outfile", "outside the workspace"),
+        ("outlink", "outside the workspace"),
+        ("outlink/secret", "outside the workspace"),
+        ("~/x", "outside the workspace"),
+    ],
+)
+def test_every_file_tool_refuses_a_path_that_leaves_the_workspace(
+    ctx: ToolContext, root: Path, tool: str, path: str, why: str
+) -> None:
+    out = run(ctx, tool, path, **ARGS[tool])
+    assert out.is_error and why in out.text
+    assert (root.parent / "outside" / "secret").read_text() == "SECRET\n"
+    assert "SECRET" not in out.text
+
+
+@pytest.mark.parametrize(
+    ("tool", "why"),
+    [
+        ("read", "not a regular file"),
+        ("write", "not a regular file"),
+        ("edit", "not a regular file"),
+        ("grep", "not a regular file"),
+        ("glob", "not a directory"),
+        ("ls", "not a directory"),
+    ],
+)
+def test_a_fifo_is_refused_without_blocking(ctx: ToolContext, root: Path, tool: str, why: str) -> None:
+    out = run(ctx, tool, "fifo", **ARGS[tool])
+    assert out.is_error and why in out.text
+    assert (root / "fifo").is_fifo()
+
+
+@pytest.mark.parametrize(
+    ("tool", "path", "seen"),
+    [
+        ("read", "notes.txt", "     1\tone"),
+        ("read", "alias.txt", "     2\ttwo"),
+        ("read", "inlink/app.py", "print('hello')"),
+        ("write", "notes.txt", "wrote 2 bytes"),
+        ("write", "alias.txt", "wrote 2 bytes"),
+        ("write", "inlink/new/deep.txt", "wrote 2 bytes"),
+        ("edit", "notes.txt", "1 occurrence replaced"),
+        ("edit", "alias.txt", "1 occurrence replaced"),
+        ("glob", "inlink", "inlink/app.py"),
+        ("glob", ".", "notes.txt"),
+        ("grep", "alias.txt", "alias.txt:1:one"),
+        ("grep", "inlink", "inlink/app.py:1:import os"),
+        ("ls", "inlink", "app.py (25 bytes)"),
+        ("ls", "src", "util.py"),
+    ],
+)
+def test_every_file_tool_works_on_files_and_links_inside(
+    ctx: ToolContext, root: Path, tool: str, path: str, seen: str
+) -> None:
+    out = run(ctx, tool, path, **ARGS[tool])
+    assert not out.is_error, out.text
+    assert seen in out.text
+
+
+def test_an_absolute_path_inside_the_workspace_works(ctx: ToolContext, root: Path) -> None:
+    out = run(ctx, "read", str(root / "notes.txt"))
+    assert not out.is_error and "three" in out.text
+
+
+def test_a_write_through_a_link_inside_changes_its_target_and_keeps_the_link(
+    ctx: ToolContext, root: Path
+) -> None:
+    assert not run(ctx, "write", "alias.txt", content="new\n").is_error
+    assert (root / "notes.txt").read_text() == "new\n"
+    assert os.readlink(root / "alias.txt") == "notes.txt"
+
+
+def test_concurrent_edits_of_one_file_lose_nothing(ctx: ToolContext, root: Path) -> None:
+    (root / "many.txt").write_text("".join(f"line{i}\n" for i in range(24)))
+    outs: list[ToolOutput] = []
+    threads = [
+        threading.Thread(
+            target=lambda i=i: outs.append(
+                TOOLS["edit"].run(
+                    {"path": "many.txt", "old_string": f"line{i}\n", "new_string": f"LINE{i}\n"}, ctx
+                )
+            )
+        )
+        for i in range(24)
+    ]
+    for t in threads:
+        t.start()
+    for t in threads:
+        t.join(30)
+    assert [o.text for o in outs if o.is_error] == []
+    assert (root / "many.txt").read_text() == "".join(f"LINE{i}\n" for i in range(24))
+
+
+@pytest.mark.parametrize(
+    ("name", "refused"),
+    [
+        ("outlink/secret", True),
+        ("inlink/app.py", True),
+        ("../outside/secret", True),
+        ("/etc/passwd", True),
+        ("src/app.py", False),
+        ("./src/app.py", False),
+    ],
+)
+def test_the_workspace_reads_only_names_without_links_or_dotdot(
+    ws: LocalWorkspace, name: str, refused: bool
+) -> None:
+    if refused:
+        with pytest.raises(WorkspaceError):
+            ws.read(name, 100)
+    else:
+        assert ws.read(name, 100) == b"import os\nprint('hello')\n"
+
+
+@pytest.mark.parametrize(
+    "name", ["outlink/x.txt", "inlink/x.txt", "../x.txt", "/tmp/x.txt", "fifo", "outfile"]
+)
+def test_the_workspace_refuses_to_write_through_a_link_dotdot_or_onto_a_fifo(
+    ws: LocalWorkspace, root: Path, name: str
+) -> None:
+    with pytest.raises(WorkspaceError):
+        ws.write(name, b"x")
+    assert sorted(p.name for p in (root.parent / "outside").iterdir()) == ["secret"]
+    assert os.readlink(root / "outfile") == "../outside/secret"
+
+
+def test_the_workspace_makes_the_parents_of_a_file_it_writes(ws: LocalWorkspace, root: Path) -> None:
+    ws.write("a/b/c.txt", b"hi")
+    assert (root / "a" / "b" / "c.txt").read_bytes() == b"hi"
+    assert not (root / "a" / "b" / "c.txt").is_dir()
+    assert [p.name for p in (root / "a" / "b").iterdir()] == ["c.txt"]
+
+
+@pytest.mark.parametrize(
+    ("cwd", "ok"), [("src", True), (".", True), ("inlink", False), ("outlink", False), ("..", False)]
+)
+def test_a_command_runs_only_in_a_directory_reached_without_links(
+    ws: LocalWorkspace, cwd: str, ok: bool
+) -> None:
+    if ok:
+        result = ws.exec(["pwd", "-P"], cwd=cwd)
+        assert result.exit_code == 0
+        assert result.output.decode().strip() == os.path.normpath(os.path.join(ws.real_root, cwd))
+    else:
+        with pytest.raises(WorkspaceError):
+            ws.exec(["pwd"], cwd=cwd)
