@@ -1,6 +1,8 @@
 """The analyzer: a line of the subset, checked stage by stage against allow-lists, as a plan."""
 
 from ._analyze import GOVERNED, analyze
+from ._gitprobe import git_fingerprint, probe_git
+from ._neutral import neutral_env, redact_userinfo
 from ._paths import Resolved, resolve
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
@@ -23,5 +25,9 @@ __all__ = [
     "Workspace",
     "WorkspaceError",
     "analyze",
+    "git_fingerprint",
+    "neutral_env",
+    "probe_git",
+    "redact_userinfo",
     "resolve",
 ]

@@ -1,11 +1,305 @@
-"""git-config probing (to be built in the git issue): until then it reports a reason, so git asks."""
+"""git-config probing: does the repository's own config make git run a program?
+
+One probe looks for a `.git` that redirects git (a file or a link), lists every config entry git
+would use with its scope and origin, asks git where it thinks the repository is, and reads the
+config of every submodule. The user's own scopes (system, global, command) are trusted; the
+repository's (local, worktree, and files they include) are not. Anything unreadable is a reason.
+
+git is spawned twice per probe: the listing reads the submodule configs too (each is passed as a
+command-line `include.path`, so its entries come back with scope `command` and their own file as
+origin), then `rev-parse`. Results are cached per directory while a fingerprint of every file and
+directory the probe looked at is unchanged.
+"""
 
 from __future__ import annotations
 
+import hashlib
+import os
+import posixpath
+import re
+import stat
+import threading
+from collections import OrderedDict
+from dataclasses import dataclass
+
+from ._gitkeys import Entry, judge_entries
+from ._neutral import neutral_env
+from ._paths import resolve
 from ._workspace import Workspace
 
-__all__ = ["probe_git"]
+__all__ = ["git_fingerprint", "probe_git"]
+
+TIMEOUT_SECONDS = 10.0
+MAX_OUTPUT = 8 * 1024 * 1024
+MAX_SUBMODULE_CONFIGS = 200
+MAX_MODULE_ENTRIES = 5000
+_CACHE_SIZE = 256
+
+# A place the probe looked at: ("ws", root-relative name) or ("os", absolute path) for what lies
+# outside the workspace (the repository above it, or config files git names there).
+Place = tuple[str, str]
+
+
+@dataclass(frozen=True, slots=True)
+class _Snapshot:
+    places: tuple[Place, ...]
+    tokens: tuple[str, ...]
+    problem: str
+    entries: tuple[Entry, ...]
+    origins: frozenset[str]
+    home: str
+    cacheable: bool
+
+
+_cache: OrderedDict[tuple[str, ...], _Snapshot] = OrderedDict()
+_lock = threading.Lock()
+
+
+class _Unreadable(Exception):
+    """The probe could not read what it needs: a reason, never a clean answer."""
 
 
 def probe_git(ws: Workspace, cwd: str, *, strict: bool) -> str:
-    return "git's configuration is not probed yet"
+    """"" when git's config in the root-relative `cwd` runs nothing, else the reason naming the key.
+
+    `strict` is for lines that will run as typed, without the neutralising environment."""
+    snap = _snapshot(ws, cwd)
+    if snap.problem:
+        return snap.problem
+    return judge_entries(snap.entries, snap.origins, snap.home, strict=strict)
+
+
+def git_fingerprint(ws: Workspace, cwd: str) -> str:
+    """A digest of the identity of every config file, `.git` and directory the probe of `cwd` read:
+    a stamp that binds it is refused once any of them changes."""
+    snap = _snapshot(ws, cwd)
+    digest = hashlib.sha256()
+    for (kind, name), token in zip(snap.places, snap.tokens, strict=True):
+        digest.update(f"{kind}\0{name}\0{token}\n".encode("utf-8", "surrogateescape"))
+    digest.update(snap.problem.encode("utf-8", "surrogateescape"))
+    return digest.hexdigest()
+
+
+def _key(ws: Workspace, cwd: str) -> tuple[str, ...]:
+    env = hashlib.sha256(repr(sorted(ws.env().items())).encode("utf-8", "surrogateescape")).hexdigest()
+    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, env)
+
+
+def _snapshot(ws: Workspace, cwd: str) -> _Snapshot:
+    key = _key(ws, cwd)
+    with _lock:
+        cached = _cache.get(key)
+    if cached is not None and _tokens(ws, cached.places) == cached.tokens:
+        return cached
+    snap = _take(ws, cwd)
+    if snap.cacheable:
+        with _lock:
+            _cache[key] = snap
+            _cache.move_to_end(key)
+            while len(_cache) > _CACHE_SIZE:
+                _cache.popitem(last=False)
+    return snap
+
+
+def _place(ws: Workspace, absolute: str) -> Place:
+    absolute = posixpath.normpath(absolute)
+    root = ws.real_root.rstrip("/")
+    if absolute == ws.real_root:
+        return ("ws", ".")
+    if absolute.startswith(root + "/"):
+        return ("ws", absolute[len(root) + 1 :])
+    return ("os", absolute)
+
+
+def _lstat(ws: Workspace, place: Place) -> os.stat_result:
+    kind, name = place
+    # Outside the workspace (a repository root above it, a config file git names there) the probe
+    # reads the real file system by absolute path: the one place the analyzer looks outside.
+    return ws.lstat(name) if kind == "ws" else os.lstat(name)
+
+
+def _readdir(ws: Workspace, place: Place) -> list[str]:
+    kind, name = place
+    return ws.readdir(name) if kind == "ws" else sorted(os.listdir(name))
+
+
+def _token(ws: Workspace, place: Place) -> str:
+    try:
+        st = _lstat(ws, place)
+    except FileNotFoundError:
+        return "missing"
+    except OSError as err:
+        return f"error {err.errno}"
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_mode}"
+
+
+def _tokens(ws: Workspace, places: tuple[Place, ...]) -> tuple[str, ...]:
+    return tuple(_token(ws, p) for p in places)
+
+
+class _Probe:
+    """One probe of one directory, collecting every place it looked at."""
+
+    def __init__(self, ws: Workspace, cwd: str) -> None:
+        self.ws = ws
+        self.cwd = cwd
+        self.places: list[Place] = []
+        self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
+
+    def look(self, absolute: str) -> Place:
+        place = _place(self.ws, absolute)
+        if place not in self.places:
+            self.places.append(place)
+        return place
+
+    def run(self) -> _Snapshot:
+        try:
+            real = resolve(self.ws, ".", self.cwd)
+            if not real.ok or not real.is_dir:
+                why = real.why or "not a directory"
+                raise _Unreadable(f"the directory {self.cwd!r} cannot be probed ({why})")
+            abs_cwd = posixpath.normpath(posixpath.join(self.ws.real_root, real.real))
+            gitdir = self._walk(abs_cwd)
+            configs = self._submodule_configs(gitdir) if gitdir else []
+            repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
+            entries = self._list(real.real, repo, configs)
+            self._where(real.real, abs_cwd)
+        except _Unreadable as err:
+            return self._done(str(err), (), cacheable=False)
+        except _Redirect as err:
+            return self._done(str(err), (), cacheable=True)
+        except OSError as err:
+            return self._done(f"git's configuration could not be read: {err}", (), cacheable=False)
+        return self._done("", entries, cacheable=True)
+
+    def _done(self, problem: str, entries: tuple[Entry, ...], cacheable: bool) -> _Snapshot:
+        places = tuple(self.places)
+        origins = frozenset(e.origin for e in entries if e.origin)
+        home = self.ws.env().get("HOME", "")
+        return _Snapshot(places, _tokens(self.ws, places), problem, entries, origins, home, cacheable)
+
+    def _walk(self, abs_cwd: str) -> str:
+        """The `.git` directory git will use, "" for none; a `.git` that redirects git is a reason."""
+        directory = abs_cwd
+        while True:
+            self.look(directory)
+            dotgit = posixpath.join(directory, ".git")
+            place = self.look(dotgit)
+            try:
+                mode = _lstat(self.ws, place).st_mode
+            except FileNotFoundError:
+                mode = 0
+            except OSError as err:
+                raise _Unreadable(f"git's configuration could not be read: {dotgit}: {err.strerror}") from err
+            if stat.S_ISLNK(mode):
+                raise _Redirect(f".git in {directory} is a symbolic link")
+            if stat.S_ISDIR(mode):
+                return dotgit
+            if mode:
+                raise _Redirect(f".git in {directory} is a file that points git at another directory")
+            if directory == "/":
+                return ""
+            directory = posixpath.dirname(directory)
+
+    def _submodule_configs(self, gitdir: str) -> list[str]:
+        """Every regular file named `config` under <gitdir>/modules, links never followed."""
+        found: list[str] = []
+        pending = [posixpath.join(gitdir, "modules")]
+        seen = 0
+        while pending:
+            directory = pending.pop()
+            place = self.look(directory)
+            try:
+                if not stat.S_ISDIR(_lstat(self.ws, place).st_mode):
+                    continue
+                names = _readdir(self.ws, place)
+            except FileNotFoundError:
+                continue
+            for name in names:
+                seen += 1
+                if seen > MAX_MODULE_ENTRIES:
+                    raise _Redirect(f"{gitdir}/modules holds more than {MAX_MODULE_ENTRIES} entries to check")
+                path = posixpath.join(directory, name)
+                mode = _lstat(self.ws, _place(self.ws, path)).st_mode
+                if stat.S_ISDIR(mode):
+                    pending.append(path)
+                elif stat.S_ISREG(mode) and name == "config":
+                    self.look(path)
+                    found.append(path)
+        if len(found) > MAX_SUBMODULE_CONFIGS:
+            raise _Redirect(f"{gitdir}/modules holds more than {MAX_SUBMODULE_CONFIGS} submodule configs")
+        return sorted(found)
+
+    def _git(self, run_in: str, argv: list[str]) -> tuple[int | None, bytes]:
+        result = self.ws.exec(
+            argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT
+        )
+        if result.timed_out or result.exit_code is None:
+            raise _Unreadable(f"git's configuration could not be read: {argv[-1]} did not finish")
+        if result.omitted:
+            raise _Unreadable("git's configuration could not be read: the listing is too large")
+        return result.exit_code, result.output
+
+    def _list(self, run_in: str, repo: str, configs: list[str]) -> tuple[Entry, ...]:
+        includes = [a for c in configs for a in ("-c", f"include.path={c}")]
+        argv = ["git", *includes, "config", "--list", "-z", "--show-scope", "--show-origin"]
+        code, out = self._git(run_in, argv)
+        if code != 0:
+            text = out.decode("utf-8", "replace").strip()[:300]
+            raise _Unreadable(f"git's configuration could not be read: {text or f'exit {code}'}")
+        entries = parse_listing(out, repo)
+        for entry in entries:
+            if entry.origin:
+                self.look(entry.origin)
+                if _token(self.ws, _place(self.ws, entry.origin)) == "missing":
+                    raise _Unreadable(f"git read a config file the probe cannot find: {entry.origin}")
+        return entries
+
+    def _where(self, run_in: str, abs_cwd: str) -> None:
+        """git's idea of the work tree must contain the directory, and its git dir be <top>/.git."""
+        code, out = self._git(run_in, ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"])
+        if code != 0:
+            return  # not a repository, or a bare one (which the listing reports as core.bare)
+        lines = out.decode("utf-8", "surrogateescape").splitlines()
+        if len(lines) != 2:
+            raise _Unreadable("git's configuration could not be read: rev-parse printed something unexpected")
+        gitdir, top = (os.path.realpath(line) for line in lines)
+        if abs_cwd != top and not abs_cwd.startswith(top.rstrip("/") + "/"):
+            raise _Redirect(f"git's work tree {top} does not contain the working directory")
+        if gitdir != posixpath.join(top, ".git"):
+            raise _Redirect(f"git's directory {gitdir} is not {top}/.git")
+
+
+class _Redirect(Exception):
+    """The repository itself sends git elsewhere: a reason that holds while nothing changes."""
+
+
+def _take(ws: Workspace, cwd: str) -> _Snapshot:
+    return _Probe(ws, cwd).run()
+
+
+_SCOPES = frozenset({"system", "global", "command", "local", "worktree"})
+_FILE = re.compile(r"file:(.*)", re.DOTALL)
+
+
+def parse_listing(out: bytes, repo: str) -> tuple[Entry, ...]:
+    """Entries of `git config --list -z --show-scope --show-origin`; relative origins are relative to
+    the repository's top directory `repo`."""
+    fields = out.split(b"\0")
+    if fields[-1] != b"" or (len(fields) - 1) % 3:
+        raise _Unreadable("git's configuration could not be read: the listing is not in the expected form")
+    entries: list[Entry] = []
+    for i in range(0, len(fields) - 1, 3):
+        scope, origin, pair = (f.decode("utf-8", "surrogateescape") for f in fields[i : i + 3])
+        if scope not in _SCOPES:
+            raise _Unreadable(f"git's configuration could not be read: unknown scope {scope!r}")
+        key, newline, value = pair.partition("\n")
+        match = _FILE.fullmatch(origin)
+        if match:
+            path = posixpath.normpath(posixpath.join(repo, match.group(1)))
+        elif origin == "command line:" and scope == "command" or scope in ("system", "global"):
+            path = ""
+        else:
+            raise _Unreadable(f"git's configuration could not be read: {key} comes from {origin!r}")
+        entries.append(Entry(scope, path, key, value if newline else None))
+    return tuple(entries)

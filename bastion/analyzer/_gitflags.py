@@ -1,0 +1,178 @@
+"""git's read-only subcommands as flag tables, and the reasons dangerous flags are refused.
+
+A spec lists bare flags, flags whose value is attached with `=` (valued), flags whose value is the
+next word (spaced), letters that may be combined (`-sb`), and whether positionals are taken at all
+(or only beside a list flag). Long options match whole: git accepts `--upload-pa` for
+`--upload-pack`, we never do.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+
+__all__ = ["CONFIG_FLAGS", "CONFIG_KEYS", "REFUSED", "SPECS", "STASH_LIST", "GitSpec"]
+
+
+@dataclass(frozen=True, slots=True)
+class GitSpec:
+    bare: frozenset[str] = frozenset()
+    valued: frozenset[str] = frozenset()
+    spaced: frozenset[str] = frozenset()
+    letters: str = ""
+    positionals: bool = True
+    list_flags: frozenset[str] = frozenset()  # when set, positionals only beside one of these
+    reads: bool = False  # positionals are files whose contents are printed
+
+
+def _set(text: str) -> frozenset[str]:
+    return frozenset(text.split())
+
+
+_DIFF_BARE = _set(
+    "--stat --shortstat --numstat --name-only --name-status --summary --patch -p -u --no-patch -s"
+    " --minimal --patience --histogram --no-renames -M --ignore-space-change -b --ignore-all-space -w"
+    " --ignore-space-at-eol --ignore-blank-lines --function-context -W --full-index --binary --exit-code"
+    " --quiet --check --compact-summary --raw -z --no-ext-diff --no-textconv --no-color -R --text -a"
+    " --dirstat --word-diff --find-renames --abbrev --color --stat-count --color-moved --color-words"
+)
+_DIFF_VALUED = _set(
+    "--stat --unified --color --word-diff --abbrev --find-renames --diff-filter --dirstat --stat-width"
+    " --stat-count --color-words --inter-hunk-context --color-moved --color-moved-ws"
+)
+_LOG_BARE = _set(
+    "--oneline --graph --decorate --no-decorate --all --branches --tags --remotes -i --regexp-ignore-case"
+    " -E --extended-regexp -F --fixed-strings --all-match --invert-grep --abbrev-commit --no-abbrev-commit"
+    " --relative-date --reverse --merges --no-merges --first-parent --follow --topo-order --date-order"
+    " --author-date-order --left-right --cherry-pick --cherry --no-walk --parents --children --source -m"
+    " --stat --cached"
+)
+_LOG_VALUED = _set(
+    "--decorate --max-count --skip --since --until --after --before --author --committer --grep --pretty"
+    " --format --date --abbrev-commit"
+)
+_LOG_SPACED = _set(
+    "-n -U -S -G --author --committer --grep --since --until --after --before --max-count --skip"
+)
+
+_LOG = GitSpec(
+    bare=_DIFF_BARE | _LOG_BARE,
+    valued=_DIFF_VALUED | _LOG_VALUED,
+    spaced=_LOG_SPACED,
+    letters="pusbwRWzaMiEFm",
+    reads=True,
+)
+
+SPECS: dict[str, GitSpec] = {
+    "status": GitSpec(
+        bare=_set(
+            "-s --short -b --branch --porcelain --long --ignored -u -uno -unormal -uall --untracked-files"
+            " --no-renames --renames -z --show-stash --ahead-behind --no-ahead-behind -v --verbose"
+        ),
+        valued=_set("--porcelain --ignored --untracked-files"),
+        letters="sbvz",
+    ),
+    "diff": GitSpec(
+        bare=_DIFF_BARE | _set("--cached --staged --merge-base"),
+        valued=_DIFF_VALUED,
+        spaced=_set("-U -S -G"),
+        letters="pusbwRWzaM",
+        reads=True,
+    ),
+    "log": _LOG,
+    "show": _LOG,
+    "branch": GitSpec(
+        bare=_set(
+            "-a --all -r --remotes -v -vv --verbose --list --no-color --color --show-current -i --ignore-case"
+            " --merged --no-merged --contains --no-contains --column --no-column"
+        ),
+        valued=_set(
+            "--color --merged --no-merged --contains --no-contains --sort --format --points-at --abbrev"
+            " --column"
+        ),
+        spaced=_set("--merged --no-merged --contains --no-contains --sort --points-at"),
+        letters="arvi",
+        list_flags=_set("--list"),
+    ),
+    "rev-parse": GitSpec(
+        bare=_set(
+            "--show-toplevel --git-dir --absolute-git-dir --show-prefix --show-cdup --is-inside-work-tree"
+            " --is-inside-git-dir --is-bare-repository --is-shallow-repository --abbrev-ref --symbolic"
+            " --symbolic-full-name --verify -q --quiet --short --all --branches --tags --remotes"
+        ),
+        valued=_set("--short --abbrev-ref --abbrev"),
+        letters="q",
+    ),
+    "ls-files": GitSpec(
+        bare=_set(
+            "-c --cached -d --deleted -m --modified -o --others -i --ignored -s --stage -u --unmerged -k"
+            " --killed -z -t -v --full-name --exclude-standard --error-unmatch --eol --deduplicate"
+            " --no-empty-directory --directory --abbrev"
+        ),
+        valued=_set("--abbrev --format --exclude"),
+        letters="cdmoiskzutv",
+    ),
+    "blame": GitSpec(
+        bare=_set(
+            "-w -M -s -e -p --porcelain --line-porcelain --incremental -l -t -f --show-name -n --show-number"
+            " --root -b --show-email"
+        ),
+        valued=_set("--abbrev --date --since"),
+        spaced=_set("-L"),
+        letters="wsepltfnb",
+        reads=True,
+    ),
+    "tag": GitSpec(
+        bare=_set(
+            "-l --list -i --ignore-case --column --no-column --contains --merged --no-merged --points-at"
+            " --no-color --color"
+        ),
+        valued=_set(
+            "--sort --format --contains --no-contains --merged --no-merged --points-at --color --abbrev"
+            " --column"
+        ),
+        spaced=_set("--contains --no-contains --merged --no-merged --points-at --sort"),
+        letters="li",
+        list_flags=_set("-l --list"),
+    ),
+    "describe": GitSpec(
+        bare=_set("--tags --all --long --always --dirty --broken --contains --exact-match --first-parent"),
+        valued=_set("--abbrev --match --exclude --candidates --dirty --broken"),
+        spaced=_set("--match --exclude --candidates --abbrev"),
+    ),
+    "shortlog": GitSpec(
+        bare=_set("-n --numbered -s --summary -e --email -c --committer --no-merges --merges"),
+        valued=_set("--group --since --until --after --before --format"),
+        spaced=_set("--since --until --after --before --group"),
+        letters="nsec",
+    ),
+}
+
+# `git stash list` takes log's flags and no positional at all.
+STASH_LIST = GitSpec(bare=_LOG.bare, valued=_LOG.valued, spaced=_LOG.spaced, letters=_LOG.letters,
+                     positionals=False)
+
+# Why a known-dangerous flag is refused: the sentence the user sees.
+REFUSED: dict[str, str] = {
+    "--output": "--output writes a file of git's choosing, outside any check of what may be written",
+    "-o": "-o writes a file of git's choosing, outside any check of what may be written",
+    "--ext-diff": "--ext-diff runs the external diff program a repository's config names",
+    "--textconv": "--textconv runs the conversion program a repository's config names",
+    "--no-index": "--no-index compares arbitrary files, outside the repository's checks",
+    "--contents": "--contents reads a file git names, outside the path checks",
+    "-O": "-O reads an order file git names, outside the path checks",
+    "--exec-path": "--exec-path chooses which programs git runs",
+    "--git-dir": "--git-dir points git at another repository whose config is not checked",
+    "--upload-pack": "--upload-pack runs a program on the remote side",
+}
+
+# `git config`: the flags of a single lookup, and the keys whose values hold no secret.
+CONFIG_FLAGS = _set(
+    "--get --get-all --show-origin --show-scope --local --worktree -z --null --includes --no-includes"
+)
+CONFIG_KEYS = (
+    r"user\.name|user\.email|core\.autocrlf|core\.filemode|core\.ignorecase|core\.bare|core\.eol"
+    r"|core\.safecrlf|init\.defaultbranch|pull\.rebase|pull\.ff|push\.default|push\.autosetupremote"
+    r"|merge\.ff|merge\.conflictstyle|diff\.algorithm|diff\.renames|commit\.gpgsign|tag\.gpgsign"
+    r"|fetch\.prune|branch\.autosetupmerge|branch\..+\.(?:remote|merge|rebase)"
+    r"|remote\..+\.(?:url|pushurl|fetch|push)"
+)

@@ -1,0 +1,101 @@
+"""The neutralised run: the environment an auto-allowed plan runs in, and the redaction of its output.
+
+Repository config cannot switch these off: GIT_CONFIG_COUNT entries are command-scope config, which
+wins over every file git reads. A command a person approved runs without any of this."""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping
+
+__all__ = ["NEUTRAL_GIT_CONFIG", "neutral_env", "redact_userinfo"]
+
+# Config keys that make read-only git commands run a program, pinned to harmless values.
+NEUTRAL_GIT_CONFIG: tuple[tuple[str, str], ...] = (
+    ("core.fsmonitor", "false"),
+    ("core.pager", "cat"),
+    ("core.sshCommand", "ssh"),
+    ("core.hooksPath", "/dev/null"),
+    ("gpg.program", "/bin/false"),
+    ("gpg.openpgp.program", "/bin/false"),
+    ("gpg.x509.program", "/bin/false"),
+    ("gpg.ssh.program", "/bin/false"),
+)
+
+_FIXED = {
+    "GIT_TERMINAL_PROMPT": "0",
+    "GIT_PAGER": "cat",
+    "PAGER": "cat",
+    "GIT_OPTIONAL_LOCKS": "0",
+    "GOTOOLCHAIN": "local",
+}
+
+# Variables of the base environment that could add config, move the repository, or name a
+# program git runs: they are dropped before the neutral values are set. GIT_CONFIG_GLOBAL,
+# GIT_CONFIG_SYSTEM and GIT_CONFIG_NOSYSTEM stay: they choose the user's own trusted files.
+_DROPPED_EXACT = frozenset(
+    {
+        "GIT_CONFIG",
+        "GIT_CONFIG_COUNT",
+        "GIT_CONFIG_PARAMETERS",
+        "GIT_DIR",
+        "GIT_WORK_TREE",
+        "GIT_COMMON_DIR",
+        "GIT_INDEX_FILE",
+        "GIT_OBJECT_DIRECTORY",
+        "GIT_ALTERNATE_OBJECT_DIRECTORIES",
+        "GIT_NAMESPACE",
+        "GIT_CEILING_DIRECTORIES",
+        "GIT_DISCOVERY_ACROSS_FILESYSTEM",
+        "GIT_EXEC_PATH",
+        "GIT_ASKPASS",
+        "SSH_ASKPASS",
+        "GIT_EXTERNAL_DIFF",
+        "GIT_DIFF_OPTS",
+        "GIT_PAGER",
+        "PAGER",
+        "GIT_EDITOR",
+        "GIT_SEQUENCE_EDITOR",
+        "GIT_PROXY_COMMAND",
+        "GIT_TEMPLATE_DIR",
+        "GIT_ALLOW_PROTOCOL",
+        "GIT_PROTOCOL_FROM_USER",
+        "GIT_REPLACE_REF_BASE",
+        "GIT_NO_REPLACE_OBJECTS",
+        "GIT_GRAFT_FILE",
+        "GIT_SHALLOW_FILE",
+        "GIT_TRACE",
+        "GIT_TRACE2",
+        "GIT_TRACE2_EVENT",
+        "GIT_TRACE2_PERF",
+        "GIT_TRACE_PACKET",
+        "GIT_TRACE_PERFORMANCE",
+        "GIT_TRACE_SETUP",
+        "GIT_TRACE_CURL",
+        "LESSOPEN",
+        "LESSCLOSE",
+    }
+)
+_DROPPED_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_SSH", "GIT_TRACE")
+
+_USERINFO = re.compile(r"(://)[^/@\s]+@")
+
+
+def _dropped(name: str) -> bool:
+    return name in _DROPPED_EXACT or name.startswith(_DROPPED_PREFIXES)
+
+
+def neutral_env(base: Mapping[str, str]) -> dict[str, str]:
+    """`base` without the variables that steer git, plus the neutralising git config."""
+    env = {k: v for k, v in base.items() if not _dropped(k)}
+    env["GIT_CONFIG_COUNT"] = str(len(NEUTRAL_GIT_CONFIG))
+    for i, (key, value) in enumerate(NEUTRAL_GIT_CONFIG):
+        env[f"GIT_CONFIG_KEY_{i}"] = key
+        env[f"GIT_CONFIG_VALUE_{i}"] = value
+    env.update(_FIXED)
+    return env
+
+
+def redact_userinfo(text: str) -> str:
+    """Hide the user and password of every URL (`https://u:p@h/x` -> `https://***@h/x`)."""
+    return _USERINFO.sub(r"\1***@", text)
