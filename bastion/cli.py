@@ -29,6 +29,7 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--tool", default="bash", help="the tool called (bash, read, write, edit, glob, grep, ls)")
     p.add_argument("--path", help="the path argument of a file tool")
     p.add_argument("--pattern", help="the pattern argument of glob or grep")
+    p.add_argument("--explain", action="store_true", help="show the parse, checkers, subjects and rules")
     p.add_argument("line", nargs="?", help="the bash line (after --)")
     return p
 
@@ -78,6 +79,14 @@ def check(argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdo
         for name in ("path", "pattern"):
             if getattr(args, name) is not None:
                 call[name] = getattr(args, name)
+    if args.explain:
+        from .audit import explain_call
+
+        try:
+            return EXIT[explain_call(dry, os.path.abspath(args.cwd), args.tool, call, out)]
+        except (RequestError, PolicyError) as exc:
+            err.write(f"bastion check: {exc}\n")
+            return USAGE
     try:
         result = dry.check(os.path.abspath(args.cwd), args.tool, call)
     except (RequestError, PolicyError) as exc:
@@ -94,6 +103,10 @@ def main(argv: Sequence[str] | None = None) -> int:
     args = list(sys.argv[1:] if argv is None else argv)
     if args[:1] == ["check"]:
         return check(args[1:])
+    if args[:1] in (["audit"], ["hook"]):
+        from . import audit
+
+        return audit.audit_main(args[1:]) if args[0] == "audit" else audit.hook_main(args[1:])
     from .agent import main as agent_main
 
     return int(agent_main(args))

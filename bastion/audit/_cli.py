@@ -1,0 +1,125 @@
+"""The commands: `bastion audit`, `bastion hook`, and `bastion check --explain`'s rendering."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from collections.abc import Mapping, Sequence
+from typing import TextIO
+
+from ..policy._config import user_config_path
+from ..policy._dryrun import DryRun
+from ._audit import audit, render_report, report_json
+from ._decide import Decider
+from ._explain import explain
+from ._hook import claude_code_hook
+from ._inputs import FORMATS, Call, Problem, read_calls
+from ._suggest import render_toml, suggest
+
+__all__ = ["audit_main", "explain_call", "hook_main"]
+
+USAGE = 2
+_MAX_HOOK_INPUT = 64 << 20
+
+
+def _audit_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="bastion audit",
+        description="Decide many recorded calls as a session would, without running any, and summarise. "
+        "Exit status: 0, 1 when some input lines could not be read, 2 usage error.",
+    )
+    p.add_argument(
+        "files", nargs="+", metavar="FILE", help="histories, request files or transcripts (- for stdin)"
+    )
+    p.add_argument("--format", choices=FORMATS, help="the input format (default: detected per file)")
+    p.add_argument("--cwd", default=".", help="the directory for calls that do not say where they ran")
+    p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
+    p.add_argument("--json", action="store_true", help="print one JSON object")
+    p.add_argument("--summary", action="store_true", help="print the summary only, not each call")
+    p.add_argument("--suggest", action="store_true", help="print TOML allow rules for the asked calls")
+    return p
+
+
+def _read(name: str, stdin: TextIO) -> str:
+    if name == "-":
+        return stdin.read()
+    with open(name, encoding="utf-8", errors="surrogateescape") as handle:
+        return handle.read()
+
+
+def audit_main(
+    argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
+    try:
+        args = _audit_parser().parse_args(list(argv))
+    except SystemExit as exc:
+        return USAGE if exc.code else 0
+    if not os.path.isdir(args.cwd):
+        err.write(f"bastion audit: --cwd {args.cwd}: not a directory\n")
+        return USAGE
+    decider = Decider(args.config, args.cwd)
+    gate = decider.gate(decider.cwd)
+    if isinstance(gate, str):
+        err.write(f"bastion audit: {gate}\n")
+        return USAGE
+    calls: list[Call] = []
+    problems: list[Problem] = []
+    for name in args.files:
+        try:
+            text = _read(name, stdin)
+        except OSError as exc:
+            err.write(f"bastion audit: {name}: {exc.strerror or exc}\n")
+            return USAGE
+        found, bad, _ = read_calls("<stdin>" if name == "-" else name, text, args.format)
+        calls += found
+        problems += bad
+    report = audit(calls, decider, progress=err)
+    if args.suggest:
+        out.write(render_toml(suggest(report, decider), args.config or user_config_path()))
+        for p in [*problems, *report.problems]:
+            err.write(f"{p.where}: error: {p.message}\n")
+    elif args.json:
+        out.write(json.dumps(report_json(report, problems)) + "\n")
+    else:
+        render_report(report, out, each=not args.summary, problems=problems)
+    return 1 if problems or report.problems else 0
+
+
+def explain_call(dry: DryRun, cwd: str, tool: str, call: Mapping[str, object], out: TextIO) -> str:
+    """`bastion check --explain`: write the explanation; the decision, as check prints it."""
+    gate = dry.gate(cwd)
+    decided = gate.decide(tool, dict(call))
+    explain(gate, decided, out)
+    return str(decided.verdict.decision)
+
+
+def _hook_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="bastion hook",
+        description="Answer another agent's permission hook with bastion's policy. "
+        "Only claude-code is built (see docs/integrations.md).",
+    )
+    p.add_argument("agent", choices=["claude-code"], help="the agent whose hook protocol to speak")
+    p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
+    p.add_argument("--others", choices=["pass", "ask"], default="pass",
+                   help="tools bastion does not decide: pass them through (default) or ask")  # fmt: skip
+    return p
+
+
+def hook_main(
+    argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
+    try:
+        args = _hook_parser().parse_args(list(argv))
+    except SystemExit as exc:
+        return USAGE if exc.code else 0
+    try:
+        text = stdin.read(_MAX_HOOK_INPUT)
+    except (OSError, UnicodeDecodeError) as exc:
+        text = f"\x00unreadable: {exc}"
+    answer = claude_code_hook(text, args.config, others=args.others)
+    if answer is not None:
+        out.write(json.dumps(answer) + "\n")
+    return 0

@@ -1,0 +1,143 @@
+"""Deciding the calls of an audit: the dry-run's gate, one verdict a call, and the group it counts in.
+
+Nothing here runs anything: the gate has no stamper, so no stamp is made, and every call is only
+decided. Calls are decided once per (directory, tool, arguments): an audit changes nothing, so the
+same call in the same directory gets the same verdict.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+from collections.abc import Mapping
+from dataclasses import dataclass
+
+from ..policy import ConfigError, Decision, PolicyError, Verdict
+from ..policy._dryrun import DryRun, RequestError
+from ..policy._gate import Decided, Gate
+from ._inputs import Call, Problem
+from ._tools import pattern_escapes
+
+__all__ = ["Decider", "Outcome", "group_of"]
+
+_TOKEN = re.compile(r"`([^`]+)` at column \d+")
+_GIT_KEY = re.compile(r"sets (\S+) \(in ")
+_SECRET = "a secret-looking path"
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """What the policy would do with one call, and the group its reason counts in."""
+
+    call: Call
+    cwd: str
+    decision: Decision
+    reason: str
+    rule: str | None
+    source: str | None
+    group: str
+    decided: Decided | None = None
+
+
+def _secret_spec(rule: str) -> str:
+    spec = rule[rule.find("(") + 1 : -1] if "(" in rule else rule
+    spec = spec.removeprefix("ci:")
+    return spec.removeprefix("*/")
+
+
+def group_of(decided: Decided, verdict: Verdict) -> str:
+    """A short name for why a call was decided so, shared by calls with the same cause."""
+    subject = verdict.subject
+    if verdict.decision is Decision.DENY:
+        return f"denied by {verdict.rule}" if verdict.rule else "denied by the fallback"
+    if verdict.decision is Decision.ALLOW:
+        if decided.analysis is not None and decided.analysis.auto and verdict.rule:
+            return f"auto-allowed by {verdict.rule}"
+        return f"allowed by {verdict.rule}" if verdict.rule else "allowed"
+    a = decided.analysis
+    if a is not None and a.outside is not None:
+        token = _TOKEN.match(a.outside.reason)
+        return (
+            f"outside the subset at `{token.group(1)}`"
+            if token
+            else f"outside the subset: {a.outside.reason}"
+        )
+    if verdict.rule is not None:
+        return (
+            f"secret path {_secret_spec(verdict.rule)}"
+            if _SECRET in verdict.reason
+            else f"asked by {verdict.rule}"
+        )
+    if a is not None and a.git_reason:
+        key = _GIT_KEY.search(a.git_reason)
+        return f"git key {key.group(1)}" if key else f"git: {a.git_reason}"
+    if subject is None:
+        return "could not be evaluated"
+    if subject.tool == "bastion:outside":
+        return "a path outside the working directory"
+    if subject.tool == "bastion:links-unknown":
+        return "links that cannot be read"
+    if subject.sentinel:
+        command = subject.value.removeprefix("$(...) ").split(" ", 1)[0]
+        return f"{command} refused by its checker"
+    if subject.tool == "bash":
+        return f"no rule for {subject.value.split(' ', 1)[0]}"
+    return f"no rule for {subject.tool}"
+
+
+def _clamp(tool: str, args: Mapping[str, object], decided: Decided) -> tuple[Verdict, str | None]:
+    """A glob pattern (glob's pattern, grep's glob) that reaches outside the directory asks:
+    the gate decides the path only."""
+    why = (
+        pattern_escapes(args.get("pattern" if tool == "glob" else "glob")) if tool in ("glob", "grep") else ""
+    )
+    v = decided.verdict
+    if why and v.decision is Decision.ALLOW:
+        return Verdict(
+            Decision.ASK, f"asks: {why}", None, None, v.subject
+        ), "a glob pattern outside the directory"
+    return v, None
+
+
+class Decider:
+    """Decides calls for an audit or a hook with one user config. `cwd` is where a call that does
+    not say where it ran is decided."""
+
+    def __init__(self, config: str | None, cwd: str = ".") -> None:
+        self.dry = DryRun(config)
+        self.cwd = os.path.abspath(cwd)
+        self._gates: dict[str, Gate | str] = {}
+        self._seen: dict[tuple[str, str, str], Outcome] = {}
+
+    def gate(self, cwd: str) -> Gate | str:
+        """The gate of a directory, or why there is none (not a directory, a bad config)."""
+        found = self._gates.get(cwd)
+        if found is None:
+            try:
+                found = self.dry.gate(cwd)
+            except (RequestError, PolicyError, ConfigError, OSError) as err:
+                found = str(err)
+            self._gates[cwd] = found
+        return found
+
+    def decide(self, call: Call) -> Outcome | Problem:
+        cwd = os.path.join(self.cwd, call.cwd) if call.cwd else self.cwd
+        try:
+            key = (cwd, call.tool, json.dumps(call.args, sort_keys=True, default=repr))
+        except (TypeError, ValueError) as err:
+            return Problem(call.where, f"the arguments cannot be read: {err}")
+        seen = self._seen.get(key)
+        if seen is not None:
+            return Outcome(
+                call, cwd, seen.decision, seen.reason, seen.rule, seen.source, seen.group, seen.decided
+            )
+        gate = self.gate(cwd)
+        if isinstance(gate, str):
+            return Problem(call.where, gate)
+        decided = gate.decide(call.tool, dict(call.args))
+        verdict, group = _clamp(call.tool, call.args, decided)
+        outcome = Outcome(call, cwd, verdict.decision, verdict.reason, verdict.rule, verdict.source,
+                          group or group_of(decided, verdict), decided)  # fmt: skip
+        self._seen[key] = outcome
+        return outcome

@@ -1,0 +1,119 @@
+"""`bastion hook claude-code`: Claude Code's PreToolUse hook answered by bastion's policy.
+
+Claude Code sends one JSON object on standard input (session_id, transcript_path, cwd,
+hook_event_name, tool_name, tool_input) and reads one on standard output:
+
+    {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow" | "ask" |
+     "deny", "permissionDecisionReason": "...", "updatedInput": {...}}}
+
+Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS are decided; another tool is
+passed through (no output: Claude Code's own permissions decide) unless `others="ask"`. Input that
+cannot be read asks. Claude Code runs a command as typed, in its own environment, not as bastion's
+neutralised plan, so an auto-allowed line is held to more here: the allowed command is replaced by
+the rendered plan (updatedInput) when they differ, git's config is probed as for a line run as
+typed (core.fsmonitor, core.pager, hooks, gpg programs count), and a go stage asks (bastion runs
+go with GOTOOLCHAIN=local, which a hook cannot set). The answer is never allow on any error.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Mapping
+from typing import Any
+
+from ..analyzer._gitprobe import probe_git
+from ..grammar import render
+from ..policy import Decision
+from ._decide import Decider, Outcome
+from ._inputs import Call
+from ._tools import CLAUDE_TOOLS, claude_call
+
+__all__ = ["claude_code_hook"]
+
+_MAX_REASON = 2000
+
+
+def _answer(decision: str, reason: str, updated: Mapping[str, object] | None = None) -> dict[str, Any]:
+    reason = reason if len(reason) <= _MAX_REASON else reason[: _MAX_REASON - 3] + "..."
+    out: dict[str, Any] = {
+        "hookEventName": "PreToolUse",
+        "permissionDecision": decision,
+        "permissionDecisionReason": f"bastion: {reason}",
+    }
+    if updated is not None:
+        out["updatedInput"] = dict(updated)
+    return {"hookSpecificOutput": out}
+
+
+def _ask(reason: str) -> dict[str, Any]:
+    return _answer("ask", reason)
+
+
+def _bash_allow(o: Outcome, decider: Decider, tool_input: Mapping[str, object]) -> dict[str, Any]:
+    """An allowed bash line, held to what Claude Code will really run."""
+    decided = o.decided
+    a = decided.analysis if decided is not None else None
+    if a is None or a.plan is None:
+        return _ask("the line was allowed but could not be re-checked for Claude Code")
+    if not a.auto:
+        return _answer("allow", o.reason)  # a rule of yours allowed it as typed; git was probed strictly
+    if any(r.stage.command == "go" for r in a.stages):
+        return _ask(
+            "go runs unasked only with GOTOOLCHAIN=local, which Claude Code does not set; " + o.reason
+        )
+    gate = decider.gate(o.cwd)
+    if isinstance(gate, str):
+        return _ask(gate)
+    for directory in a.probed:
+        reason = probe_git(gate.ws, directory, strict=True)
+        if reason:
+            return _ask(f"git config runs a program when the line runs as typed: {reason}")
+    if a.rendered is None:
+        return _ask("the line was allowed but has no plan")
+    if a.rendered == render(a.plan):
+        return _answer("allow", o.reason)
+    return _answer("allow", f"{o.reason}; runs as {a.rendered}", {**tool_input, "command": a.rendered})
+
+
+def claude_code_hook(text: str, config: str | None, *, others: str = "pass") -> dict[str, Any] | None:
+    """The hook's answer to one PreToolUse input (None: pass through, print nothing)."""
+    try:
+        return _decide(text, config, others)
+    except Exception as err:  # a hook never crashes, and never allows on an error
+        return _ask(f"the call could not be decided: {type(err).__name__}: {err}")
+
+
+def _decide(text: str, config: str | None, others: str) -> dict[str, Any] | None:
+    try:
+        payload = json.loads(text)
+    except ValueError as err:
+        return _ask(f"the hook input is not JSON ({err})")
+    if not isinstance(payload, dict):
+        return _ask("the hook input is not a JSON object")
+    event = payload.get("hook_event_name", "PreToolUse")
+    if event != "PreToolUse":
+        return None if isinstance(event, str) else _ask("`hook_event_name` is not a string")
+    name, tool_input = payload.get("tool_name"), payload.get("tool_input")
+    if not isinstance(name, str):
+        return _ask("`tool_name` is missing")
+    if name not in CLAUDE_TOOLS:
+        return _ask(f"bastion does not decide the {name} tool") if others == "ask" else None
+    mapped = claude_call(name, tool_input)
+    if mapped is None or isinstance(mapped, str):
+        return _ask(mapped or f"the {name} call could not be read")
+    cwd = payload.get("cwd")
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        return _ask("`cwd` is missing or not an absolute path")
+    decider = Decider(config, cwd)
+    found = decider.decide(Call(mapped[0], mapped[1], "hook", cwd))
+    if not isinstance(found, Outcome):
+        return _ask(found.message)
+    if found.decision is Decision.DENY:
+        return _answer("deny", found.reason)
+    if found.decision is not Decision.ALLOW:
+        return _ask(found.reason)
+    if mapped[0] == "bash":
+        assert isinstance(tool_input, Mapping)
+        return _bash_allow(found, decider, tool_input)
+    return _answer("allow", found.reason)

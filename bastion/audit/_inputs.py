@@ -1,0 +1,240 @@
+"""The inputs `bastion audit` reads: shell histories, check requests, session records, transcripts.
+
+Each reader turns one file into calls (tool, arguments, working directory if the record carries
+one, and where it came from as FILE:LINE) and problems (FILE:LINE and what is wrong). A reader
+never raises on bad content: a line it cannot read is a problem, and the file goes on.
+
+Formats (`--format`, or detected from the first lines of the file):
+
+    lines      a plain file of command lines, one a line; `#` comment lines and blank lines skipped
+    bash       bash's history: `#1700000000` timestamp lines are skipped
+    zsh        zsh's extended history: `: 1700000000:0;cmd`, `\\` at the end continues a command
+    jsonl      `bastion check --jsonl` requests: {"cwd": "/abs", "tool": "bash", "args": {...}}
+    bastion    bastion session records: {"type": "tool_call", "tool": ..., "args": ..., "cwd": ...}
+    claude     Claude Code transcripts: assistant messages with {"type": "tool_use", ...} items
+    codex      Codex rollouts: function_call (shell), local_shell_call and apply_patch records
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections.abc import Iterator, Mapping
+from dataclasses import dataclass, field
+
+from ._tools import claude_call, codex_calls
+
+__all__ = ["FORMATS", "Call", "Problem", "detect", "read_calls"]
+
+FORMATS = ("lines", "bash", "zsh", "jsonl", "bastion", "claude", "codex")
+
+_ZSH = re.compile(r": \d+:\d+;")
+_BASH_TIME = re.compile(r"#\d+\s*$")
+_DETECT_LINES = 50
+
+
+@dataclass(frozen=True, slots=True)
+class Call:
+    """One tool call to decide. `cwd` is None when the record does not say where it ran."""
+
+    tool: str
+    args: Mapping[str, object]
+    where: str
+    cwd: str | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class Problem:
+    """A line that could not be read: `where` is FILE:LINE."""
+
+    where: str
+    message: str
+
+
+@dataclass
+class _Read:
+    calls: list[Call] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
+
+
+def _json_kind(record: object) -> str | None:
+    if not isinstance(record, dict):
+        return None
+    kind = record.get("type")
+    if kind in ("tool_call", "call") and ("tool" in record or "name" in record):
+        return "bastion"
+    if "tool" in record and "cwd" in record and "args" in record and kind is None:
+        return "jsonl"
+    if kind in ("user", "assistant", "summary", "system") and ("message" in record or "sessionId" in record):
+        return "claude"
+    codex = ("session_meta", "response_item", "turn_context", "event_msg", "function_call",
+             "local_shell_call", "custom_tool_call", "message", "reasoning", "compacted")  # fmt: skip
+    if kind in codex or ("id" in record and "timestamp" in record and "instructions" in record):
+        return "codex"
+    return None
+
+
+def detect(text: str) -> str:
+    """The format of a file's text, from its first lines."""
+    lines = [line for line in text.splitlines()[:_DETECT_LINES] if line.strip()]
+    if not lines:
+        return "lines"
+    if lines[0].lstrip().startswith("{"):
+        for line in lines:
+            try:
+                kind = _json_kind(json.loads(line))
+            except ValueError:
+                continue
+            if kind is not None:
+                return kind
+        return "jsonl"
+    if any(_ZSH.match(line) for line in lines):
+        return "zsh"
+    if any(_BASH_TIME.match(line) for line in lines):
+        return "bash"
+    return "lines"
+
+
+def _unmetafy(text: str) -> str:
+    """zsh writes bytes 0x83-0x9f and a few others as 0x83 then the byte xor 32."""
+    if "\x83" not in text:
+        return text
+    raw = text.encode("utf-8", "surrogateescape")
+    out = bytearray()
+    i = 0
+    while i < len(raw):
+        if raw[i] == 0x83 and i + 1 < len(raw):
+            out.append(raw[i + 1] ^ 32)
+            i += 2
+        else:
+            out.append(raw[i])
+            i += 1
+    return out.decode("utf-8", "surrogateescape")
+
+
+def _text_calls(name: str, text: str, fmt: str, read: _Read) -> None:
+    pending: list[str] = []
+    start = 0
+    for number, raw in enumerate(text.splitlines(), 1):
+        line = raw
+        if fmt == "zsh":
+            if not pending:
+                match = _ZSH.match(line)
+                line = line[match.end() :] if match else line
+                start = number
+            if line.endswith("\\") and not line.endswith("\\\\"):
+                pending.append(line[:-1])
+                continue
+            line = "\n".join([*pending, line]) if pending else line
+            pending = []
+            line = _unmetafy(line)
+        else:
+            start = number
+            if fmt == "bash" and _BASH_TIME.match(line):
+                continue
+        if not line.strip() or line.lstrip().startswith("#"):
+            continue
+        read.calls.append(Call("bash", {"command": line}, f"{name}:{start}"))
+    if pending:
+        read.problems.append(Problem(f"{name}:{start}", "the last command ends in a `\\` continuation"))
+
+
+def _request(record: Mapping[str, object], where: str) -> Call | str:
+    cwd = record.get("cwd")
+    tool = record.get("tool", "bash")
+    args = record.get("args", {})
+    if not isinstance(cwd, str) or not cwd.startswith("/"):
+        return "`cwd` must be an absolute directory path"
+    if not isinstance(tool, str) or not tool:
+        return "`tool` must be a tool name"
+    if not isinstance(args, dict):
+        return "`args` must be a JSON object"
+    return Call(tool, args, where, cwd)
+
+
+def _bastion(record: Mapping[str, object], where: str) -> Call | str | None:
+    if record.get("type") not in ("tool_call", "call"):
+        return None  # another kind of session record: nothing to audit
+    tool = record.get("tool", record.get("name"))
+    args = record.get("args", record.get("arguments", {}))
+    if isinstance(args, str):
+        try:
+            args = json.loads(args)
+        except ValueError:
+            return "`args` is a string that is not JSON"
+    if not isinstance(tool, str) or not tool:
+        return "`tool` must be a tool name"
+    if not isinstance(args, dict):
+        return "`args` must be a JSON object"
+    cwd = record.get("cwd")
+    return Call(tool, args, where, cwd if isinstance(cwd, str) else None)
+
+
+def _claude(record: Mapping[str, object], where: str) -> Iterator[Call | str]:
+    message = record.get("message")
+    if record.get("type") != "assistant" or not isinstance(message, dict):
+        return
+    content = message.get("content")
+    if not isinstance(content, list):
+        return
+    cwd = record.get("cwd")
+    for item in content:
+        if isinstance(item, dict) and item.get("type") == "tool_use":
+            found = claude_call(item.get("name"), item.get("input"))
+            if isinstance(found, str):
+                yield found
+            elif found is not None:
+                yield Call(found[0], found[1], where, cwd if isinstance(cwd, str) else None)
+
+
+def _json_calls(name: str, text: str, fmt: str, read: _Read) -> None:
+    codex_cwd: str | None = None
+    for number, line in enumerate(text.splitlines(), 1):
+        if not line.strip():
+            continue
+        where = f"{name}:{number}"
+        try:
+            record = json.loads(line)
+        except ValueError as err:
+            read.problems.append(Problem(where, f"not JSON: {err}"))
+            continue
+        if not isinstance(record, dict):
+            read.problems.append(Problem(where, "not a JSON object"))
+            continue
+        found: list[Call | str | None]
+        if fmt == "jsonl":
+            found = [_request(record, where)]
+        elif fmt == "bastion":
+            found = [_bastion(record, where)]
+        elif fmt == "claude":
+            found = list(_claude(record, where))
+        else:
+            codex_cwd = _codex_cwd(record) or codex_cwd
+            found = [Call(t, a, where, c or codex_cwd) if isinstance(a, dict) else a
+                     for t, a, c in codex_calls(record)]  # fmt: skip
+        for item in found:
+            if isinstance(item, Call):
+                read.calls.append(item)
+            elif isinstance(item, str):
+                read.problems.append(Problem(where, item))
+
+
+def _codex_cwd(record: Mapping[str, object]) -> str | None:
+    payload = record.get("payload")
+    if record.get("type") in ("session_meta", "turn_context") and isinstance(payload, dict):
+        cwd = payload.get("cwd")
+        return cwd if isinstance(cwd, str) else None
+    return None
+
+
+def read_calls(name: str, text: str, fmt: str | None = None) -> tuple[list[Call], list[Problem], str]:
+    """The calls and problems of one file's text, and the format it was read as."""
+    fmt = fmt or detect(text)
+    if fmt not in FORMATS:
+        raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    read = _Read()
+    if fmt in ("lines", "bash", "zsh"):
+        _text_calls(name, text, fmt, read)
+    else:
+        _json_calls(name, text, fmt, read)
+    return read.calls, read.problems, fmt

@@ -1,0 +1,194 @@
+"""`bastion audit --suggest`: the narrowest allow rules that would have let the asked calls run.
+
+Only a call whose every asking subject is a plain command or a file tool's path can be covered. A
+call outside the subset, a governed command whose arguments failed its check, a path outside the
+working directory, or anything an ask rule names (the secret paths) is never covered: no rule is
+proposed for it, and it is listed apart. Each proposed rule is checked with the engine before it
+is printed: it must allow every subject it is proposed for.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from collections import Counter
+from collections.abc import Sequence
+from dataclasses import dataclass, field
+
+from ..policy import Decision, Layer, Policy, Subject
+from ._audit import Report
+from ._decide import Decider, Outcome
+
+__all__ = ["Suggestion", "render_toml", "suggest"]
+
+_WORD = re.compile(r"[A-Za-z0-9_@%+=,.-][A-Za-z0-9_@%+=,./-]*")
+_NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:+-]*")
+# (command, word) pairs that choose what runs by the word after them: three words are kept.
+_RUNNERS = frozenset({("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run"), ("uv", "run"),
+                      ("poetry", "run"), ("bundle", "exec"), ("python", "-m"), ("python3", "-m"),
+                      ("cargo", "run"), ("go", "run")})  # fmt: skip
+RUNS_CODE = frozenset({
+    "make", "cmake", "ninja", "npm", "npx", "pnpm", "yarn", "bun", "deno", "node", "python", "python3",
+    "pip", "pip3", "uv", "poetry", "pytest", "tox", "nox", "go", "cargo", "rustc", "bash", "sh", "zsh",
+    "fish", "perl", "ruby", "php", "java", "mvn", "gradle", "gradlew", "rake", "bundle", "docker",
+    "podman", "env", "xargs", "timeout", "nice", "nohup", "sudo", "eval", "exec", "find", "awk", "sed",
+    "ssh", "git", "just", "task", "dotnet", "swift", "mix", "elixir", "lua", "Rscript", "jest", "vitest",
+})  # fmt: skip
+
+
+@dataclass
+class Suggestion:
+    """One proposed allow rule: how many asked calls it is needed by, an example, its warnings."""
+
+    rule: str
+    calls: int = 0
+    example: str = ""
+    warnings: list[str] = field(default_factory=list)
+    exact: set[str] = field(default_factory=set)
+
+
+@dataclass
+class Suggested:
+    """The rules, the asked calls they cover, and the asked calls no rule should cover, by group."""
+
+    rules: list[Suggestion]
+    asked: int
+    covered: int
+    total: int
+    uncovered: Counter[str]
+
+
+def _bash_rule(value: str) -> str | None:
+    words = value.split(" ")
+    if not words or not _WORD.fullmatch(words[0]):
+        return None
+    keep = 1
+    if len(words) > 1 and _NAME.fullmatch(words[1]) and not words[1].startswith("-"):
+        keep = 2
+    if (words[0], words[1] if len(words) > 1 else "") in _RUNNERS:
+        keep = 3 if len(words) > 2 and _NAME.fullmatch(words[2]) else 2
+    prefix = " ".join(words[:keep])
+    if "*" in prefix or "(" in prefix or ")" in prefix:
+        return None
+    return f"bash({prefix}:*)"
+
+
+def _path_rule(tool: str, value: str) -> str | None:
+    if not value or value == "." or any(c in value for c in "*()") or value.startswith("$(...)"):
+        return None
+    return f"{tool}({value})"
+
+
+def rule_for(subject: Subject) -> str | None:
+    """The narrowest rule that allows this (non-sentinel) subject, or None."""
+    if subject.sentinel or subject.constraint:
+        return None
+    if subject.tool == "bash":
+        return _bash_rule(subject.value)
+    if subject.tool in ("write", "edit", "read", "glob", "grep", "ls"):
+        return _path_rule(subject.tool, subject.value)
+    return None
+
+
+def warnings_for(rule: str) -> list[str]:
+    """What a rule lets through besides what was seen."""
+    if not rule.startswith("bash("):
+        return []
+    prefix = rule[5:-1].removesuffix(":*")
+    command = prefix.split(" ")[0]
+    base = command.rsplit("/", 1)[-1]
+    out = []
+    if "*" in prefix:
+        out.append("a `*` before the end matches any text there, spaces and other commands' words included")
+    if "/" in command:
+        out.append(
+            f"{command} is a program from the directory: whoever can change it runs anything through this"
+        )
+    elif base in RUNS_CODE:
+        out.append(f"{base} runs code the repository controls (its build files, scripts or tests): "
+                   "a checkout you do not trust runs anything through this rule")  # fmt: skip
+    return out
+
+
+def _asking(decider: Decider, o: Outcome) -> list[Subject] | str:
+    """The subjects that ask on their own, or the group that keeps the call from being covered."""
+    if o.decided is None or o.group.startswith(("outside the subset", "a glob pattern")):
+        return o.group
+    gate = decider.gate(o.cwd)
+    if isinstance(gate, str):
+        return gate
+    out = []
+    for s in o.decided.subjects:
+        v = gate.settings.policy.decide([s])
+        if v.decision is Decision.ALLOW:
+            continue
+        if v.rule is not None or v.decision is Decision.DENY or rule_for(s) is None:
+            return o.group
+        out.append(s)
+    return out or o.group
+
+
+def suggest(report: Report, decider: Decider) -> Suggested:
+    """The rules that cover the asked calls of `report` that a rule may cover."""
+    rules: dict[str, Suggestion] = {}
+    uncovered: Counter[str] = Counter()
+    needs: list[tuple[Outcome, list[tuple[Subject, str]]]] = []
+    asked = [o for o in report.outcomes if o.decision is Decision.ASK]
+    for o in asked:
+        found = _asking(decider, o)
+        if isinstance(found, str):
+            uncovered[found] += 1
+            continue
+        needs.append((o, [(s, r) for s in found if (r := rule_for(s)) is not None]))
+    check = Policy([Layer.user("(suggested)", allow=sorted({r for _, pairs in needs for _, r in pairs}))])
+    covered = 0
+    for o, pairs in needs:
+        if not all(check.decide([s]).decision is Decision.ALLOW for s, _ in pairs):
+            uncovered["no narrow rule covers it"] += 1
+            continue
+        covered += 1
+        for s, r in dict.fromkeys(pairs):
+            sug = rules.setdefault(r, Suggestion(r, example=f"{o.call.where}: {s.value}"))
+            sug.calls += 1
+            sug.exact.add(s.value)
+    for sug in rules.values():
+        sug.warnings = warnings_for(sug.rule)
+    ordered = sorted(rules.values(), key=lambda s: (-s.calls, s.rule))
+    return Suggested(ordered, len(asked), covered, len(report.outcomes), uncovered)
+
+
+def _comment(text: str) -> str:
+    return text.replace("\r", " ").replace("\n", " ")[:140]
+
+
+def render_toml(found: Suggested, config_hint: str) -> str:
+    """TOML to paste into the user's config: the rules with their counts and warnings as comments."""
+    lines = [
+        f"# bastion audit --suggest: {found.total} calls, {found.asked} asked; "
+        f"these rules would let {found.covered} of the asked run unasked.",
+        f"# Paste into your config ({config_hint}), merging with an allow list you already have.",
+    ]
+    if found.rules:
+        lines += ["[policy]", "allow = ["]
+        for sug in found.rules:
+            plural = "call" if sug.calls == 1 else "calls"
+            lines.append(f"    {json.dumps(sug.rule)},  # {sug.calls} {plural}, e.g. {_comment(sug.example)}")
+            for warning in sug.warnings:
+                lines.append(f"    # warning: {_comment(warning)}")
+            only = next(iter(sug.exact)) if len(sug.exact) == 1 else ""
+            if only and sug.rule.startswith("bash(") and not any(c in only for c in "*()"):
+                lines.append(
+                    f"    # seen only as `{_comment(only)}`: {json.dumps(f'bash({only})')} allows just that"
+                )
+        lines.append("]")
+    else:
+        lines.append("# No allow rule to suggest.")
+    if found.uncovered:
+        lines.append("# Asked calls no allow rule should make run unasked:")
+        for group, count in sorted(found.uncovered.items(), key=lambda kv: (-kv[1], kv[0])):
+            lines.append(f"#   {count:6}  {_comment(group)}")
+    return "\n".join(lines) + "\n"
+
+
+def rules_of(found: Suggested) -> Sequence[str]:
+    return [s.rule for s in found.rules]
