@@ -10,13 +10,12 @@ fallback of ask or deny that applies only when stricter. Flags rank 3 and overri
 from __future__ import annotations
 
 import os
-import re
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Annotated, Any, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
 
@@ -29,7 +28,7 @@ __all__ = ["PROJECT_CONFIG", "PolicyFlags", "Settings", "load_settings", "user_c
 PROJECT_CONFIG = ".bastion/config.toml"
 MAX_PROJECT_CONFIG_BYTES = 1 << 20
 _MAX_USER_CONFIG_BYTES = 1 << 20
-_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DENY}
 
 Fallback = Literal["allow", "ask", "deny"]
@@ -49,7 +48,7 @@ class _PolicySection(_Strict):
 
 class _UserFile(_Strict):
     policy: _PolicySection = _PolicySection()
-    pass_env: list[str] = []
+    pass_env: list[_EnvName] = []
     max_read_bytes: int = Field(default=DEFAULT_MAX_READ_BYTES, gt=0)
     # The provider's settings: read by the agent from Settings.extra, only type-checked here.
     provider: str | None = None
@@ -59,14 +58,6 @@ class _UserFile(_Strict):
     api_key_command: str | list[str] | None = None
     think: bool | None = None
     effort: str | None = None
-
-    @field_validator("pass_env")
-    @classmethod
-    def _names(cls, names: list[str]) -> list[str]:
-        for name in names:
-            if not _ENV_NAME.fullmatch(name):
-                raise ValueError(f"{name!r} is not a variable name ([A-Za-z_][A-Za-z0-9_]*)")
-        return names
 
 
 _PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
