@@ -1,0 +1,267 @@
+"""The git checker: read-only forms run unasked, every dangerous sibling asks, other subcommands are
+left to the rules. Run through analyze() against a clean repository."""
+
+from __future__ import annotations
+
+import os
+from pathlib import Path
+
+import pytest
+
+from bastion.analyzer import Analysis, LocalWorkspace, analyze
+
+from .gitrepo import make_repo, workspace
+
+FILES = {
+    "README.md": "# hi\n",
+    "main.go": "package main\n",
+    "sub/a.go": "package sub\n",
+    ".env": "KEY=1\n",
+}
+
+
+@pytest.fixture(scope="module")
+def ws(tmp_path_factory: pytest.TempPathFactory) -> LocalWorkspace:
+    root = make_repo(tmp_path_factory.mktemp("git") / "repo", FILES)
+    os.symlink(".env", root / "notes.txt")
+    os.symlink("/etc/passwd", root / "outside")
+    os.symlink("/etc", root / "etclink")
+    return workspace(root)
+
+
+def run(ws: LocalWorkspace, line: str) -> Analysis:
+    a = analyze(line, ws)
+    assert a.plan is not None, f"{line!r} is outside the subset: {a.outside}"
+    return a
+
+
+ALLOWED = [
+    "git status",
+    "git status -s",
+    "git status -sb",
+    "git status --porcelain=v2",
+    "git status -uno",
+    "git status --untracked-files=all",
+    "git status sub",
+    "git diff",
+    "git diff HEAD~1",
+    "git diff --cached",
+    "git diff --stat=80",
+    "git diff -U5",
+    "git diff -U 5",
+    "git diff -pw",
+    "git diff -M50",
+    "git diff HEAD -- README.md",
+    "git diff main..HEAD",
+    "git diff -S needle",
+    "git diff -Sneedle",
+    "git log",
+    "git log --oneline -5",
+    "git log -n 3",
+    "git log -n3",
+    "git log --format=%H%x20%s",
+    "git log --pretty=format:%h",
+    "git log --author alice",
+    "git log --since=yesterday",
+    "git log -S --output=x",
+    "git log --graph --decorate --all",
+    "git log -p -- main.go",
+    "git log HEAD^",
+    "git show",
+    "git show HEAD --stat",
+    "git branch",
+    "git branch -a",
+    "git branch -vv",
+    "git branch --list 'feat*'",
+    "git branch --merged main",
+    "git branch --contains HEAD",
+    "git rev-parse HEAD",
+    "git rev-parse --show-toplevel",
+    "git rev-parse --abbrev-ref HEAD",
+    "git ls-files",
+    "git ls-files -co --exclude-standard",
+    "git ls-files --format='%(path)'",
+    "git remote",
+    "git remote -v",
+    "git remote --verbose",
+    "git blame main.go",
+    "git blame -L 1,2 main.go",
+    "git blame -L1,2 main.go",
+    "git stash list",
+    "git stash list --oneline",
+    "git tag",
+    "git tag -l",
+    "git tag --list 'v1*'",
+    "git tag -l --sort=-creatordate",
+    "git describe --tags --always",
+    "git shortlog -sn",
+    "git shortlog -s -n HEAD",
+    "git config --get user.name",
+    "git config --get-all remote.origin.url",
+    "git config --local --get branch.main.merge",
+    "git config --get REMOTE.o.k.URL",
+    "git status 2>&1",
+    "git log --oneline >/dev/null",
+]
+
+
+@pytest.mark.parametrize("line", ALLOWED)
+def test_a_read_only_git_form_runs_unasked(ws: LocalWorkspace, line: str) -> None:
+    a = run(ws, line)
+    assert a.auto, [s.why for s in a.stages] + [a.git_reason]
+    assert all(s.check.git for s in a.stages)
+
+
+ASKS = [
+    # options before the subcommand move git or add config
+    ("git -c core.pager=sh status", "before the subcommand"),
+    ("git -C sub status", "before the subcommand"),
+    ("git --git-dir=/tmp/x log", "before the subcommand"),
+    ("git --work-tree=/ status", "before the subcommand"),
+    ("git --exec-path=/tmp log", "before the subcommand"),
+    ("git --config-env=core.pager=X log", "before the subcommand"),
+    ("git -p log", "before the subcommand"),
+    ("git --paginate log", "before the subcommand"),
+    ("git --no-pager log", "before the subcommand"),
+    # writes, programs and files outside the checks
+    ("git diff --output=x", "writes a file"),
+    ("git diff --output x", "writes a file"),
+    ("git log -o x", "writes a file"),
+    ("git diff --ext-diff", "external diff"),
+    ("git log -p --textconv", "conversion program"),
+    ("git diff --no-index /etc/passwd README.md", "arbitrary files"),
+    ("git blame --contents /etc/passwd main.go", "reads a file"),
+    ("git diff -O/etc/passwd", "order file"),
+    ("git diff -Oorder.txt", "order file"),
+    ("git log --upload-pa=x", "not known to be read-only"),
+    ("git log --output-directory=x", "not known to be read-only"),
+    ("git log --format=%GG", "gpg"),
+    ("git log '--pretty=format:%G?'", "gpg"),
+    ("git show --format=%GK HEAD", "gpg"),
+    ("git log --grep %GS", "gpg"),
+    ("git log --pretty %h", "not known to be read-only"),
+    ("git log -c", "not known to be read-only"),
+    ("git diff -C", "not known to be read-only"),
+    ("git log -n", "needs a value"),
+    ("git log -px", "not known to be read-only"),
+    # a ':' names blobs and magic pathspecs
+    ("git show HEAD:README.md", "':'"),
+    ("git log -- :/x", "':'"),
+    ("git diff :0:main.go", "':'"),
+    ("git log -- ':(top)main.go'", "':'"),
+    ("git diff main:cmd/x", "':'"),
+    # paths outside the workspace
+    ("git log -- /etc/passwd", "outside"),
+    ("git diff ../x", ".."),
+    ("git blame '~/x'", "~"),
+    ("git log -- outside", "out of the working directory"),
+    ("git diff etclink/passwd", "out of the working directory"),
+    ("git log -- *.go", "glob"),
+    ("git status ../x", ".."),
+    # listing-only subcommands with writing forms
+    ("git branch newbranch", "only listing"),
+    ("git branch -D main", "not known to be read-only"),
+    ("git branch -d main", "not known to be read-only"),
+    ("git branch -m x", "not known to be read-only"),
+    ("git branch --set-upstream-to=x", "not known to be read-only"),
+    ("git branch --edit-description", "not known to be read-only"),
+    ("git tag v1", "only listing"),
+    ("git tag -a v1", "not known to be read-only"),
+    ("git tag -d v1", "not known to be read-only"),
+    ("git tag -s v1", "not known to be read-only"),
+    ("git remote add x y", "only lists"),
+    ("git remote -v update", "only lists"),
+    ("git remote show origin", "only lists"),
+    ("git stash", "only lists"),
+    ("git stash pop", "only lists"),
+    ("git stash list extra", "takes no names"),
+    ("git rev-parse --git-path hooks", "not known to be read-only"),
+    ("git rev-parse --parseopt", "not known to be read-only"),
+    ("git rev-parse --local-env-vars", "not known to be read-only"),
+    ("git ls-files --exclude-from=x", "not known to be read-only"),
+    ("git ls-files --recurse-submodules", "not known to be read-only"),
+    ("git ls-files -X x", "not known to be read-only"),
+    ("git blame -S revs main.go", "not known to be read-only"),
+    ("git blame -C main.go", "not known to be read-only"),
+    ("git describe --dirty=x --match", "needs a value"),
+    # config lookups that could list secrets or change config
+    ("git config --list", "not a single lookup"),
+    ("git config -l", "not a single lookup"),
+    ("git config --get-regexp .", "not a single lookup"),
+    ("git config --global --get user.name", "not a single lookup"),
+    ("git config --system --get user.name", "not a single lookup"),
+    ("git config --file x --get user.name", "not a single lookup"),
+    ("git config --get http.extraheader", "hold no secret"),
+    ("git config --get credential.helper", "hold no secret"),
+    ("git config --get url.x.insteadof", "hold no secret"),
+    ("git config --get user.signingkey", "hold no secret"),
+    ("git config --get remote.origin.proxy", "hold no secret"),
+    ("git config --get core.sshCommand", "hold no secret"),
+    ("git config user.name x", "without --get"),
+    ("git config --get user.name user.email", "exactly one key"),
+    ("git config --get", "exactly one key"),
+]
+
+
+@pytest.mark.parametrize(("line", "reason"), ASKS)
+def test_a_dangerous_git_form_fails_its_check_with_a_reason(ws: LocalWorkspace, line: str, reason: str) -> None:
+    a = run(ws, line)
+    assert not a.auto
+    failed = [s for s in a.stages if not s.ok]
+    assert failed, f"{line!r} passed its check"
+    assert reason in failed[0].why
+
+
+LEFT_TO_RULES = ["git", "git commit -m x", "git push", "git add .", "git fetch origin", "git checkout main"]
+
+
+@pytest.mark.parametrize("line", LEFT_TO_RULES)
+def test_other_subcommands_pass_the_check_but_never_run_unasked(ws: LocalWorkspace, line: str) -> None:
+    a = run(ws, line)
+    assert not a.auto
+    assert all(s.ok and s.governed and s.check.git and not s.check.auto for s in a.stages)
+
+
+READS = [
+    ("git diff README.md", ("README.md",)),
+    ("git log -p -- .env", (".env",)),
+    ("git show HEAD -- sub/a.go", ("HEAD", "sub/a.go")),
+    ("git blame ./main.go", ("main.go",)),
+    ("git diff notes.txt", ("notes.txt", ".env")),
+    ("git log my-secret-branch", ("my-secret-branch",)),
+    ("git status README.md", ()),
+    ("git ls-files .env", ()),
+    ("git shortlog HEAD", ()),
+]
+
+
+@pytest.mark.parametrize(("line", "reads"), READS)
+def test_diff_log_show_and_blame_read_their_names_and_where_links_lead(
+    ws: LocalWorkspace, line: str, reads: tuple[str, ...]
+) -> None:
+    a = run(ws, line)
+    assert a.stages[0].ok, a.stages[0].why
+    assert a.stages[0].reads == reads
+
+
+RENDERED = [
+    ("git log -p -n1", "'git' 'log' '--no-ext-diff' '--no-textconv' '-p' '-n1'"),
+    ("git diff", "'git' 'diff' '--no-ext-diff' '--no-textconv'"),
+    ("git show HEAD", "'git' 'show' '--no-ext-diff' '--no-textconv' 'HEAD'"),
+    ("git blame main.go", "'git' 'blame' '--no-ext-diff' '--no-textconv' 'main.go'"),
+    ("git stash list -p", "'git' 'stash' 'list' '--no-ext-diff' '--no-textconv' '-p'"),
+    ("git status", "'git' 'status'"),
+]
+
+
+@pytest.mark.parametrize(("line", "rendered"), RENDERED)
+def test_the_plan_that_runs_turns_off_external_diffs_and_text_conversion(
+    ws: LocalWorkspace, line: str, rendered: str
+) -> None:
+    assert run(ws, line).rendered == rendered
+
+
+def test_a_workspace_that_is_not_a_repository_still_runs_read_only_git(tmp_path: Path) -> None:
+    (tmp_path / "plain").mkdir()
+    a = analyze("git status", workspace(tmp_path / "plain"))
+    assert a.auto, a.git_reason
