@@ -268,8 +268,15 @@ class LocalWorkspace:
             os.close(dfd)
         if stdin is not None:
             threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
+        deadline = time.monotonic() + timeout
         try:
-            kept, omitted, timed_out = _collect(proc, timeout, max_output, on_output)
+            kept, omitted, timed_out = _collect(proc, deadline, max_output, on_output)
+            if not timed_out:
+                # The output ended: let the command finish its exit before its group is ended.
+                try:
+                    proc.wait(max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    timed_out = True
         finally:
             _kill_group(proc)
             proc.wait()
@@ -283,7 +290,7 @@ class LocalWorkspace:
 
 def _collect(
     proc: subprocess.Popen[bytes],
-    timeout: float,
+    deadline: float,
     max_output: int,
     on_output: Callable[[bytes], None] | None,
 ) -> tuple[bytes, int, bool]:
@@ -292,7 +299,7 @@ def _collect(
     kept = bytearray()
     omitted = 0
     timed_out = False
-    end = time.monotonic() + timeout
+    end = deadline
     exited = False
     while True:
         now = time.monotonic()
