@@ -97,9 +97,9 @@ def detect(text: str) -> str:
 
 def _unmetafy(text: str) -> str:
     """zsh writes bytes 0x83-0x9f and a few others as 0x83 then the byte xor 32."""
-    if "\x83" not in text:
-        return text
     raw = text.encode("utf-8", "surrogateescape")
+    if 0x83 not in raw:
+        return text
     out = bytearray()
     i = 0
     while i < len(raw):
