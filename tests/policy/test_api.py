@@ -7,8 +7,8 @@ import pytest
 import bastion.policy
 
 PROMISED = [
-    "Policy", "Settings", "load_settings", "PolicyError", "ConfigError", "RuleError", "parse_rule", "child_env",
-    "Subject", "Verdict", "Decision", "SENTINEL", "Layer", "PolicyFlags",
+    "Policy", "Settings", "load_settings", "PolicyError", "ConfigError", "RuleError", "parse_rule",
+    "child_env", "Subject", "Verdict", "Decision", "SENTINEL", "Layer", "PolicyFlags",
 ]  # fmt: skip
 
 
