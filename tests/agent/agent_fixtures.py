@@ -23,8 +23,13 @@ class ScriptedModel:
         self.replies = list(replies)
         self.seen: list[list[Message]] = []
 
-    def stream(self, system: str, messages: Sequence[Message], tools: Sequence[ToolSpec],
-               on_text: Callable[[str], None]) -> Reply:
+    def stream(
+        self,
+        system: str,
+        messages: Sequence[Message],
+        tools: Sequence[ToolSpec],
+        on_text: Callable[[str], None],
+    ) -> Reply:
         self.seen.append(list(messages))
         reply = self.replies.pop(0)
         if isinstance(reply, BaseException):
@@ -64,8 +69,9 @@ class FakeGate:
 class FakeTools:
     """Tools that record their runs; `block` makes a tool wait until released."""
 
-    def __init__(self, names: Sequence[str] = ("read", "write", "bash", "ls"),
-                 block: threading.Event | None = None) -> None:
+    def __init__(
+        self, names: Sequence[str] = ("read", "write", "bash", "ls"), block: threading.Event | None = None
+    ) -> None:
         self.names = list(names)
         self.ran: list[tuple[str, dict[str, object]]] = []
         self.started = threading.Event()
@@ -85,7 +91,9 @@ class FakeTools:
         return f"{name} ran", False
 
 
-def run_main(argv: Sequence[str], *, cwd: str, env: Mapping[str, str], stdin: str = "") -> tuple[int, str, str]:
+def run_main(
+    argv: Sequence[str], *, cwd: str, env: Mapping[str, str], stdin: str = ""
+) -> tuple[int, str, str]:
     """bastion.agent.main in this process, in `cwd`, with `env` over the environment and `stdin`."""
     from bastion.agent import main
 

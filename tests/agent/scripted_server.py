@@ -28,8 +28,11 @@ def _arguments(call: dict[str, Any]) -> str:
 
 def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
     def chunk(delta: dict[str, Any], finish: str | None = None) -> dict[str, Any]:
-        return {"id": f"c{index}", "object": "chat.completion.chunk",
-                "choices": [{"index": 0, "delta": delta, "finish_reason": finish}]}
+        return {
+            "id": f"c{index}",
+            "object": "chat.completion.chunk",
+            "choices": [{"index": 0, "delta": delta, "finish_reason": finish}],
+        }
 
     yield "", chunk({"role": "assistant"})
     for part in _halves(round_.get("text", "")):
@@ -37,54 +40,130 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
     calls = round_.get("calls", [])
     for i, call in enumerate(calls):
         args = _arguments(call)
-        yield "", chunk({"tool_calls": [{"index": i, "id": call.get("id", f"call_{index}_{i}"), "type": "function",
-                                         "function": {"name": call["name"], "arguments": ""}}]})
+        yield (
+            "",
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": i,
+                            "id": call.get("id", f"call_{index}_{i}"),
+                            "type": "function",
+                            "function": {"name": call["name"], "arguments": ""},
+                        }
+                    ]
+                }
+            ),
+        )
         for part in _halves(args):
             yield "", chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
     yield "", chunk({}, "tool_calls" if calls else "stop")
     usage = round_.get("usage", [10, 5])
-    yield "", {"id": f"c{index}", "choices": [], "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]}}
+    yield (
+        "",
+        {
+            "id": f"c{index}",
+            "choices": [],
+            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]},
+        },
+    )
     yield "", "[DONE]"
 
 
 def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
-    yield "response.created", {"type": "response.created", "response": {"id": f"r{index}", "status": "in_progress"}}
+    yield (
+        "response.created",
+        {"type": "response.created", "response": {"id": f"r{index}", "status": "in_progress"}},
+    )
     for part in _halves(round_.get("text", "")):
         yield "response.output_text.delta", {"type": "response.output_text.delta", "delta": part}
     for i, call in enumerate(round_.get("calls", [])):
-        item = {"type": "function_call", "id": f"fc{index}_{i}", "call_id": call.get("id", f"call_{index}_{i}"),
-                "name": call["name"], "arguments": _arguments(call)}
-        yield "response.output_item.added", {"type": "response.output_item.added", "item": {**item, "arguments": ""}}
+        item = {
+            "type": "function_call",
+            "id": f"fc{index}_{i}",
+            "call_id": call.get("id", f"call_{index}_{i}"),
+            "name": call["name"],
+            "arguments": _arguments(call),
+        }
+        yield (
+            "response.output_item.added",
+            {"type": "response.output_item.added", "item": {**item, "arguments": ""}},
+        )
         yield "response.output_item.done", {"type": "response.output_item.done", "item": item}
     usage = round_.get("usage", [10, 5])
-    yield "response.completed", {"type": "response.completed", "response": {
-        "id": f"r{index}", "status": "completed", "usage": {"input_tokens": usage[0], "output_tokens": usage[1]}}}
+    yield (
+        "response.completed",
+        {
+            "type": "response.completed",
+            "response": {
+                "id": f"r{index}",
+                "status": "completed",
+                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
+            },
+        },
+    )
 
 
 def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
     usage = round_.get("usage", [10, 5])
-    yield "message_start", {"type": "message_start", "message": {"id": f"m{index}", "usage": {
-        "input_tokens": usage[0], "output_tokens": 0}}}
+    yield (
+        "message_start",
+        {
+            "type": "message_start",
+            "message": {"id": f"m{index}", "usage": {"input_tokens": usage[0], "output_tokens": 0}},
+        },
+    )
     block = 0
     if round_.get("text"):
-        yield "content_block_start", {"type": "content_block_start", "index": block,
-                                      "content_block": {"type": "text", "text": ""}}
+        yield (
+            "content_block_start",
+            {"type": "content_block_start", "index": block, "content_block": {"type": "text", "text": ""}},
+        )
         for part in _halves(round_["text"]):
-            yield "content_block_delta", {"type": "content_block_delta", "index": block,
-                                          "delta": {"type": "text_delta", "text": part}}
+            yield (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": block,
+                    "delta": {"type": "text_delta", "text": part},
+                },
+            )
         yield "content_block_stop", {"type": "content_block_stop", "index": block}
         block += 1
     calls = round_.get("calls", [])
     for i, call in enumerate(calls):
-        yield "content_block_start", {"type": "content_block_start", "index": block, "content_block": {
-            "type": "tool_use", "id": call.get("id", f"toolu_{index}_{i}"), "name": call["name"], "input": {}}}
+        yield (
+            "content_block_start",
+            {
+                "type": "content_block_start",
+                "index": block,
+                "content_block": {
+                    "type": "tool_use",
+                    "id": call.get("id", f"toolu_{index}_{i}"),
+                    "name": call["name"],
+                    "input": {},
+                },
+            },
+        )
         for part in _halves(_arguments(call)):
-            yield "content_block_delta", {"type": "content_block_delta", "index": block,
-                                          "delta": {"type": "input_json_delta", "partial_json": part}}
+            yield (
+                "content_block_delta",
+                {
+                    "type": "content_block_delta",
+                    "index": block,
+                    "delta": {"type": "input_json_delta", "partial_json": part},
+                },
+            )
         yield "content_block_stop", {"type": "content_block_stop", "index": block}
         block += 1
-    yield "message_delta", {"type": "message_delta", "delta": {"stop_reason": "tool_use" if calls else "end_turn"},
-                            "usage": {"output_tokens": usage[1]}}
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": "tool_use" if calls else "end_turn"},
+            "usage": {"output_tokens": usage[1]},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -111,7 +190,11 @@ class ScriptedServer:
                 with server._lock:
                     index = len(server.requests)
                     server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
-                    round_ = server.rounds.pop(0) if server.rounds else {"status": 500, "error": "script exhausted"}
+                    round_ = (
+                        server.rounds.pop(0)
+                        if server.rounds
+                        else {"status": 500, "error": "script exhausted"}
+                    )
                 server._answer(self, round_, index)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -135,7 +218,9 @@ class ScriptedServer:
             handler.wfile.write(body)
             return
         path = handler.path
-        render = _anthropic if path.endswith("/messages") else _responses if path.endswith("/responses") else _chat
+        render = (
+            _anthropic if path.endswith("/messages") else _responses if path.endswith("/responses") else _chat
+        )
         handler.send_response(200)
         handler.send_header("content-type", "text/event-stream")
         handler.end_headers()

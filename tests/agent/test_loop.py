@@ -45,21 +45,25 @@ def test_a_denied_call_never_runs_and_the_model_is_told_why() -> None:
 
 
 def test_a_denial_the_model_worked_around_is_not_a_rejection() -> None:
-    model = ScriptedModel([
-        Assistant("", (call("bash", {"command": "x"}),)),
-        Assistant("", (call("read", {"path": "a"}),)),
-        Assistant("done"),
-    ])
+    model = ScriptedModel(
+        [
+            Assistant("", (call("bash", {"command": "x"}),)),
+            Assistant("", (call("read", {"path": "a"}),)),
+            Assistant("done"),
+        ]
+    )
     result = _agent(model, FakeGate({"bash": Decision.DENY}), FakeTools()).run("go")
     assert not result.rejected
 
 
 def test_an_ask_answered_yes_runs_with_the_note_and_no_refuses_with_the_reason() -> None:
     answers = iter([Answer(True, "keep it short"), Answer(False, "not that file")])
-    model = ScriptedModel([
-        Assistant("", (call("write", {"path": "a"}, "w1"), call("write", {"path": "b"}, "w2"))),
-        Assistant("ok"),
-    ])
+    model = ScriptedModel(
+        [
+            Assistant("", (call("write", {"path": "a"}, "w1"), call("write", {"path": "b"}, "w2"))),
+            Assistant("ok"),
+        ]
+    )
     tools = FakeTools()
     agent = _agent(model, FakeGate({"write": Decision.ASK}), tools, lambda c, a, v: next(answers))
     assert agent.run("go").rejected
@@ -95,8 +99,13 @@ def test_an_answerer_that_fails_refuses() -> None:
 
 @pytest.mark.parametrize("raw", ["{not json", "[1, 2]"])
 def test_arguments_that_are_not_a_json_object_are_an_error_result_and_the_run_goes_on(raw: str) -> None:
-    model = ScriptedModel([Assistant("", (call("read", raw),)), Assistant("", (call("read", {"path": "a"}),)),
-                           Assistant("done")])
+    model = ScriptedModel(
+        [
+            Assistant("", (call("read", raw),)),
+            Assistant("", (call("read", {"path": "a"}),)),
+            Assistant("done"),
+        ]
+    )
     tools = FakeTools()
     agent = _agent(model, FakeGate(), tools)
     assert agent.run("go").text == "done"
@@ -115,7 +124,9 @@ def test_an_unknown_tool_is_an_error_result() -> None:
 def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_result() -> None:
     release = threading.Event()
     tools = FakeTools(block=release)
-    model = ScriptedModel([Assistant("", (call("bash", {"command": "sleep"}, "b1"), call("write", {}, "w1")))])
+    model = ScriptedModel(
+        [Assistant("", (call("bash", {"command": "sleep"}, "b1"), call("write", {}, "w1")))]
+    )
     agent = _agent(model, FakeGate(), tools)
     threading.Thread(target=lambda: (tools.started.wait(5), agent.cancel.set()), daemon=True).start()
     with pytest.raises(Cancelled):
@@ -142,8 +153,9 @@ def test_read_only_calls_of_one_turn_run_at_once() -> None:
             both.wait()  # deadlocks (and times out) unless the two reads run concurrently
             return "ok", False
 
-    model = ScriptedModel([Assistant("", (call("read", {"path": "a"}, "r1"), call("ls", {}, "r2"))),
-                           Assistant("done")])
+    model = ScriptedModel(
+        [Assistant("", (call("read", {"path": "a"}, "r1"), call("ls", {}, "r2"))), Assistant("done")]
+    )
     assert _agent(model, FakeGate(), Tools()).run("go").text == "done"
 
 

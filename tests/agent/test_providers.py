@@ -16,19 +16,23 @@ from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _workspace
 
 
-def _json_run(tmp: Path, argv: list[str], env: dict[str, str] | None = None) -> tuple[int, dict[str, object], str]:
+def _json_run(
+    tmp: Path, argv: list[str], env: dict[str, str] | None = None
+) -> tuple[int, dict[str, object], str]:
     work = tmp / "work"
     if not work.exists():
         _workspace(tmp, {})
-    code, out, err = run_main(["-p", "hi", "--output-format", "json", *argv], cwd=str(work),
-                              env={**_env(tmp), **(env or {})})
+    code, out, err = run_main(
+        ["-p", "hi", "--output-format", "json", *argv], cwd=str(work), env={**_env(tmp), **(env or {})}
+    )
     return code, json.loads(out), err
 
 
 def test_a_missing_key_is_an_error_before_any_request(tmp_path: Path) -> None:
     with ScriptedServer([{"text": "never"}]) as server:
-        code, doc, err = _json_run(tmp_path, ["--provider", "openai", "--base-url", server.url + "/v1"],
-                                   {"OPENAI_API_KEY": ""})
+        code, doc, err = _json_run(
+            tmp_path, ["--provider", "openai", "--base-url", server.url + "/v1"], {"OPENAI_API_KEY": ""}
+        )
     assert code == 1
     assert "bastion: openai: no API key: set OPENAI_API_KEY in the environment" in err
     assert server.requests == [] and doc["result"] is None
@@ -42,15 +46,21 @@ def _helper(tmp: Path, body: str) -> str:
 
 def test_a_key_command_is_run_without_a_shell_and_again_when_the_key_is_refused(tmp_path: Path) -> None:
     counter = tmp_path / "count"
-    command = _helper(tmp_path, f"""import pathlib
+    command = _helper(
+        tmp_path,
+        f"""import pathlib
 p = pathlib.Path({str(counter)!r})
 n = int(p.read_text()) + 1 if p.exists() else 1
 p.write_text(str(n))
 print(f"token-{{n}}")
-""")
+""",
+    )
     with ScriptedServer([{"status": 401}, {"text": "ok"}]) as server:
-        code, doc, err = _json_run(tmp_path, ["--provider", "openrouter", "--base-url", server.url + "/v1",
-                                              "--api-key-command", command], {"OPENROUTER_API_KEY": ""})
+        code, doc, err = _json_run(
+            tmp_path,
+            ["--provider", "openrouter", "--base-url", server.url + "/v1", "--api-key-command", command],
+            {"OPENROUTER_API_KEY": ""},
+        )
     assert code == 0, err
     assert [r["headers"]["authorization"] for r in server.requests] == ["Bearer token-1", "Bearer token-2"]
     assert "token-" not in err and "token-" not in json.dumps(doc)
@@ -59,18 +69,22 @@ print(f"token-{{n}}")
 def test_a_key_command_that_prints_no_token_is_an_authentication_failure(tmp_path: Path) -> None:
     command = _helper(tmp_path, "print('two words')\n")
     with ScriptedServer([{"text": "never"}]) as server:
-        code, doc, _ = _json_run(tmp_path, ["--provider", "anthropic", "--base-url", server.url,
-                                            "--api-key-command", command])
+        code, doc, _ = _json_run(
+            tmp_path, ["--provider", "anthropic", "--base-url", server.url, "--api-key-command", command]
+        )
     assert code == 12 and doc["outcome"]["failure"]["kind"] == "authentication"  # type: ignore[index]
     assert server.requests == []
 
 
-@pytest.mark.parametrize(("round_", "kind", "exit_code"), [
-    ({"status": 404, "error": "model not found"}, "model_not_found", 16),
-    ({"status": 400, "error": "maximum context length exceeded"}, "context_exceeded", 13),
-    ({"status": 403, "error": "forbidden"}, "authentication", 12),
-    ({"status": 418, "error": "teapot"}, "other", 1),
-])
+@pytest.mark.parametrize(
+    ("round_", "kind", "exit_code"),
+    [
+        ({"status": 404, "error": "model not found"}, "model_not_found", 16),
+        ({"status": 400, "error": "maximum context length exceeded"}, "context_exceeded", 13),
+        ({"status": 403, "error": "forbidden"}, "authentication", 12),
+        ({"status": 418, "error": "teapot"}, "other", 1),
+    ],
+)
 def test_a_provider_refusal_is_classified_with_its_exit_status(
     tmp_path: Path, round_: dict[str, object], kind: str, exit_code: int
 ) -> None:
@@ -105,14 +119,17 @@ def test_a_flag_that_switches_the_provider_leaves_the_configs_model_behind(tmp_p
     config = tmp_path / "config.toml"
     config.write_text('provider = "ollama"\nmodel = "qwen3-coder:30b"\n')
     with ScriptedServer([{"text": "ok"}]) as server:
-        code, doc, err = _json_run(tmp_path, ["--config", str(config), "--provider", "openai", "--base-url",
-                                              server.url + "/v1"])
+        code, doc, err = _json_run(
+            tmp_path, ["--config", str(config), "--provider", "openai", "--base-url", server.url + "/v1"]
+        )
     assert code == 0, err
     assert doc["model"] == "gpt-5" and server.requests[0]["body"]["model"] == "gpt-5"
 
 
 def test_importing_the_agent_loads_no_sdk_or_http_client() -> None:
-    code = ("import sys, bastion.agent; bad = [m for m in ('anthropic', 'openai', 'prompt_toolkit', 'mcp', 'httpx')"
-            " if m in sys.modules]; print(bad)")
+    code = (
+        "import sys, bastion.agent; "
+        "print([m for m in ('anthropic', 'openai', 'prompt_toolkit', 'mcp', 'httpx') if m in sys.modules])"
+    )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"

@@ -17,8 +17,15 @@ def _spawn(tmp: Path, url: str, *extra: str) -> pexpect.spawn:
     work.mkdir(exist_ok=True)
     env = {**os.environ, **_env(tmp), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"}
     code = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
-    return pexpect.spawn(sys.executable, ["-c", code, "--provider", "openai", "--base-url", url + "/v1", *extra],
-                         cwd=str(work), env=env, encoding="utf-8", timeout=20, dimensions=(40, 200))
+    return pexpect.spawn(
+        sys.executable,
+        ["-c", code, "--provider", "openai", "--base-url", url + "/v1", *extra],
+        cwd=str(work),
+        env=env,
+        encoding="utf-8",
+        timeout=20,
+        dimensions=(40, 200),
+    )
 
 
 def test_the_repl_asks_streams_runs_commands_and_quits(tmp_path: Path) -> None:

@@ -28,8 +28,11 @@ FORMATS = {
 
 
 def _cases() -> list[Any]:
-    return [pytest.param(path, fmt, id=f"{path.stem}-{fmt}")
-            for path in SCENARIOS for fmt in json.loads(path.read_text()).get("formats", ["chat"])]
+    return [
+        pytest.param(path, fmt, id=f"{path.stem}-{fmt}")
+        for path in SCENARIOS
+        for fmt in json.loads(path.read_text()).get("formats", ["chat"])
+    ]
 
 
 def _env(tmp: Path) -> dict[str, str]:
@@ -84,14 +87,24 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
     expect = scenario["expect"]
     work = _workspace(tmp_path, scenario)
     with ScriptedServer(scenario["rounds"]) as server:
-        argv = ["-p", scenario.get("prompt", "do the task"), "--output-format", "json",
-                "--base-url", _base_url(server, fmt), *FORMATS[fmt], *scenario.get("argv", [])]
+        argv = [
+            "-p",
+            scenario.get("prompt", "do the task"),
+            "--output-format",
+            "json",
+            "--base-url",
+            _base_url(server, fmt),
+            *FORMATS[fmt],
+            *scenario.get("argv", []),
+        ]
         code, out, err = run_main(argv, cwd=str(work), env=_env(tmp_path), stdin=scenario.get("stdin", ""))
     doc = json.loads(out)
     assert code == expect["exit"], err
     assert doc["schema_version"] == 1
     outcome = doc["outcome"]
-    assert (outcome["status"] if outcome["status"] == "completed" else outcome["failure"]["kind"]) == expect["status"]
+    assert (outcome["status"] if outcome["status"] == "completed" else outcome["failure"]["kind"]) == expect[
+        "status"
+    ]
     for key in ("retryable", "http_status"):
         if key in expect:
             assert outcome["failure"][key] == expect[key]
@@ -118,13 +131,34 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
 
 def test_ctrl_c_mid_tool_interrupts_the_call_and_exits_10(tmp_path: Path) -> None:
     work = _workspace(tmp_path, {})
-    rounds = [{"calls": [{"name": "bash", "arguments": {"command": "sleep 3"}, "id": "slow"}]}, {"text": "late"}]
+    rounds = [
+        {"calls": [{"name": "bash", "arguments": {"command": "sleep 3"}, "id": "slow"}]},
+        {"text": "late"},
+    ]
     with ScriptedServer(rounds) as server:
-        argv = ["-p", "wait", "--output-format", "json", "--base-url", server.url + "/v1", "--provider", "openai"]
+        argv = [
+            "-p",
+            "wait",
+            "--output-format",
+            "json",
+            "--base-url",
+            server.url + "/v1",
+            "--provider",
+            "openai",
+        ]
         proc = subprocess.Popen(
-            [sys.executable, "-c", "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))", *argv],
-            cwd=work, env={**os.environ, **_env(tmp_path)}, stdin=subprocess.PIPE, stdout=subprocess.PIPE,
-            stderr=subprocess.PIPE, text=True,
+            [
+                sys.executable,
+                "-c",
+                "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))",
+                *argv,
+            ],
+            cwd=work,
+            env={**os.environ, **_env(tmp_path)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
         )
         assert proc.stdin is not None
         proc.stdin.write("y\n")
@@ -141,7 +175,10 @@ def test_ctrl_c_mid_tool_interrupts_the_call_and_exits_10(tmp_path: Path) -> Non
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 10, err
     assert json.loads(out)["outcome"]["failure"]["kind"] == "cancelled"
-    results = [e["message"] for e in _session_events(tmp_path)
-               if e["type"] == "message" and e["message"]["role"] == "tool_result"]
+    results = [
+        e["message"]
+        for e in _session_events(tmp_path)
+        if e["type"] == "message" and e["message"]["role"] == "tool_result"
+    ]
     assert [r["call_id"] for r in results] == ["slow"] and results[0]["content"].startswith("interrupted")
     assert len(server.requests) == 1

@@ -14,8 +14,11 @@ from .test_scenarios import _env, _workspace
 def test_a_run_is_recorded_privately_listed_here_and_resumed_with_its_conversation(tmp_path: Path) -> None:
     work = _workspace(tmp_path, {"files": {"a.txt": "alpha\n"}})
     env = _env(tmp_path)
-    rounds = [{"calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "first answer"},
-              {"text": "second answer"}]
+    rounds = [
+        {"calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
+        {"text": "first answer"},
+        {"text": "second answer"},
+    ]
     with ScriptedServer(rounds) as server:
         base = ["--provider", "openai", "--base-url", server.url + "/v1"]
         assert run_main(["-p", "read a.txt", *base], cwd=str(work), env=env)[0] == 0
@@ -31,7 +34,9 @@ def test_a_run_is_recorded_privately_listed_here_and_resumed_with_its_conversati
     home = tmp_path / "home" / ".bastion"
     assert stat.S_IMODE((home / "sessions").stat().st_mode) == 0o700
     assert stat.S_IMODE(home.stat().st_mode) == 0o700
-    events = [json.loads(line) for line in (home / "sessions" / f"{session_id}.jsonl").read_text().splitlines()]
+    events = [
+        json.loads(line) for line in (home / "sessions" / f"{session_id}.jsonl").read_text().splitlines()
+    ]
     kinds = [e["type"] for e in events]
     assert kinds[0] == "session" and "resumed" in kinds and kinds.count("request") == 3
     verdict = next(e for e in events if e["type"] == "verdict")
@@ -43,8 +48,11 @@ def test_another_directory_lists_none_of_them(tmp_path: Path) -> None:
     elsewhere = tmp_path / "elsewhere"
     elsewhere.mkdir()
     with ScriptedServer([{"text": "hi"}]) as server:
-        run_main(["-p", "hi", "--provider", "openai", "--base-url", server.url + "/v1"], cwd=str(work),
-                 env=_env(tmp_path))
+        run_main(
+            ["-p", "hi", "--provider", "openai", "--base-url", server.url + "/v1"],
+            cwd=str(work),
+            env=_env(tmp_path),
+        )
     assert run_main(["--list"], cwd=str(elsewhere), env=_env(tmp_path))[1] == ""
 
 
@@ -56,13 +64,23 @@ def test_resuming_a_session_an_abort_cut_off_answers_its_open_call_as_interrupte
     lines = [
         {"type": "session", "id": session_id, "cwd": str(work)},
         {"type": "message", "message": {"role": "user", "text": "go"}},
-        {"type": "message", "message": {"role": "assistant", "text": "", "opaque": [],
-                                        "calls": [{"id": "c1", "name": "bash", "arguments": "{}"}]}},
+        {
+            "type": "message",
+            "message": {
+                "role": "assistant",
+                "text": "",
+                "opaque": [],
+                "calls": [{"id": "c1", "name": "bash", "arguments": "{}"}],
+            },
+        },
     ]
     (store / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
     with ScriptedServer([{"text": "ok"}]) as server:
-        code, _, err = run_main(["-p", "go on", "--resume", session_id, "--provider", "openai", "--base-url",
-                                 server.url + "/v1"], cwd=str(work), env=_env(tmp_path))
+        code, _, err = run_main(
+            ["-p", "go on", "--resume", session_id, "--provider", "openai", "--base-url", server.url + "/v1"],
+            cwd=str(work),
+            env=_env(tmp_path),
+        )
     assert code == 0, err
     tool = [m for m in server.requests[0]["body"]["messages"] if m["role"] == "tool"]
     assert tool[0]["tool_call_id"] == "c1" and tool[0]["content"].startswith("interrupted")
@@ -70,6 +88,7 @@ def test_resuming_a_session_an_abort_cut_off_answers_its_open_call_as_interrupte
 
 def test_a_resume_id_that_is_not_a_session_is_a_clear_error(tmp_path: Path) -> None:
     work = _workspace(tmp_path, {})
-    code, _, err = run_main(["-p", "x", "--resume", "../../etc/passwd", "--provider", "openai"], cwd=str(work),
-                            env=_env(tmp_path))
+    code, _, err = run_main(
+        ["-p", "x", "--resume", "../../etc/passwd", "--provider", "openai"], cwd=str(work), env=_env(tmp_path)
+    )
     assert code == 1 and "is not a session ID" in err
