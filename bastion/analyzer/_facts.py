@@ -12,6 +12,7 @@ import posixpath
 import stat
 from collections.abc import Iterable
 
+from ._gitprobe import git_fingerprint
 from ._result import Analysis
 from ._workspace import Workspace
 
@@ -20,7 +21,6 @@ __all__ = ["Fact", "FactError", "encode", "identity", "line_facts", "path_facts"
 Fact = str | int | None | tuple["Fact", ...]
 
 _MAX_HOPS = 40
-_GIT_FILE_LIMIT = 4096
 
 
 class FactError(OSError):
@@ -124,30 +124,9 @@ def identity(ws: Workspace, raw: str, cwd: str = ".", *, full: bool = True) -> F
     return ("is", where, kind, tuple(chain), st.st_dev, st.st_ino)
 
 
-def _repository(ws: Workspace, cwd: str) -> Fact:
-    """The stand-in for git's configuration fingerprint: the nearest .git in the workspace, its
-    config (and a gitdir file's text)."""
-    directory = cwd
-    while True:
-        dot_git = posixpath.join(directory, ".git") if directory != "." else ".git"
-        found = identity(ws, dot_git)
-        if isinstance(found, tuple) and found[0] == "is":
-            facts: list[Fact] = [dot_git, found]
-            if found[2] == "file":
-                text = ws.read(str(found[1]), _GIT_FILE_LIMIT)
-                facts.append(text.decode("utf-8", "surrogateescape"))
-            else:
-                for extra in ("config", "config.worktree", "commondir"):
-                    facts.append(identity(ws, f"{dot_git}/{extra}"))
-            return tuple(facts)
-        if directory == ".":
-            return ("no-repository",)
-        directory = posixpath.dirname(directory) or "."
-
-
 def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:
-    """The rendered plan, each stage's directory, reads and dependencies, and git's configuration
-    for each directory a git stage runs in."""
+    """The rendered plan, each stage's directory, reads and dependencies, and the fingerprint of
+    git's configuration for each directory a git stage runs in."""
     stages: list[Fact] = []
     for r in analysis.stages:
         stages.append(
@@ -160,7 +139,7 @@ def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:
                 tuple((n, identity(ws, n)) for n in r.check.depends),
             )
         )
-    git = tuple((d, _repository(ws, d)) for d in analysis.probed)
+    git = tuple((d, git_fingerprint(ws, d)) for d in analysis.probed)
     return (analysis.rendered, tuple(stages), git)
 
 

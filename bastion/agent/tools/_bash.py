@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from collections.abc import Callable, Sequence
 
-from ...analyzer import CHANGED_COMMAND, analyze
-from ...analyzer._neutral import neutral_env, redact_userinfo
+from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
 from ._terminal import OutputStream, clean
 
