@@ -45,6 +45,7 @@ class _Snapshot:
     places: tuple[Place, ...]
     tokens: tuple[str, ...]
     problem: str
+    where: str
     entries: tuple[Entry, ...]
     origins: frozenset[str]
     home: str
@@ -66,7 +67,7 @@ def probe_git(ws: Workspace, cwd: str, *, strict: bool) -> str:
     snap = _snapshot(ws, cwd)
     if snap.problem:
         return snap.problem
-    return judge_entries(snap.entries, snap.origins, snap.home, strict=strict)
+    return judge_entries(snap.entries, snap.origins, snap.home, strict=strict) or snap.where
 
 
 def git_fingerprint(ws: Workspace, cwd: str) -> str:
@@ -76,7 +77,7 @@ def git_fingerprint(ws: Workspace, cwd: str) -> str:
     digest = hashlib.sha256()
     for (kind, name), token in zip(snap.places, snap.tokens, strict=True):
         digest.update(f"{kind}\0{name}\0{token}\n".encode("utf-8", "surrogateescape"))
-    digest.update(snap.problem.encode("utf-8", "surrogateescape"))
+    digest.update(f"{snap.problem}\0{snap.where}".encode("utf-8", "surrogateescape"))
     return digest.hexdigest()
 
 
@@ -144,6 +145,7 @@ class _Probe:
         self.ws = ws
         self.cwd = cwd
         self.places: list[Place] = []
+        self.where = ""
         self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
 
     def look(self, absolute: str) -> Place:
@@ -163,7 +165,10 @@ class _Probe:
             configs = self._submodule_configs(gitdir) if gitdir else []
             repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
             entries = self._list(real.real, repo, configs)
-            self._where(real.real, abs_cwd)
+            try:
+                self._where(real.real, abs_cwd)
+            except _Redirect as err:
+                self.where = str(err)
         except _Unreadable as err:
             return self._done(str(err), (), cacheable=False)
         except _Redirect as err:
@@ -176,7 +181,8 @@ class _Probe:
         places = tuple(self.places)
         origins = frozenset(e.origin for e in entries if e.origin)
         home = self.ws.env().get("HOME", "")
-        return _Snapshot(places, _tokens(self.ws, places), problem, entries, origins, home, cacheable)
+        tokens = _tokens(self.ws, places)
+        return _Snapshot(places, tokens, problem, self.where, entries, origins, home, cacheable)
 
     def _walk(self, abs_cwd: str) -> str:
         """The `.git` directory git will use, "" for none; a `.git` that redirects git is a reason."""
