@@ -104,7 +104,7 @@ def _read_args(sub: str, spec: GitSpec, args: Sequence[str]) -> tuple[str, list[
             continue
         if arg in spec.list_flags:
             listing = True
-        if _COUNT.fullmatch(arg) and ("-n" in spec.spaced or "-U" in spec.spaced):
+        if _COUNT.fullmatch(arg) and spec.counts:
             continue
         if arg[:2] in _ATTACHED and len(arg) > 2 and arg[:2] in spec.spaced:
             continue

@@ -22,6 +22,7 @@ class GitSpec:
     positionals: bool = True
     list_flags: frozenset[str] = frozenset()  # when set, positionals only beside one of these
     reads: bool = False  # positionals are files whose contents are printed
+    counts: bool = False  # -<digits>, -n<digits>, -U<digits>, -M<digits>
 
 
 def _set(text: str) -> frozenset[str]:
@@ -50,8 +51,10 @@ _LOG_VALUED = _set(
     "--decorate --max-count --skip --since --until --after --before --author --committer --grep --pretty"
     " --format --date --abbrev-commit"
 )
+# -U is not here: its value is optional and only attached (-U5), so git reads `-U HEAD:.env` as -U
+# followed by a revision, which must go through the positional checks.
 _LOG_SPACED = _set(
-    "-n -U -S -G --author --committer --grep --since --until --after --before --max-count --skip"
+    "-n -S -G --author --committer --grep --since --until --after --before --max-count --skip"
 )
 
 _LOG = GitSpec(
@@ -60,6 +63,7 @@ _LOG = GitSpec(
     spaced=_LOG_SPACED,
     letters="pusbwRWzaMiEFm",
     reads=True,
+    counts=True,
 )
 
 SPECS: dict[str, GitSpec] = {
@@ -74,9 +78,10 @@ SPECS: dict[str, GitSpec] = {
     "diff": GitSpec(
         bare=_DIFF_BARE | _set("--cached --staged --merge-base"),
         valued=_DIFF_VALUED,
-        spaced=_set("-U -S -G"),
+        spaced=_set("-S -G"),
         letters="pusbwRWzaM",
         reads=True,
+        counts=True,
     ),
     "log": _LOG,
     "show": _LOG,
@@ -137,7 +142,7 @@ SPECS: dict[str, GitSpec] = {
     "describe": GitSpec(
         bare=_set("--tags --all --long --always --dirty --broken --contains --exact-match --first-parent"),
         valued=_set("--abbrev --match --exclude --candidates --dirty --broken"),
-        spaced=_set("--match --exclude --candidates --abbrev"),
+        spaced=_set("--match --exclude --candidates"),  # --abbrev's value is optional: attached only
     ),
     "shortlog": GitSpec(
         bare=_set("-n --numbered -s --summary -e --email -c --committer --no-merges --merges"),
@@ -148,8 +153,10 @@ SPECS: dict[str, GitSpec] = {
 }
 
 # `git stash list` takes log's flags and no positional at all.
-STASH_LIST = GitSpec(bare=_LOG.bare, valued=_LOG.valued, spaced=_LOG.spaced, letters=_LOG.letters,
-                     positionals=False)
+STASH_LIST = GitSpec(
+    bare=_LOG.bare, valued=_LOG.valued, spaced=_LOG.spaced, letters=_LOG.letters,
+    positionals=False, counts=True,
+)
 
 # Why a known-dangerous flag is refused: the sentence the user sees.
 REFUSED: dict[str, str] = {

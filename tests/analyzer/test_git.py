@@ -48,9 +48,11 @@ ALLOWED = [
     "git diff --cached",
     "git diff --stat=80",
     "git diff -U5",
-    "git diff -U 5",
+    "git diff -U3",
     "git diff -pw",
     "git diff -M50",
+    "git show -U1 HEAD",
+    "git stash list -3",
     "git diff HEAD -- README.md",
     "git diff main..HEAD",
     "git diff -S needle",
@@ -143,6 +145,12 @@ ASKS = [
     ("git log -c", "not known to be read-only"),
     ("git diff -C", "not known to be read-only"),
     ("git log -n", "needs a value"),
+    ("git diff -U HEAD:.env HEAD:README.md", "not known to be read-only"),
+    ("git log -p -U HEAD:.env", "not known to be read-only"),
+    ("git describe --abbrev HEAD:.env", "not known to be read-only"),
+    ("git describe --match x HEAD:.env", "':'"),
+    ("git status -5", "not known to be read-only"),
+    ("git blame -5 main.go", "not known to be read-only"),
     ("git log -px", "not known to be read-only"),
     # a ':' names blobs and magic pathspecs
     ("git show HEAD:README.md", "':'"),
@@ -204,7 +212,9 @@ ASKS = [
 
 
 @pytest.mark.parametrize(("line", "reason"), ASKS)
-def test_a_dangerous_git_form_fails_its_check_with_a_reason(ws: LocalWorkspace, line: str, reason: str) -> None:
+def test_a_dangerous_git_form_fails_its_check_with_a_reason(
+    ws: LocalWorkspace, line: str, reason: str
+) -> None:
     a = run(ws, line)
     assert not a.auto
     failed = [s for s in a.stages if not s.ok]
