@@ -147,6 +147,10 @@ def _document(model: str, result: RunResult | None, error: AgentError | None, us
 
 
 class _Rejected(AgentError):
+    """The run's outcome when the model's last turn followed a denied or refused call: the model
+    stopped right after being refused, so what it set out to do was not done (exit 14). A denial it
+    worked around (a later call ran, then it finished) completes."""
+
     kind = Failure.POLICY_REJECTION
 
 

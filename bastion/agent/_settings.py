@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import re
+import shlex
 from collections.abc import Mapping
 from typing import Any, Literal
 
@@ -43,6 +44,12 @@ class ProviderConfig(BaseModel):
         if value is not None and not re.fullmatch(r"[A-Za-z_][A-Za-z0-9_]*", value):
             raise ValueError("must be the name of an environment variable (never the key itself)")
         return value
+
+    @field_validator("api_key_command", mode="before")
+    @classmethod
+    def _split(cls, value: object) -> object:
+        # A string is split as a shell splits words, with nothing expanded; no shell ever runs it.
+        return shlex.split(value) if isinstance(value, str) else value
 
     @field_validator("api_key_command")
     @classmethod
