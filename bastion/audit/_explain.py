@@ -100,7 +100,10 @@ def _facts(a: Analysis, ws: Workspace, out: TextIO) -> None:
         for name, fact in [*_pairs(stage[4]), *_pairs(stage[5])]:
             out.write(f"    {name}: {_fact(fact)}\n")
     for directory, repo in _pairs(facts[2]):
-        shown = _fact(repo[1]) if isinstance(repo, tuple) and len(repo) > 1 else str(repo)
+        if isinstance(repo, str):
+            shown = f"the fingerprint of git's configuration files, {repo[:16]}"
+        else:
+            shown = _fact(repo[1]) if isinstance(repo, tuple) and len(repo) > 1 else str(repo)
         out.write(f"  git in {directory}: {shown}\n")
 
 

@@ -27,6 +27,13 @@ _NAME = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.:+-]*")
 _RUNNERS = frozenset({("npm", "run"), ("pnpm", "run"), ("yarn", "run"), ("bun", "run"), ("uv", "run"),
                       ("poetry", "run"), ("bundle", "exec"), ("python", "-m"), ("python3", "-m"),
                       ("cargo", "run"), ("go", "run")})  # fmt: skip
+# Commands that run whatever follows them: a rule naming one alone is as wide as a bare `bash`.
+NEVER_ALONE = frozenset({
+    "bash", "sh", "zsh", "fish", "dash", "ksh", "eval", "exec", "sudo", "su", "doas", "env", "xargs",
+    "python", "python3", "node", "perl", "ruby", "php", "deno", "bun", "lua", "command", "builtin",
+    "nohup", "nice", "timeout", "watch", "parallel", "source", ".", "busybox",
+})  # fmt: skip
+NETWORK = frozenset({"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"})
 RUNS_CODE = frozenset({
     "make", "cmake", "ninja", "npm", "npx", "pnpm", "yarn", "bun", "deno", "node", "python", "python3",
     "pip", "pip3", "uv", "poetry", "pytest", "tox", "nox", "go", "cargo", "rustc", "bash", "sh", "zsh",
@@ -68,6 +75,8 @@ def _bash_rule(value: str) -> str | None:
     if (words[0], words[1] if len(words) > 1 else "") in _RUNNERS:
         keep = 3 if len(words) > 2 and _NAME.fullmatch(words[2]) else 2
     prefix = " ".join(words[:keep])
+    if keep == 1 and words[0].rsplit("/", 1)[-1] in NEVER_ALONE:
+        return None
     if "*" in prefix or "(" in prefix or ")" in prefix:
         return None
     return f"bash({prefix}:*)"
@@ -104,6 +113,8 @@ def warnings_for(rule: str) -> list[str]:
         out.append(
             f"{command} is a program from the directory: whoever can change it runs anything through this"
         )
+    elif base in NETWORK:
+        out.append(f"{base} reaches the network: through this rule it can send your files out")
     elif base in RUNS_CODE:
         out.append(f"{base} runs code the repository controls (its build files, scripts or tests): "
                    "a checkout you do not trust runs anything through this rule")  # fmt: skip
@@ -122,8 +133,11 @@ def _asking(decider: Decider, o: Outcome) -> list[Subject] | str:
         v = gate.settings.policy.decide([s])
         if v.decision is Decision.ALLOW:
             continue
-        if v.rule is not None or v.decision is Decision.DENY or rule_for(s) is None:
+        if v.rule is not None or v.decision is Decision.DENY:
             return o.group
+        if rule_for(s) is None:
+            word = s.value.split(" ", 1)[0]
+            return f"no narrow rule for {word}" if s.tool == "bash" and not s.sentinel else o.group
         out.append(s)
     return out or o.group
 

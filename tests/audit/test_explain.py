@@ -1,0 +1,95 @@
+"""`bastion check --explain`: the parse, the checkers, every subject with its rule and source, the
+git probe, and the plan and facts of an auto-allowed line; a caret under an outside column."""
+
+from __future__ import annotations
+
+import io
+import subprocess
+
+from bastion.audit import explain_call
+from bastion.policy._dryrun import DryRun
+
+from .conftest import Workspace
+
+
+def _explain(ws: Workspace, line: str, tool: str = "bash", **args: str) -> tuple[str, str]:
+    out = io.StringIO()
+    call = {"command": line} if tool == "bash" else dict(args)
+    decision = explain_call(DryRun(str(ws.config)), str(ws.root), tool, call, out)
+    return decision, out.getvalue()
+
+
+def test_an_auto_allowed_pipeline_shows_stages_words_checkers_subjects_plan_and_facts(ws: Workspace) -> None:
+    decision, text = _explain(ws, "git log -p | head && cat README.md")
+    assert decision == "allow"
+    assert "parse: in the subset: 2 pipeline(s) joined by &&, 3 stage(s)" in text
+    assert "  stage 1: git log -p   (in .)\n    words: git log -p\n    checker: ok, runs unasked\n" in text
+    assert "    runs as: git log --no-ext-diff --no-textconv -p\n" in text
+    assert "    reads: README.md\n" in text
+    assert "git: config probed in .: runs nothing" in text
+    assert (
+        '  allow  bash "cat README.md"  (part 3 of the line)\n         by bash(cat:*) from builtin\n' in text
+    )
+    assert (
+        '  allow  read "README.md"  (a file part 3 of the line reads)\n         by read from builtin\n'
+        in text
+    )
+    assert (
+        "plan (what runs): 'git' 'log' '--no-ext-diff' '--no-textconv' '-p' | 'head' && 'cat' 'README.md'"
+        in text
+    )
+    assert "    README.md: file README.md, 10 bytes\n" in text
+    assert "  git in .: the fingerprint of git's configuration files, " in text
+
+
+def test_a_line_outside_the_subset_points_a_caret_at_its_column(ws: Workspace) -> None:
+    decision, text = _explain(ws, "make test && echo $(id) > x")
+    assert decision == "ask"
+    lines = text.splitlines()
+    at = lines.index("parse: outside the subset")
+    assert lines[at + 1] == "  make test && echo $(id) > x"
+    assert lines[at + 2] == "  " + " " * 18 + "^"
+    assert lines[at + 3] == "  `$(` at column 19: command substitution is outside the subset"
+    assert '  ask    bash "$(...) make test && echo $(id) > x"  (the whole line)' in text
+    assert '  ask    write "x"  (a file the line writes (x))' in text
+    assert "plan (what runs)" not in text
+
+
+def test_each_subject_shows_the_rule_and_source_that_decided_it_alone(ws: Workspace) -> None:
+    ws.rules(allow=["bash(make test:*)"], deny=["bash(rm:*)"])
+    decision, text = _explain(ws, "make test && cat .env && rm -rf src")
+    assert decision == "deny"
+    by = "\n         by "
+    assert (
+        f'  allow  bash "make test"  (part 1 of the line){by}bash(make test:*) from user:{ws.config}\n'
+        in text
+    )
+    assert (
+        '  ask    read ".env"  (a file part 2 of the line reads)\n         by read(ci:.env*) from builtin\n'
+        in text
+    )
+    assert (
+        f'  deny   bash "rm -rf src"  (part 3 of the line)\n         by bash(rm:*) from user:{ws.config}\n'
+        in text
+    )
+    assert f"decision: deny: denied by bash(rm:*) from your config ({ws.config})" in text
+    assert "runs as typed" not in text
+
+
+def test_a_checker_refusal_and_a_git_key_are_shown(ws: Workspace) -> None:
+    _, text = _explain(ws, "cat /etc/passwd")
+    assert "    checker: refused: '/etc/passwd' is outside the working directory\n" in text
+    assert "         why: '/etc/passwd' is outside the working directory\n" in text
+    subprocess.run(["git", "-C", str(ws.root), "config", "diff.external", "/bin/evil"], check=True)
+    decision, text = _explain(ws, "git diff")
+    assert decision == "ask"
+    assert (
+        "git: config probed in .: the repository's config runs a program:" in text and "diff.external" in text
+    )
+
+
+def test_a_file_tool_call_is_explained_by_its_subjects(ws: Workspace) -> None:
+    decision, text = _explain(ws, "", tool="read", path="/etc/passwd")
+    assert decision == "ask"
+    assert text.startswith("subjects (each decided alone):\n")
+    assert '  ask    bastion:outside "$(...) /etc/passwd"  (the path of read)' in text
