@@ -9,6 +9,7 @@ else is literal and matched exactly, with no case folding. A shipped path patter
 
 from __future__ import annotations
 
+import functools
 import posixpath
 import re
 from collections.abc import Sequence
@@ -41,6 +42,7 @@ def _glob(pattern: str) -> str:
     return ".*".join(re.escape(part) for part in re.split(r"\*+", pattern))
 
 
+@functools.lru_cache(maxsize=4096)
 def compile_glob(pattern: str, *, fold_case: bool = False) -> Matcher:
     """The glob of the module docstring."""
     if pattern.endswith(":*"):

@@ -16,6 +16,7 @@ reported as such whatever else is wrong (the reference engine's order of checks)
 
 from __future__ import annotations
 
+import functools
 from dataclasses import dataclass
 
 import pyparsing as pp
@@ -125,6 +126,7 @@ def _structure_error(text: str) -> RuleError:
     return RuleError(text, "invalid_rule", 1, "this is not a rule")
 
 
+@functools.lru_cache(maxsize=4096)
 def parse_rule(text: str) -> Rule:
     """Parse one rule; leading and trailing ASCII whitespace is ignored. Raises RuleError."""
     rule_text = text.strip(_WHITESPACE)
@@ -134,7 +136,7 @@ def parse_rule(text: str) -> Rule:
     if unbalanced is not None:
         raise unbalanced
     try:
-        parsed = _RULE.parse_string(rule_text, parse_all=True)
+        parsed = _RULE.parse_string(rule_text)
     except pp.ParseBaseException:
         raise _structure_error(rule_text) from None
     tool = str(parsed["tool"])
