@@ -8,9 +8,10 @@ SECONDS ?= 20
 
 .PHONY: run test lint fuzz bench conformance clean
 
-$(VENV)/.installed: pyproject.toml constraints.txt
+$(VENV)/.installed: pyproject.toml constraints.txt bastion/grammar/subset.lark
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]'
+	$(BIN)/python -m bastion.grammar
 	touch $@
 
 run: $(VENV)/.installed

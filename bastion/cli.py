@@ -59,7 +59,9 @@ def _jsonl(dry: Any, stdin: TextIO, out: TextIO) -> int:
     return 0
 
 
-def check(argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr) -> int:
+def check(
+    argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+) -> int:
     from .policy import DryRun, PolicyError, RequestError
 
     try:

@@ -2,17 +2,23 @@
 
 from __future__ import annotations
 
+import contextlib
+import hashlib
+import io
 from functools import lru_cache
 from importlib import resources
+from pathlib import Path
 
 from lark import Lark, Token, Transformer, Tree
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
 
-__all__ = ["grammar_text", "parse", "parser"]
+__all__ = ["build_tables", "grammar_text", "parse", "parser"]
 
 _TRIM = " \t"
+_TABLES = "subset.lalr"
+_OPTIONS = {"parser": "lalr", "strict": True, "maybe_placeholders": False}
 
 
 def grammar_text() -> str:
@@ -20,10 +26,35 @@ def grammar_text() -> str:
     return resources.files(__package__).joinpath("subset.lark").read_text(encoding="ascii")
 
 
+def _digest(text: str) -> bytes:
+    return hashlib.sha256((text + repr(sorted(_OPTIONS.items()))).encode("ascii")).hexdigest().encode("ascii")
+
+
+def build_tables() -> Path:
+    """Build the parser with strict=True (which proves the grammar has no conflict and no two
+    terminals of one lexer state that can match the same text: about two seconds) and save its
+    tables beside the grammar, headed by the grammar's digest. `make` runs this once at install."""
+    text = grammar_text()
+    built = Lark(text, **_OPTIONS)
+    path = Path(str(resources.files(__package__).joinpath(_TABLES)))
+    with open(path, "wb") as f:
+        f.write(_digest(text) + b"\n")
+        built.save(f)
+    return path
+
+
 @lru_cache(maxsize=1)
 def parser() -> Lark:
-    """The one LALR parser of the subset, built on first use."""
-    return Lark(grammar_text(), parser="lalr", strict=True, maybe_placeholders=False)
+    """The one LALR parser of the subset: the saved strict build when it is of this very grammar,
+    else a strict build in memory (correct, only slower)."""
+    text = grammar_text()
+    tables = resources.files(__package__).joinpath(_TABLES)
+    with contextlib.suppress(OSError):
+        data = tables.read_bytes()
+        header, _, body = data.partition(b"\n")
+        if header == _digest(text):
+            return Lark.load(io.BytesIO(body))
+    return Lark(text, **_OPTIONS)
 
 
 def _piece_text(token: Token) -> str:
@@ -143,8 +174,8 @@ def _outside(line: str, err: UnexpectedInput) -> Outside:
             return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word, "
                                             "followed by a space, `|`, `&&` or the end of the line")
         if token.type.startswith(("ERR_", "OUT_")):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word after "
-                                            "the command word, one of 2>&1, 2>/dev/null and >/dev/null")
+            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word "
+                                            "after the command word: 2>&1, 2>/dev/null or >/dev/null")
         if token.type.endswith("TAIL"):
             return Outside(line, index + 1, _describe(line, index))
         if token.type == "GLOB" or before.endswith(("*", "?")):

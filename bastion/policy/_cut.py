@@ -17,8 +17,6 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-import bashlex
-
 __all__ = ["Cut", "Part", "Target", "cut", "unwrap"]
 
 
@@ -65,9 +63,19 @@ _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
 _KEYWORDS = frozenset({"!", "if", "then", "elif", "else", "do", "while", "until", "time", "coproc", "{", "("})
 
 
+def _node() -> Any:
+    """bashlex's node class. bashlex is imported only when a line outside the subset is cut: it
+    builds parser tables when imported, which the lines inside the subset never need."""
+    from bashlex.ast import node
+
+    return node
+
+
 def cut(line: str, depth: int = 0) -> Cut:
     """Cut `line`; never raises."""
     try:
+        import bashlex
+
         trees = bashlex.parse(line)
         found = _Found(line, depth)
         for tree in trees:
@@ -79,10 +87,10 @@ def cut(line: str, depth: int = 0) -> Cut:
 
 def _children(node: Any) -> Iterator[Any]:
     for value in vars(node).values():
-        if isinstance(value, bashlex.ast.node):
+        if isinstance(value, _node()):
             yield value
         elif isinstance(value, list):
-            yield from (v for v in value if isinstance(v, bashlex.ast.node))
+            yield from (v for v in value if isinstance(v, _node()))
 
 
 @dataclass
@@ -144,7 +152,7 @@ def _with_cd(words: tuple[str, ...], pos: int, sources: list[str]) -> Part:
 
 def _target(line: str, node: Any) -> Target | None:
     output = getattr(node, "output", None)
-    if node.type not in _WRITES or not isinstance(output, bashlex.ast.node) or output.kind != "word":
+    if node.type not in _WRITES or not isinstance(output, _node()) or output.kind != "word":
         return None  # a descriptor operation (>&2, >&-), a read or a here-document
     source = line[output.pos[0] : output.pos[1]]
     expands = bool(_EXPANDS & (set(source) | set(output.word))) or bool(getattr(output, "parts", None))

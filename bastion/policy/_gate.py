@@ -58,7 +58,9 @@ def _case_variant(args: Mapping[str, object], name: str) -> str | None:
 class Gate:
     """Decides tool calls for one workspace under one set of settings."""
 
-    def __init__(self, settings: Settings, ws: Workspace, stamper: Stamper | None = None, cwd: str = ".") -> None:
+    def __init__(
+        self, settings: Settings, ws: Workspace, stamper: Stamper | None = None, cwd: str = "."
+    ) -> None:
         self.settings = settings
         self.ws = ws
         self.stamper = stamper
@@ -73,7 +75,9 @@ class Gate:
                 continue
             variant = _case_variant(clean, name)
             if variant is not None:
-                return _refuse(clean, f'argument "{variant}" is "{name}" in another case; write it once, as "{name}"')
+                return _refuse(
+                    clean, f'argument "{variant}" is "{name}" in another case; write it once, as "{name}"'
+                )
         try:
             if tool == "bash":
                 return self._bash(clean)
@@ -82,8 +86,8 @@ class Gate:
             subjects = (Subject(tool, json.dumps(clean, sort_keys=True), about=f"the {tool} call"),)
             return Decided(self.settings.policy.decide(subjects), clean, subjects)
         except Exception as err:  # an error while deciding asks; it never allows
-            return Decided(Verdict(Decision.ASK, f"{tool} call could not be evaluated: {type(err).__name__}: {err}"),
-                           clean)
+            reason = f"{tool} call could not be evaluated: {type(err).__name__}: {err}"
+            return Decided(Verdict(Decision.ASK, reason), clean)
 
     def _bash(self, args: dict[str, object]) -> Decided:
         command = args.get("command")
