@@ -33,6 +33,11 @@ NEVER_ALONE = frozenset({
     "python", "python3", "node", "perl", "ruby", "php", "deno", "bun", "lua", "command", "builtin",
     "nohup", "nice", "timeout", "watch", "parallel", "source", ".", "busybox",
 })  # fmt: skip
+# Commands whose arguments say what they destroy: only the exact lines seen are ever proposed.
+DESTRUCTIVE = frozenset({"rm", "rmdir", "mv", "dd", "shred", "truncate", "chmod", "chown", "kill", "pkill",
+                         "killall", "mkfs", "unlink", "ln", "cp", "install", "rsync", "tee"})  # fmt: skip
+# More distinct argument lists than this for one command, and its rule becomes `cmd:*`.
+MAX_EXACT = 3
 NETWORK = frozenset({"curl", "wget", "ssh", "scp", "sftp", "rsync", "nc", "ncat", "socat", "telnet", "ftp"})
 RUNS_CODE = frozenset({
     "make", "cmake", "ninja", "npm", "npx", "pnpm", "yarn", "bun", "deno", "node", "python", "python3",
@@ -142,6 +147,23 @@ def _asking(decider: Decider, o: Outcome) -> list[Subject] | str:
     return out or o.group
 
 
+def _final(rule: str, value: str, distinct: dict[str, set[str]]) -> tuple[str, str]:
+    """A one-word prefix rule becomes the exact lines seen, while they are few (always for a
+    destructive command); otherwise `cmd:*` with a warning. Returns (rule, extra warning)."""
+    if not rule.startswith("bash(") or " " in rule:
+        return rule, ""
+    command = value.split(" ", 1)[0]
+    exact = not any(c in value for c in "*()")
+    if exact and (len(distinct[command]) <= MAX_EXACT or command.rsplit("/", 1)[-1] in DESTRUCTIVE):
+        return f"bash({value})", ""
+    if command.rsplit("/", 1)[-1] in DESTRUCTIVE:
+        return "", ""
+    return (
+        rule,
+        f"allows {command} with any arguments at all (seen with {len(distinct[command])} different ones)",
+    )
+
+
 def suggest(report: Report, decider: Decider) -> Suggested:
     """The rules that cover the asked calls of `report` that a rule may cover."""
     rules: dict[str, Suggestion] = {}
@@ -154,10 +176,24 @@ def suggest(report: Report, decider: Decider) -> Suggested:
             uncovered[found] += 1
             continue
         needs.append((o, [(s, r) for s in found if (r := rule_for(s)) is not None]))
-    check = Policy([Layer.user("(suggested)", allow=sorted({r for _, pairs in needs for _, r in pairs}))])
-    covered = 0
+    distinct: dict[str, set[str]] = {}
+    for _, pairs in needs:
+        for s, _ in pairs:
+            if s.tool == "bash":
+                distinct.setdefault(s.value.split(" ", 1)[0], set()).add(s.value)
+    extra: dict[str, str] = {}
+    final: list[tuple[Outcome, list[tuple[Subject, str]]]] = []
     for o, pairs in needs:
-        if not all(check.decide([s]).decision is Decision.ALLOW for s, _ in pairs):
+        chosen = []
+        for s, r in pairs:
+            rule, warning = _final(r, s.value, distinct)
+            chosen.append((s, rule))
+            extra[rule] = extra.get(rule) or warning
+        final.append((o, chosen))
+    check = Policy([Layer.user("(suggested)", allow=sorted({r for _, p in final for _, r in p if r}))])
+    covered = 0
+    for o, pairs in final:
+        if not all(r and check.decide([s]).decision is Decision.ALLOW for s, r in pairs):
             uncovered["no narrow rule covers it"] += 1
             continue
         covered += 1
@@ -166,7 +202,7 @@ def suggest(report: Report, decider: Decider) -> Suggested:
             sug.calls += 1
             sug.exact.add(s.value)
     for sug in rules.values():
-        sug.warnings = warnings_for(sug.rule)
+        sug.warnings = [*warnings_for(sug.rule), *([extra[sug.rule]] if extra.get(sug.rule) else [])]
     ordered = sorted(rules.values(), key=lambda s: (-s.calls, s.rule))
     return Suggested(ordered, len(asked), covered, len(report.outcomes), uncovered)
 
@@ -190,10 +226,14 @@ def render_toml(found: Suggested, config_hint: str) -> str:
             for warning in sug.warnings:
                 lines.append(f"    # warning: {_comment(warning)}")
             only = next(iter(sug.exact)) if len(sug.exact) == 1 else ""
-            if only and sug.rule.startswith("bash(") and not any(c in only for c in "*()"):
-                lines.append(
-                    f"    # seen only as `{_comment(only)}`: {json.dumps(f'bash({only})')} allows just that"
-                )
+            exact = f"bash({only})"
+            if (
+                only
+                and sug.rule.startswith("bash(")
+                and sug.rule != exact
+                and not any(c in only for c in "*()")
+            ):
+                lines.append(f"    # seen only as `{_comment(only)}`: {json.dumps(exact)} allows just that")
         lines.append("]")
     else:
         lines.append("# No allow rule to suggest.")

@@ -41,9 +41,26 @@ def test_each_subcommand_gets_its_own_rule_and_a_runner_keeps_its_script_name(ws
         "bash(make lint:*)",
         "bash(make test:*)",
         "bash(npm run build:*)",
-        "bash(pytest:*)",
+        "bash(pytest -x)",
     ]
     assert "seen only as `npm run build`" not in out
+
+
+def test_a_command_without_a_subcommand_gets_the_exact_lines_until_there_are_many(ws: Workspace) -> None:
+    out = _suggest(ws, _history(ws, "rm -rf build", "pytest -x tests", "pytest -q", "jq -r .a x.json"))
+    assert sorted(_allow(out)) == [
+        "bash(jq -r .a x.json)",
+        "bash(pytest -q)",
+        "bash(pytest -x tests)",
+        "bash(rm -rf build)",
+    ]
+    many = [f"pytest -k case{i}" for i in range(5)] + [f"rm -f tmp{i}" for i in range(5)]
+    out = _suggest(ws, _history(ws, *many))
+    assert "bash(pytest:*)" in _allow(out) and "bash(rm:*)" not in _allow(out)
+    assert sorted(r for r in _allow(out) if r.startswith("bash(rm")) == [
+        f"bash(rm -f tmp{i})" for i in range(5)
+    ]
+    assert "# warning: allows pytest with any arguments at all (seen with 5 different ones)" in out
 
 
 def test_a_rule_for_a_command_that_runs_code_carries_a_warning(ws: Workspace) -> None:
@@ -55,9 +72,7 @@ def test_a_rule_for_a_command_that_runs_code_carries_a_warning(ws: Workspace) ->
     make = lines.index(next(line for line in lines if line.strip().startswith('"bash(make test:*)"')))
     assert lines[make + 1].strip().startswith("# warning: make runs code the repository controls")
     assert any("# warning: ./scripts/deploy.sh is a program from the directory" in line for line in lines)
-    jq = lines.index(
-        next(line for line in lines if line.strip().startswith('"bash(jq .:*)"') or '"bash(jq:*)"' in line)
-    )
+    jq = lines.index(next(line for line in lines if line.strip().startswith('"bash(jq . data.json)"')))
     assert "warning" not in lines[jq + 1]
 
 
