@@ -48,7 +48,15 @@ def check_go(ctx: Context, stage: Stage) -> Check:
 
 
 def check_cd(ctx: Context, stage: Stage) -> Check:
-    """cd DIR, alone in its pipeline: DIR inside the workspace and a directory; later stages run there."""
+    """cd DIR, alone in its pipeline: DIR inside the workspace and a directory; later stages run there.
+    (The driver calls this directly, so a failure inside is turned into a refusal here.)"""
+    try:
+        return _check_cd(ctx, stage)
+    except Exception as err:  # a checker's failure is never an allow
+        return Check.refuse(f"the cd checker failed: {type(err).__name__}: {err}")
+
+
+def _check_cd(ctx: Context, stage: Stage) -> Check:
     if stage.command != "cd":
         return Check.refuse(f"{stage.command} is not cd")
     if len(stage.words) != 2:

@@ -507,3 +507,42 @@ def test_a_glob_over_an_unreadable_directory_asks(tmp_path: Path) -> None:
         assert "cannot be read" in a.stages[0].why
     finally:
         locked.chmod(0o755)
+
+
+@pytest.mark.parametrize(
+    ("line", "reason"),
+    [
+        ("grep -f main.go util.go", "grep -f reads patterns from a file that is not checked"),
+        ("grep -rn x main.go", "grep -r reads every file below a directory"),
+        ("grep --directories=recurse x main.go", "grep --directories=recurse reads every file"),
+        ("wc --files0-from=x", "wc --files0-from reads the names"),
+        ("tail -f main.go", "follow mode"),
+        ("tail +5f main.go", "old-style option"),
+        ("cat main.go | sort -o x", "sort -o writes its output to a file"),
+        ("cat main.go | sort --compress-program=sh", "runs a program"),
+        ("cat main.go | uniq a b", "output file"),
+        ("head --li=5 main.go", "not an option bastion knows"),
+        ("cat pipe", "not a regular file"),
+        ("cat over.bin", "read limit"),
+        ("cat *.go", "only ls takes a glob"),
+        ("ls .*", "expands to include .."),
+        ("ls *", "leads out of the working directory"),
+    ],
+)
+def test_a_refusal_says_which_attack_it_closes(run: Analyse, line: str, reason: str) -> None:
+    why = next(s.why for s in run(line).stages if not s.ok)
+    assert reason in why
+    assert "\n" not in why and why.count(". ") == 0
+
+
+def test_a_checker_that_fails_inside_asks(ws: LocalWorkspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    def broken(*args: object) -> object:
+        raise RuntimeError("boom")
+
+    from bastion.analyzer import _misc, _readers
+
+    monkeypatch.setattr(_readers, "resolve", broken)
+    monkeypatch.setattr(_misc, "resolve", broken)
+    for line in ("cat main.go", "cd sub"):
+        a = analyze(line, ws)
+        assert not a.auto and not a.stages[0].ok and "boom" in a.stages[0].why
