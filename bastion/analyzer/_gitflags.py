@@ -33,7 +33,7 @@ _DIFF_BARE = _set(
     "--stat --shortstat --numstat --name-only --name-status --summary --patch -p -u --no-patch -s"
     " --minimal --patience --histogram --no-renames -M --ignore-space-change -b --ignore-all-space -w"
     " --ignore-space-at-eol --ignore-blank-lines --function-context -W --full-index --binary --exit-code"
-    " --quiet --check --compact-summary --raw -z --no-ext-diff --no-textconv --no-color -R --text -a"
+    " --quiet --check --compact-summary --raw -z --no-ext-diff --no-textconv --no-color -R --text -a -U"
     " --dirstat --word-diff --find-renames --abbrev --color --stat-count --color-moved --color-words"
 )
 _DIFF_VALUED = _set(
@@ -51,8 +51,8 @@ _LOG_VALUED = _set(
     "--decorate --max-count --skip --since --until --after --before --author --committer --grep --pretty"
     " --format --date --abbrev-commit"
 )
-# -U is not here: its value is optional and only attached (-U5), so git reads `-U HEAD:.env` as -U
-# followed by a revision, which must go through the positional checks.
+# -U is bare, not here: its value is optional and only attached (-U5), so git reads `-U HEAD:.env`
+# as -U followed by a revision, which must go through the positional checks.
 _LOG_SPACED = _set(
     "-n -S -G --author --committer --grep --since --until --after --before --max-count --skip"
 )
