@@ -93,3 +93,19 @@ def test_a_file_tool_call_is_explained_by_its_subjects(ws: Workspace) -> None:
     assert decision == "ask"
     assert text.startswith("subjects (each decided alone):\n")
     assert '  ask    bastion:outside "$(...) /etc/passwd"  (the path of read)' in text
+
+
+def test_check_explain_through_the_command_keeps_checks_exit_status(ws: Workspace, capsys: object) -> None:
+    from bastion.cli import main
+
+    code = main(
+        ["check", "--config", str(ws.config), "--cwd", str(ws.root), "--explain", "--", "cat .env | grep T"]
+    )
+    text = capsys.readouterr().out  # type: ignore[attr-defined]
+    assert code == 3
+    assert (
+        '  ask    read ".env"  (a file part 1 of the line reads)\n         by read(ci:.env*) from builtin\n'
+        in text
+    )
+    code = main(["check", "--config", str(ws.config), "--cwd", str(ws.root), "--json", "--", "git status"])
+    assert code == 0 and '"decision": "allow"' in capsys.readouterr().out  # type: ignore[attr-defined]
