@@ -1,0 +1,1 @@
+"""Soundness tooling: grammar-driven generators, the argv and execution oracles, atheris harnesses."""

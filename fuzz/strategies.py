@@ -1,0 +1,202 @@
+"""Hypothesis strategies that generate lines from the grammar itself (subset.lark, via lark's rules).
+
+Every nonterminal is expanded by one of the expansions lark compiled for it, and every terminal
+is drawn from its own regexp (`st.from_regex`) or from a pool of realistic words filtered by that
+same regexp, so a change of the grammar changes what is generated. Near-misses insert, remove or
+replace one byte of a grammar line, and `BYPASSES` are the known bypass shapes from tests/.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from functools import lru_cache
+
+from hypothesis import strategies as st
+from lark import Lark
+
+from bastion.grammar import Outside, Plan, parse
+from bastion.grammar._parser import parser
+
+__all__ = [
+    "ARG_POOL",
+    "BYPASSES",
+    "COMMAND_POOL",
+    "RAW_COMMANDS",
+    "grammar_lines",
+    "near_misses",
+    "outside_lines",
+    "plans",
+    "terminal_regexps",
+]
+
+# Commands with a recorder of their own in the argv oracle (no "/", no bash keyword): the raw
+# line as typed can only be recorded when every command word is one of these.
+RAW_COMMANDS: tuple[str, ...] = (
+    "git", "ls", "cat", "head", "tail", "wc", "grep", "sort", "uniq", "cut", "pwd", "cd", "go",
+    "echo", "printf", "true", "test", "exec", "command", "eval", "xargs", "tee", "sh",
+    "env", "timeout", "c0", "c_1", "x.y", "a-b", "A+B", "n%1", "u@h", "k,v", "p:q",
+)  # fmt: skip
+COMMAND_POOL: tuple[str, ...] = (*RAW_COMMANDS, "./run", "/bin/ls", "sub/x", "'git'", '"ls"', "g'it'")
+ARG_POOL: tuple[str, ...] = (
+    # git subcommands and flags the checker knows
+    "status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "tag", "describe",
+    "shortlog", "remote", "stash", "list", "config", "version", "env", "-s", "-v", "--short", "--oneline",
+    "-n", "1", "-3", "--stat", "HEAD", "HEAD~1", "HEAD^", "--cached", "--name-only", "-p", "--all",
+    "--format=%h", "--get", "user.name", "-l", "--list", "--show-toplevel", "GOPATH", "-json", "--",
+    # ls, readers, filters
+    "-la", "-a", "-R", "-1", "-l", "-c", "-i", "-e", "-m", "2", "-k", "-t", "-d", "-f", "-q", "-u", "-r",
+    "--color=never", "--sort=size", "package", "x", "-A",
+    # fixture names (fuzz/fixtures.py)
+    ".", "./", "main.go", "README.md", "notes.txt", "sub", "sub/a.go", "sub/deep", "docs/guide.txt",
+    ".env", "id_rsa", "secrets/token.txt", "big.bin", "pipe", "etclink", "outfile", "outlink",
+    "inlink", "dangling", "sub/up", "empty", "repo", "vendor/evil", ".git", ".git/config", "/etc/passwd",
+    "café.txt", "a b.txt",
+    # quoted and glob shapes
+    "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
+    "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",
+)  # fmt: skip
+
+_KEEP_TERMINALS = ("AND", "PIPE", "SEP")
+_MAX_DEPTH = 12
+
+
+@lru_cache(maxsize=1)
+def _grammar() -> tuple[dict[str, list[tuple[tuple[str, bool], ...]]], dict[str, str]]:
+    """The compiled rules (origin -> expansions of (symbol, is_terminal)) and terminal regexps."""
+    lark: Lark = parser()
+    rules: dict[str, list[tuple[tuple[str, bool], ...]]] = {}
+    for rule in lark.rules:
+        expansion = tuple((sym.name, sym.is_term) for sym in rule.expansion)
+        rules.setdefault(rule.origin.name, []).append(expansion)
+    terminals = {t.name: t.pattern.to_regexp() for t in lark.terminals}
+    sizes = _min_sizes(rules)
+    for origin, expansions in rules.items():  # the smallest expansion first: what shrinking aims at
+        expansions.sort(key=lambda e: sum(1 if term else sizes[name] for name, term in e))
+        rules[origin] = expansions
+    return rules, terminals
+
+
+def _min_sizes(rules: dict[str, list[tuple[tuple[str, bool], ...]]]) -> dict[str, int]:
+    sizes = {name: 10**6 for name in rules}
+    changed = True
+    while changed:
+        changed = False
+        for name, expansions in rules.items():
+            best = min(sum(1 if term else sizes[s] for s, term in e) for e in expansions)
+            if best < sizes[name]:
+                sizes[name], changed = best, True
+    return sizes
+
+
+def terminal_regexps() -> dict[str, str]:
+    """Each terminal of the subset grammar with the regexp lark matches it by."""
+    return dict(_grammar()[1])
+
+
+@lru_cache(maxsize=None)
+def _terminal(name: str, mode: str) -> st.SearchStrategy[str]:
+    regexp = _grammar()[1][name]
+    compiled = re.compile(regexp)
+    free = st.from_regex(compiled, fullmatch=True)
+    if name in _KEEP_TERMINALS:  # separators: mostly one space, sometimes any the regexp allows
+        return st.one_of(st.sampled_from([t for t in (" ", " && ", "&&", " | ", "|") if compiled.fullmatch(t)]
+                                         or [" "]), free)
+    pool = COMMAND_POOL if name.startswith("CMD_") else ARG_POOL
+    fitting = sorted({w for w in (*pool, *ARG_POOL) if compiled.fullmatch(w)}, key=pool.__contains__,
+                     reverse=True)
+    if mode == "free" or not fitting:
+        return free
+    if mode == "pool":
+        return st.sampled_from(fitting)
+    return st.one_of(st.sampled_from(fitting), st.sampled_from(fitting), free)
+
+
+@st.composite
+def _expand(draw: st.DrawFn, symbol: str, depth: int, mode: str, stop: int) -> str:
+    expansions = _grammar()[0][symbol]
+    # The smallest expansion (the end of a repetition) is taken `stop` percent of the time, and
+    # always beyond the depth budget; otherwise any expansion the grammar has.
+    if depth > _MAX_DEPTH or len(expansions) == 1 or draw(st.integers(0, 99)) < stop:
+        choice = expansions[0]
+    else:
+        choice = draw(st.sampled_from(expansions[1:]))
+    out: list[str] = []
+    for name, is_term in choice:
+        out.append(draw(_terminal(name, mode)) if is_term else draw(_expand(name, depth + 1, mode, stop)))
+    return "".join(out)
+
+
+def grammar_lines(mode: str = "mixed", padded: bool = True, stop: int = 50) -> st.SearchStrategy[str]:
+    """Lines generated from the grammar's start rule that parse (token runs that lex differently
+    when written next to each other are dropped), optionally with spaces and tabs around them.
+    `mode`: "free" draws every terminal from its regexp, "pool" from the realistic words that
+    fit it, "mixed" both; `stop` is the percentage of ending a repetition at each step."""
+    start = parser().options.start[0]
+    base = _expand(start, 0, mode, stop).filter(lambda line: isinstance(parse(line), Plan))
+    if not padded:
+        return base
+    pad = st.text(" \t", max_size=2)
+    return st.tuples(pad, base, pad).map("".join)
+
+
+def plans(mode: str = "mixed") -> st.SearchStrategy[Plan]:
+    return grammar_lines(mode, padded=False).map(lambda line: _as_plan(parse(line)))
+
+
+def _as_plan(result: Plan | Outside) -> Plan:
+    assert isinstance(result, Plan)
+    return result
+
+
+@st.composite
+def near_misses(draw: st.DrawFn, lines: st.SearchStrategy[str] | None = None) -> str:
+    """A grammar line with one byte (from the full range) inserted, removed or replaced."""
+    line = draw(lines if lines is not None else grammar_lines())
+    data = bytearray(line.encode("utf-8"))
+    at = draw(st.integers(0, len(data)))
+    byte = draw(st.integers(0, 255))
+    how = draw(st.sampled_from(("insert", "remove", "replace")))
+    if how == "insert" or not data:
+        data.insert(at, byte)
+    elif how == "remove":
+        del data[min(at, len(data) - 1)]
+    else:
+        data[min(at, len(data) - 1)] = byte
+    return data.decode("utf-8", "surrogateescape")
+
+
+# Known bypass shapes: from tests/grammar/test_subset.py (OUTSIDE) and the analyzer's exploit tests.
+BYPASSES: tuple[str, ...] = (
+    "echo $(id)", "echo `id`", 'echo "$(id)"', 'echo "`id`"', 'echo "a\\"b"', "echo $HOME", "echo ${x}",
+    "cat <(id)", "cat <<<x", "echo $'\\x41'", "echo {a,b}", "IFS=x ls", "X=1 git status", "git=1 status",
+    "'a=b' x", "ls \\-la", "ls -la \\\nx", "ls\nid", "cat notes.txt\r", "cat a\x00b", "cat \u200bx",
+    "cat \u00a0x", "cat é", "a;b", "a & b", "a||b", "a |& b", "a | | b", "| a", "a |", "a &&", "&& a",
+    "cat <x", "echo x >/tmp/x", "echo x > /dev/null", "echo x >>/dev/null", "echo x &>/dev/null",
+    "echo x >|/dev/null", "echo x 3>/dev/null", "echo x 1>&2", "echo x >&file", "echo x <>file",
+    "echo x >/dev/tcp/h/1", "echo x >/dev/nullx", "git status 2>&12", "git status2>&1", ">/dev/null git",
+    "*.go", "ls ';touch x;'*", "grep --include=*.go x .", "ls *:x", "ls a+*", "ls [ab]", "cd ~",
+    "cat ~root/x", "git log ^x", "echo x # y", "(ls)", "! ls", "echo 'unterminated", "",
+    "git -c core.pager=id log", "git -C /etc log", "git --git-dir=/tmp/x status", "git --no-pager log",
+    "git log --output=/tmp/x", "git diff --output=x", "git show --ext-diff", "git log --textconv",
+    "git config --global user.name x", "git config alias.x '!id'", "git stash pop", "git remote add x y",
+    "git branch -D main", "git tag -d v1", "git log -O/etc/passwd", "git blame --contents /etc/passwd",
+    "ls etclink", "cat outfile", "cat .env", "cat notes.txt", "cat sub/up/../x", "cat sub/escape/etc/passwd",
+    "cat pipe", "cat big.bin", "head -c 1 /dev/zero", "tail -f notes.txt", "grep -r x .", "grep -f /etc/x y",
+    "wc --files0-from=x", "sort -o x", "sort --compress-program=id", "cut -b1 x", "cd /etc && cat passwd",
+    "cd sub/up/.. && cat x", "cd etclink && cat passwd", "ls -- -n", "ls --hide=x", "ls .*", "ls ..*",
+    "go env -w GOFLAGS=-x", "go version -m x", "go run .", "time cat x", "coproc cat x", "if x", "echo a=~",
+    "cat x=~/.ssh/id_rsa", "cat a=b:~/x", "cat notes.txt\x0b", "cat notes.txt\x0c", "cat notes.txt\u0085",
+    "cat notes.txt\u2028", "exec cat x", "command cat x", "env cat x", "xargs cat", "cat x | sh",
+)  # fmt: skip
+
+
+def outside_lines() -> st.SearchStrategy[str]:
+    """Lines the grammar rejects: near-misses, bypass shapes and arbitrary text, kept only if Outside."""
+    return st.one_of(near_misses(), st.sampled_from(BYPASSES), st.text(max_size=40)).filter(
+        lambda line: isinstance(parse(line), Outside)
+    )
+
+
+def pick(options: Sequence[str]) -> st.SearchStrategy[str]:
+    return st.sampled_from(list(options))
