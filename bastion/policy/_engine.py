@@ -1,11 +1,12 @@
 """The engine: rules from ranked sources, decided per subject, folded per call.
 
-Per subject: the first matching deny rule denies; else the first matching ask rule asks; else the
-first matching allow rule allows; else the fallback decides. Lists are searched highest rank first,
-so the rule cited is the most authoritative one. A rule is cancelled for a subject by a carve-out
-in the same list, for the same tool, from a source ranking at least as high, that matches it. A
-call's verdict is its most restrictive subject's (first of equals); no subjects, or an exception
-anywhere in here, asks.
+Per subject: the first matching deny rule denies; else the first matching ask rule asks (unless
+nothing allows the subject and the fallback denies: an ask rule never loosens); else the first
+matching allow rule allows; else the fallback decides (a pseudo-tool's subject asks instead).
+Lists are searched highest rank first, so the rule cited is the most authoritative one. A rule is
+cancelled for a subject by a carve-out in the same list, for the same tool, from a source ranking
+at least as high, that matches it. A call's verdict is its most restrictive subject's (first of
+equals); no subjects, or an exception anywhere in here, asks.
 
 Sentinel subjects (the analyzer could not vouch for them) are matched by a restrictive rule (deny,
 ask) on the value with or without the sentinel prefix; a loosening rule (allow, carve-out) meets
@@ -24,9 +25,13 @@ from ._rules import Rule, RuleError, parse_rule
 from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
 from ._types import SENTINEL, Decision, Subject, Verdict
 
-__all__ = ["Layer", "Policy"]
+__all__ = ["PSEUDO_TOOL_PREFIX", "Layer", "Policy"]
 
 _LISTS = ("deny", "ask", "allow")
+
+# A subject of a pseudo-tool ("bastion:outside", "bastion:links-unknown") says the call cannot be
+# judged; deny rules may refuse it, but no allow rule nor fallback allows it.
+PSEUDO_TOOL_PREFIX = "bastion:"
 
 
 @dataclass(frozen=True, slots=True)
@@ -229,16 +234,24 @@ class Policy:
         if (rule := self._first("deny", subject)) is not None:
             reason = f"denied by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
             return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
-        if (rule := self._first("ask", subject)) is not None:
-            reason = f"asks: {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
-            return _Found(Decision.ASK, reason, rule.text, rule.layer.name)
-        if subject.constraint:
+        asked = self._first("ask", subject)
+        if subject.constraint and asked is None:
             return _Found(
                 Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None
             )
-        if (rule := self._first("allow", subject)) is not None:
-            reason = f"allowed by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
-            return _Found(Decision.ALLOW, reason, rule.text, rule.layer.name)
+        pseudo = subject.tool.startswith(PSEUDO_TOOL_PREFIX)
+        allowed = None if pseudo or subject.constraint else self._first("allow", subject)
+        # An ask rule never loosens: where nothing allows and the fallback denies, it stays denied.
+        if asked is not None and (
+            allowed is not None or subject.constraint or self.fallback is not Decision.DENY
+        ):
+            reason = f"asks: {asked.text} from {asked.layer.label} {_on(subject, asked.note)}"
+            return _Found(Decision.ASK, reason, asked.text, asked.layer.name)
+        if allowed is not None:
+            reason = f"allowed by {allowed.text} from {allowed.layer.label} {_on(subject, allowed.note)}"
+            return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name)
+        if pseudo and self.fallback is not Decision.DENY:
+            return _Found(Decision.ASK, f"asks: nothing allows {subject.tool} {_on(subject)}", None, None)
         return _Found(self.fallback, self._fallback_reason(subject), None, None)
 
     def _fallback_reason(self, subject: Subject) -> str:
