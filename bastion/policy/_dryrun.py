@@ -15,6 +15,7 @@ from typing import Any
 from ..analyzer import LocalWorkspace
 from ._config import Settings, load_settings
 from ._gate import FILE_TOOLS, Decided, Gate
+from ._rules import ConfigError
 from ._types import Decision
 
 __all__ = ["DryRun", "RequestError", "verdict_json"]
@@ -82,4 +83,10 @@ class DryRun:
             raise RequestError("`args.command` must be a string for the bash tool")
         if tool in FILE_TOOLS and "path" in args and not isinstance(args["path"], str):
             raise RequestError(f"`args.path` must be a string for the {tool} tool")
-        return self.check(cwd, tool, args)
+        try:
+            return self.check(cwd, tool, args)
+        except ConfigError as err:
+            # A session here would refuse to start, so nothing would run: the call is denied, and
+            # the reason is the config's error (naming the file and the field).
+            return {"decision": "deny", "reason": f"nothing runs here: {err}", "rule": None,
+                    "source": "config", "plan": None, "reads": [], "elapsed_us": 0, "config_error": str(err)}

@@ -20,6 +20,9 @@ __all__ = ["bash_subjects", "path_subjects", "redirect_targets"]
 
 OUTSIDE = "bastion:outside"
 LINKS_UNKNOWN = "bastion:links-unknown"
+# A line outside the subset that bashlex cannot read (an unterminated quote, a construct it does not
+# know): its parts are a guess, so it asks even where the user allows every bash line.
+UNREADABLE = "bastion:unreadable"
 _MAX_HOPS = 40
 _MAX_DEPTH = 3
 _PATH_DEFAULTS = frozenset({"glob", "grep", "ls"})
@@ -33,7 +36,8 @@ def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Sub
         reason = analysis.outside.reason if analysis.outside is not None else "the line was not analysed"
         return _unique([*_outside(analysis.line, ws, cwd), _line_sentinel(analysis.line, reason)])
     except Exception as err:  # a failure asks
-        return [_line_sentinel(analysis.line, f"the line could not be cut: {type(err).__name__}: {err}")]
+        why = f"the line could not be cut: {type(err).__name__}: {err}"
+        return [_line_sentinel(analysis.line, why), Subject(UNREADABLE, analysis.line, "the whole line", why)]
 
 
 def _line_sentinel(line: str, why: str) -> Subject:
@@ -60,6 +64,9 @@ def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: boo
     """The parts and redirect writes of a line cut; `constraint` for a line a wrapper runs."""
     pieces = cut(line)
     out: list[Subject] = []
+    if not pieces.complete and depth == 0 and not constraint:
+        why = "bastion cannot read this line as bash would, so its parts are a guess"
+        out.append(Subject(UNREADABLE, line, about="the whole line", why=why))
     for i, part in enumerate(pieces.parts):
         about = f"part {i + 1} of the line"
         if part.words:

@@ -148,6 +148,7 @@ def test_a_line_bashlex_cannot_read_still_gives_textual_parts_and_the_sentinel(
 ) -> None:
     found = subjects(line, ws)
     assert part in [s.value for s in found if s.tool == "bash"]
+    assert found[0].tool == "bastion:unreadable" and found[0].value == line
     assert found[-1] == Subject("bash", S + line, about="the whole line", why="outside the subset")
 
 

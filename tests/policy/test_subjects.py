@@ -133,10 +133,13 @@ def test_a_line_handed_to_a_shell_in_a_parsed_stage_is_cut_into_constraints(ws: 
     assert {s.value for s in found if s.constraint} == {"true", "rm -rf x"}
 
 
-def test_a_failure_while_building_subjects_gives_the_whole_line_sentinel(ws: LocalWorkspace) -> None:
+def test_a_failure_while_building_subjects_gives_the_sentinel_and_an_unreadable_subject(
+    ws: LocalWorkspace,
+) -> None:
     broken = Analysis("make", Plan(()), None, (None,))  # type: ignore[arg-type]
-    [only] = bash_subjects(broken, ws)
-    assert only.value == S + "make" and only.tool == "bash"
+    sentinel, unreadable = bash_subjects(broken, ws)
+    assert sentinel.value == S + "make" and sentinel.tool == "bash"
+    assert (unreadable.tool, unreadable.value) == ("bastion:unreadable", "make")
 
 
 def outside(raw: str) -> Subject:
