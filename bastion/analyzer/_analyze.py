@@ -32,8 +32,10 @@ def _later(ctx: Context, stage: Stage) -> Check:
     return Check.refuse(f"{stage.command} is not allowed after a pipe: only filters of standard input are")
 
 
-def _check(ctx: Context, stage: Stage, later: bool) -> Check:
+def _check(ctx: Context, stage: Stage, *, later: bool, lone_cd: bool) -> Check:
     try:
+        if lone_cd:
+            return check_cd(ctx, stage)
         return _later(ctx, stage) if later else _first(ctx, stage)
     except Exception as err:  # a checker's failure is never an allow
         return Check.refuse(f"the {stage.command} checker failed: {type(err).__name__}: {err}")
@@ -58,10 +60,8 @@ def analyze(
         for position, stage in enumerate(pipeline.stages):
             ctx = Context(ws, cwd, max_read_bytes, after_pipe=position > 0)
             governed = stage.command in GOVERNED
-            if lone_cd:
-                check = check_cd(ctx, stage)
-            elif governed:
-                check = _check(ctx, stage, later=position > 0)
+            if governed:
+                check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             else:
                 check = Check(ok=True, auto=False)
             results.append(StageResult(stage, index, governed, check, cwd))

@@ -76,13 +76,20 @@ _DROPPED_EXACT = frozenset(
         "LESSCLOSE",
     }
 )
-_DROPPED_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_SSH", "GIT_TRACE")
+# Variables that steer the shell running a plan before or while it runs: a file sourced by
+# `bash -c` (BASH_ENV, ENV), exported functions that replace a command (BASH_FUNC_ls%%), options
+# that turn on xtrace (whose PS4 is expanded, $(...) included) or change how words and globs expand.
+_SHELL_STEERING = frozenset(
+    {"BASH_ENV", "ENV", "BASHOPTS", "SHELLOPTS", "PS4", "GLOBIGNORE", "POSIXLY_CORRECT", "CDPATH", "IFS",
+     "GREP_OPTIONS", "PROMPT_COMMAND", "BASH_XTRACEFD", "EXECIGNORE"}
+)
+_DROPPED_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_SSH", "GIT_TRACE", "BASH_FUNC_")
 
 _USERINFO = re.compile(r"(://)[^/@\s]+@")
 
 
 def _dropped(name: str) -> bool:
-    return name in _DROPPED_EXACT or name.startswith(_DROPPED_PREFIXES)
+    return name in _DROPPED_EXACT or name in _SHELL_STEERING or name.startswith(_DROPPED_PREFIXES)
 
 
 def neutral_env(base: Mapping[str, str]) -> dict[str, str]:
