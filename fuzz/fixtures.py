@@ -69,8 +69,10 @@ def _git(cwd: Path, *args: str) -> None:
     subprocess.run(["git", *args], cwd=cwd, env=env, check=True, capture_output=True)
 
 
-def _repo(path: Path) -> None:
+def _repo(path: Path, exclude: str = "") -> None:
     _git(path, "init", "-q", "-b", "main")
+    if exclude:
+        (path / ".git" / "info" / "exclude").write_text(exclude + "\n")
     _git(path, "add", "-A")
     _git(path, "commit", "-q", "-m", "first")
     _git(path, "tag", "v1")
@@ -84,7 +86,7 @@ def hostile_git(repo: Path, evil: str, only: int | None = None) -> None:
     (repo / ".gitattributes").write_text("* diff=evil filter=evil\n")
 
 
-def build(base: Path, hostile: int | None = None) -> Path:
+def build(base: Path, hostile: int | None = None, embed: bool = False) -> Path:
     """The template under `base`: `base/ws` (the workspace, a git repository whose config is
     benign, or has entry `hostile` of HOSTILE_CONFIG, with a fully hostile nested repository at
     vendor/evil) and `base/outside`."""
@@ -110,7 +112,7 @@ def build(base: Path, hostile: int | None = None) -> Path:
     (nested / "lib.go").write_text("package evil\n")
     _repo(nested)
     hostile_git(nested, evil)
-    _repo(ws)
+    _repo(ws, "" if embed else "/vendor/")  # embed: vendor/evil is committed as a gitlink
     if hostile is not None:
         hostile_git(ws, evil, hostile)
     os.mkfifo(ws / "pipe")  # after the commits: git add would not take it anyway
