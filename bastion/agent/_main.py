@@ -66,8 +66,7 @@ def _build(
 ) -> Built:
     from ..analyzer import LocalWorkspace, Stamper
     from ..policy import ConfigError as PolicyConfigError
-    from ..policy import PolicyFlags, child_env, load_settings
-    from ..policy._gate import Gate
+    from ..policy import Gate, PolicyFlags, child_env, load_settings
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
     from .providers import RetryPolicy, key_variable, make_model

@@ -18,7 +18,7 @@ class Toolbox:
         max_read_bytes: int,
         on_output: Callable[[str], None] | None = None,
     ) -> None:
-        from ..policy._subjects import redirect_targets
+        from ..policy import redirect_targets
         from .tools import TOOLS, ToolContext
 
         self._tools = TOOLS

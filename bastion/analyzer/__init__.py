@@ -1,6 +1,7 @@
 """The analyzer: a line of the subset, checked stage by stage against allow-lists, as a plan."""
 
 from ._analyze import GOVERNED, analyze
+from ._facts import Fact, FactError, plan_facts
 from ._gitprobe import git_fingerprint, probe_git
 from ._neutral import neutral_env, redact_userinfo
 from ._paths import Resolved, resolve
@@ -17,6 +18,8 @@ __all__ = [
     "Check",
     "Context",
     "ExecResult",
+    "Fact",
+    "FactError",
     "LocalWorkspace",
     "Resolved",
     "StageResult",
@@ -27,6 +30,7 @@ __all__ = [
     "analyze",
     "git_fingerprint",
     "neutral_env",
+    "plan_facts",
     "probe_git",
     "redact_userinfo",
     "resolve",

@@ -9,8 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
-from ..policy._config import user_config_path
-from ..policy._dryrun import DryRun
+from ..policy import DryRun, user_config_path
 from ._audit import audit, render_report, report_json
 from ._decide import Decider
 from ._explain import explain

@@ -13,9 +13,7 @@ import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from ..policy import ConfigError, Decision, PolicyError, Verdict
-from ..policy._dryrun import DryRun, RequestError
-from ..policy._gate import Decided, Gate
+from ..policy import ConfigError, Decided, Decision, DryRun, Gate, PolicyError, RequestError, Verdict
 from ._inputs import Call, Problem
 from ._tools import pattern_escapes
 

@@ -12,9 +12,8 @@ import json
 import shlex
 from typing import TextIO
 
-from ..analyzer import Analysis, StageResult, Workspace
-from ..analyzer._facts import Fact, FactError, plan_facts
-from ..policy._gate import Decided, Gate
+from ..analyzer import Analysis, Fact, FactError, StageResult, Workspace, plan_facts
+from ..policy import Decided, Gate
 
 __all__ = ["explain"]
 

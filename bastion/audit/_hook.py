@@ -22,7 +22,7 @@ import os
 from collections.abc import Mapping
 from typing import Any
 
-from ..analyzer._gitprobe import probe_git
+from ..analyzer import probe_git
 from ..grammar import render
 from ..policy import Decision
 from ._decide import Decider, Outcome

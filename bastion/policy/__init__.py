@@ -1,6 +1,6 @@
 """The policy: rules from ranked sources decide each subject of a tool call; config layers build it."""
 
-from ._config import PolicyFlags, Settings, load_settings
+from ._config import PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import DryRun, RequestError, verdict_json
 from ._engine import Layer, Policy
 from ._env import child_env
@@ -33,5 +33,6 @@ __all__ = [
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "user_config_path",
     "verdict_json",
 ]
