@@ -7,6 +7,7 @@ bash and git's own helpers."""
 
 from __future__ import annotations
 
+import contextlib
 import hashlib
 import os
 import re
@@ -114,7 +115,9 @@ class ReadOnlyRunner:
     """Fixture templates (benign and hostile git config) under `work`, scratch copies reused while
     a run leaves them unchanged."""
 
-    def __init__(self, work: Path, hostile: tuple[int | None, ...] = HOSTILE_SAMPLE, trace: bool = True) -> None:
+    def __init__(
+        self, work: Path, hostile: tuple[int | None, ...] = HOSTILE_SAMPLE, trace: bool = True
+    ) -> None:
         self.work = work
         self.trace = trace and STRACE is not None
         self.templates = {h: build(work / f"template-{h}", h) for h in hostile}
@@ -164,7 +167,8 @@ class ReadOnlyRunner:
         argv = ["bash", "-c", script]
         if self.trace:
             assert STRACE is not None
-            argv = [STRACE, "-f", "-ff", "-qq", "-s", "4096", "-e", "trace=%file,%process", "-o", prefix, *argv]
+            argv = [STRACE, "-f", "-ff", "-qq", "-s", "4096", "-e", "trace=%file,%process", "-o", prefix,
+                    *argv]
         problems: list[str] = []
         proc = subprocess.Popen(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
                                 stderr=subprocess.DEVNULL, start_new_session=True)
@@ -176,10 +180,8 @@ class ReadOnlyRunner:
         if left:
             problems.append(f"processes left behind: {left}")
             for pid in left:
-                try:
+                with contextlib.suppress(OSError):
                     os.kill(pid, 9)
-                except OSError:
-                    pass
         if proc.poll() is None:
             proc.kill()
             proc.wait()

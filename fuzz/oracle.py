@@ -34,7 +34,10 @@ printf '%s\\0' "${0##*/}" "$@" > "$f"
 """
 _BATCH = 200
 # Function recorders: the same word expansion as a program's argv, without a fork and exec each.
-_FUNCTIONS = "rec_n=0\nrec() {{ rec_n=$((rec_n+1)); builtin printf '%s\\0' \"$@\" > \"$REC_OUT/$BASHPID.$rec_n\"; }}\n{defs}\n"
+_FUNCTIONS = (
+    "rec_n=0\nrec() {{ rec_n=$((rec_n+1)); builtin printf '%s\\0' \"$@\" > \"$REC_OUT/$BASHPID.$rec_n\"; }}"
+    "\n{defs}\n"
+)
 _MAX_STAGES = 64
 
 
@@ -152,7 +155,8 @@ class ArgvOracle:
             scripts.append(render(Plan(tuple(pipelines))))
         prologue = ""
         if not self.exec_recorders:
-            defs = "\n".join(f"L{i}S{j}() {{ builtin printf '%s\\0' \"$FUNCNAME\" \"$@\" > \"$REC_DIR/$FUNCNAME\"; }}"
+            body = "builtin printf '%s\\0' \"$FUNCNAME\" \"$@\" > \"$REC_DIR/$FUNCNAME\""
+            defs = "\n".join(f"L{i}S{j}() {{ {body}; }}"
                              for i, plan in enumerate(plans) for j in range(len(plan.stages)))
             prologue = defs + "\n"
         self._bash(prologue + "\n".join(scripts))

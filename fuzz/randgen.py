@@ -7,7 +7,7 @@ from __future__ import annotations
 import random
 import re
 import sre_parse
-from functools import lru_cache
+from functools import cache
 from typing import Any
 
 from bastion.grammar import Plan, parse
@@ -19,7 +19,7 @@ __all__ = ["RandomLines", "sample_regex"]
 _MAX_REPEAT = 6
 
 
-@lru_cache(maxsize=None)
+@cache
 def _parsed(regexp: str) -> Any:
     return sre_parse.parse(regexp)
 

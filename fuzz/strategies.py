@@ -10,7 +10,7 @@ from __future__ import annotations
 
 import re
 from collections.abc import Sequence
-from functools import lru_cache
+from functools import cache, lru_cache
 
 from hypothesis import strategies as st
 from lark import Lark
@@ -94,7 +94,7 @@ def terminal_regexps() -> dict[str, str]:
     return dict(_grammar()[1])
 
 
-@lru_cache(maxsize=None)
+@cache
 def _terminal(name: str, mode: str) -> st.SearchStrategy[str]:
     regexp = _grammar()[1][name]
     compiled = re.compile(regexp)

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
@@ -14,14 +15,18 @@ _SETTINGS = settings(max_examples=60, deadline=None, database=None,
 
 @_SETTINGS
 @given(st.lists(grammar_lines("mixed", stop=65), min_size=1, max_size=8))
-def test_bash_passes_every_stage_the_words_the_parser_produced(oracle: ArgvOracle, lines: list[str]) -> None:
+def test_bash_passes_every_stage_the_words_the_parser_produced(
+    oracle: ArgvOracle, lines: list[str]
+) -> None:
     mismatches = [m for m in oracle.check(lines) if not ("=" in m.line and "~" in m.line)]
     assert mismatches == []
 
 
 @_SETTINGS
 @given(st.lists(grammar_lines("pool", stop=75), min_size=1, max_size=8))
-def test_realistic_lines_run_as_typed_give_bash_the_parsed_words(oracle: ArgvOracle, lines: list[str]) -> None:
+def test_realistic_lines_run_as_typed_give_bash_the_parsed_words(
+    oracle: ArgvOracle, lines: list[str]
+) -> None:
     mismatches = [m for m in oracle.check(lines) if not ("=" in m.line and "~" in m.line)]
     assert mismatches == []
 
@@ -35,9 +40,12 @@ def test_the_oracle_sees_a_disagreement_when_the_expected_words_are_wrong(oracle
         oracle.expected = original  # type: ignore[method-assign]
 
 
-def test_exec_recorders_agree_with_function_recorders(oracle: ArgvOracle, tmp_path_factory) -> None:  # type: ignore[no-untyped-def]
+def test_exec_recorders_agree_with_function_recorders(
+    oracle: ArgvOracle, tmp_path_factory: pytest.TempPathFactory
+) -> None:
     execs = ArgvOracle(tmp_path_factory.mktemp("exec"), oracle.ws, exec_recorders=True)
-    lines = ["ls -la s*/*.go 2>&1 | grep -c x && cat 'a b.txt' \"x\"y", "git log --format=%h HEAD~1 >/dev/null"]
+    lines = ["ls -la s*/*.go 2>&1 | grep -c x && cat 'a b.txt' \"x\"y",
+             "git log --format=%h HEAD~1 >/dev/null"]
     assert execs.check(lines) == [] and oracle.check(lines) == []
 
 

@@ -30,7 +30,9 @@ _RULES = st.sampled_from([
 @settings(max_examples=40, deadline=None, database=None,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(grammar_lines("pool", padded=False, stop=80), st.sampled_from([None, 0, 3, 4]))
-def test_an_allowed_line_run_for_real_changes_nothing(runner: ReadOnlyRunner, line: str, hostile: int | None) -> None:
+def test_an_allowed_line_run_for_real_changes_nothing(
+    runner: ReadOnlyRunner, line: str, hostile: int | None
+) -> None:
     outcome = runner.check(line, hostile)
     assert outcome.problems == [], outcome
 
@@ -40,7 +42,8 @@ def test_the_execution_oracle_sees_a_write(runner: ReadOnlyRunner) -> None:
     env = {"PATH": "/usr/bin:/bin", "HOME": str(runner.work / "home"), "TMPDIR": str(runner.work / "tmp")}
     problems = runner._run(ws, "touch new.txt", env, {"touch"})
     runner.scratch.pop(None)
-    assert any("tree changed" in p for p in problems) and any("writing" in p or "change" in p for p in problems)
+    assert any("tree changed" in p for p in problems)
+    assert any("writing" in p or "change" in p for p in problems)
 
 
 def _gate(root: Path, user: str, rules: list[str], kind: str) -> Gate:
@@ -52,7 +55,9 @@ def _gate(root: Path, user: str, rules: list[str], kind: str) -> Gate:
 
 @_FAST
 @given(outside_lines(), st.lists(_RULES, max_size=4), st.sampled_from(["allow", "ask", "deny"]))
-def test_a_line_outside_the_grammar_is_never_allowed(tmp_path: Path, line: str, rules: list[str], kind: str) -> None:
+def test_a_line_outside_the_grammar_is_never_allowed(
+    tmp_path: Path, line: str, rules: list[str], kind: str
+) -> None:
     root = tmp_path / "ws"
     root.mkdir(exist_ok=True)
     decided = _gate(root, "", rules, kind).decide("bash", {"command": line})
@@ -63,8 +68,9 @@ def test_a_line_outside_the_grammar_is_never_allowed(tmp_path: Path, line: str, 
 @_FAST
 @given(grammar_lines("pool", padded=False, stop=80), st.lists(_RULES, min_size=1, max_size=3),
        st.sampled_from(["ask", "deny"]))
-def test_adding_an_ask_or_deny_rule_never_loosens_a_verdict(runner: ReadOnlyRunner, line: str, rules: list[str],
-                                                           kind: str) -> None:
+def test_adding_an_ask_or_deny_rule_never_loosens_a_verdict(
+    runner: ReadOnlyRunner, line: str, rules: list[str], kind: str
+) -> None:
     ws = LocalWorkspace(str(runner._ws(None)))
     base = load_settings(ws, str(runner.user_config))
     flags = PolicyFlags(ask=tuple(rules)) if kind == "ask" else PolicyFlags(deny=tuple(rules))
@@ -110,7 +116,9 @@ def test_a_stamp_verifies_only_while_its_facts_stand(tmp_path: Path, line: str, 
 @_FAST
 @given(st.one_of(st.binary(max_size=80).map(lambda b: b.decode("utf-8", "surrogateescape")),
                  near_misses(), st.text(max_size=80)))
-def test_arbitrary_bytes_never_raise_out_of_the_analyzer_or_the_gate(runner: ReadOnlyRunner, text: str) -> None:
+def test_arbitrary_bytes_never_raise_out_of_the_analyzer_or_the_gate(
+    runner: ReadOnlyRunner, text: str
+) -> None:
     ws = LocalWorkspace(str(runner._ws(None)))
     start = time.monotonic()
     analyze(text, ws)
@@ -127,8 +135,9 @@ _JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_siz
 @given(st.dictionaries(st.sampled_from(["cwd", "tool", "args", "x"]), _JSON, max_size=4),
        st.dictionaries(st.sampled_from(["command", "path", "Command", "bastion_stamp"]), _JSON, max_size=3),
        st.sampled_from(["bash", "read", "write", "ls", "other"]))
-def test_arbitrary_json_requests_never_raise_out_of_the_dry_run(tmp_path: Path, request: dict, args: dict,  # type: ignore[type-arg]
-                                                               tool: str) -> None:
+def test_arbitrary_json_requests_never_raise_out_of_the_dry_run(
+    tmp_path: Path, request: dict[str, object], args: dict[str, object], tool: str
+) -> None:
     dry = DryRun(user_config=None)
     for req in (request, {"cwd": str(tmp_path), "tool": tool, "args": args}):
         try:
