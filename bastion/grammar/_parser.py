@@ -3,13 +3,11 @@
 from __future__ import annotations
 
 import contextlib
-import hashlib
-import io
+import os
 from functools import lru_cache
 from importlib import resources
-from pathlib import Path
 
-from lark import Lark, Token, Transformer, Tree
+from lark import Lark, Token, Transformer
 from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
 
 from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
@@ -18,7 +16,6 @@ __all__ = ["build_tables", "grammar_text", "parse", "parser"]
 
 _TRIM = " \t"
 _TABLES = "subset.lalr"
-_OPTIONS = {"parser": "lalr", "strict": True, "maybe_placeholders": False}
 
 
 def grammar_text() -> str:
@@ -26,35 +23,20 @@ def grammar_text() -> str:
     return resources.files(__package__).joinpath("subset.lark").read_text(encoding="ascii")
 
 
-def _digest(text: str) -> bytes:
-    return hashlib.sha256((text + repr(sorted(_OPTIONS.items()))).encode("ascii")).hexdigest().encode("ascii")
+def _tables() -> str:
+    return str(resources.files(__package__).joinpath(_TABLES))
 
 
-def build_tables() -> Path:
-    """Build the parser with strict=True (which proves the grammar has no conflict and no two
-    terminals of one lexer state that can match the same text: about two seconds) and save its
-    tables beside the grammar, headed by the grammar's digest. `make` runs this once at install."""
-    text = grammar_text()
-    built = Lark(text, **_OPTIONS)
-    path = Path(str(resources.files(__package__).joinpath(_TABLES)))
-    with open(path, "wb") as f:
-        f.write(_digest(text) + b"\n")
-        built.save(f)
-    return path
-
-
-@lru_cache(maxsize=1)
-def parser() -> Lark:
-    """The one LALR parser of the subset: the saved strict build when it is of this very grammar,
-    else a strict build in memory (correct, only slower)."""
-    text = grammar_text()
-    tables = resources.files(__package__).joinpath(_TABLES)
-    with contextlib.suppress(OSError):
-        data = tables.read_bytes()
-        header, _, body = data.partition(b"\n")
-        if header == _digest(text):
-            return Lark.load(io.BytesIO(body))
-    return Lark(text, **_OPTIONS)
+def build_tables() -> str:
+    """Build the parser with strict=True, which proves the grammar has no conflict and no two
+    terminals of one lexer state that can match the same text (about two seconds), and save its
+    tables beside the grammar. `make` runs this once at install; lark keys the file by a digest
+    of the grammar and the options, so tables of another grammar are never loaded."""
+    with contextlib.suppress(FileNotFoundError):
+        os.unlink(_tables())
+    parser.cache_clear()
+    parser()
+    return _tables()
 
 
 def _piece_text(token: Token) -> str:
@@ -90,6 +72,13 @@ class _ToPlan(Transformer[Token, Plan]):
 
 
 _TO_PLAN = _ToPlan()
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The one LALR parser of the subset, strict, building plans as it parses (no tree is kept)."""
+    return Lark(grammar_text(), parser="lalr", strict=True, maybe_placeholders=False,
+                transformer=_TO_PLAN, cache=_tables())
 
 # What a person is told about the byte where the subset ended. This table only words the reason:
 # whether a line is in the subset is decided by the grammar alone.
@@ -191,8 +180,15 @@ def parse(line: str) -> Plan | Outside:
     text = line.strip(_TRIM)
     if not text:
         return Outside(line, 0, "the command is empty")
+    return _parse_trimmed(text)
+
+
+@lru_cache(maxsize=4096)
+def _parse_trimmed(text: str) -> Plan | Outside:
+    # Plans and Outsides are frozen, so one line parsed twice (decided, then re-checked right
+    # before it runs) is parsed once.
     try:
-        tree: Tree[Token] = parser().parse(text)
+        plan: Plan = parser().parse(text)  # type: ignore[assignment]
     except UnexpectedInput as err:
         return _outside(text, err)
-    return _TO_PLAN.transform(tree)
+    return plan
