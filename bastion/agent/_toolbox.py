@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import dataclasses
+import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from ..analyzer import Stamper, Workspace
@@ -33,6 +35,6 @@ class Toolbox:
     def has(self, name: str) -> bool:
         return name in self._tools
 
-    def run(self, name: str, args: Mapping[str, object]) -> tuple[str, bool]:
-        out = self._tools[name].run(args, self._ctx)
+    def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
+        out = self._tools[name].run(args, dataclasses.replace(self._ctx, cancel=cancel))
         return out.text, out.is_error

@@ -3,14 +3,17 @@ send the results back, until the model stops.
 
 Fail closed: a call runs only when the gate allows it or a person (or a flag) said yes to its ask;
 an error while deciding is an ask, and an ask nobody answered is a refusal. Ctrl-C (KeyboardInterrupt,
-or the cancel event) pairs every call of the batch that has no result with an "interrupted" one, so the
-conversation stays valid for the next prompt or a --resume.
+or the cancel event) stops the calls still running (a command's process group is killed, and the loop
+waits a moment for it), then pairs every call of the batch that has no result with an "interrupted"
+one, so the conversation stays valid for the next prompt or a --resume.
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
@@ -23,6 +26,8 @@ __all__ = ["Agent", "Answer", "Answerer", "Decided", "Events", "Gate", "Model", 
 # Tools that only look: several of them in one turn run at once. Anything else runs alone, in order.
 READ_ONLY = frozenset({"read", "glob", "grep", "ls"})
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
+# How long an abort waits for the calls it stopped to end (a command's group is killed within 0.1 s).
+STOP_WAIT = 5.0
 
 
 class Model(Protocol):
@@ -52,8 +57,9 @@ class Tools(Protocol):
 
     def has(self, name: str) -> bool: ...
 
-    def run(self, name: str, args: Mapping[str, object]) -> tuple[str, bool]:
-        """The call's output for the model, and whether it failed."""
+    def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
+        """The call's output for the model, and whether it failed; once `cancel` is set the call
+        should stop (a command's process group is killed)."""
         ...
 
 
@@ -103,6 +109,9 @@ class _Pending:
     args: Mapping[str, object] | None = None
     result: ToolResult | None = None
     note: str = ""
+    # Set when its run ends. Waited on rather than its thread: in Python 3.11 a join that Ctrl-C
+    # interrupts marks the thread stopped while it still runs.
+    done: threading.Event = field(default_factory=threading.Event)
 
 
 def _parse_args(call: ToolCall) -> dict[str, object] | str:
@@ -136,6 +145,9 @@ class Agent:
         self.events = events or Events()
         self.messages: list[Message] = list(messages)
         self.cancel = threading.Event()
+        # Guards a call's result against the abort that drops it; the calls running.
+        self._lock = threading.Lock()
+        self._running: list[_Pending] = []
 
     def _add(self, message: Message, usage: Usage | None = None) -> None:
         self.messages.append(message)
@@ -181,14 +193,23 @@ class Agent:
                 self._run([p])
                 batch = []
             self._run(batch)
-        except KeyboardInterrupt:
+        except (KeyboardInterrupt, Cancelled):
+            self._stop()
             self._finish(pending)
             raise Cancelled("cancelled while tools ran") from None
-        except Cancelled:
-            self._finish(pending)
-            raise
         self._finish(pending)
         return rejected
+
+    def _stop(self) -> None:
+        """Set the cancel event, so the calls still running stop and their results are dropped, and
+        wait (a while) for them to end, so no command outlives the run."""
+        with self._lock:
+            self.cancel.set()
+        deadline = time.monotonic() + STOP_WAIT
+        for p in self._running:
+            with contextlib.suppress(KeyboardInterrupt):  # another Ctrl-C does not skip the wait
+                p.done.wait(max(0.0, deadline - time.monotonic()))
+        self._running = []
 
     def _finish(self, pending: Sequence[_Pending]) -> None:
         for p in pending:
@@ -239,23 +260,27 @@ class Agent:
         must not hold it up); wait for them here, where Ctrl-C lands."""
         if not batch:
             return
-        threads = []
+        self._running = []
         for p in batch:
-            t = threading.Thread(target=self._one, args=(p,), daemon=True)
-            t.start()
-            threads.append(t)
-        for t in threads:
-            while t.is_alive():
-                t.join(0.05)
+            self._running.append(p)
+            threading.Thread(target=self._one, args=(p,), daemon=True).start()
+        for p in batch:
+            while not p.done.wait(0.05):
                 if self.cancel.is_set():
                     raise Cancelled("cancelled while tools ran")
+        self._running = []
 
     def _one(self, p: _Pending) -> None:
         assert p.args is not None
         try:
-            output, error = self.tools.run(p.call.name, p.args)
-        except Exception as err:
-            output, error = f"error: {err}", True
-        p.result = ToolResult(
-            p.call.id, p.call.name, f"{output}\n{p.note}" if p.note else output, is_error=error
-        )
+            try:
+                output, error = self.tools.run(p.call.name, p.args, self.cancel)
+            except Exception as err:
+                output, error = f"error: {err}", True
+            with self._lock:
+                if not self.cancel.is_set():  # an aborted call's result is "interrupted", whatever it said
+                    p.result = ToolResult(
+                        p.call.id, p.call.name, f"{output}\n{p.note}" if p.note else output, is_error=error
+                    )
+        finally:
+            p.done.set()

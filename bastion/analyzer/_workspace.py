@@ -28,6 +28,9 @@ __all__ = ["ExecResult", "LocalWorkspace", "Workspace", "WorkspaceError"]
 # How long the output of a command that has exited may still arrive (from what it left running)
 # before its process group is ended.
 _EXIT_GRACE = 0.5
+# How often a running command's cancel event is looked at.
+_POLL = 0.1
+_TIMEOUT, _CANCEL = "timeout", "cancel"
 _PROC_FD = "/proc/self/fd"
 
 
@@ -38,13 +41,15 @@ class WorkspaceError(OSError):
 @dataclass(frozen=True, slots=True)
 class ExecResult:
     """What a process did: its exit code (None when a signal ended it), the output kept, the bytes
-    dropped past the cap, whether the timeout ended it, and the signal that did."""
+    dropped past the cap, whether the timeout ended it, the signal that did, and whether the cancel
+    event ended it."""
 
     exit_code: int | None
     output: bytes
     omitted: int = 0
     timed_out: bool = False
     signal: int | None = None
+    cancelled: bool = False
 
 
 @runtime_checkable
@@ -96,10 +101,11 @@ class Workspace(Protocol):
         max_output: int = 51_200,
         on_output: Callable[[bytes], None] | None = None,
         stdin: bytes | None = None,
+        cancel: threading.Event | None = None,
     ) -> ExecResult:
         """Run argv (never through a shell) in cwd under the root, in its own process group, its
-        combined output passed to on_output as it arrives; the group is ended at the timeout and
-        when the command has exited."""
+        combined output passed to on_output as it arrives; the group is ended at the timeout, when
+        `cancel` is set (within a tenth of a second), and when the command has exited."""
         ...
 
 
@@ -247,6 +253,7 @@ class LocalWorkspace:
         max_output: int = 51_200,
         on_output: Callable[[bytes], None] | None = None,
         stdin: bytes | None = None,
+        cancel: threading.Event | None = None,
     ) -> ExecResult:
         parts = _components(cwd)
         dfd = self._walk(cwd, parts)
@@ -270,22 +277,37 @@ class LocalWorkspace:
             threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
         deadline = time.monotonic() + timeout
         try:
-            kept, omitted, timed_out = _collect(proc, deadline, max_output, on_output)
-            if not timed_out:
+            kept, omitted, ended = _collect(proc, deadline, max_output, on_output, cancel)
+            if ended is None:
                 # The output ended: let the command finish its exit before its group is ended.
-                try:
-                    proc.wait(max(0.0, deadline - time.monotonic()))
-                except subprocess.TimeoutExpired:
-                    timed_out = True
+                ended = _wait(proc, deadline, cancel)
         finally:
             _kill_group(proc)
             proc.wait()
             if proc.stdout is not None:
                 proc.stdout.close()
         code = proc.returncode
+        timed_out, cancelled = ended == _TIMEOUT, ended == _CANCEL
         if code < 0:
-            return ExecResult(None, kept, omitted, timed_out, -code)
-        return ExecResult(code, kept, omitted, timed_out)
+            return ExecResult(None, kept, omitted, timed_out, -code, cancelled)
+        return ExecResult(code, kept, omitted, timed_out, cancelled=cancelled)
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None) -> str | None:
+    """Wait for the process to exit: None when it did, or what ended the wait first."""
+    while True:
+        if proc.poll() is not None:
+            return None
+        if cancel is not None and cancel.is_set():
+            return _CANCEL
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return _TIMEOUT
+        try:
+            proc.wait(min(left, _POLL))
+            return None
+        except subprocess.TimeoutExpired:
+            continue
 
 
 def _collect(
@@ -293,12 +315,15 @@ def _collect(
     deadline: float,
     max_output: int,
     on_output: Callable[[bytes], None] | None,
-) -> tuple[bytes, int, bool]:
+    cancel: threading.Event | None,
+) -> tuple[bytes, int, str | None]:
+    """The output kept, the bytes dropped, and what ended the command early (_TIMEOUT, _CANCEL)
+    or None."""
     assert proc.stdout is not None
     out = proc.stdout.fileno()
     kept = bytearray()
     omitted = 0
-    timed_out = False
+    ended: str | None = None
     end = deadline
     exited = False
     while True:
@@ -306,14 +331,16 @@ def _collect(
         if not exited and proc.poll() is not None:
             exited = True
             end = min(end, now + _EXIT_GRACE)
+        if ended is None and cancel is not None and cancel.is_set():
+            end = now  # ended at once below, its last output still read for a moment
         if now >= end:
-            if timed_out or exited:
+            if ended is not None or exited:
                 break
-            timed_out = True
+            ended = _CANCEL if cancel is not None and cancel.is_set() else _TIMEOUT
             _kill_group(proc)
             end = now + _EXIT_GRACE
             continue
-        ready, _, _ = select.select([out], [], [], min(end - now, 0.1))
+        ready, _, _ = select.select([out], [], [], min(end - now, _POLL))
         if not ready:
             continue
         chunk = os.read(out, 65536)
@@ -324,7 +351,7 @@ def _collect(
         room = max(0, max_output - len(kept))
         kept += chunk[:room]
         omitted += max(0, len(chunk) - room)
-    return bytes(kept), omitted, timed_out
+    return bytes(kept), omitted, ended
 
 
 def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:

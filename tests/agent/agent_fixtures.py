@@ -8,12 +8,18 @@ import json
 import os
 import sys
 import threading
+import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
+from pathlib import Path
 from typing import Any
 
 from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolSpec, Usage
 from bastion.policy import Decision, Verdict
+
+# A command that writes its pid (its process group's id: every command starts a session) to bash.pid,
+# then waits on a child; `never` exists only if it was not stopped.
+SLOW = "echo $$ > bash.pid; sleep 30; touch never"
 
 
 class ScriptedModel:
@@ -83,7 +89,7 @@ class FakeTools:
     def has(self, name: str) -> bool:
         return name in self.names
 
-    def run(self, name: str, args: Mapping[str, object]) -> tuple[str, bool]:
+    def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
         self.ran.append((name, dict(args)))
         self.started.set()
         if self.block is not None:
@@ -111,3 +117,34 @@ def run_main(
         os.environ.clear()
         os.environ.update(saved_env)
     return code, out.getvalue(), err.getvalue()
+
+
+def wait_for_pid(where: Path) -> int:
+    """The pid SLOW wrote in `where`, once it has written it."""
+    path = where / "bash.pid"
+    deadline = time.monotonic() + 15
+    while time.monotonic() < deadline:
+        text = path.read_text() if path.exists() else ""
+        if text.endswith("\n"):
+            return int(text)
+        time.sleep(0.02)
+    raise AssertionError("the command never started")
+
+
+def gone(pgid: int) -> bool:
+    """bash is gone (reaped) and nothing of its group still runs. A killed child of bash is left a
+    zombie when this machine's init does not reap: dead, so it does not count."""
+    try:
+        os.kill(pgid, 0)
+        return False
+    except ProcessLookupError:
+        pass
+    for entry in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{entry}/stat", encoding="utf-8") as handle:
+                fields = handle.read().rsplit(")", 1)[1].split()
+        except (OSError, IndexError):
+            continue
+        if int(fields[2]) == pgid and fields[0] != "Z":
+            return False
+    return True

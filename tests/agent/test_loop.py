@@ -149,7 +149,7 @@ def test_read_only_calls_of_one_turn_run_at_once() -> None:
     both = threading.Barrier(2, timeout=5)
 
     class Tools(FakeTools):
-        def run(self, name: str, args: Mapping[str, object]) -> tuple[str, bool]:
+        def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
             both.wait()  # deadlocks (and times out) unless the two reads run concurrently
             return "ok", False
 

@@ -39,8 +39,9 @@ RedirectTargets = Callable[[str, Workspace, str], Sequence[tuple[str, str]]]
 class ToolContext:
     """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
     a stamped call is refused), the read bound, the root-relative working directory, where a
-    command's output goes as it arrives, and the policy's reader of redirect targets (None: a
-    line stamp cannot be checked, so a line-stamped call is refused)."""
+    command's output goes as it arrives, the policy's reader of redirect targets (None: a
+    line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
+    set, ends a running command's process group (Ctrl-C)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -48,6 +49,7 @@ class ToolContext:
     cwd: str = "."
     on_output: Callable[[str], None] | None = None
     redirect_targets: RedirectTargets | None = None
+    cancel: threading.Event | None = None
 
 
 class ToolError(Exception):

@@ -52,6 +52,7 @@ def _execute(ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout
             timeout=timeout,
             max_output=MAX_OUTPUT,
             on_output=stream.feed if stream is not None else None,
+            cancel=ctx.cancel,
         )
     except OSError as err:
         raise ToolError(f"the command could not be started: {err.strerror or err}") from err
@@ -68,6 +69,8 @@ def _execute(ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout
         out += "\n"
     if result.timed_out:
         return out + f"[killed after {timeout}s]"
+    if result.cancelled:
+        return out + "[interrupted: killed by Ctrl-C]"
     if result.exit_code is None:
         return out + f"[killed by signal {result.signal}]"
     return out + f"[exit {result.exit_code}]"

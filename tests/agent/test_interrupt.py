@@ -1,0 +1,95 @@
+"""Ctrl-C stops a running command: its process group is killed, not left running, and the call is
+still paired with an "interrupted" result."""
+
+from __future__ import annotations
+
+import _thread
+import os
+import threading
+import time
+from collections.abc import Callable
+from pathlib import Path
+
+import pytest
+
+from bastion.agent._toolbox import Toolbox
+from bastion.agent._types import Assistant, Cancelled, ToolResult
+from bastion.agent.loop import INTERRUPTED, Agent, Answer
+from bastion.agent.tools import TOOLS, ToolContext
+from bastion.analyzer import LocalWorkspace, Stamper
+
+from .agent_fixtures import SLOW, FakeGate, ScriptedModel, call, gone, wait_for_pid
+
+
+def _never(call: object, args: object, verdict: object) -> Answer:
+    raise AssertionError("nothing should ask")
+
+
+def _workspace(tmp_path: Path) -> LocalWorkspace:
+    return LocalWorkspace(str(tmp_path), {"PATH": os.environ.get("PATH", os.defpath)})
+
+
+def _after_start(tmp_path: Path, stop: Callable[[], None]) -> list[int]:
+    """Calls `stop` on a thread once the command has started; the list gets the command's pid."""
+    seen: list[int] = []
+
+    def watch() -> None:
+        seen.append(wait_for_pid(tmp_path))
+        stop()
+
+    threading.Thread(target=watch, daemon=True).start()
+    return seen
+
+
+def _run_slow(tmp_path: Path, stop: Callable[[Agent], Callable[[], None]]) -> tuple[Agent, int, float]:
+    ws = _workspace(tmp_path)
+    model = ScriptedModel([Assistant("", (call("bash", {"command": SLOW}, "slow"),)), Assistant("late")])
+    agent = Agent(model, FakeGate(), Toolbox(ws, Stamper(), 4096), _never, "system")
+    seen = _after_start(tmp_path, stop(agent))
+    start = time.monotonic()
+    with pytest.raises(Cancelled):
+        agent.run("wait")
+    return agent, seen[0], time.monotonic() - start
+
+
+@pytest.mark.parametrize(
+    "stop",
+    [
+        pytest.param(lambda agent: agent.cancel.set, id="cancel-event"),
+        pytest.param(lambda agent: _thread.interrupt_main, id="ctrl-c"),
+    ],
+)
+def test_an_aborted_run_kills_the_commands_process_group_and_answers_the_call_interrupted(
+    tmp_path: Path, stop: Callable[[Agent], Callable[[], None]]
+) -> None:
+    agent, pid, took = _run_slow(tmp_path, stop)
+    assert took < 5, "the run waited for the command instead of stopping it"
+    assert gone(pid), "the command's process group outlived the abort"
+    results = [m for m in agent.messages if isinstance(m, ToolResult)]
+    assert [(r.call_id, r.content, r.is_error) for r in results] == [("slow", INTERRUPTED, True)]
+    assert not (tmp_path / "never").exists()
+
+
+def test_the_cancel_event_ends_a_commands_group_and_says_so(tmp_path: Path) -> None:
+    ws = _workspace(tmp_path)
+    cancel = threading.Event()
+    seen = _after_start(tmp_path, cancel.set)
+    start = time.monotonic()
+    result = ws.exec(["bash", "-c", SLOW], cancel=cancel)
+    assert time.monotonic() - start < 5
+    assert result.cancelled and not result.timed_out and result.exit_code is None
+    assert gone(seen[0])
+
+
+def test_a_command_that_ends_before_the_cancel_is_not_called_cancelled(tmp_path: Path) -> None:
+    result = _workspace(tmp_path).exec(["bash", "-c", "echo hi"], cancel=threading.Event())
+    assert (result.exit_code, result.output, result.cancelled) == (0, b"hi\n", False)
+
+
+def test_the_bash_tool_passes_its_contexts_cancel_event_to_the_command(tmp_path: Path) -> None:
+    cancel = threading.Event()
+    ctx = ToolContext(_workspace(tmp_path), Stamper(), cancel=cancel)
+    seen = _after_start(tmp_path, cancel.set)
+    out = TOOLS["bash"].run({"command": SLOW}, ctx)
+    assert out.text.endswith("[interrupted: killed by Ctrl-C]")
+    assert gone(seen[0])
