@@ -98,7 +98,7 @@ def _build(
     tools = Toolbox(ws, stamper, settings.max_read_bytes)
     home = bastion_home(environ)
     if args.resume:
-        session, messages = Session.resume(home, args.resume)
+        session, messages = Session.resume(home, args.resume, cwd)
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
     gate = Gate(settings, ws, stamper)

@@ -1,8 +1,10 @@
 """Sessions: each run recorded as one JSONL file under $BASTION_HOME/sessions (~/.bastion by default).
 
-Every line is one event: the session's header, each request (how many messages it sent, to which
-model), each message added to the conversation (a prompt, a reply with its usage, a tool result),
-each verdict with its rule and source and who answered an ask. Keys and headers are never in an event.
+Every line is one event: the session's header (with the directory it runs in), each resume (with the
+directory it continues in), each request (how many messages it sent), each message added to the
+conversation (a prompt, a reply with its calls and usage, a tool result), each verdict with its rule
+and source and who answered an ask. Keys and headers are never in an event. `bastion audit` reads
+the calls from the reply messages and the directory from the header and resumes.
 The conversation is rebuilt from the message events on --resume.
 """
 
@@ -79,8 +81,9 @@ class Session(Events):
         return session
 
     @classmethod
-    def resume(cls, home: str, session_id: str) -> tuple[Session, list[Message]]:
-        """The session and its conversation; a call an abort cut off is answered as interrupted."""
+    def resume(cls, home: str, session_id: str, cwd: str) -> tuple[Session, list[Message]]:
+        """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
+        there); a call an abort cut off is answered as interrupted."""
         if not _ID.fullmatch(session_id):
             raise ConfigError(f"--resume: {session_id!r} is not a session ID (see --list)")
         path = os.path.join(_store(home), session_id + ".jsonl")
@@ -96,7 +99,7 @@ class Session(Events):
                         cut = ToolResult(c.id, c.name, INTERRUPTED, is_error=True)
                         messages.append(cut)
                         session.message(cut)
-        session.record("resumed", at=time.strftime("%Y-%m-%dT%H:%M:%S%z"))
+        session.record("resumed", at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), cwd=cwd)
         return session, messages
 
     def record(self, event: str, /, **data: Any) -> None:

@@ -10,7 +10,9 @@ Formats (`--format`, or detected from the first lines of the file):
     bash       bash's history: `#1700000000` timestamp lines are skipped
     zsh        zsh's extended history: `: 1700000000:0;cmd`, `\\` at the end continues a command
     jsonl      `bastion check --jsonl` requests: {"cwd": "/abs", "tool": "bash", "args": {...}}
-    bastion    bastion session records: {"type": "tool_call", "tool": ..., "args": ..., "cwd": ...}
+    bastion    bastion's session files (bastion.agent's writer): each call the model made, from the
+               {"type": "message", "message": {"role": "assistant", "calls": [...]}} records, run
+               in the cwd of the "session" header (or of the latest "resumed" record)
     claude     Claude Code transcripts: assistant messages with {"type": "tool_use", ...} items
     codex      Codex rollouts: function_call (shell), local_shell_call and apply_patch records
 """
@@ -61,7 +63,10 @@ def _json_kind(record: object) -> str | None:
     if not isinstance(record, dict):
         return None
     kind = record.get("type")
-    if kind in ("tool_call", "call") and ("tool" in record or "name" in record):
+    message = record.get("message")
+    if (kind == "session" and "cwd" in record and "provider" in record) or (
+        kind == "message" and isinstance(message, dict) and "role" in message
+    ):
         return "bastion"
     if "tool" in record and "cwd" in record and "args" in record and kind is None:
         return "jsonl"
@@ -152,22 +157,38 @@ def _request(record: Mapping[str, object], where: str) -> Call | str:
     return Call(tool, args, where, cwd)
 
 
-def _bastion(record: Mapping[str, object], where: str) -> Call | str | None:
-    if record.get("type") not in ("tool_call", "call"):
-        return None  # another kind of session record: nothing to audit
-    tool = record.get("tool", record.get("name"))
-    args = record.get("args", record.get("arguments", {}))
-    if isinstance(args, str):
+def _bastion(record: Mapping[str, object], cwd: str | None, where: str) -> Iterator[Call | str]:
+    """The calls of an assistant message record; other records carry none."""
+    message = record.get("message")
+    if record.get("type") != "message" or not isinstance(message, dict) or message.get("role") != "assistant":
+        return
+    calls = message.get("calls", [])
+    if not isinstance(calls, list):
+        yield "`calls` must be a list"
+        return
+    for item in calls:
+        tool = item.get("name") if isinstance(item, dict) else None
+        raw = item.get("arguments") if isinstance(item, dict) else None
+        if not isinstance(tool, str) or not tool:
+            yield "a call's `name` must be a tool name"
+            continue
         try:
-            args = json.loads(args)
+            args = json.loads(raw or "{}") if isinstance(raw, str) else raw
         except ValueError:
-            return "`args` is a string that is not JSON"
-    if not isinstance(tool, str) or not tool:
-        return "`tool` must be a tool name"
-    if not isinstance(args, dict):
-        return "`args` must be a JSON object"
+            yield f"the arguments of this {tool} call are not JSON"
+            continue
+        if not isinstance(args, dict):
+            yield f"the arguments of this {tool} call are not a JSON object"
+            continue
+        yield Call(tool, args, where, cwd)
+
+
+def _bastion_cwd(record: Mapping[str, object]) -> str | None:
+    """Where the session ran from here on: its header's cwd, or a resume's."""
     cwd = record.get("cwd")
-    return Call(tool, args, where, cwd if isinstance(cwd, str) else None)
+    if record.get("type") in ("session", "resumed") and isinstance(cwd, str) and cwd.startswith("/"):
+        return cwd
+    return None
 
 
 def _claude(record: Mapping[str, object], where: str) -> Iterator[Call | str]:
@@ -189,6 +210,7 @@ def _claude(record: Mapping[str, object], where: str) -> Iterator[Call | str]:
 
 def _json_calls(name: str, text: str, fmt: str, read: _Read) -> None:
     codex_cwd: str | None = None
+    bastion_cwd: str | None = None
     for number, line in enumerate(text.splitlines(), 1):
         if not line.strip():
             continue
@@ -205,7 +227,8 @@ def _json_calls(name: str, text: str, fmt: str, read: _Read) -> None:
         if fmt == "jsonl":
             found = [_request(record, where)]
         elif fmt == "bastion":
-            found = [_bastion(record, where)]
+            bastion_cwd = _bastion_cwd(record) or bastion_cwd
+            found = list(_bastion(record, bastion_cwd, where))
         elif fmt == "claude":
             found = list(_claude(record, where))
         else:

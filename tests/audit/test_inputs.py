@@ -67,15 +67,16 @@ def test_check_requests_carry_their_cwd_and_a_bad_line_is_named(ws: Workspace) -
     assert "not JSON" in problems[0].message
 
 
-def test_bastion_session_records_are_tool_calls_and_other_records_are_skipped(ws: Workspace) -> None:
+def test_a_bastion_session_gives_the_calls_of_its_replies_in_the_directory_it_ran_in(ws: Workspace) -> None:
     calls, problems, _ = read_calls("s", ws.fixture("bastion_session.jsonl").read_text())
-    assert [(c.tool, dict(c.args)) for c in calls] == [
-        ("bash", {"command": "make test"}),
-        ("read", {"path": "README.md"}),
-        ("edit", {"path": "src/app.py"}),
+    assert [(c.where, c.tool, dict(c.args), c.cwd) for c in calls] == [
+        ("s:4", "bash", {"command": "make test"}, str(ws.root)),
+        ("s:4", "read", {"path": "README.md"}, str(ws.root)),
+        ("s:9", "edit", {"path": "app.py", "old": "hi", "new": "ho"}, f"{ws.root}/src"),
     ]
-    assert calls[0].cwd == str(ws.root) and calls[1].cwd is None
-    assert [(p.where, p.message) for p in problems] == [("s:6", "`args` is a string that is not JSON")]
+    assert [(p.where, p.message) for p in problems] == [
+        ("s:7", "the arguments of this bash call are not JSON")
+    ]
 
 
 def test_claude_code_tool_uses_become_bastion_calls(ws: Workspace) -> None:
