@@ -69,7 +69,7 @@ def _build(
     from ..policy import Gate, PolicyFlags, child_env, load_settings
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
-    from .providers import RetryPolicy, key_variable, make_model
+    from .providers import RetryPolicy, key_variables, make_model
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
     try:
@@ -92,8 +92,10 @@ def _build(
     )
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
     model = make_model(cfg, environ, retry)
-    scrub = [v for v in (key_variable(cfg),) if v]
-    ws = LocalWorkspace(cwd, env=child_env(environ, settings.pass_env, also_scrub=scrub))
+    # The key's variables leave the tools' environment even when pass_env names them.
+    scrub = {name.upper() for name in key_variables(cfg)}
+    kept = [name for name in settings.pass_env if name.upper() not in scrub]
+    ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
     tools = Toolbox(ws, stamper, settings.max_read_bytes)
     home = bastion_home(environ)

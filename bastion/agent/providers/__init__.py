@@ -21,6 +21,7 @@ __all__ = [
     "StreamingModel",
     "make_model",
     "key_variable",
+    "key_variables",
 ]
 
 # provider: (default model, default base URL, key variable)
@@ -36,10 +37,17 @@ StreamingModel = ChatModel | ResponsesModel | AnthropicModel
 
 
 def key_variable(cfg: ProviderConfig) -> str | None:
-    """The variable the key is read from, which the tools' environment must not carry."""
+    """The variable the key is read from (None: it comes from api_key_command, or there is none)."""
     if cfg.api_key_command is not None:
         return None
     return cfg.api_key_env if cfg.provider == "openresponses" else DEFAULTS[cfg.provider][2]
+
+
+def key_variables(cfg: ProviderConfig) -> tuple[str, ...]:
+    """The variables that may hold the key in use, which the tools' environment must never carry:
+    the provider's standard variable and api_key_env's, also when the key comes from
+    api_key_command (the variable may hold it all the same)."""
+    return tuple(name for name in (DEFAULTS[cfg.provider][2], cfg.api_key_env) if name)
 
 
 def make_model(
