@@ -34,7 +34,9 @@ def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Sub
         if analysis.plan is not None:
             return _unique(_parsed(analysis, ws))
         reason = analysis.outside.reason if analysis.outside is not None else "the line was not analysed"
-        return _unique([*_outside(analysis.line, ws, cwd), _line_sentinel(analysis.line, reason)])
+        # The whole-line sentinel comes first: among subjects that ask, the question cites the first,
+        # and why the line is outside the subset says most. A deny of any part still wins the fold.
+        return _unique([_line_sentinel(analysis.line, reason), *_outside(analysis.line, ws, cwd)])
     except Exception as err:  # a failure asks
         why = f"the line could not be cut: {type(err).__name__}: {err}"
         return [_line_sentinel(analysis.line, why), Subject(UNREADABLE, analysis.line, "the whole line", why)]

@@ -78,9 +78,9 @@ def test_the_reason_is_bastions_own(ws: Workspace) -> None:
         'bastion: asks: read(ci:.env*) from builtin on ".env" (the path of read; a secret-looking path)'
     )
     spec = _hook(ws, "bash_substitution")
-    assert (
-        spec is not None and "`$(` at column 6" not in spec["permissionDecisionReason"]
-    )  # decided by a part
+    assert spec is not None and spec["permissionDecisionReason"].startswith(
+        "bastion: asks: `$(` at column 6: command substitution is outside the subset"
+    )  # the question says why the line is outside the subset
 
 
 def test_an_auto_allowed_line_that_bastion_would_rewrite_runs_as_its_plan(ws: Workspace) -> None:

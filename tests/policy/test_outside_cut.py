@@ -148,8 +148,8 @@ def test_a_line_bashlex_cannot_read_still_gives_textual_parts_and_the_sentinel(
 ) -> None:
     found = subjects(line, ws)
     assert part in [s.value for s in found if s.tool == "bash"]
-    assert found[0].tool == "bastion:unreadable" and found[0].value == line
-    assert found[-1] == Subject("bash", S + line, about="the whole line", why="outside the subset")
+    assert found[0] == Subject("bash", S + line, about="the whole line", why="outside the subset")
+    assert found[1].tool == "bastion:unreadable" and found[1].value == line
 
 
 def test_a_line_bashlex_cannot_read_still_finds_its_redirect_targets(ws: LocalWorkspace) -> None:
@@ -201,8 +201,8 @@ def test_redirect_targets_name_where_each_write_really_opens(
     line=st.text(alphabet=st.sampled_from(list("ab rm;&|<>()$`'\"\\{}*~\n#=-2")), max_size=40)
     | st.text(max_size=30)
 )
-def test_arbitrary_text_never_raises_and_ends_with_the_whole_line_sentinel(line: str) -> None:
+def test_arbitrary_text_never_raises_and_starts_with_the_whole_line_sentinel(line: str) -> None:
     ws = LocalWorkspace("/nonexistent-bastion-root")
     found = bash_subjects(outside(line), ws)
-    assert found[-1].value == S + line
+    assert found[0].value == S + line
     assert all(isinstance(raw, str) and isinstance(real, str) for raw, real in redirect_targets(line, ws))
