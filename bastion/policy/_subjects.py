@@ -54,11 +54,12 @@ def _parsed(analysis: Analysis, ws: Workspace) -> list[Subject]:
     out: list[Subject] = []
     for r in analysis.stages:
         about = "the command" if len(analysis.stages) == 1 else f"part {r.index + 1} of the line"
+        if r.governed and not r.ok:
+            # First, so that a question about this stage gives the checker's reason.
+            out.append(Subject("bash", SENTINEL + r.stage.text, about=about, why=r.why))
         out.append(Subject("bash", r.stage.text, about=about))
         out += [Subject("read", name, about=f"a file {about} reads") for name in r.reads]
         out += _wrapped(tuple(w.text for w in r.stage.words), about, ws, r.cwd, 0)
-        if r.governed and not r.ok:
-            out.append(Subject("bash", SENTINEL + r.stage.text, about=about, why=r.why))
     return out
 
 

@@ -69,9 +69,9 @@ def test_each_stage_of_a_parsed_line_is_a_command_subject(
           Subject("read", ".env", about="a file part 1 of the line reads"),
           Subject("bash", "wc -l", about="part 2 of the line")]),
         ([("cat /etc/passwd", True, Check.refuse("'/etc/passwd' is outside the working directory"))],
-         [Subject("bash", "cat /etc/passwd", about="the command"),
-          Subject("bash", S + "cat /etc/passwd", about="the command",
-                  why="'/etc/passwd' is outside the working directory")]),
+         [Subject("bash", S + "cat /etc/passwd", about="the command",
+                  why="'/etc/passwd' is outside the working directory"),
+          Subject("bash", "cat /etc/passwd", about="the command")]),
         ([("make x", False, Check(ok=True, auto=False))], [Subject("bash", "make x", about="the command")]),
     ],
 )
