@@ -9,7 +9,7 @@ from hypothesis import strategies as st
 from fuzz.oracle import ArgvOracle, bash_glob
 from fuzz.strategies import grammar_lines
 
-_SETTINGS = settings(max_examples=60, deadline=None, database=None,
+_SETTINGS = settings(max_examples=40, deadline=None, database=None,
                      suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 
 

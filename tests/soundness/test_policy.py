@@ -18,7 +18,7 @@ from bastion.policy._gate import Gate
 from fuzz.execution import ReadOnlyRunner
 from fuzz.strategies import grammar_lines, near_misses, outside_lines
 
-_FAST = settings(max_examples=150, deadline=None, database=None,
+_FAST = settings(max_examples=100, deadline=None, database=None,
                  suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
                                         HealthCheck.function_scoped_fixture])
 _RULES = st.sampled_from([
