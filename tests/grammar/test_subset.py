@@ -47,7 +47,9 @@ def test_glob_words_are_marked_and_rendered_bare() -> None:
     ("git status >/dev/null 2>&1", (Redirect.OUT_TO_NULL, Redirect.ERR_TO_OUT)),
     ("git 2>&1 status", (Redirect.ERR_TO_OUT,)),
 ])
-def test_the_three_redirects_are_whole_words_after_the_command(line: str, redirects: tuple[Redirect, ...]) -> None:
+def test_the_three_redirects_are_whole_words_after_the_command(
+    line: str, redirects: tuple[Redirect, ...]
+) -> None:
     plan = parse(line)
     assert isinstance(plan, Plan)
     assert plan.stages[0].redirects == redirects
