@@ -53,7 +53,8 @@ def fixture(root: Path) -> None:
     (root / ".env").write_text("KEY=1\n")
     os.symlink(".env", root / "notes.txt")
     env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    for args in (["init", "-q"], ["add", "-A"], ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "x"]):
+    commit = ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "x"]
+    for args in (["init", "-q"], ["add", "-A"], commit):
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
 
 
@@ -90,7 +91,8 @@ def main() -> int:
             (root / ".git" / "description").touch()
             os.utime(root / ".git" / "config")  # a changed fingerprint: the probe runs git again
             cold_probe += measure(gate, ["git status"], 1)
-        cli = [sys.executable, "-m", "bastion", "check", "--config", os.devnull, "--cwd", str(root), "--", "ls -la"]
+        cli = [sys.executable, "-m", "bastion", "check", "--config", os.devnull, "--cwd", str(root), "--",
+               "ls -la"]
         starts = []
         for _ in range(15):
             t = time.perf_counter()

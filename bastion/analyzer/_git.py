@@ -21,6 +21,18 @@ _COUNT = re.compile(r"-[nUM]?[0-9]+")
 _ATTACHED = ("-S", "-G", "-L")
 _CONFIG_KEY = re.compile(CONFIG_KEYS, re.IGNORECASE)
 _NEUTRAL_FLAGS = (Word("--no-ext-diff"), Word("--no-textconv"))
+# git clears GIT_CONFIG_* for the git it runs inside a submodule or an embedded repository, so the
+# neutralising config cannot reach it and that repository's own config (core.fsmonitor...) would
+# run: the plan tells git not to look into submodules at all.
+_NO_SUBMODULES = (Word("--ignore-submodules=all"),)
+_PLAN_FLAGS: dict[str, tuple[Word, ...]] = {
+    "status": _NO_SUBMODULES,
+    "diff": _NEUTRAL_FLAGS + _NO_SUBMODULES,
+    "log": _NEUTRAL_FLAGS + _NO_SUBMODULES,
+    "show": _NEUTRAL_FLAGS + _NO_SUBMODULES,
+    "blame": _NEUTRAL_FLAGS,
+    "stash list": _NEUTRAL_FLAGS,
+}
 
 
 def check_git(ctx: Context, stage: Stage) -> Check:
@@ -72,9 +84,8 @@ def _check_table(
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:
                 reads.append(resolved.real)
-    words = None
-    if spec.reads or spec is STASH_LIST:
-        words = stage.words[:insert_at] + _NEUTRAL_FLAGS + stage.words[insert_at:]
+    flags = _PLAN_FLAGS.get(sub, ())
+    words = stage.words[:insert_at] + flags + stage.words[insert_at:] if flags else None
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words, git=True)
 
 

@@ -140,8 +140,8 @@ SPECS: dict[str, GitSpec] = {
         list_flags=_set("-l --list"),
     ),
     "describe": GitSpec(
-        bare=_set("--tags --all --long --always --dirty --broken --contains --exact-match --first-parent"),
-        valued=_set("--abbrev --match --exclude --candidates --dirty --broken"),
+        bare=_set("--tags --all --long --always --contains --exact-match --first-parent"),
+        valued=_set("--abbrev --match --exclude --candidates"),
         spaced=_set("--match --exclude --candidates"),  # --abbrev's value is optional: attached only
     ),
     "shortlog": GitSpec(
@@ -160,6 +160,8 @@ STASH_LIST = GitSpec(
 
 # Why a known-dangerous flag is refused: the sentence the user sees.
 REFUSED: dict[str, str] = {
+    "--dirty": "--dirty checks submodules with a git of their own, beyond the neutralised config",
+    "--broken": "--broken runs a git of its own, which the neutralised config does not reach",
     "--output": "--output writes a file of git's choosing, outside any check of what may be written",
     "-o": "-o writes a file of git's choosing, outside any check of what may be written",
     "--ext-diff": "--ext-diff runs the external diff program a repository's config names",

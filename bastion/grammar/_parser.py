@@ -135,6 +135,9 @@ def _describe(line: str, index: int) -> str:
         if rest.startswith(seq):
             return f"`{seq}` at column {index + 1}: {what} is outside the subset"
     char = rest[:1]
+    if char == "~" and line[index - 1 : index] in ("=", ":"):
+        return (f"`~` at column {index + 1}: a tilde after `=` or `:` is expanded by bash in a word that "
+                "looks like an assignment, and is outside the subset")
     if char in _CHARACTERS:
         shown = char.encode("unicode_escape").decode("ascii")
         return f"`{shown}` at column {index + 1}: {_CHARACTERS[char]} is outside the subset"

@@ -191,7 +191,9 @@ ASKS = [
     ("git ls-files -X x", "not known to be read-only"),
     ("git blame -S revs main.go", "not known to be read-only"),
     ("git blame -C main.go", "not known to be read-only"),
-    ("git describe --dirty=x --match", "needs a value"),
+    ("git describe --tags --match", "needs a value"),
+    ("git describe --dirty", "a git of their own"),
+    ("git describe --broken", "a git of its own"),
     # config lookups that could list secrets or change config
     ("git config --list", "not a single lookup"),
     ("git config -l", "not a single lookup"),
@@ -255,12 +257,12 @@ def test_diff_log_show_and_blame_read_their_names_and_where_links_lead(
 
 
 RENDERED = [
-    ("git log -p -n1", "'git' 'log' '--no-ext-diff' '--no-textconv' '-p' '-n1'"),
-    ("git diff", "'git' 'diff' '--no-ext-diff' '--no-textconv'"),
-    ("git show HEAD", "'git' 'show' '--no-ext-diff' '--no-textconv' 'HEAD'"),
+    ("git log -p -n1", "'git' 'log' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-n1'"),
+    ("git diff", "'git' 'diff' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all'"),
+    ("git show HEAD", "'git' 'show' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' 'HEAD'"),
     ("git blame main.go", "'git' 'blame' '--no-ext-diff' '--no-textconv' 'main.go'"),
     ("git stash list -p", "'git' 'stash' 'list' '--no-ext-diff' '--no-textconv' '-p'"),
-    ("git status", "'git' 'status'"),
+    ("git status", "'git' 'status' '--ignore-submodules=all'"),
 ]
 
 

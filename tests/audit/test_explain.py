@@ -24,7 +24,7 @@ def test_an_auto_allowed_pipeline_shows_stages_words_checkers_subjects_plan_and_
     assert decision == "allow"
     assert "parse: in the subset: 2 pipeline(s) joined by &&, 3 stage(s)" in text
     assert "  stage 1: git log -p   (in .)\n    words: git log -p\n    checker: ok, runs unasked\n" in text
-    assert "    runs as: git log --no-ext-diff --no-textconv -p\n" in text
+    assert "    runs as: git log --no-ext-diff --no-textconv --ignore-submodules=all -p\n" in text
     assert "    reads: README.md\n" in text
     assert "git: config probed in .: runs nothing" in text
     assert (
@@ -35,8 +35,8 @@ def test_an_auto_allowed_pipeline_shows_stages_words_checkers_subjects_plan_and_
         in text
     )
     assert (
-        "plan (what runs): 'git' 'log' '--no-ext-diff' '--no-textconv' '-p' | 'head' && 'cat' 'README.md'"
-        in text
+        "plan (what runs): 'git' 'log' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p'"
+        " | 'head' && 'cat' 'README.md'" in text
     )
     assert "    README.md: file README.md, 10 bytes\n" in text
     assert "  git in .: the fingerprint of git's configuration files, " in text

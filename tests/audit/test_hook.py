@@ -87,10 +87,11 @@ def test_an_auto_allowed_line_that_bastion_would_rewrite_runs_as_its_plan(ws: Wo
     spec = _hook(ws, "bash_git_log_patch")
     assert spec is not None
     assert spec["updatedInput"] == {
-        "command": "'git' 'log' '--no-ext-diff' '--no-textconv' '-p' '-3'",
+        "command": "'git' 'log' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-3'",
         "description": "Recent commits with diffs",
     }
-    assert "updatedInput" not in (_hook(ws, "bash_git_status") or {})
+    status = _hook(ws, "bash_git_status")
+    assert status is not None and status["updatedInput"]["command"] == "'git' 'status' '--ignore-submodules=all'"
 
 
 def test_a_repository_whose_git_config_runs_a_program_when_typed_asks(ws: Workspace) -> None:

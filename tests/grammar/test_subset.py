@@ -22,6 +22,8 @@ INSIDE = {
     "cat\tfile": [["cat", "file"]],
     "  git   status   -s ": [["git", "status", "-s"]],
     "x ''~": [["x", "~"]],
+    "echo x=''~/y": [["echo", "x=~/y"]],
+    "git show HEAD^~2": [["git", "show", "HEAD^~2"]],
     "git log --format=%h": [["git", "log", "--format=%h"]],
     "grep a@b.c,d+e:f file": [["grep", "a@b.c,d+e:f", "file"]],
 }
@@ -112,6 +114,9 @@ OUTSIDE = {
     "cd ~": ("~", 4),
     "cat ~root/x": ("~", 5),
     "git log ^x": ("^", 9),
+    "cat x=~/y": ("~", 7),
+    "echo a=b:~": ("~", 10),
+    "echo x+=~": ("~", 9),
     "echo x # y": ("#", 8),
     "(ls)": ("(", 1),
     "! ls": ("!", 1),
