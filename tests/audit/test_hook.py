@@ -91,7 +91,8 @@ def test_an_auto_allowed_line_that_bastion_would_rewrite_runs_as_its_plan(ws: Wo
         "description": "Recent commits with diffs",
     }
     status = _hook(ws, "bash_git_status")
-    assert status is not None and status["updatedInput"]["command"] == "'git' 'status' '--ignore-submodules=all'"
+    assert status is not None
+    assert status["updatedInput"]["command"] == "'git' 'status' '--ignore-submodules=all'"
 
 
 def test_a_repository_whose_git_config_runs_a_program_when_typed_asks(ws: Workspace) -> None:
