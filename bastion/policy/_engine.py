@@ -169,6 +169,41 @@ def _on(subject: Subject, note: str = "") -> str:
     return text + (f": {_one_line(subject.why)}" if subject.why else "")
 
 
+@dataclass(frozen=True, slots=True)
+class _Named:
+    """The rules of one list naming one tool, with every pattern joined into one regex of named
+    alternatives in rank order: a single fullmatch finds the first rule that matches a plain value
+    (alternatives are tried in order). Case-folding patterns are joined apart, matched lowered."""
+
+    rules: list[_Compiled]
+    carve_outs: list[_Compiled]
+    exact: re.Pattern[str] | None
+    folded: re.Pattern[str] | None
+    bare: int | None
+
+    @classmethod
+    def of(cls, rules: list[_Compiled], carve_outs: list[_Compiled]) -> _Named:
+        exact: list[str] = []
+        folded: list[str] = []
+        bare = next((i for i, r in enumerate(rules) if r.matcher is None), None)
+        for i, r in enumerate(rules):
+            if r.matcher is not None:
+                (folded if r.matcher.fold_case else exact).append(f"(?P<r{i}>{r.matcher.regex.pattern})")
+        return cls(rules, carve_outs, _joined(exact), _joined(folded), bare)
+
+    def first(self, value: str) -> _Compiled | None:
+        found = [] if self.bare is None else [self.bare]
+        for regex, text in ((self.exact, value), (self.folded, value.lower())):
+            m = regex.fullmatch(text) if regex is not None else None
+            if m is not None and m.lastgroup is not None:
+                found.append(int(m.lastgroup[1:]))
+        return self.rules[min(found)] if found else None
+
+
+def _joined(alternatives: list[str]) -> re.Pattern[str] | None:
+    return re.compile("|".join(alternatives), re.DOTALL) if alternatives else None
+
+
 class Policy:
     """Decides subjects. Built from layers (the shipped one is always there); `builtin=False` drops
     the shipped allow rules; `fallback` decides what no rule names; `roots` are the workspace root
@@ -208,24 +243,26 @@ class Policy:
         # Lift carve-outs were appended after their layer's turn; keep every list in rank order.
         for kind in _LISTS:
             self._rules[kind].sort(key=lambda c: -c.layer.rank)
-        self._by_tool: dict[tuple[str, str], tuple[list[_Compiled], list[_Compiled]]] = {}
+        self._by_tool: dict[tuple[str, str], _Named] = {}
 
-    def _for(self, kind: str, tool: str) -> tuple[list[_Compiled], list[_Compiled]]:
+    def _for(self, kind: str, tool: str) -> _Named:
         """The rules and the carve-outs of one list that name `tool`, in rank order."""
         key = (kind, tool)
         found = self._by_tool.get(key)
         if found is None:
             named = [c for c in self._rules[kind] if c.names(tool)]
-            found = ([c for c in named if not c.carve_out], [c for c in named if c.carve_out])
+            found = _Named.of([c for c in named if not c.carve_out], [c for c in named if c.carve_out])
             self._by_tool[key] = found
         return found
 
     def _first(self, kind: str, subject: Subject) -> _Compiled | None:
-        rules, carve_outs = self._for(kind, subject.tool)
+        named = self._for(kind, subject.tool)
+        if not subject.sentinel and not named.carve_outs:
+            return named.first(subject.value)
         loosening = kind == "allow"
-        for rule in rules:
+        for rule in named.rules:
             if rule.matches(subject, loosening=loosening) and not any(
-                _cancels(c, rule, subject) for c in carve_outs
+                _cancels(c, rule, subject) for c in named.carve_outs
             ):
                 return rule
         return None
