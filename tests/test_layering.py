@@ -48,3 +48,14 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_dry_run_of_a_subset_line_without_a_config_loads_neither_pydantic_nor_bashlex(tmp_path: object) -> None:
+    code = (
+        "import os, sys\n"
+        "from bastion.policy import DryRun\n"
+        f"DryRun(os.devnull).check({str(tmp_path)!r}, 'bash', {{'command': 'ls -la | head'}})\n"
+        "print(sorted(m for m in ('pydantic', 'bashlex') if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"

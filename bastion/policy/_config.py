@@ -13,9 +13,7 @@ import os
 import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Annotated, Any, Literal
-
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints, ValidationError
+from typing import TYPE_CHECKING, Any, Literal
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
 
@@ -28,43 +26,13 @@ __all__ = ["PROJECT_CONFIG", "PolicyFlags", "Settings", "load_settings", "user_c
 PROJECT_CONFIG = ".bastion/config.toml"
 MAX_PROJECT_CONFIG_BYTES = 1 << 20
 _MAX_USER_CONFIG_BYTES = 1 << 20
-_EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DENY}
 
 Fallback = Literal["allow", "ask", "deny"]
-
-
-class _Strict(BaseModel):
-    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
-
-
-class _PolicySection(_Strict):
-    allow: list[str] = []
-    ask: list[str] = []
-    deny: list[str] = []
-    fallback: Fallback | None = None
-    builtin: bool | None = None
-
-
-class _UserFile(_Strict):
-    policy: _PolicySection = _PolicySection()
-    pass_env: list[_EnvName] = []
-    max_read_bytes: int = Field(default=DEFAULT_MAX_READ_BYTES, gt=0)
-    # The provider's settings: read by the agent from Settings.extra, only type-checked here.
-    provider: str | None = None
-    model: str | None = None
-    base_url: str | None = None
-    api_key_env: str | None = None
-    api_key_command: str | list[str] | None = None
-    think: bool | None = None
-    effort: str | None = None
-
-
 _PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
 
-
-class _ProjectFile(_Strict):
-    policy: _PolicySection = _PolicySection()
+if TYPE_CHECKING:
+    from ._schema import PolicySection, ProjectFile, Strict, UserFile
 
 
 @dataclass(frozen=True, slots=True)
@@ -103,7 +71,11 @@ def _field(loc: Sequence[int | str]) -> str:
     return text or "(top level)"
 
 
-def _validate(model: type[_Strict], data: dict[str, Any], path: str) -> Any:
+def _validate(model: type[Strict], data: dict[str, Any], path: str) -> Any:
+    # pydantic is imported here, when a file has something to validate: a dry-run without a
+    # config (or with an empty one) does not pay for building the models.
+    from pydantic import ValidationError
+
     try:
         return model.model_validate(data)
     except ValidationError as err:
@@ -123,7 +95,7 @@ def _parse_toml(data: bytes, path: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
 
 
-def _check_rules(section: _PolicySection, path: str, *, project: bool) -> None:
+def _check_rules(section: PolicySection, path: str, *, project: bool) -> None:
     """Parse every rule now, so an error names its entry (and column) in the file."""
     for kind in ("allow", "ask", "deny"):
         for index, text in enumerate(getattr(section, kind)):
@@ -139,24 +111,29 @@ def _check_rules(section: _PolicySection, path: str, *, project: bool) -> None:
                 )
 
 
-def _read_user(path: str, explicit: bool) -> tuple[_UserFile, bool]:
+def _read_user(path: str, explicit: bool) -> tuple[UserFile | None, bool]:
     try:
         with open(path, "rb") as handle:
             data = handle.read(_MAX_USER_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if explicit:
             raise ConfigError(f"{path}: no such config file") from None
-        return _UserFile(), False
+        return None, False
     except OSError as err:
         raise ConfigError(f"{path}: cannot be read ({err.strerror or err})") from None
     if len(data) > _MAX_USER_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {_MAX_USER_CONFIG_BYTES} bytes")
-    user: _UserFile = _validate(_UserFile, _parse_toml(data, path), path)
+    raw = _parse_toml(data, path)
+    if not raw:
+        return None, True
+    from ._schema import UserFile
+
+    user: UserFile = _validate(UserFile, raw, path)
     _check_rules(user.policy, path, project=False)
     return user, True
 
 
-def _read_project(ws: Workspace, user_path: str) -> tuple[_ProjectFile, str] | None:
+def _read_project(ws: Workspace, user_path: str) -> tuple[ProjectFile, str] | None:
     path = os.path.join(ws.root, PROJECT_CONFIG)
     found = resolve(ws, ".", PROJECT_CONFIG)
     if not found.ok:
@@ -177,7 +154,9 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[_ProjectFile, str] | N
             raise ConfigError(
                 f"{path}: {key}: a project file may not set {key}; put it in your own config ({user_path})"
             )
-    project: _ProjectFile = _validate(_ProjectFile, raw, path)
+    from ._schema import ProjectFile
+
+    project: ProjectFile = _validate(ProjectFile, raw, path)
     if project.policy.allow:
         raise ConfigError(
             f"{path}: policy.allow: a project file may not allow anything; "
@@ -198,17 +177,20 @@ def load_settings(
     project = _read_project(ws, user_path)
     flags = flags or PolicyFlags()
 
-    builtin = flags.builtin if flags.builtin is not None else user.policy.builtin is not False
-    fallback = _FALLBACKS[flags.fallback or user.policy.fallback or "ask"]
-    layers = [Layer.user(user_path, allow=user.policy.allow, ask=user.policy.ask, deny=user.policy.deny)]
+    section = user.policy if user is not None else None
+    allow, ask, deny = (section.allow, section.ask, section.deny) if section is not None else ((), (), ())
+    own_builtin = section is None or section.builtin is not False
+    builtin = flags.builtin if flags.builtin is not None else own_builtin
+    fallback = _FALLBACKS[flags.fallback or (section.fallback if section is not None else None) or "ask"]
+    layers = [Layer.user(user_path, allow=allow, ask=ask, deny=deny)]
     sources = [user_path] if user_found else []
     if project is not None:
-        section, project_path = project[0].policy, project[1]
-        if section.builtin is False:
+        tighten, project_path = project[0].policy, project[1]
+        if tighten.builtin is False:
             builtin = False
-        if section.fallback is not None:
-            fallback = max(fallback, _FALLBACKS[section.fallback])
-        layers.append(Layer.project(project_path, ask=section.ask, deny=section.deny))
+        if tighten.fallback is not None:
+            fallback = max(fallback, _FALLBACKS[tighten.fallback])
+        layers.append(Layer.project(project_path, ask=tighten.ask, deny=tighten.deny))
         sources.append(project_path)
     if flags.allow or flags.ask or flags.deny:
         layers.append(Layer.flags(allow=flags.allow, ask=flags.ask, deny=flags.deny))
@@ -217,5 +199,7 @@ def load_settings(
         policy = Policy(layers, builtin=builtin, fallback=fallback, roots=(ws.root, ws.real_root))
     except RuleError as err:
         raise ConfigError(str(err)) from None
+    if user is None:
+        return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), {})
     extra = {key: getattr(user, key) for key in _PROVIDER_KEYS if key in user.model_fields_set}
     return Settings(policy, tuple(user.pass_env), user.max_read_bytes, tuple(sources), extra)

@@ -1,0 +1,44 @@
+"""The config files' schema (pydantic, strict): imported only when a file has content to validate."""
+
+from __future__ import annotations
+
+from typing import Annotated, Literal
+
+from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+
+from bastion.analyzer import DEFAULT_MAX_READ_BYTES
+
+__all__ = ["PolicySection", "ProjectFile", "Strict", "UserFile"]
+
+_EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+Fallback = Literal["allow", "ask", "deny"]
+
+
+class Strict(BaseModel):
+    model_config = ConfigDict(strict=True, extra="forbid", frozen=True)
+
+
+class PolicySection(Strict):
+    allow: list[str] = []
+    ask: list[str] = []
+    deny: list[str] = []
+    fallback: Fallback | None = None
+    builtin: bool | None = None
+
+
+class UserFile(Strict):
+    policy: PolicySection = PolicySection()
+    pass_env: list[_EnvName] = []
+    max_read_bytes: int = Field(default=DEFAULT_MAX_READ_BYTES, gt=0)
+    # The provider's settings: read by the agent from Settings.extra, only type-checked here.
+    provider: str | None = None
+    model: str | None = None
+    base_url: str | None = None
+    api_key_env: str | None = None
+    api_key_command: str | list[str] | None = None
+    think: bool | None = None
+    effort: str | None = None
+
+
+class ProjectFile(Strict):
+    policy: PolicySection = PolicySection()
