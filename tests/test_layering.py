@@ -50,7 +50,9 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
     assert out.strip() == "[]"
 
 
-def test_a_dry_run_of_a_subset_line_without_a_config_loads_neither_pydantic_nor_bashlex(tmp_path: object) -> None:
+def test_a_dry_run_of_a_subset_line_without_a_config_loads_neither_pydantic_nor_bashlex(
+    tmp_path: object,
+) -> None:
     code = (
         "import os, sys\n"
         "from bastion.policy import DryRun\n"
