@@ -7,6 +7,7 @@ from ._neutral import neutral_env, redact_userinfo
 from ._paths import Resolved, resolve
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
+from ._walk import Walk, root_relative, walk
 from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "Resolved",
     "StageResult",
     "StampError",
+    "Walk",
     "Stamper",
     "Workspace",
     "WorkspaceError",
@@ -34,4 +36,6 @@ __all__ = [
     "probe_git",
     "redact_userinfo",
     "resolve",
+    "root_relative",
+    "walk",
 ]

@@ -14,13 +14,13 @@ from collections.abc import Iterable
 
 from ._gitprobe import git_fingerprint
 from ._result import Analysis
+from ._walk import root_relative, walk
 from ._workspace import Workspace
 
 __all__ = ["Fact", "FactError", "encode", "identity", "line_facts", "path_facts", "plan_facts"]
 
 Fact = str | int | None | tuple["Fact", ...]
 
-_MAX_HOPS = 40
 
 
 class FactError(OSError):
@@ -58,14 +58,7 @@ def _kind(mode: int) -> str:
 
 def _root_relative(ws: Workspace, cwd: str, raw: str) -> str | None:
     if raw.startswith("/"):
-        absolute = posixpath.normpath(raw)
-        for root in (ws.root, ws.real_root):
-            root = root.rstrip("/") or "/"
-            if absolute == root:
-                return "."
-            if absolute.startswith(root.rstrip("/") + "/"):
-                return absolute[len(root.rstrip("/")) + 1 :]
-        return None
+        return root_relative(ws, raw)
     if ".." in raw.split("/") or "\x00" in raw:
         return None
     return posixpath.normpath(posixpath.join(cwd, raw))
@@ -76,52 +69,22 @@ def identity(ws: Workspace, raw: str, cwd: str = ".", *, full: bool = True) -> F
     name = _root_relative(ws, cwd, raw)
     if name is None:
         return ("outside", raw)
-    pending = [] if name == "." else name.split("/")
-    real: list[str] = []
-    chain: list[Fact] = []
-    hops = 0
-    try:
-        while pending:
-            part = pending.pop(0)
-            if part in ("", "."):
-                continue
-            if part == "..":
-                if not real:
-                    return ("outside", raw, tuple(chain))
-                real.pop()
-                continue
-            candidate = "/".join([*real, part])
-            try:
-                st = ws.lstat(candidate)
-            except FileNotFoundError:
-                return ("absent", "/".join([candidate, *pending]), tuple(chain))
-            if stat.S_ISLNK(st.st_mode):
-                hops += 1
-                if hops > _MAX_HOPS:
-                    return ("loop", tuple(chain))
-                target = ws.readlink(candidate)
-                chain.append((candidate, target))
-                if target.startswith("/"):
-                    rel = _root_relative(ws, ".", target)
-                    if rel is None:
-                        return ("outside", raw, tuple(chain))
-                    real = []
-                    target = rel
-                pending = [p for p in target.split("/") if p] + pending
-                continue
-            if pending and not stat.S_ISDIR(st.st_mode):
-                return ("not-a-directory", candidate, tuple(chain))
-            real.append(part)
-        where = "/".join(real) or "."
-        st = ws.lstat(where)
-    except OSError as err:
-        raise FactError(err.errno or 0, f"{raw}: {err.strerror or err}") from err
+    w = walk(ws, name)
+    if w.state == "unreadable":
+        raise FactError(0, f"{raw}: {w.detail}")
+    if w.state == "outside":
+        return ("outside", raw, w.chain)
+    if w.state == "loop":
+        return ("loop", w.chain)
+    if w.state != "found" or w.st is None:
+        return (w.state, w.real, w.chain)
+    st = w.st
     kind = _kind(st.st_mode)
     if not full:
-        return ("is", where, kind, tuple(chain))
+        return ("is", w.real, kind, w.chain)
     if kind == "file":
-        return ("is", where, kind, tuple(chain), st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
-    return ("is", where, kind, tuple(chain), st.st_dev, st.st_ino)
+        return ("is", w.real, kind, w.chain, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+    return ("is", w.real, kind, w.chain, st.st_dev, st.st_ino)
 
 
 def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:

@@ -1,8 +1,8 @@
 """Path arguments: inside the working directory with links resolved, and no `..` at all.
 
-`resolve` walks a path one component at a time through the workspace, following each link as the
-kernel would (at most 40), so a name is judged by where it really leads. A component that does not
-exist yet is judged by its existing parent.
+`resolve` follows a path with the workspace's one walk (`_walk.walk`: each link as the kernel
+would, at most 40), so a name is judged by where it really leads. A component that does not exist
+yet is judged by its existing parent.
 """
 
 from __future__ import annotations
@@ -11,11 +11,10 @@ import posixpath
 import stat
 from dataclasses import dataclass
 
-from ._workspace import Workspace, WorkspaceError
+from ._walk import MAX_LINK_HOPS, root_relative, walk
+from ._workspace import Workspace
 
 __all__ = ["MAX_LINK_HOPS", "Resolved", "join", "resolve"]
-
-MAX_LINK_HOPS = 40
 
 
 @dataclass(frozen=True, slots=True)
@@ -52,16 +51,6 @@ def join(cwd: str, name: str) -> str:
     return "." if joined in ("", ".") else joined
 
 
-def _relative_to_root(ws: Workspace, absolute: str) -> str | None:
-    absolute = posixpath.normpath(absolute)
-    for root in (ws.root, ws.real_root):
-        if absolute == root:
-            return "."
-        if absolute.startswith(root.rstrip("/") + "/"):
-            return absolute[len(root.rstrip("/")) + 1 :]
-    return None
-
-
 def _refuse(raw: str, name: str, why: str) -> Resolved:
     return Resolved(raw, name, "", False, 0, why)
 
@@ -77,64 +66,26 @@ def resolve(ws: Workspace, cwd: str, raw: str) -> Resolved:
     if "\x00" in raw:
         return _refuse(raw, raw, "a path cannot hold a NUL byte")
     if raw.startswith("/"):
-        rel = _relative_to_root(ws, raw)
+        rel = root_relative(ws, raw)
         if rel is None:
             return _refuse(raw, raw, f"{raw!r} is outside the working directory")
         name = rel
     else:
         name = join(cwd, raw)
-    return _walk(ws, raw, name)
+    return _judge(ws, raw, name)
 
 
-def _walk(ws: Workspace, raw: str, name: str) -> Resolved:
-    pending = [] if name == "." else name.split("/")
-    real: list[str] = []
-    hops = 0
-    while pending:
-        part = pending.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not real:
-                return _refuse(raw, name, f"{raw!r} leads out of the working directory through a link")
-            real.pop()
-            continue
-        candidate = "/".join([*real, part])
-        try:
-            st = ws.lstat(candidate)
-        except FileNotFoundError:
-            # A missing directory on the way: the rest cannot exist either. A `..` after it (from
-            # a link's target) would climb from wherever that directory later appears.
-            rest = [p for p in pending if p not in ("", ".")]
-            if ".." in rest:
-                return _refuse(raw, name, f"{raw!r} leads through a missing directory and then .., "
-                               "which could climb out once the directory exists")
-            return Resolved(raw, name, "/".join([candidate, *rest]), False, 0, "")
-        except (WorkspaceError, OSError) as err:
-            return _refuse(raw, name, f"{raw!r} cannot be followed in the workspace ({err.strerror or err})")
-        if stat.S_ISLNK(st.st_mode):
-            hops += 1
-            if hops > MAX_LINK_HOPS:
-                return _refuse(raw, name, f"{raw!r} has more than {MAX_LINK_HOPS} links on its way")
-            try:
-                target = ws.readlink(candidate)
-            except OSError as err:
-                return _refuse(raw, name, f"the link {candidate!r} cannot be read ({err.strerror or err})")
-            if target.startswith("/"):
-                rel = _relative_to_root(ws, target)
-                if rel is None:
-                    return _refuse(raw, name, f"{raw!r} leads out of the working directory through a link")
-                real = []
-                pending = ([] if rel == "." else rel.split("/")) + pending
-            else:
-                pending = target.split("/") + pending
-            continue
-        if pending and not stat.S_ISDIR(st.st_mode):
-            return _refuse(raw, name, f"{raw!r}: {candidate!r} is not a directory")
-        real.append(part)
-    real_name = "/".join(real) or "."
-    try:
-        mode = ws.lstat(real_name).st_mode
-    except OSError as err:
-        return _refuse(raw, name, f"{raw!r} cannot be read in the workspace ({err.strerror or err})")
-    return Resolved(raw, name, real_name, True, mode, "")
+def _judge(ws: Workspace, raw: str, name: str) -> Resolved:
+    w = walk(ws, name)
+    if w.state == "found" and w.st is not None:
+        return Resolved(raw, name, w.real, True, w.st.st_mode, "")
+    if w.state == "absent" and not w.climbs:
+        return Resolved(raw, name, w.real, False, 0, "")
+    why = {
+        "absent": f"{raw!r} leads through a missing directory and then .., which could climb out once "
+        "the directory exists",
+        "outside": f"{raw!r} leads out of the working directory through a link",
+        "loop": f"{raw!r} has more than {MAX_LINK_HOPS} links on its way",
+        "not-a-directory": f"{raw!r}: {w.real!r} is not a directory",
+    }.get(w.state, f"{raw!r} cannot be followed in the workspace ({w.detail})")
+    return _refuse(raw, name, why)

@@ -9,10 +9,9 @@ rule that names a command. Exec wrappers add constraint subjects for the command
 from __future__ import annotations
 
 import posixpath
-import stat
 from collections.abc import Iterable
 
-from ..analyzer import Analysis, Workspace, resolve
+from ..analyzer import Analysis, Workspace, resolve, root_relative, walk
 from ._cut import Cut, Target, cut, unwrap
 from ._types import SENTINEL, Subject
 
@@ -23,7 +22,6 @@ LINKS_UNKNOWN = "bastion:links-unknown"
 # A line outside the subset that bashlex cannot read (an unterminated quote, a construct it does not
 # know): its parts are a guess, so it asks even where the user allows every bash line.
 UNREADABLE = "bastion:unreadable"
-_MAX_HOPS = 40
 _MAX_DEPTH = 3
 _PATH_DEFAULTS = frozenset({"glob", "grep", "ls"})
 
@@ -164,21 +162,13 @@ def _directories(ws: Workspace, cwd: str, pieces: Cut, pos: int) -> list[str | N
     return list(dict.fromkeys(found))
 
 
-def _inside(ws: Workspace, absolute: str) -> str | None:
-    for root in (ws.root, ws.real_root):
-        name = posixpath.relpath(posixpath.normpath(absolute), root)
-        if name != ".." and not name.startswith("../"):
-            return name
-    return None
-
-
 def _lexical(ws: Workspace, directory: str | None, raw: str) -> str | None:
     """`raw` taken from `directory` with `.` and `..` removed by text: root-relative, or None when
     it leaves the root (or the directory is not known)."""
     if "\x00" in raw or raw == "":
         return None
     if raw.startswith("/"):
-        return _inside(ws, raw)
+        return root_relative(ws, raw)
     if directory is None:
         return None
     name = posixpath.normpath(posixpath.join(directory, raw))
@@ -190,56 +180,21 @@ _UNKNOWN = "!unknown"
 
 
 def _open_walk(ws: Workspace, directory: str, raw: str) -> str:
-    """Where the kernel opens `raw` from `directory`: each link followed through the workspace,
-    `..` taken from where the previous component really is. The root-relative name, or _LEAKS
+    """Where the kernel opens `raw` from `directory` (the workspace's one walk: each link followed,
+    `..` taken from where the previous component really is). The root-relative name, or _LEAKS
     (it leads out), or _UNKNOWN (links that cannot be read, a file on the way)."""
     if raw.startswith("/"):
-        name = _inside(ws, raw)
+        name = root_relative(ws, raw)
         if name is None:
             return _LEAKS
-        pending = name.split("/")
     else:
-        pending = [*directory.split("/"), *raw.split("/")]
-    real: list[str] = []
-    hops = 0
-    while pending:
-        part = pending.pop(0)
-        if part in ("", "."):
-            continue
-        if part == "..":
-            if not real:
-                return _LEAKS
-            real.pop()
-            continue
-        candidate = "/".join([*real, part])
-        try:
-            mode = ws.lstat(candidate).st_mode
-        except FileNotFoundError:
-            rest = posixpath.normpath("/".join([candidate, *pending]))
-            return _LEAKS if rest == ".." or rest.startswith("../") else rest
-        except OSError:
-            return _UNKNOWN
-        if stat.S_ISLNK(mode):
-            hops += 1
-            try:
-                link = ws.readlink(candidate)
-            except OSError:
-                return _UNKNOWN
-            if hops > _MAX_HOPS:
-                return _UNKNOWN
-            if link.startswith("/"):
-                inside = _inside(ws, link)
-                if inside is None:
-                    return _LEAKS
-                real = []
-                pending = [*inside.split("/"), *pending]
-            else:
-                pending = [*link.split("/"), *pending]
-            continue
-        if pending and not stat.S_ISDIR(mode):
-            return _UNKNOWN
-        real.append(part)
-    return "/".join(real) or "."
+        name = f"{directory}/{raw}"
+    w = walk(ws, name)
+    if w.state == "found" or (w.state == "absent" and not w.climbs):
+        return w.real
+    if w.state == "absent":
+        return _LEAKS if w.real == ".." or w.real.startswith("../") else w.real
+    return _LEAKS if w.state == "outside" else _UNKNOWN
 
 
 def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
