@@ -7,6 +7,7 @@ from ._audit import Report, audit
 from ._cli import audit_main, explain_call, hook_main
 from ._decide import Decider, Outcome
 from ._hook import claude_code_hook
+from ._hooks import codex_hook, gemini_hook
 from ._inputs import FORMATS, Call, Problem, detect, read_calls
 from ._suggest import suggest
 
@@ -20,8 +21,10 @@ __all__ = [
     "audit",
     "audit_main",
     "claude_code_hook",
+    "codex_hook",
     "detect",
     "explain_call",
+    "gemini_hook",
     "hook_main",
     "read_calls",
     "suggest",

@@ -14,6 +14,7 @@ from ._audit import audit, render_report, report_json
 from ._decide import Decider
 from ._explain import explain
 from ._hook import claude_code_hook
+from ._hooks import codex_hook, gemini_hook
 from ._inputs import FORMATS, Call, Problem, read_calls
 from ._suggest import render_toml, suggest
 
@@ -97,13 +98,20 @@ def explain_call(dry: DryRun, cwd: str, tool: str, call: Mapping[str, object], o
 def _hook_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion hook",
-        description="Answer another agent's permission hook with bastion's policy. "
-        "Only claude-code is built (see docs/integrations.md).",
+        description="Answer another agent's permission hook with bastion's policy "
+        "(see docs/integrations.md). Exit status: 0 whatever the answer, 2 usage error.",
     )
-    p.add_argument("agent", choices=["claude-code"], help="the agent whose hook protocol to speak")
+    p.add_argument("agent", choices=["claude-code", "codex", "gemini"],
+                   help="the agent whose hook protocol to speak")  # fmt: skip
     p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
-    p.add_argument("--others", choices=["pass", "ask"], default="pass",
-                   help="tools bastion does not decide: pass them through (default) or ask")  # fmt: skip
+    p.add_argument(
+        "--others", choices=["pass", "ask"], default="pass",
+        help="claude-code: tools bastion does not decide: pass them through (default) or ask",
+    )  # fmt: skip
+    p.add_argument(
+        "--strict", action="store_true",
+        help="codex, gemini: deny what bastion asks (default: no opinion, the agent's approvals apply)",
+    )  # fmt: skip
     return p
 
 
@@ -114,11 +122,22 @@ def hook_main(
         args = _hook_parser().parse_args(list(argv))
     except SystemExit as exc:
         return USAGE if exc.code else 0
+    if args.agent == "claude-code" and args.strict:
+        err.write("bastion hook: --strict is for codex and gemini (claude-code asks)\n")
+        return USAGE
+    if args.agent != "claude-code" and args.others != "pass":
+        err.write(f"bastion hook: --others is for claude-code ({args.agent} cannot ask)\n")
+        return USAGE
     try:
         text = stdin.read(_MAX_HOOK_INPUT)
     except (OSError, UnicodeDecodeError) as exc:
         text = f"\x00unreadable: {exc}"
-    answer = claude_code_hook(text, args.config, others=args.others)
+    if args.agent == "codex":
+        answer = codex_hook(text, args.config, strict=args.strict)
+    elif args.agent == "gemini":
+        answer = gemini_hook(text, args.config, strict=args.strict)
+    else:
+        answer = claude_code_hook(text, args.config, others=args.others)
     if answer is not None:
         out.write(json.dumps(answer) + "\n")
     return 0

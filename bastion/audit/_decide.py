@@ -108,8 +108,9 @@ class Decider:
         self._gates: dict[str, Gate | str] = {}
         self._seen: dict[tuple[str, str, str], Outcome] = {}
 
-    def gate(self, cwd: str) -> Gate | str:
-        """The gate of a directory, or why there is none (not a directory, a bad config)."""
+    def gate(self, cwd: str, sub: str = ".") -> Gate | str:
+        """The gate of a directory, or why there is none (not a directory, a bad config); `sub` is
+        where a bash line runs, relative to that directory (the workspace's root)."""
         found = self._gates.get(cwd)
         if found is None:
             try:
@@ -117,12 +118,12 @@ class Decider:
             except (RequestError, PolicyError, ConfigError, OSError) as err:
                 found = str(err)
             self._gates[cwd] = found
-        return found
+        return found if isinstance(found, str) or sub == "." else Gate(found.settings, found.ws, cwd=sub)
 
-    def decide(self, call: Call) -> Outcome | Problem:
+    def decide(self, call: Call, sub: str = ".") -> Outcome | Problem:
         cwd = os.path.join(self.cwd, call.cwd) if call.cwd else self.cwd
         try:
-            key = (cwd, call.tool, json.dumps(call.args, sort_keys=True, default=repr))
+            key = (cwd + "\0" + sub, call.tool, json.dumps(call.args, sort_keys=True, default=repr))
         except (TypeError, ValueError) as err:
             return Problem(call.where, f"the arguments cannot be read: {err}")
         seen = self._seen.get(key)
@@ -130,7 +131,7 @@ class Decider:
             return Outcome(
                 call, cwd, seen.decision, seen.reason, seen.rule, seen.source, seen.group, seen.decided
             )
-        gate = self.gate(cwd)
+        gate = self.gate(cwd, sub)
         if isinstance(gate, str):
             return Problem(call.where, gate)
         decided = gate.decide(call.tool, dict(call.args))

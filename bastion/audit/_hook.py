@@ -20,6 +20,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any
 
 from ..analyzer import probe_git
@@ -29,17 +30,32 @@ from ._decide import Decider, Outcome
 from ._inputs import Call
 from ._tools import CLAUDE_TOOLS, claude_call
 
-__all__ = ["claude_code_hook"]
+__all__ = ["HookVerdict", "claude_code_hook", "decide_call", "reason_text"]
 
 _MAX_REASON = 2000
 
 
-def _answer(decision: str, reason: str, updated: Mapping[str, object] | None = None) -> dict[str, Any]:
+@dataclass(frozen=True, slots=True)
+class HookVerdict:
+    """What a hook says of one call: allow, ask or deny, why, and for an allowed bash line that
+    bastion would run otherwise, the rendered plan."""
+
+    decision: str
+    reason: str
+    rendered: str | None = None
+
+
+def reason_text(reason: str) -> str:
+    """A reason as a hook hands it on: prefixed with "bastion: ", and cut when very long."""
     reason = reason if len(reason) <= _MAX_REASON else reason[: _MAX_REASON - 3] + "..."
+    return f"bastion: {reason}"
+
+
+def _answer(decision: str, reason: str, updated: Mapping[str, object] | None = None) -> dict[str, Any]:
     out: dict[str, Any] = {
         "hookEventName": "PreToolUse",
         "permissionDecision": decision,
-        "permissionDecisionReason": f"bastion: {reason}",
+        "permissionDecisionReason": reason_text(reason),
     }
     if updated is not None:
         out["updatedInput"] = dict(updated)
@@ -50,30 +66,49 @@ def _ask(reason: str) -> dict[str, Any]:
     return _answer("ask", reason)
 
 
-def _bash_allow(o: Outcome, decider: Decider, tool_input: Mapping[str, object]) -> dict[str, Any]:
-    """An allowed bash line, held to what Claude Code will really run."""
+def _bash_allow(o: Outcome, decider: Decider) -> HookVerdict:
+    """An allowed bash line, held to what an agent that runs it as typed will really run."""
     decided = o.decided
     a = decided.analysis if decided is not None else None
     if a is None or a.plan is None:
-        return _ask("the line was allowed but could not be re-checked for Claude Code")
+        return HookVerdict("ask", "the line was allowed but could not be re-checked for a line run as typed")
     if not a.auto:
-        return _answer("allow", o.reason)  # a rule of yours allowed it as typed; git was probed strictly
+        return HookVerdict("allow", o.reason)  # a rule of yours allowed it as typed; git was probed strictly
     if any(r.stage.command == "go" for r in a.stages):
-        return _ask(
-            "go runs unasked only with GOTOOLCHAIN=local, which Claude Code does not set; " + o.reason
+        return HookVerdict(
+            "ask", "go runs unasked only with GOTOOLCHAIN=local, which a hook cannot set; " + o.reason
         )
     gate = decider.gate(o.cwd)
     if isinstance(gate, str):
-        return _ask(gate)
+        return HookVerdict("ask", gate)
     for directory in a.probed:
         reason = probe_git(gate.ws, directory, strict=True)
         if reason:
-            return _ask(f"git config runs a program when the line runs as typed: {reason}")
+            return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
     if a.rendered is None:
-        return _ask("the line was allowed but has no plan")
+        return HookVerdict("ask", "the line was allowed but has no plan")
     if a.rendered == render(a.plan):
-        return _answer("allow", o.reason)
-    return _answer("allow", f"{o.reason}; runs as {a.rendered}", {**tool_input, "command": a.rendered})
+        return HookVerdict("allow", o.reason)
+    return HookVerdict("allow", f"{o.reason}; runs as {a.rendered}", a.rendered)
+
+
+def decide_call(
+    decider: Decider, tool: str, args: Mapping[str, object], cwd: str, sub: str = "."
+) -> HookVerdict:
+    """One call (bastion's tool and arguments, in the workspace at the absolute directory cwd; a
+    bash line in its subdirectory sub) decided for an agent that runs it itself; never allow on
+    an error."""
+    try:
+        found = decider.decide(Call(tool, dict(args), "hook", cwd), sub)
+        if not isinstance(found, Outcome):
+            return HookVerdict("ask", found.message)
+        if found.decision is Decision.DENY:
+            return HookVerdict("deny", found.reason)
+        if found.decision is not Decision.ALLOW:
+            return HookVerdict("ask", found.reason)
+        return _bash_allow(found, decider) if tool == "bash" else HookVerdict("allow", found.reason)
+    except Exception as err:  # a hook never crashes, and never allows on an error
+        return HookVerdict("ask", f"the call could not be decided: {type(err).__name__}: {err}")
 
 
 def claude_code_hook(text: str, config: str | None, *, others: str = "pass") -> dict[str, Any] | None:
@@ -105,15 +140,8 @@ def _decide(text: str, config: str | None, others: str) -> dict[str, Any] | None
     cwd = payload.get("cwd")
     if not isinstance(cwd, str) or not os.path.isabs(cwd):
         return _ask("`cwd` is missing or not an absolute path")
-    decider = Decider(config, cwd)
-    found = decider.decide(Call(mapped[0], mapped[1], "hook", cwd))
-    if not isinstance(found, Outcome):
-        return _ask(found.message)
-    if found.decision is Decision.DENY:
-        return _answer("deny", found.reason)
-    if found.decision is not Decision.ALLOW:
-        return _ask(found.reason)
-    if mapped[0] == "bash":
-        assert isinstance(tool_input, Mapping)
-        return _bash_allow(found, decider, tool_input)
-    return _answer("allow", found.reason)
+    verdict = decide_call(Decider(config, cwd), mapped[0], mapped[1], cwd)
+    if verdict.rendered is None:
+        return _answer(verdict.decision, verdict.reason)
+    assert isinstance(tool_input, Mapping)
+    return _answer(verdict.decision, verdict.reason, {**tool_input, "command": verdict.rendered})

@@ -12,7 +12,7 @@ import posixpath
 import shlex
 from collections.abc import Mapping
 
-__all__ = ["CLAUDE_TOOLS", "claude_call", "codex_calls", "pattern_escapes"]
+__all__ = ["CLAUDE_TOOLS", "claude_call", "codex_calls", "patch_files", "pattern_escapes", "shell_script"]
 
 CLAUDE_TOOLS: dict[str, str] = {
     "Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit",
@@ -68,23 +68,37 @@ def claude_call(name: object, given: object) -> Mapped:
     return tool, args
 
 
-def _line(command: object) -> str | None:
+def shell_script(command: object) -> str | None:
+    """A command as one bash line: a string as it is, the SCRIPT of `["bash", "-lc", SCRIPT]` (or
+    `sh -c`), else None."""
     if isinstance(command, str):
         return command
-    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
-        if len(command) == 3 and command[0] in _SHELLS and command[1] in ("-c", "-lc"):
-            return str(command[2])
-        return shlex.join(command)
+    if isinstance(command, list) and len(command) == 3 and all(isinstance(w, str) for w in command):
+        return str(command[2]) if command[0] in _SHELLS and command[1] in ("-c", "-lc") else None
     return None
 
 
-def _patch(text: str, cwd: str | None) -> list[tuple[str, dict[str, object] | str, str | None]]:
-    out: list[tuple[str, dict[str, object] | str, str | None]] = []
+def _line(command: object) -> str | None:
+    script = shell_script(command)
+    if script is None and isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        return shlex.join(command)
+    return script
+
+
+def patch_files(text: str) -> list[tuple[str, str]]:
+    """The files an apply_patch names in its headers, each (write for an added file, else edit; path)."""
+    out: list[tuple[str, str]] = []
     for line in text.splitlines():
         for head, tool in _PATCH_HEADS.items():
             if line.startswith(head):
-                path = line[len(head) :].strip()
-                out.append((tool, {"path": path}, cwd))
+                out.append((tool, line[len(head) :].strip()))
+    return out
+
+
+def _patch(text: str, cwd: str | None) -> list[tuple[str, dict[str, object] | str, str | None]]:
+    out: list[tuple[str, dict[str, object] | str, str | None]] = [
+        (tool, {"path": path}, cwd) for tool, path in patch_files(text)
+    ]
     if not out:
         out.append(("edit", "apply_patch: no file named in the patch", cwd))
     return out

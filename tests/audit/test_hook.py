@@ -60,7 +60,8 @@ def _hook(ws: Workspace, name: str, *argv: str) -> dict[str, Any] | None:
 
 
 def test_every_recorded_payload_has_an_expectation() -> None:
-    assert {p.stem for p in PAYLOADS.glob("*.json")} == {*EXPECTED, "webfetch"}
+    claude = {p.stem for p in PAYLOADS.glob("*.json") if not p.stem.startswith(("codex_", "gemini_"))}
+    assert claude == {*EXPECTED, "webfetch"}
 
 
 @pytest.mark.parametrize(("name", "decision"), sorted(EXPECTED.items()))

@@ -1,0 +1,176 @@
+"""`bastion hook codex` and `bastion hook gemini`: Codex CLI's PreToolUse and Gemini CLI's
+BeforeTool hooks answered by bastion's policy.
+
+Both agents read one JSON object on standard output, and both are only known to honour a block:
+
+    Codex:  {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
+             "permissionDecisionReason": "..."}}        (no output: no opinion)
+    Gemini: {"decision": "deny", "reason": "..."}       ({}: no opinion)
+
+So a call is decided exactly as `bastion hook claude-code` decides it (decide_call), and only a
+deny is passed on. An ask is no opinion (the agent's own approvals apply), or a deny with
+`strict`. An allow is no opinion too: neither agent is known to run bastion's neutralised plan
+instead of the typed line, so bastion's allow is not claimed for it. Input that cannot be read, an
+unknown tool or any error while reading it is no opinion, never an allow. Codex's apply_patch is
+no opinion, unless `strict`, where a patch whose file headers name a path bastion denies writing
+is denied (an ask there stays no opinion: every edit in a workspace asks).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from collections.abc import Callable, Mapping
+from typing import Any
+
+from ._decide import Decider
+from ._hook import HookVerdict, decide_call, reason_text
+from ._tools import patch_files, shell_script
+
+__all__ = ["codex_hook", "gemini_hook"]
+
+# A tool call as bastion's: (tool, args, the directory a bash line runs in, relative to the session's
+# cwd; "." for a file tool, whose paths are taken from the session's cwd).
+Mapped = tuple[str, dict[str, object], str]
+# What an adapter makes of a tool call: the calls to decide, why bastion asks without deciding
+# (a str), or None (no opinion: an unknown tool, or input it cannot read).
+Adapted = list[Mapped] | str | None
+
+_GLOB_CHARS = frozenset("*?[{")
+
+
+def _text(given: Mapping[str, object], *keys: str) -> str | None:
+    """The first of keys that is present; None when it is absent or not a string."""
+    for key in keys:
+        if key in given:
+            value = given[key]
+            return value if isinstance(value, str) else None
+    return None
+
+
+def _optional(given: Mapping[str, object], args: dict[str, object], name: str, *keys: str) -> bool:
+    """Copy the first present of keys to args[name]; False when it is not a string."""
+    if not any(k in given for k in keys):
+        return True
+    value = _text(given, *keys)
+    if value is None:
+        return False
+    args[name] = value
+    return True
+
+
+def _gemini_call(name: str, given: Mapping[str, object]) -> Adapted:
+    if name == "run_shell_command":
+        command, where = _text(given, "command"), "."
+        if any(k in given for k in ("dir_path", "directory")):
+            where = _text(given, "dir_path", "directory") or ""
+        return [("bash", {"command": command}, where)] if command is not None and where else None
+    if name in ("read_file", "write_file", "replace"):
+        path = _text(given, "absolute_path", "file_path")
+        tool = {"read_file": "read", "write_file": "write", "replace": "edit"}[name]
+        return [(tool, {"path": path}, ".")] if path is not None else None
+    if name in ("glob", "search_file_content", "grep_search", "list_directory"):
+        tool = {"glob": "glob", "list_directory": "ls"}.get(name, "grep")
+        args: dict[str, object] = {}
+        readable = _optional(given, args, "path", "path", "dir_path")
+        if tool != "ls":
+            readable &= _optional(given, args, "pattern", "pattern") and "pattern" in args
+        if tool == "grep":
+            readable &= _optional(given, args, "glob", "include")
+        return [(tool, args, ".")] if readable else None
+    if name == "read_many_files":
+        return _many(given)
+    return None
+
+
+def _many(given: Mapping[str, object]) -> Adapted:
+    paths = given.get("paths")
+    if not isinstance(paths, list) or not paths or not all(isinstance(p, str) for p in paths):
+        return None
+    if given.get("include") or any(_GLOB_CHARS & set(p) for p in paths):
+        return "read_many_files with a glob pattern: bastion does not decide which files a pattern reads"
+    return [("read", {"path": p}, ".") for p in paths]
+
+
+def _codex_call(name: str, given: Mapping[str, object], strict: bool) -> Adapted:
+    where = "."
+    if "workdir" in given:
+        where = _text(given, "workdir") or ""
+    command = given.get("command")
+    if name == "Bash":
+        line = shell_script(command)
+        return [("bash", {"command": line}, where)] if line is not None and where else None
+    if name == "apply_patch" and strict and isinstance(command, str) and where:
+        files = patch_files(command)
+        return [(tool, {"path": os.path.join(where, path)}, ".") for tool, path in files] or None
+    return None
+
+
+def _verdict(
+    text: str, config: str | None, event: str, adapt: Callable[[str, Mapping[str, object]], Adapted]
+) -> tuple[str, HookVerdict] | None:
+    """The tool's name and the strongest verdict on its calls (deny, then ask, then allow), or None."""
+    try:
+        payload = json.loads(text)
+    except ValueError:
+        return None
+    if not isinstance(payload, dict) or payload.get("hook_event_name", event) != event:
+        return None
+    name, given, cwd = payload.get("tool_name"), payload.get("tool_input"), payload.get("cwd")
+    if not isinstance(name, str) or not isinstance(given, Mapping):
+        return None
+    if not isinstance(cwd, str) or not os.path.isabs(cwd):
+        return None
+    adapted = adapt(name, given)
+    if adapted is None or isinstance(adapted, str):
+        return None if adapted is None else (name, HookVerdict("ask", adapted))
+    decider = Decider(config, cwd)
+    verdicts = [_decide_in(decider, cwd, mapped) for mapped in adapted]
+    for decision in ("deny", "ask", "allow"):
+        found = [v for v in verdicts if v.decision == decision]
+        if found:
+            return name, found[0]
+    return None
+
+
+def _decide_in(decider: Decider, cwd: str, mapped: Mapped) -> HookVerdict:
+    """A call decided in the session's workspace; a bash line in its own directory, which must
+    lie inside the workspace."""
+    tool, args, where = mapped
+    real, root = os.path.realpath(os.path.join(cwd, where)), os.path.realpath(cwd)
+    if real != root and not real.startswith(root.rstrip("/") + "/"):
+        return HookVerdict("ask", f"the directory {where!r} is outside the working directory")
+    return decide_call(decider, tool, args, cwd, os.path.relpath(real, root))
+
+
+def _block(found: tuple[str, HookVerdict] | None, strict: bool) -> str | None:
+    """The reason to block with, or None (no opinion). A patch is blocked only where bastion denies
+    writing: every edit in a workspace asks."""
+    if found is None:
+        return None
+    name, verdict = found
+    if verdict.decision == "deny" or (verdict.decision == "ask" and strict and name != "apply_patch"):
+        return reason_text(verdict.reason)
+    return None
+
+
+def codex_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any] | None:
+    """The answer to one Codex PreToolUse input (None: no opinion, print nothing)."""
+    try:
+        reason = _block(_verdict(text, config, "PreToolUse", lambda n, g: _codex_call(n, g, strict)), strict)
+    except Exception:  # a hook never crashes; no opinion is never an allow
+        return None
+    if reason is None:
+        return None
+    return {"hookSpecificOutput": {
+        "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason,
+    }}  # fmt: skip
+
+
+def gemini_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any]:
+    """The answer to one Gemini CLI BeforeTool input ({}: no opinion)."""
+    try:
+        reason = _block(_verdict(text, config, "BeforeTool", _gemini_call), strict)
+    except Exception:  # a hook never crashes; no opinion is never an allow
+        return {}
+    return {} if reason is None else {"decision": "deny", "reason": reason}

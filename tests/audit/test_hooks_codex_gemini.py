@@ -1,0 +1,202 @@
+"""`bastion hook codex` and `bastion hook gemini`: recorded payloads in, a block or no opinion out.
+Only a deny is passed on (an ask too with --strict); an allow, an unknown tool or unreadable input
+is no opinion, never an allow; never a crash, never a word on stdout besides the JSON."""
+
+from __future__ import annotations
+
+import json
+import subprocess
+import sys
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bastion.audit import claude_code_hook, codex_hook, gemini_hook, hook_main
+
+from .conftest import PAYLOADS, Workspace, run
+
+RULES = {"deny": ["bash(rm:*)", "write(.git/**)", "edit(.git/**)"]}
+
+# payload -> (the answer with RULES, the answer with RULES and --strict): "deny" or None (no opinion)
+EXPECTED: dict[str, tuple[str | None, str | None]] = {
+    "codex_bash_rm": ("deny", "deny"),
+    "codex_bash_cat_env": (None, "deny"),
+    "codex_bash_git_status": (None, None),
+    "codex_bash_argv_script": ("deny", "deny"),
+    "codex_bash_argv_plain": (None, None),
+    "codex_apply_patch": (None, "deny"),
+    "codex_mcp_tool": (None, None),
+    "codex_bad_input_not_object": (None, None),
+    "codex_bad_no_cwd": (None, None),
+    "codex_bad_truncated": (None, None),
+    "gemini_shell_rm": ("deny", "deny"),
+    "gemini_shell_rm_in_dir": ("deny", "deny"),
+    "gemini_shell_cat_env": (None, "deny"),
+    "gemini_shell_git_status": (None, None),
+    "gemini_shell_dir_outside": (None, "deny"),
+    "gemini_read_env": (None, "deny"),
+    "gemini_read_env_file_path": (None, "deny"),
+    "gemini_read_readme": (None, None),
+    "gemini_replace_git_hook": ("deny", "deny"),
+    "gemini_grep_include_climbs": (None, "deny"),
+    "gemini_read_many_glob": (None, "deny"),
+    "gemini_web_fetch": (None, None),
+    "gemini_mcp_tool": (None, None),
+    "gemini_bad_command_not_string": (None, None),
+    "gemini_bad_truncated": (None, None),
+}
+
+
+def _payload(ws: Workspace, name: str) -> str:
+    return (PAYLOADS / f"{name}.json").read_text(encoding="utf-8").replace("{WS}", str(ws.root))
+
+
+def _hook(ws: Workspace, name: str, *argv: str) -> str | None:
+    """The reason the hook blocks with, or None when it has no opinion; checks the protocol's shape."""
+    agent = name.split("_", 1)[0]
+    code, out, err = run(hook_main, [agent, "--config", str(ws.config), *argv], stdin=_payload(ws, name))
+    assert code == 0 and err == ""
+    if agent == "codex":
+        if not out:
+            return None
+        answer = json.loads(out)
+        assert out == json.dumps(answer) + "\n" and set(answer) == {"hookSpecificOutput"}
+        spec = answer["hookSpecificOutput"]
+        assert set(spec) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
+        assert spec["hookEventName"] == "PreToolUse" and spec["permissionDecision"] == "deny"
+        reason: str = spec["permissionDecisionReason"]
+    else:
+        answer = json.loads(out)
+        assert out == json.dumps(answer) + "\n"
+        if answer == {}:
+            return None
+        assert set(answer) == {"decision", "reason"} and answer["decision"] == "deny"
+        reason = answer["reason"]
+    assert reason.startswith("bastion: ")
+    return reason
+
+
+def test_every_recorded_payload_has_an_expectation() -> None:
+    recorded = {p.stem for p in PAYLOADS.glob("*.json") if p.stem.startswith(("codex_", "gemini_"))}
+    assert recorded == set(EXPECTED)
+
+
+@pytest.mark.parametrize(("name", "expected"), sorted(EXPECTED.items()))
+def test_a_recorded_payload_is_blocked_only_where_bastion_denies_or_strict_asks(
+    ws: Workspace, name: str, expected: tuple[str | None, str | None]
+) -> None:
+    ws.rules(**RULES)
+    plain, strict = expected
+    assert (_hook(ws, name) is not None) == (plain == "deny")
+    assert (_hook(ws, name, "--strict") is not None) == (strict == "deny")
+
+
+@pytest.mark.parametrize("name", ["codex_bash_rm", "gemini_shell_rm"])
+def test_without_a_deny_rule_a_command_bastion_asks_about_gets_no_opinion(ws: Workspace, name: str) -> None:
+    assert _hook(ws, name) is None
+    assert _hook(ws, name, "--strict") == 'bastion: asks: no rule allows bash "rm -rf src" (the command)'
+
+
+def test_the_deny_reason_is_bastions_own(ws: Workspace) -> None:
+    ws.rules(**RULES)
+    denied = 'bastion: denied by bash(rm:*) from your config ({}) on "rm -rf src" (the command)'
+    assert _hook(ws, "codex_bash_rm") == denied.format(ws.config)
+    assert _hook(ws, "codex_bash_argv_script") == denied.format(ws.config)
+    assert _hook(ws, "gemini_shell_rm") == denied.format(ws.config)
+    secret = 'bastion: asks: read(ci:.env*) from builtin on ".env" (the path of read; a secret-looking path)'
+    assert _hook(ws, "gemini_read_env", "--strict") == secret
+
+
+def test_a_patch_is_denied_only_by_a_write_rule_and_only_with_strict(ws: Workspace) -> None:
+    assert _hook(ws, "codex_apply_patch", "--strict") is None  # both files ask: no opinion
+    ws.rules(**RULES)
+    reason = _hook(ws, "codex_apply_patch", "--strict")
+    assert reason is not None and '".git/hooks/pre-commit"' in reason and "write(.git/**)" in reason
+
+
+def test_a_shell_command_is_decided_in_its_directory(ws: Workspace) -> None:
+    ws.rules(deny=["read(src/**)"])
+    payload = json.loads(_payload(ws, "gemini_shell_rm_in_dir"))
+    cases = [("dir_path", "src", True), ("directory", "src", True), ("dir_path", ".", False)]
+    for key, where, blocked in cases:
+        call = {**payload, "tool_input": {"command": "cat app.py", key: where}}
+        assert (gemini_hook(json.dumps(call), str(ws.config)) != {}) == blocked
+    reason = _hook(ws, "gemini_shell_dir_outside", "--strict")
+    assert reason == "bastion: the directory '../..' is outside the working directory"
+
+
+def test_strict_git_probing_holds_an_auto_allowed_line_run_as_typed(ws: Workspace) -> None:
+    subprocess.run(["git", "-C", str(ws.root), "config", "core.fsmonitor", "/tmp/evil"], check=True)
+    for name in ("codex_bash_git_status", "gemini_shell_git_status"):
+        assert _hook(ws, name) is None
+        reason = _hook(ws, name, "--strict")
+        assert reason is not None and "core.fsmonitor" in reason
+
+
+@pytest.mark.parametrize("claude", sorted(p.stem for p in PAYLOADS.glob("bash_*.json")))
+def test_codex_decides_a_bash_call_as_the_claude_code_hook_does(ws: Workspace, claude: str) -> None:
+    ws.rules(**RULES)
+    text = _payload(ws, claude)
+    answer = claude_code_hook(text, str(ws.config))
+    assert answer is not None
+    spec = answer["hookSpecificOutput"]
+    decision = spec["permissionDecision"]
+    codex = codex_hook(text, str(ws.config))
+    assert codex == (answer if decision == "deny" else None)
+    strict = codex_hook(text, str(ws.config), strict=True)
+    assert (strict is not None) == (decision != "allow")
+
+
+@pytest.mark.parametrize(
+    "argv", [["claude-code", "--strict"], ["codex", "--others", "ask"], ["gemini", "--others", "ask"]]
+)
+def test_a_flag_for_another_agent_is_a_usage_error(ws: Workspace, argv: list[str]) -> None:
+    code, out, err = run(hook_main, [*argv, "--config", str(ws.config)], stdin="{}")
+    assert code == 2 and out == "" and "bastion hook:" in err
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=10), inner, max_size=3),
+    max_leaves=8,
+)
+_GEMINI_TOOLS = ["run_shell_command", "read_file", "write_file", "replace", "glob", "search_file_content",
+                 "grep_search", "list_directory", "read_many_files"]  # fmt: skip
+
+
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    tool=st.sampled_from(["Bash", "apply_patch", *_GEMINI_TOOLS]),
+    tool_input=_JSON,
+    strict=st.booleans(),
+)
+def test_malformed_inputs_never_raise_and_never_allow(
+    ws: Workspace, tool: str, tool_input: object, strict: bool
+) -> None:
+    codex: dict[str, object] = {"cwd": str(ws.root), "hook_event_name": "PreToolUse", "tool_name": tool}
+    codex["tool_input"] = tool_input
+    gemini = {**codex, "hook_event_name": "BeforeTool"}
+    answer: Any = codex_hook(json.dumps(codex), str(ws.config), strict=strict)
+    assert answer is None or answer["hookSpecificOutput"]["permissionDecision"] == "deny"
+    answer = gemini_hook(json.dumps(gemini), str(ws.config), strict=strict)
+    assert answer == {} or answer["decision"] == "deny"
+
+
+def test_another_hook_event_gets_no_opinion(ws: Workspace) -> None:
+    ws.rules(**RULES)
+    payload = {"cwd": str(ws.root), "tool_name": "Bash", "tool_input": {"command": "rm -rf src"}}
+    assert codex_hook(json.dumps({**payload, "hook_event_name": "PostToolUse"}), str(ws.config)) is None
+    assert gemini_hook(json.dumps({**payload, "hook_event_name": "AfterTool"}), str(ws.config)) == {}
+
+
+@pytest.mark.parametrize(("agent", "name"), [("codex", "codex_bash_cat_env"), ("gemini", "gemini_read_env")])
+def test_the_installed_command_speaks_the_protocol_end_to_end(ws: Workspace, agent: str, name: str) -> None:
+    done = subprocess.run(
+        [sys.executable, "-m", "bastion", "hook", agent, "--strict", "--config", str(ws.config)],
+        input=_payload(ws, name), capture_output=True, text=True, timeout=60, check=False,
+    )  # fmt: skip
+    assert done.returncode == 0 and done.stderr == "", done.stderr
+    answer = json.loads(done.stdout)
+    assert "deny" in (answer.get("decision"), answer.get("hookSpecificOutput", {}).get("permissionDecision"))
