@@ -10,7 +10,7 @@ from collections.abc import Mapping
 
 __all__ = ["NEUTRAL_GIT_CONFIG", "neutral_env", "redact_userinfo"]
 
-# Config keys that make read-only git commands run a program, pinned to harmless values.
+# Config keys that make read-only git commands run a program or write, pinned to harmless values.
 NEUTRAL_GIT_CONFIG: tuple[tuple[str, str], ...] = (
     ("core.fsmonitor", "false"),
     ("core.pager", "cat"),
@@ -20,6 +20,8 @@ NEUTRAL_GIT_CONFIG: tuple[tuple[str, str], ...] = (
     ("gpg.openpgp.program", "/bin/false"),
     ("gpg.x509.program", "/bin/false"),
     ("gpg.ssh.program", "/bin/false"),
+    # git diff rewrites .git/index to refresh stale stat data, whatever GIT_OPTIONAL_LOCKS says.
+    ("diff.autoRefreshIndex", "false"),
 )
 
 _FIXED = {

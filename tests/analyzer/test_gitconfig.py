@@ -17,6 +17,7 @@ from bastion.analyzer import (
     probe_git,
     redact_userinfo,
 )
+from bastion.analyzer._neutral import NEUTRAL_GIT_CONFIG
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
@@ -235,7 +236,7 @@ class Recording(LocalWorkspace):
         stdin: bytes | None = None,
     ) -> ExecResult:
         self.spawns += 1
-        assert env is not None and env["GIT_CONFIG_COUNT"] == "8" and env["LC_ALL"] == "C"
+        assert env is not None and env["GIT_CONFIG_COUNT"] == str(len(NEUTRAL_GIT_CONFIG)) and env["LC_ALL"] == "C"
         assert timeout == 10.0
         if self.hang:
             return ExecResult(None, b"", timed_out=True)
@@ -333,7 +334,7 @@ def test_the_neutral_environment_lets_no_inherited_variable_add_config_or_move_g
         "GIT_CONFIG_NOSYSTEM": "1",
     }
     env = neutral_env(base)
-    assert env["GIT_CONFIG_COUNT"] == "8"
+    assert env["GIT_CONFIG_COUNT"] == str(len(NEUTRAL_GIT_CONFIG))
     assert "GIT_CONFIG_KEY_8" not in env and "GIT_CONFIG_VALUE_8" not in env
     dropped = ("GIT_CONFIG_PARAMETERS", "GIT_CONFIG", "GIT_DIR", "GIT_WORK_TREE", "GIT_EXEC_PATH")
     for name in (*dropped, "GIT_SSH", "GIT_SSH_COMMAND", "GIT_ASKPASS", "GIT_EXTERNAL_DIFF"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import os
 import subprocess
 from pathlib import Path
 
@@ -39,3 +40,23 @@ def test_a_plan_run_in_the_neutral_env_sources_and_calls_nothing_the_base_env_na
     subprocess.run(["bash", "-c", "'ls' '-d' '.'"], env=neutral_env(base), cwd=tmp_path, check=True,
                    capture_output=True)
     assert not marker.exists()
+
+
+def test_git_diff_in_the_neutral_env_leaves_a_stale_index_as_it_was(tmp_path: Path) -> None:
+    base = {"PATH": "/usr/bin:/bin", "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+    (tmp_path / "f").write_text("a\n")
+    commit = ["-c", "user.name=a", "-c", "user.email=b", "commit", "-qm", "x"]
+    for args in (["init", "-q"], ["add", "f"], commit):
+        subprocess.run(["git", *args], cwd=tmp_path, env=base, check=True)
+    index = tmp_path / ".git" / "index"
+    before = index.read_bytes()
+    stat = (tmp_path / "f").stat()
+    os.utime(tmp_path / "f", ns=(stat.st_atime_ns, stat.st_mtime_ns + 5_000_000_000))  # stale stat data
+
+    def diff(env: dict[str, str]) -> None:
+        subprocess.run(["git", "diff", "--stat"], cwd=tmp_path, env=env, check=True, capture_output=True)
+
+    diff(neutral_env(base))
+    assert index.read_bytes() == before
+    diff(base | {"GIT_OPTIONAL_LOCKS": "0"})
+    assert index.read_bytes() != before  # without the pinned key git does rewrite it
