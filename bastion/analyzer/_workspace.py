@@ -125,13 +125,6 @@ class LocalWorkspace:
         self._root = os.path.abspath(root)
         self._real_root = os.path.realpath(self._root)
         self._env = dict(env if env is not None else {})
-        self._root_fd: int | None = None
-        self._root_lock = threading.Lock()
-
-    def __del__(self) -> None:
-        if getattr(self, "_root_fd", None) is not None:
-            with contextlib.suppress(OSError):
-                os.close(self._root_fd)  # type: ignore[arg-type]
 
     def __repr__(self) -> str:
         return f"LocalWorkspace({self._root!r})"
@@ -144,17 +137,9 @@ class LocalWorkspace:
     def real_root(self) -> str:
         return self._real_root
 
-    def _root_descriptor(self) -> int:
-        """The root, opened once (O_PATH) on first use and held for the workspace's life, as an
-        os.Root holds its directory: every walk starts from a duplicate of it."""
-        with self._root_lock:
-            if self._root_fd is None:
-                self._root_fd = os.open(self._real_root, os.O_PATH | os.O_DIRECTORY)
-            return self._root_fd
-
     def _walk(self, name: str, parts: list[str]) -> int:
         """An O_PATH descriptor of the directory `parts` (no link followed on the way)."""
-        fd = os.dup(self._root_descriptor())
+        fd = os.open(self._real_root, os.O_PATH | os.O_DIRECTORY)
         try:
             for part in parts:
                 try:
