@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import functools
+
 from ..grammar import Outside, Pipeline, Plan, Stage, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._git import check_git
@@ -71,7 +73,7 @@ def analyze(
     auto = all(r.governed and r.ok and r.check.auto for r in results)
     results, git_reason, probed = _probe(ws, results, strict=not auto) if probe else (results, "", ())
     auto = auto and not git_reason
-    rendered = render(_runnable(parsed, results)) if auto else None
+    rendered = _render(_runnable(parsed, results)) if auto else None
     return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
 
 
@@ -103,8 +105,14 @@ def _probe(
     return out, reason, tuple(dirs)
 
 
+# Plans are frozen values, and a line decided again (or re-checked before it runs) renders the same.
+_render = functools.lru_cache(maxsize=4096)(render)
+
+
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
     """The plan that runs: each stage with the words its checker chose."""
+    if all(r.check.words is None for r in results):
+        return plan
     it = iter(results)
     pipelines = []
     for pipeline in plan.pipelines:

@@ -8,9 +8,11 @@ is a count. Long options are matched whole, never as prefixes the way getopt wou
 
 from __future__ import annotations
 
+import functools
 import re
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..grammar import Word
 
@@ -23,9 +25,10 @@ ONE_CHAR = re.compile(r".", re.DOTALL)
 _DIGITS = re.compile(r"-[0-9]+")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, eq=False)
 class FlagTable:
-    """What one command accepts. `refused` words the reason for a flag known to be dangerous."""
+    """What one command accepts. `refused` words the reason for a flag known to be dangerous.
+    Tables are constants, compared (and hashed) by identity."""
 
     bare: frozenset[str] = frozenset()
     letters: str = ""
@@ -36,8 +39,7 @@ class FlagTable:
     options_after_operands: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Args:
+class Args(NamedTuple):
     """A stage's arguments read against a table: flags (with values), operands, or why not."""
 
     flags: tuple[tuple[str, str | None], ...] = ()
@@ -82,6 +84,12 @@ def _attached(table: FlagTable, word: str) -> tuple[str, str] | None:
 
 def parse_args(command: str, table: FlagTable, words: Sequence[Word]) -> Args:
     """Read `words` (the stage's arguments) against `table`; a glob word is always refused."""
+    return _parse(command, table, tuple(words))
+
+
+# The reading depends on nothing but the words and the table, so a stage seen again is not re-read.
+@functools.lru_cache(maxsize=4096)
+def _parse(command: str, table: FlagTable, words: tuple[Word, ...]) -> Args:
     for w in words:
         if w.glob:
             return Args(why=f"{command} is given the glob {w.text!r}, which bash expands to names "

@@ -8,8 +8,9 @@ yet is judged by its existing parent.
 from __future__ import annotations
 
 import posixpath
+import re
 import stat
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._walk import MAX_LINK_HOPS, root_relative, walk
 from ._workspace import Workspace
@@ -17,13 +18,12 @@ from ._workspace import Workspace
 __all__ = ["MAX_LINK_HOPS", "Resolved", "join", "resolve"]
 
 
-@dataclass(frozen=True, slots=True)
-class Resolved:
+class Resolved(NamedTuple):
     """A path argument, judged.
 
     `name` is the lexical name relative to the root ("." for the root); `real` is where it leads,
-    relative to the root, with every link resolved. `why` is empty when the path is acceptable,
-    else one sentence saying which escape it closes."""
+    relative to the root, with every link resolved; `mode` and `size` are what its lstat gave.
+    `why` is empty when the path is acceptable, else one sentence saying which escape it closes."""
 
     raw: str
     name: str
@@ -31,6 +31,7 @@ class Resolved:
     exists: bool
     mode: int
     why: str
+    size: int = 0
 
     @property
     def ok(self) -> bool:
@@ -45,8 +46,14 @@ class Resolved:
         return self.exists and stat.S_ISDIR(self.mode)
 
 
+# A relative name that is already normal: no empty, `.` or `..` component, no trailing `/`.
+_PLAIN = re.compile(r"(?!\.{1,2}(?:/|$))[^/]+(?:/(?!\.{1,2}(?:/|$))[^/]+)*")
+
+
 def join(cwd: str, name: str) -> str:
     """A root-relative name: `name` (no `..` in it) taken from the root-relative `cwd`."""
+    if cwd == "." and _PLAIN.fullmatch(name):
+        return name
     joined = posixpath.normpath(posixpath.join(cwd, name))
     return "." if joined in ("", ".") else joined
 
@@ -78,7 +85,7 @@ def resolve(ws: Workspace, cwd: str, raw: str) -> Resolved:
 def _judge(ws: Workspace, raw: str, name: str) -> Resolved:
     w = walk(ws, name)
     if w.state == "found" and w.st is not None:
-        return Resolved(raw, name, w.real, True, w.st.st_mode, "")
+        return Resolved(raw, name, w.real, True, w.st.st_mode, "", w.st.st_size)
     if w.state == "absent" and not w.climbs:
         return Resolved(raw, name, w.real, False, 0, "")
     why = {

@@ -132,7 +132,7 @@ def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
         if not r.is_regular:
             return (f"{command} {raw!r}: not a regular file, and a directory, FIFO or device can block, "
                     "never end or read something else")
-        size = ctx.ws.lstat(r.real).st_size
+        size = r.size
         if size > ctx.max_read_bytes:
             return (f"{command} {raw!r} is {size} bytes, over the {ctx.max_read_bytes}-byte read limit "
                     "that keeps a huge file out of the conversation")

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..grammar import Outside, Plan, Stage, Word
 from ._workspace import Workspace
@@ -13,8 +14,7 @@ __all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
 DEFAULT_MAX_READ_BYTES = 2 * 1024 * 1024
 
 
-@dataclass(frozen=True, slots=True)
-class Context:
+class Context(NamedTuple):
     """What a checker may look at: the workspace, the stage's root-relative directory, limits."""
 
     ws: Workspace
@@ -23,8 +23,7 @@ class Context:
     after_pipe: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Check:
+class Check(NamedTuple):
     """A checker's answer for one stage.
 
     `auto` says the stage may run unasked as a rendered plan when ok; `reads` are the root-relative

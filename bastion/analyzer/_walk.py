@@ -10,7 +10,7 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._workspace import Workspace
 
@@ -19,8 +19,7 @@ __all__ = ["MAX_LINK_HOPS", "Walk", "root_relative", "walk"]
 MAX_LINK_HOPS = 40
 
 
-@dataclass(frozen=True, slots=True)
-class Walk:
+class Walk(NamedTuple):
     """Where a name leads.
 
     `state` is "found" (`real` is the link-free root-relative name, `st` its lstat), "absent"
@@ -54,6 +53,7 @@ def walk(ws: Workspace, name: str) -> Walk:
     pending = name.split("/")
     real: list[str] = []
     chain: list[tuple[str, str]] = []
+    last: tuple[str, os.stat_result] | None = None  # the name lstat'ed last, and what it gave
     while pending:
         part = pending.pop(0)
         if part in ("", "."):
@@ -91,7 +91,10 @@ def walk(ws: Workspace, name: str) -> Walk:
         if pending and not stat.S_ISDIR(st.st_mode):
             return Walk("not-a-directory", candidate, tuple(chain))
         real.append(part)
+        last = (candidate, st)
     where = "/".join(real) or "."
+    if last is not None and last[0] == where:
+        return Walk("found", where, tuple(chain), st=last[1])
     try:
         return Walk("found", where, tuple(chain), st=ws.lstat(where))
     except OSError as err:

@@ -112,7 +112,9 @@ class Workspace(Protocol):
 def _components(name: str) -> list[str]:
     if name.startswith("/") or "\x00" in name:
         raise WorkspaceError(errno.EPERM, f"{name!r} is not a name inside the workspace")
-    parts = [p for p in name.split("/") if p not in ("", ".")]
+    parts = name.split("/")
+    if "" in parts or "." in parts:
+        parts = [p for p in parts if p not in ("", ".")]
     if ".." in parts:
         raise WorkspaceError(errno.EPERM, f"{name!r} climbs out with ..")
     return parts
@@ -159,20 +161,30 @@ class LocalWorkspace:
     @contextlib.contextmanager
     def _parent(self, name: str) -> Iterator[tuple[int, str]]:
         """An O_PATH descriptor of the name's directory and the last component ("." for the root)."""
-        parts = _components(name)
-        fd = self._walk(name, parts[:-1])
+        fd, last = self._parent_fd(name)
         try:
-            yield fd, parts[-1] if parts else "."
+            yield fd, last
         finally:
             os.close(fd)
 
+    def _parent_fd(self, name: str) -> tuple[int, str]:
+        """As `_parent`, for the callers on the decision path: the caller closes the descriptor."""
+        parts = _components(name)
+        return self._walk(name, parts[:-1]), parts[-1] if parts else "."
+
     def lstat(self, name: str) -> os.stat_result:
-        with self._parent(name) as (fd, last):
+        fd, last = self._parent_fd(name)
+        try:
             return os.lstat(last, dir_fd=fd)
+        finally:
+            os.close(fd)
 
     def readlink(self, name: str) -> str:
-        with self._parent(name) as (fd, last):
+        fd, last = self._parent_fd(name)
+        try:
             return os.readlink(last, dir_fd=fd)
+        finally:
+            os.close(fd)
 
     def readdir(self, name: str) -> list[str]:
         with self._parent(name) as (fd, last):

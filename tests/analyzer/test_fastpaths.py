@@ -1,0 +1,67 @@
+"""The analyzer's shortcuts give the same answers as the long way round.
+
+A name that is already normal skips posixpath; a stage's arguments are read once and remembered;
+a path's walk reuses the lstat it ended on. Each is checked against what it replaces, and the file
+system is still asked on every decision (a change between two decisions is seen).
+"""
+
+from __future__ import annotations
+
+import os
+import posixpath
+from pathlib import Path
+
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from bastion.analyzer import LocalWorkspace, analyze, resolve
+from bastion.analyzer._flags import _parse, parse_args
+from bastion.analyzer._paths import join
+from bastion.analyzer._readers import TABLES
+from bastion.grammar import Word
+
+_NAME = st.lists(st.sampled_from(["a", "b", ".", "..", "", ".a", "..b", "..."]), min_size=1, max_size=5).map(
+    "/".join
+)
+
+
+@settings(max_examples=500, deadline=None)
+@given(cwd=st.sampled_from([".", "src", "src/deep"]), name=_NAME)
+def test_joining_a_name_gives_what_posixpath_gives(cwd: str, name: str) -> None:
+    joined = posixpath.normpath(posixpath.join(cwd, name))
+    assert join(cwd, name) == ("." if joined in ("", ".") else joined)
+
+
+def test_a_stage_read_twice_gives_the_same_arguments_without_reading_again() -> None:
+    words = (Word("-n"), Word("5"), Word("notes.txt"))
+    first = parse_args("head", TABLES["head"], words)
+    hits = _parse.cache_info().hits
+    assert parse_args("head", TABLES["head"], list(words)) == first
+    assert _parse.cache_info().hits == hits + 1
+
+
+def test_the_same_words_under_another_table_are_read_against_that_table() -> None:
+    words = (Word("-c"), Word("x"))
+    assert parse_args("grep", TABLES["grep"], words).ok
+    assert not parse_args("cut", TABLES["cut"], words).ok
+
+
+def test_a_file_that_grows_past_the_limit_between_two_decisions_is_refused_the_second_time(
+    tmp_path: Path,
+) -> None:
+    (tmp_path / "log.txt").write_bytes(b"x" * 10)
+    ws = LocalWorkspace(str(tmp_path))
+    assert analyze("cat log.txt", ws, max_read_bytes=100).auto
+    (tmp_path / "log.txt").write_bytes(b"x" * 200)
+    assert not analyze("cat log.txt", ws, max_read_bytes=100).auto
+
+
+def test_a_file_swapped_for_a_link_between_two_decisions_is_judged_by_the_link(tmp_path: Path) -> None:
+    (tmp_path / "notes.txt").write_text("hi")
+    (tmp_path / ".env").write_text("KEY=1")
+    ws = LocalWorkspace(str(tmp_path))
+    assert resolve(ws, ".", "notes.txt").real == "notes.txt"
+    os.unlink(tmp_path / "notes.txt")
+    os.symlink(".env", tmp_path / "notes.txt")
+    again = resolve(ws, ".", "notes.txt")
+    assert (again.real, again.size) == (".env", 5)
