@@ -29,6 +29,9 @@ __all__ = ["PSEUDO_TOOL_PREFIX", "Layer", "Policy"]
 
 _LISTS = ("deny", "ask", "allow")
 
+# How many decided subjects a policy remembers before it starts over.
+_MEMO_SIZE = 4096
+
 # A subject of a pseudo-tool ("bastion:outside", "bastion:links-unknown") says the call cannot be
 # judged; deny rules may refuse it, but no allow rule nor fallback allows it.
 PSEUDO_TOOL_PREFIX = "bastion:"
@@ -149,10 +152,13 @@ def _lifts(rule: Rule) -> list[str]:
 
 @dataclass(frozen=True, slots=True)
 class _Found:
+    """How one subject was decided: by `rule` from the list `by` ("deny", "ask", "allow"), or with
+    no rule (`by` is "unconstrained", "pseudo" or "fallback"). The reason is worded only for the
+    subject a verdict cites."""
+
     decision: Decision
-    reason: str
-    rule: str | None
-    source: str | None
+    by: str
+    rule: _Compiled | None = None
 
 
 def _quote(value: str) -> str:
@@ -244,6 +250,9 @@ class Policy:
         for kind in _LISTS:
             self._rules[kind].sort(key=lambda c: -c.layer.rank)
         self._by_tool: dict[tuple[str, str], _Named] = {}
+        # A subject's decision depends on nothing but the subject and these (fixed) rules.
+        self._decided: dict[Subject, _Found] = {}
+        self._worded: dict[Subject, str] = {}  # the reasons given, for the subjects cited
 
     def _for(self, kind: str, tool: str) -> _Named:
         """The rules and the carve-outs of one list that name `tool`, in rank order."""
@@ -268,28 +277,43 @@ class Policy:
         return None
 
     def _decide_one(self, subject: Subject) -> _Found:
+        found = self._decided.get(subject)
+        if found is None:
+            if len(self._decided) >= _MEMO_SIZE:
+                self._decided.clear()
+                self._worded.clear()
+            found = self._decided[subject] = self._search(subject)
+        return found
+
+    def _search(self, subject: Subject) -> _Found:
         if (rule := self._first("deny", subject)) is not None:
-            reason = f"denied by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
-            return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
+            return _Found(Decision.DENY, "deny", rule)
         asked = self._first("ask", subject)
         if subject.constraint and asked is None:
-            return _Found(
-                Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None
-            )
+            return _Found(Decision.ALLOW, "unconstrained")
         pseudo = subject.tool.startswith(PSEUDO_TOOL_PREFIX)
         allowed = None if pseudo or subject.constraint else self._first("allow", subject)
         # An ask rule never loosens: where nothing allows and the fallback denies, it stays denied.
         if asked is not None and (
             allowed is not None or subject.constraint or self.fallback is not Decision.DENY
         ):
-            reason = f"asks: {asked.text} from {asked.layer.label} {_on(subject, asked.note)}"
-            return _Found(Decision.ASK, reason, asked.text, asked.layer.name)
+            return _Found(Decision.ASK, "ask", asked)
         if allowed is not None:
-            reason = f"allowed by {allowed.text} from {allowed.layer.label} {_on(subject, allowed.note)}"
-            return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name)
+            return _Found(Decision.ALLOW, "allow", allowed)
         if pseudo and self.fallback is not Decision.DENY:
-            return _Found(Decision.ASK, f"asks: nothing allows {subject.tool} {_on(subject)}", None, None)
-        return _Found(self.fallback, self._fallback_reason(subject), None, None)
+            return _Found(Decision.ASK, "pseudo")
+        return _Found(self.fallback, "fallback")
+
+    def _reason(self, found: _Found, subject: Subject) -> str:
+        rule = found.rule
+        if rule is not None:
+            verb = {"deny": "denied by", "ask": "asks:", "allow": "allowed by"}[found.by]
+            return f"{verb} {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
+        if found.by == "unconstrained":
+            return f"no deny or ask rule names {subject.tool} {_on(subject)}"
+        if found.by == "pseudo":
+            return f"asks: nothing allows {subject.tool} {_on(subject)}"
+        return self._fallback_reason(subject)
 
     def _fallback_reason(self, subject: Subject) -> str:
         verb = {Decision.ALLOW: "allowed", Decision.ASK: "asks", Decision.DENY: "denied"}[self.fallback]
@@ -313,10 +337,15 @@ class Policy:
                     worst = (found, subject)
             assert worst is not None
             found, subject = worst
-            reason = found.reason
+            reason = self._worded.get(subject)
+            if reason is None:
+                reason = self._worded[subject] = self._reason(found, subject)
             if found.decision is Decision.DENY and len(subjects) > 1:
                 reason += "; nothing in this call runs"
-            return Verdict(found.decision, reason, found.rule, found.source, subject)
+            rule = found.rule
+            if rule is None:
+                return Verdict(found.decision, reason, None, None, subject)
+            return Verdict(found.decision, reason, rule.text, rule.layer.name, subject)
         except Exception as err:  # fail closed: an engine fault asks, never allows
             return Verdict(
                 Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})"

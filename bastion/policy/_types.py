@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["SENTINEL", "Decision", "Subject", "Verdict"]
 
@@ -24,8 +25,7 @@ class Decision(enum.IntEnum):
         return self.name.lower()
 
 
-@dataclass(frozen=True, slots=True)
-class Subject:
+class Subject(NamedTuple):
     """One thing a call does that a rule may name.
 
     `tool` is the tool whose rules decide it (bash, read, write, edit, glob, grep, ls, or a
