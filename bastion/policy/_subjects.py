@@ -10,10 +10,14 @@ from __future__ import annotations
 
 import posixpath
 from collections.abc import Iterable
+from typing import TYPE_CHECKING
 
 from ..analyzer import Analysis, Workspace, resolve, root_relative, walk
-from ._cut import Cut, Target, cut, unwrap
 from ._types import SENTINEL, Subject
+from ._wrappers import unwrap
+
+if TYPE_CHECKING:
+    from ._cut import Cut, Target
 
 __all__ = ["bash_subjects", "path_subjects", "redirect_targets"]
 
@@ -63,6 +67,8 @@ def _parsed(analysis: Analysis, ws: Workspace) -> list[Subject]:
 
 def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: bool = False) -> list[Subject]:
     """The parts and redirect writes of a line cut; `constraint` for a line a wrapper runs."""
+    from ._cut import cut  # only a line outside the subset (or one a wrapper runs) is cut
+
     pieces = cut(line)
     out: list[Subject] = []
     if not pieces.complete and depth == 0 and not constraint:
@@ -95,6 +101,8 @@ def redirect_targets(line: str, ws: Workspace, cwd: str = ".") -> list[tuple[str
     """The files a line's redirects write, as (raw, real root-relative name or "" if unknown):
     the names the stamp of an approved line must bind. A line bashlex cannot read adds
     (line, ""): its targets are not all known."""
+    from ._cut import cut
+
     try:
         pieces = cut(line)
         found: list[tuple[str, str]] = []

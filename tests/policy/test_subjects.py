@@ -9,9 +9,9 @@ import pytest
 
 from bastion.analyzer import Analysis, Check, LocalWorkspace, StageResult, analyze
 from bastion.grammar import Pipeline, Plan, Stage, Word
-from bastion.policy._cut import unwrap
 from bastion.policy._subjects import bash_subjects, path_subjects
 from bastion.policy._types import SENTINEL, Subject
+from bastion.policy._wrappers import unwrap
 
 S = SENTINEL
 
@@ -125,7 +125,7 @@ def test_a_wrapper_adds_a_constraint_for_every_word_that_could_start_its_command
     ],
 )
 def test_a_line_handed_to_a_shell_is_found_for_cutting(words: tuple[str, ...], lines: list[str]) -> None:
-    assert unwrap(words)[1] == lines
+    assert list(unwrap(words)[1]) == lines
 
 
 def test_a_line_handed_to_a_shell_in_a_parsed_stage_is_cut_into_constraints(ws: LocalWorkspace) -> None:

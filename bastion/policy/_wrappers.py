@@ -1,0 +1,119 @@
+"""Exec wrappers: the commands a command runs for it (timeout, env, sudo, xargs, find -exec...).
+
+`unwrap` is a function of the words alone, so its answers are remembered.
+"""
+
+from __future__ import annotations
+
+import functools
+import posixpath
+import re
+
+__all__ = ["ASSIGNMENT", "unwrap"]
+
+# A word bash reads as an assignment (NAME=VALUE, NAME+=VALUE, NAME[I]=VALUE).
+ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+
+# Exec wrappers, with how many words that are not options come before the command they run
+# (timeout's DURATION, chroot's NEWROOT...). Words spelled NAME=VALUE are skipped (env, sudo).
+_WRAPPERS: dict[str, int] = {
+    **dict.fromkeys(
+        [
+            *("env", "nice", "nohup", "command", "builtin", "exec", "xargs", "sudo", "doas", "time"),
+            *("stdbuf", "ionice", "setsid", "unbuffer", "watch", "strace", "ltrace", "busybox"),
+            *("fakeroot", "firejail", "torsocks", "proxychains", "proxychains4", "nsenter", "unshare"),
+            *("systemd-run", "catchsegv", "valgrind", "caffeinate", "parallel", "nocache", "numactl"),
+            *("dbus-run-session", "xvfb-run", "eatmydata", "cgexec", "prlimit"),
+        ],
+        0,
+    ),
+    **dict.fromkeys(["timeout", "chrt", "taskset", "flock", "chroot", "sg"], 1),
+}
+# Options whose value is a line the wrapper hands to a shell.
+_STRING_OPTIONS: dict[str, frozenset[str]] = {
+    **dict.fromkeys(("su", "runuser", "script", "flock"), frozenset({"-c", "--command"})),
+    "env": frozenset({"-S", "--split-string"}),
+}
+_SHELLS = frozenset(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", "fish"])
+_SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")
+_FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
+_MAX_INNER = 256
+
+
+@functools.lru_cache(maxsize=1024)
+def unwrap(words: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The commands `words` may run through exec wrappers (nested), and the lines it hands to a
+    shell (`bash -c LINE`, `eval`, `su -c`). Where a wrapper's options are unsure (does this flag
+    take a value?), every word that could start the command does: these only ever deny or ask."""
+    commands: list[tuple[str, ...]] = []
+    lines: list[str] = []
+    todo = [words]
+    seen: set[tuple[str, ...]] = set()
+    while todo and len(seen) < _MAX_INNER:
+        current = todo.pop()
+        if not current or current in seen:
+            continue
+        seen.add(current)
+        name = posixpath.basename(current[0])
+        inner = [(name, *current[1:])] if name and name != current[0] else []
+        if name in _WRAPPERS:
+            inner += [current[s:] for s in sorted(_starts(current, _WRAPPERS[name]))]
+        if name == "find":
+            inner += _find_exec(current)
+        lines += _strings(name, current)
+        for command in inner:
+            if command and command not in commands:
+                commands.append(command)
+                todo.append(command)
+    return tuple(commands), tuple(lines)
+
+
+def _starts(words: tuple[str, ...], positionals: int) -> set[int]:
+    """Every index where the wrapped command could start."""
+    starts: set[int] = set()
+    todo = [(1, positionals, False)]
+    seen: set[tuple[int, int, bool]] = set()
+    while todo:
+        state = todo.pop()
+        at, left, ended = state
+        if state in seen or at >= len(words):
+            continue
+        seen.add(state)
+        word = words[at]
+        if not ended and word == "--":
+            todo.append((at + 1, left, True))
+        elif not ended and word.startswith("-") and len(word) > 1:
+            todo.append((at + 1, left, False))
+            if "=" not in word:  # the option may take the next word as its value
+                todo.append((at + 2, left, False))
+        elif ASSIGNMENT.match(word):
+            todo.append((at + 1, left, ended))
+        elif left:
+            todo.append((at + 1, left - 1, ended))
+        else:
+            starts.add(at)
+    return starts
+
+
+def _find_exec(words: tuple[str, ...]) -> list[tuple[str, ...]]:
+    found = []
+    for i, word in enumerate(words):
+        if word in _FIND_EXEC:
+            end = next((j for j in range(i + 1, len(words)) if words[j] in (";", "+")), len(words))
+            found.append(words[i + 1 : end])
+    return found
+
+
+def _strings(name: str, words: tuple[str, ...]) -> list[str]:
+    if name == "eval":
+        return [" ".join(words[1:])] if len(words) > 1 else []
+    options = _STRING_OPTIONS.get(name, frozenset())
+    found = []
+    for i, word in enumerate(words[1:-1], 1):
+        if word in options or (name in _SHELLS and _SHELL_C.fullmatch(word)):
+            found.append(words[i + 1])
+        elif word.startswith("--command="):
+            found.append(word.partition("=")[2])
+    if words and words[-1].startswith("--command="):
+        found.append(words[-1].partition("=")[2])
+    return found
