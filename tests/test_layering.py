@@ -61,3 +61,29 @@ def test_a_dry_run_of_a_subset_line_without_a_config_loads_neither_pydantic_nor_
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_dry_run_of_a_line_without_git_loads_no_process_git_or_stamp_machinery(tmp_path: object) -> None:
+    unneeded = (
+        "subprocess", "hmac", "secrets", "bastion.analyzer._exec", "bastion.analyzer._git",
+        "bastion.analyzer._gitprobe", "bastion.analyzer._stamp", "bastion.analyzer._facts",
+        "bastion.policy._cut",
+    )
+    code = (
+        "import os, sys\n"
+        "from bastion.policy import DryRun\n"
+        f"DryRun(os.devnull).check({str(tmp_path)!r}, 'bash', {{'command': 'ls -la | head'}})\n"
+        f"print(sorted(m for m in {unneeded!r} if m in sys.modules))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_what_the_analyzer_loads_when_first_named_is_there_when_named() -> None:
+    code = (
+        "import bastion.analyzer as a\n"
+        "print(a.Stamper.__module__, a.probe_git.__module__,\n"
+        "      a.neutral_env.__module__, a.plan_facts.__module__)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == [f"bastion.analyzer.{m}" for m in ("_stamp", "_gitprobe", "_neutral", "_facts")]

@@ -1,14 +1,36 @@
 """The analyzer: a line of the subset, checked stage by stage against allow-lists, as a plan."""
 
+import importlib
+from typing import TYPE_CHECKING, Any
+
 from ._analyze import GOVERNED, analyze
-from ._facts import Fact, FactError, plan_facts
-from ._gitprobe import git_fingerprint, probe_git
-from ._neutral import neutral_env, redact_userinfo
 from ._paths import Resolved, resolve
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
-from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
 from ._walk import Walk, root_relative, walk
 from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
+
+if TYPE_CHECKING:
+    from ._facts import Fact, FactError, plan_facts
+    from ._gitprobe import git_fingerprint, probe_git
+    from ._neutral import neutral_env, redact_userinfo
+    from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
+
+# What the dry-run of a line without git never needs is loaded when first named (PEP 562).
+_LAZY = {
+    **dict.fromkeys(("Fact", "FactError", "plan_facts"), "_facts"),
+    **dict.fromkeys(("git_fingerprint", "probe_git"), "_gitprobe"),
+    **dict.fromkeys(("neutral_env", "redact_userinfo"), "_neutral"),
+    **dict.fromkeys(("CHANGED_COMMAND", "CHANGED_PATHS", "Stamper", "StampError"), "_stamp"),
+}
+
+
+def __getattr__(name: str) -> Any:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "CHANGED_COMMAND",

@@ -6,8 +6,6 @@ import functools
 
 from ..grammar import Outside, Pipeline, Plan, Stage, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
-from ._git import check_git
-from ._gitprobe import probe_git
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._workspace import Workspace
 
@@ -20,6 +18,8 @@ GOVERNED = frozenset(FIRST_STAGE) | frozenset(FILTERS) | {"git", "cd"}
 
 def _first(ctx: Context, stage: Stage) -> Check:
     if stage.command == "git":
+        from ._git import check_git  # loaded with the first git line
+
         return check_git(ctx, stage)
     if stage.command == "cd":
         return Check.refuse("cd changes the directory only as a pipeline of its own (cd DIR && ...)")
@@ -86,6 +86,10 @@ def _probe(
     for r in results:
         if r.governed and r.ok and r.check.git and r.cwd not in dirs:
             dirs.append(r.cwd)
+    if not dirs:
+        return results, "", ()
+    from ._gitprobe import probe_git
+
     reason = ""
     for d in dirs:
         try:

@@ -13,11 +13,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING
 
-from ..analyzer import Analysis, Stamper, Workspace, analyze
+from ..analyzer import Analysis, Workspace, analyze
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._types import Decision, Subject, Verdict
 
 if TYPE_CHECKING:
+    from ..analyzer import Stamper
     from ._config import Settings
 
 __all__ = ["FILE_TOOLS", "STAMP_ARG", "Decided", "Gate"]

@@ -1,0 +1,152 @@
+"""Running a command for the workspace: its own process group, a timeout, capped output, cancel.
+
+Only LocalWorkspace.exec imports this module, so the dry-run path never loads subprocess and its
+friends.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import select
+import signal
+import subprocess
+import threading
+import time
+from collections.abc import Callable
+
+from ._workspace import ExecResult
+
+__all__ = ["run"]
+
+# How long the output of a command that has exited may still arrive (from what it left running)
+# before its process group is ended.
+_EXIT_GRACE = 0.5
+# How often a running command's cancel event is looked at.
+_POLL = 0.1
+_TIMEOUT, _CANCEL = "timeout", "cancel"
+_PROC_FD = "/proc/self/fd"
+
+
+def run(
+    argv: list[str],
+    dfd: int,
+    fallback: str,
+    env: dict[str, str],
+    timeout: float,
+    max_output: int,
+    on_output: Callable[[bytes], None] | None,
+    stdin: bytes | None,
+    cancel: threading.Event | None,
+) -> ExecResult:
+    """Run argv in the directory open as `dfd` (closed here; `fallback` names it where /proc is
+    missing), as LocalWorkspace.exec describes."""
+    try:
+        # The child enters the directory through the descriptor, so a link swapped into the path
+        # since it was walked is not followed.
+        where = f"{_PROC_FD}/{dfd}" if os.path.isdir(_PROC_FD) else fallback
+        proc = subprocess.Popen(
+            argv,
+            cwd=where,
+            pass_fds=(dfd,),
+            env=env,
+            stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.STDOUT,
+            start_new_session=True,
+        )
+    finally:
+        os.close(dfd)
+    if stdin is not None:
+        threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
+    deadline = time.monotonic() + timeout
+    try:
+        kept, omitted, ended = _collect(proc, deadline, max_output, on_output, cancel)
+        if ended is None:
+            # The output ended: let the command finish its exit before its group is ended.
+            ended = _wait(proc, deadline, cancel)
+    finally:
+        _kill_group(proc)
+        proc.wait()
+        if proc.stdout is not None:
+            proc.stdout.close()
+    code = proc.returncode
+    timed_out, cancelled = ended == _TIMEOUT, ended == _CANCEL
+    if code < 0:
+        return ExecResult(None, kept, omitted, timed_out, -code, cancelled)
+    return ExecResult(code, kept, omitted, timed_out, cancelled=cancelled)
+
+
+def _wait(proc: subprocess.Popen[bytes], deadline: float, cancel: threading.Event | None) -> str | None:
+    """Wait for the process to exit: None when it did, or what ended the wait first."""
+    while True:
+        if proc.poll() is not None:
+            return None
+        if cancel is not None and cancel.is_set():
+            return _CANCEL
+        left = deadline - time.monotonic()
+        if left <= 0:
+            return _TIMEOUT
+        try:
+            proc.wait(min(left, _POLL))
+            return None
+        except subprocess.TimeoutExpired:
+            continue
+
+
+def _collect(
+    proc: subprocess.Popen[bytes],
+    deadline: float,
+    max_output: int,
+    on_output: Callable[[bytes], None] | None,
+    cancel: threading.Event | None,
+) -> tuple[bytes, int, str | None]:
+    """The output kept, the bytes dropped, and what ended the command early (_TIMEOUT, _CANCEL)
+    or None."""
+    assert proc.stdout is not None
+    out = proc.stdout.fileno()
+    kept = bytearray()
+    omitted = 0
+    ended: str | None = None
+    end = deadline
+    exited = False
+    while True:
+        now = time.monotonic()
+        if not exited and proc.poll() is not None:
+            exited = True
+            end = min(end, now + _EXIT_GRACE)
+        if ended is None and cancel is not None and cancel.is_set():
+            end = now  # ended at once below, its last output still read for a moment
+        if now >= end:
+            if ended is not None or exited:
+                break
+            ended = _CANCEL if cancel is not None and cancel.is_set() else _TIMEOUT
+            _kill_group(proc)
+            end = now + _EXIT_GRACE
+            continue
+        ready, _, _ = select.select([out], [], [], min(end - now, _POLL))
+        if not ready:
+            continue
+        chunk = os.read(out, 65536)
+        if not chunk:
+            break
+        if on_output is not None:
+            on_output(chunk)
+        room = max(0, max_output - len(kept))
+        kept += chunk[:room]
+        omitted += max(0, len(chunk) - room)
+    return bytes(kept), omitted, ended
+
+
+def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
+    if proc.stdin is None:
+        return
+    with contextlib.suppress(OSError):
+        proc.stdin.write(data)
+    with contextlib.suppress(OSError):
+        proc.stdin.close()
+
+
+def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
+        os.killpg(proc.pid, signal.SIGKILL)
