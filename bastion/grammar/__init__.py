@@ -1,6 +1,7 @@
 """The formal subset of bash (subset.lark), its parser and the plan types it produces."""
 
-from ._parser import grammar_text, parse, parser
+from ._load import grammar_text, parser
+from ._parser import parse, prepare
 from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
 from ._render import render, render_stage, render_word
 
@@ -14,6 +15,7 @@ __all__ = [
     "grammar_text",
     "parse",
     "parser",
+    "prepare",
     "render",
     "render_stage",
     "render_word",

@@ -1,5 +1,5 @@
-"""`python -m bastion.grammar`: build the strict parser tables of subset.lark (run by `make` at install)."""
+"""`python -m bastion.grammar`: build the subset's parser strict and write its module (`make` runs it)."""
 
-from ._parser import build_tables
+from ._load import build
 
-print(f"bastion: subset grammar built strict, tables saved to {build_tables()}")
+print(f"bastion: subset grammar built strict, parser written to {build()}")

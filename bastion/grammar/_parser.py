@@ -1,84 +1,19 @@
-"""Loading subset.lark once and turning its trees into plans, or a line into an Outside."""
+"""Parsing one line with the subset's parser into a plan, or an Outside that says where and why."""
 
 from __future__ import annotations
 
-import contextlib
-import os
 from functools import lru_cache
-from importlib import resources
+from typing import TYPE_CHECKING
 
-from lark import Lark, Token, Transformer
-from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
+from ._load import Loaded, loaded, parser
+from ._plan import Outside, Plan, Redirect
 
-from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
+if TYPE_CHECKING:
+    from lark.exceptions import UnexpectedInput
 
-__all__ = ["build_tables", "grammar_text", "parse", "parser"]
+__all__ = ["parse", "parser", "prepare"]
 
 _TRIM = " \t"
-_TABLES = "subset.lalr"
-
-
-def grammar_text() -> str:
-    """The formal definition of the subset, as shipped."""
-    return resources.files(__package__).joinpath("subset.lark").read_text(encoding="ascii")
-
-
-def _tables() -> str:
-    return str(resources.files(__package__).joinpath(_TABLES))
-
-
-def build_tables() -> str:
-    """Build the parser with strict=True, which proves the grammar has no conflict and no two
-    terminals of one lexer state that can match the same text (about two seconds), and save its
-    tables beside the grammar. `make` runs this once at install; lark keys the file by a digest
-    of the grammar and the options, so tables of another grammar are never loaded."""
-    with contextlib.suppress(FileNotFoundError):
-        os.unlink(_tables())
-    parser.cache_clear()
-    parser()
-    return _tables()
-
-
-def _piece_text(token: Token) -> str:
-    value = str(token)
-    if token.type.endswith("QUOTED"):
-        return value[1:-1]
-    return value
-
-
-class _ToPlan(Transformer[Token, Plan]):
-    def start(self, pipelines: list[Pipeline]) -> Plan:
-        return Plan(tuple(p for p in pipelines if isinstance(p, Pipeline)))
-
-    def pipeline(self, stages: list[Stage]) -> Pipeline:
-        return Pipeline(tuple(s for s in stages if isinstance(s, Stage)))
-
-    def stage(self, items: list[object]) -> Stage:
-        words = tuple(i for i in items if isinstance(i, Word))
-        redirects = tuple(i for i in items if isinstance(i, Redirect))
-        return Stage(words, redirects)
-
-    def command(self, pieces: list[Token]) -> Word:
-        return Word("".join(_piece_text(p) for p in pieces))
-
-    def word(self, pieces: list[Token]) -> Word:
-        return Word("".join(_piece_text(p) for p in pieces))
-
-    def glob(self, tokens: list[Token]) -> Word:
-        return Word(str(tokens[0]), glob=True)
-
-    def redirect(self, tokens: list[Token]) -> Redirect:
-        return Redirect(str(tokens[0]))
-
-
-_TO_PLAN = _ToPlan()
-
-
-@lru_cache(maxsize=1)
-def parser() -> Lark:
-    """The one LALR parser of the subset, strict, building plans as it parses (no tree is kept)."""
-    return Lark(grammar_text(), parser="lalr", strict=True, maybe_placeholders=False,
-                transformer=_TO_PLAN, cache=_tables())
 
 # What a person is told about the byte where the subset ended. This table only words the reason:
 # whether a line is in the subset is decided by the grammar alone.
@@ -148,11 +83,11 @@ def _describe(line: str, index: int) -> str:
     return f"`{char}` at column {index + 1} is outside the subset"
 
 
-def _outside(line: str, err: UnexpectedInput) -> Outside:
-    if isinstance(err, UnexpectedEOF) or (isinstance(err, UnexpectedToken) and err.token.type == "$END"):
+def _outside(line: str, err: UnexpectedInput, kinds: Loaded) -> Outside:
+    if isinstance(err, kinds.eof) or (isinstance(err, kinds.token) and err.token.type == "$END"):
         return Outside(line, len(line), "the line ends where a command or word must follow")
     index = err.pos_in_stream if err.pos_in_stream is not None else 0
-    if isinstance(err, UnexpectedToken):
+    if isinstance(err, kinds.token):
         token, text = err.token, str(err.token)
         before = line[:index]
         if token.type in ("AND", "PIPE"):
@@ -178,6 +113,11 @@ def _outside(line: str, err: UnexpectedInput) -> Outside:
     return Outside(line, index + 1, _describe(line, index))
 
 
+def prepare() -> None:
+    """Load the parser now rather than at the first parse (before a clock starts, say)."""
+    loaded()
+
+
 def parse(line: str) -> Plan | Outside:
     """Parse one line. Only spaces and tabs are trimmed; the result never raises for any text."""
     text = line.strip(_TRIM)
@@ -190,8 +130,9 @@ def parse(line: str) -> Plan | Outside:
 def _parse_trimmed(text: str) -> Plan | Outside:
     # Plans and Outsides are frozen, so one line parsed twice (decided, then re-checked right
     # before it runs) is parsed once.
+    use = loaded()
     try:
-        plan: Plan = parser().parse(text)  # type: ignore[assignment]
-    except UnexpectedInput as err:
-        return _outside(text, err)
+        plan: Plan = use.parse(text)
+    except use.error as err:
+        return _outside(text, err, use)
     return plan

@@ -6,6 +6,7 @@ anything: no stamp is made, since nothing will run.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Mapping
@@ -13,7 +14,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..analyzer import LocalWorkspace
-from ..grammar import parser
+from ..grammar import prepare
 from ._config import Settings, load_settings
 from ._gate import FILE_TOOLS, Decided, Gate
 from ._rules import ConfigError
@@ -64,7 +65,10 @@ class DryRun:
 
     def check(self, cwd: str, tool: str, args: Mapping[str, object]) -> dict[str, Any]:
         gate = self.gate(cwd)
-        parser()  # loaded once per process, before the clock starts: elapsed_us is the decision's
+        # The parser is loaded once per process, before the clock starts: elapsed_us is the decision's.
+        # Should loading fail, the decision's own parse fails again, and the gate asks.
+        with contextlib.suppress(Exception):
+            prepare()
         start = time.perf_counter_ns()
         decided = gate.decide(tool, dict(args))
         return verdict_json(decided, (time.perf_counter_ns() - start) // 1000)

@@ -1,0 +1,180 @@
+"""How a process gets the subset's LALR parser: built once with strict=True, then loaded without lark.
+
+`python -m bastion.grammar` (run by `make` at install) builds the parser from subset.lark with
+strict=True, which proves that the grammar has no conflict and that no two terminals of one lexer
+state can match the same text (about two seconds), and writes lark's standalone parser generated
+from that build to `_subset_lalr.py` beside the grammar (git-ignored): lark's own parsing code, the
+tables of the build, and the grammar text and options they were built from. A process imports that
+module instead of lark (lark and interegular cost about 60 ms to import) once it has checked that
+the module was built from this grammar text with these options. A module that is missing, cannot
+be imported or was built from anything else is never used: the parser is built strictly again, as
+at install, and the module written anew for the next process. So what parses is always what
+subset.lark defines.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import importlib
+import os
+from collections.abc import Callable
+from functools import lru_cache
+from types import ModuleType
+from typing import TYPE_CHECKING, Any
+
+from ._plan import Pipeline, Plan, Redirect, Stage, Word
+
+if TYPE_CHECKING:
+    from lark import Lark, Token
+    from lark.exceptions import UnexpectedEOF, UnexpectedInput, UnexpectedToken
+
+__all__ = ["Loaded", "build", "grammar_text", "loaded", "parser"]
+
+_HERE = os.path.dirname(os.path.abspath(__file__))
+_GENERATED = "_subset_lalr"
+# Everything the build depends on besides the grammar text; written into the module and compared.
+_OPTIONS: dict[str, object] = {
+    "parser": "lalr",
+    "lexer": "contextual",
+    "strict": True,
+    "maybe_placeholders": False,
+}
+
+
+def grammar_text() -> str:
+    """The formal definition of the subset, as shipped."""
+    with open(os.path.join(_HERE, "subset.lark"), encoding="ascii") as handle:
+        return handle.read()
+
+
+def _piece_text(token: Token) -> str:
+    value = str(token)
+    if token.type.endswith("QUOTED"):
+        return value[1:-1]
+    return value
+
+
+class _ToPlan:
+    """Builds plans during the LALR parse (no tree is kept). lark calls a method per rule by name;
+    every rule of subset.lark has one, so lark's default (building a tree) is never used."""
+
+    def start(self, pipelines: list[Pipeline]) -> Plan:
+        return Plan(tuple(p for p in pipelines if isinstance(p, Pipeline)))
+
+    def pipeline(self, stages: list[Stage]) -> Pipeline:
+        return Pipeline(tuple(s for s in stages if isinstance(s, Stage)))
+
+    def stage(self, items: list[object]) -> Stage:
+        words = tuple(i for i in items if isinstance(i, Word))
+        redirects = tuple(i for i in items if isinstance(i, Redirect))
+        return Stage(words, redirects)
+
+    def command(self, pieces: list[Token]) -> Word:
+        return Word("".join(_piece_text(p) for p in pieces))
+
+    def word(self, pieces: list[Token]) -> Word:
+        return Word("".join(_piece_text(p) for p in pieces))
+
+    def glob(self, tokens: list[Token]) -> Word:
+        return Word(str(tokens[0]), glob=True)
+
+    def redirect(self, tokens: list[Token]) -> Redirect:
+        return Redirect(str(tokens[0]))
+
+
+_TO_PLAN: Any = _ToPlan()  # lark types its transformer as its own Transformer class; it only calls methods
+
+
+class Loaded:
+    """The parser a process uses and the errors it raises: the generated module's classes, or
+    lark's when the module could not be used. (The module's are lark's own code, copied.)"""
+
+    __slots__ = ("eof", "error", "parse", "token")
+
+    def __init__(self, parse: Callable[[str], Any], source: Any) -> None:
+        self.parse = parse
+        self.error: type[UnexpectedInput] = source.UnexpectedInput
+        self.eof: type[UnexpectedEOF] = source.UnexpectedEOF
+        self.token: type[UnexpectedToken] = source.UnexpectedToken
+
+
+@lru_cache(maxsize=1)
+def _generated() -> ModuleType | None:
+    """The generated module, if it was built from this grammar text with these options."""
+    try:
+        module = importlib.import_module(f"{__package__}.{_GENERATED}")
+    except Exception:  # missing, or unreadable: the parser is built again
+        return None
+    if getattr(module, "GRAMMAR", None) != grammar_text() or getattr(module, "OPTIONS", None) != _OPTIONS:
+        return None
+    return module
+
+
+def _write(lark: Lark) -> str:
+    """Write the standalone module of a strict build (atomically: a reader sees the old or the new)."""
+    import py_compile
+    import tempfile
+
+    from lark import __version__
+    from lark.tools.standalone import gen_standalone
+
+    path = os.path.join(_HERE, f"{_GENERATED}.py")
+    fd, temporary = tempfile.mkstemp(dir=_HERE, prefix=f".{_GENERATED}-", suffix=".py")
+    try:
+        os.fchmod(fd, 0o644)
+        with os.fdopen(fd, "w", encoding="utf-8") as out:
+            out.write(f"# Generated by `python -m bastion.grammar` from subset.lark, built strict by lark\n"
+                      f"# {__version__}: do not edit, do not commit. Checked against the grammar on load.\n")
+            gen_standalone(lark, out=out)  # type: ignore[no-untyped-call]
+            out.write(f"GRAMMAR = {grammar_text()!r}\nOPTIONS = {_OPTIONS!r}\n")
+        os.replace(temporary, path)
+    except BaseException:
+        with contextlib.suppress(OSError):
+            os.unlink(temporary)
+        raise
+    py_compile.compile(path, doraise=True)  # a stale .pyc of the same size and second is replaced too
+    return path
+
+
+def _build_strict() -> Lark:
+    from lark import Lark
+
+    lark = Lark(grammar_text(), **_OPTIONS)
+    with contextlib.suppress(Exception):  # an install that cannot be written to builds in each process
+        _write(lark)
+    return lark
+
+
+def build() -> str:
+    """Build the parser with strict=True and write its standalone module (`make` runs this)."""
+    from lark import Lark
+
+    return _write(Lark(grammar_text(), **_OPTIONS))
+
+
+@lru_cache(maxsize=1)
+def parser() -> Lark:
+    """The subset's parser as a lark object, building plans as it parses: from the generated
+    module's tables when they were made by this lark version, else built strictly now."""
+    from lark import Lark, __version__
+    from lark.grammar import Rule
+    from lark.lexer import TerminalDef
+
+    module = _generated()
+    if module is not None and getattr(module, "__version__", None) == __version__:
+        data, memo = module.DATA, module.MEMO
+    else:
+        data, memo = _build_strict().memo_serialize([TerminalDef, Rule])
+    lark: Lark = Lark._load_from_dict(data, memo, transformer=_TO_PLAN)  # type: ignore[no-untyped-call]
+    return lark
+
+
+@lru_cache(maxsize=1)
+def loaded() -> Loaded:
+    """What `parse` uses: the generated module's parser when it matches the grammar, else lark's."""
+    module = _generated()
+    if module is not None:
+        return Loaded(module.Lark_StandAlone(transformer=_TO_PLAN).parse, module)
+    from lark import exceptions
+
+    return Loaded(parser().parse, exceptions)
