@@ -1,9 +1,13 @@
-"""The plan: what a line in the subset means, as frozen values."""
+"""The plan: what a line in the subset means, as frozen values.
+
+Word, Stage, Pipeline and Plan are NamedTuples: immutable, and built and hashed in C, which the
+decision path (a plan parsed, remembered and rendered per line) feels."""
 
 from __future__ import annotations
 
 import enum
 from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word"]
 
@@ -16,16 +20,14 @@ class Redirect(enum.Enum):
     OUT_TO_NULL = ">/dev/null"
 
 
-@dataclass(frozen=True, slots=True)
-class Word:
+class Word(NamedTuple):
     """One word as bash will see it: quotes removed. A glob word is expanded by bash."""
 
     text: str
     glob: bool = False
 
 
-@dataclass(frozen=True, slots=True)
-class Stage:
+class Stage(NamedTuple):
     """One simple command: its words (the first is the command) and its redirects, in order."""
 
     words: tuple[Word, ...]
@@ -45,15 +47,13 @@ class Stage:
         return " ".join(w.text for w in self.words)
 
 
-@dataclass(frozen=True, slots=True)
-class Pipeline:
+class Pipeline(NamedTuple):
     """Stages joined by `|`."""
 
     stages: tuple[Stage, ...]
 
 
-@dataclass(frozen=True, slots=True)
-class Plan:
+class Plan(NamedTuple):
     """Pipelines joined by `&&`: a whole line inside the subset."""
 
     pipelines: tuple[Pipeline, ...]
