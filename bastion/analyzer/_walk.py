@@ -51,6 +51,16 @@ def root_relative(ws: Workspace, absolute: str) -> str | None:
 def walk(ws: Workspace, name: str) -> Walk:
     """Follow the root-relative `name` (which may hold `..`) from the root."""
     pending = name.split("/")
+    if "" not in pending and "." not in pending and ".." not in pending:
+        # Most names have no link on the way: one lstat settles them, since the workspace refuses a
+        # link or a file where a directory must be. Anything else takes the walk below.
+        try:
+            st = ws.lstat(name)
+        except OSError:
+            pass
+        else:
+            if not stat.S_ISLNK(st.st_mode):
+                return Walk("found", name, (), st=st)
     real: list[str] = []
     chain: list[tuple[str, str]] = []
     last: tuple[str, os.stat_result] | None = None  # the name lstat'ed last, and what it gave

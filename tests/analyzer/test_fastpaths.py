@@ -1,7 +1,8 @@
 """The analyzer's shortcuts give the same answers as the long way round.
 
 A name that is already normal skips posixpath; a stage's arguments are read once and remembered;
-a path's walk reuses the lstat it ended on. Each is checked against what it replaces, and the file
+a path's walk reuses the lstat it ended on, and a name with no link on the way is settled by one
+lstat. Each is checked against what it replaces, and the file
 system is still asked on every decision (a change between two decisions is seen).
 """
 
@@ -11,10 +12,11 @@ import os
 import posixpath
 from pathlib import Path
 
+import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import LocalWorkspace, analyze, resolve
+from bastion.analyzer import LocalWorkspace, analyze, resolve, walk
 from bastion.analyzer._flags import _parse, parse_args
 from bastion.analyzer._paths import join
 from bastion.analyzer._readers import TABLES
@@ -65,3 +67,33 @@ def test_a_file_swapped_for_a_link_between_two_decisions_is_judged_by_the_link(t
     os.symlink(".env", tmp_path / "notes.txt")
     again = resolve(ws, ".", "notes.txt")
     assert (again.real, again.size) == (".env", 5)
+
+
+@pytest.mark.parametrize(
+    ("name", "state", "real", "links"),
+    [
+        ("src/app.py", "found", "src/app.py", 0),
+        ("src", "found", "src", 0),
+        ("inlink/app.py", "found", "src/app.py", 1),
+        ("src/up/README.md", "found", "README.md", 1),
+        ("notes.txt", "found", ".env", 1),
+        ("README.md/x", "not-a-directory", "README.md", 0),
+        ("src/missing/x", "absent", "src/missing/x", 0),
+        ("out/x", "outside", "out", 1),
+    ],
+)
+def test_a_name_walked_in_one_step_or_component_by_component_ends_in_the_same_place(
+    tmp_path: Path, name: str, state: str, real: str, links: int
+) -> None:
+    (tmp_path / "src").mkdir()
+    (tmp_path / "src" / "app.py").write_text("x")
+    (tmp_path / "README.md").write_text("# r")
+    (tmp_path / ".env").write_text("KEY=1")
+    os.symlink("src", tmp_path / "inlink")
+    os.symlink("..", tmp_path / "src" / "up")
+    os.symlink(".env", tmp_path / "notes.txt")
+    os.symlink("/tmp", tmp_path / "out")
+    w = walk(LocalWorkspace(str(tmp_path)), name)
+    assert (w.state, w.real, len(w.chain)) == (state, real, links)
+    if state == "found":
+        assert w.st is not None and w.st == os.lstat(tmp_path / real)
