@@ -11,15 +11,21 @@ The grammar (a pyparsing grammar, the only description of it):
     specifier  := any text whose parentheses balance; a leading "!" makes it a carve-out
 
 Before the grammar runs, parentheses are counted over the whole rule, so an unbalanced one is
-reported as such whatever else is wrong (the reference engine's order of checks).
+reported as such whatever else is wrong (the reference engine's order of checks). The shipped
+rules are not parsed again in each process: their parse is kept as data (`_shipped.PARSED`, checked
+against the grammar by a test), so pyparsing is imported only for a rule from a config or a flag.
 """
 
 from __future__ import annotations
 
 import functools
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
-import pyparsing as pp
+from ._shipped import PARSED
+
+if TYPE_CHECKING:
+    import pyparsing as pp
 
 __all__ = ["ConfigError", "PolicyError", "Rule", "RuleError", "parse_rule"]
 
@@ -79,7 +85,10 @@ class Rule:
         return "*" in self.tool
 
 
+@functools.cache
 def _grammar() -> pp.ParserElement:
+    import pyparsing as pp
+
     tool = pp.Regex(r"[^()" + "".join(f"\\{ord(c):03o}" for c in _WHITESPACE) + r"]+")
     body = pp.Forward()
     body <<= pp.ZeroOrMore(pp.CharsNotIn("()") | (pp.Literal("(") + body + pp.Literal(")")))
@@ -87,9 +96,6 @@ def _grammar() -> pp.ParserElement:
     rule = tool("tool") + pp.Optional(specifier) + pp.StringEnd()
     rule.leave_whitespace(recursive=True)
     return rule
-
-
-_RULE = _grammar()
 
 
 def _unbalanced(text: str) -> RuleError | None:
@@ -132,12 +138,22 @@ def parse_rule(text: str) -> Rule:
     rule_text = text.strip(_WHITESPACE)
     if not rule_text:
         raise RuleError(text, "empty_rule", 1, "an empty entry is not a rule")
+    known = PARSED.get(rule_text)
+    if known is not None:
+        return Rule(rule_text, *known)
+    return _parse_with_grammar(rule_text)
+
+
+def _parse_with_grammar(rule_text: str) -> Rule:
+    """Parse one rule, stripped and not empty, with the grammar. Raises RuleError."""
     unbalanced = _unbalanced(rule_text)
     if unbalanced is not None:
         raise unbalanced
+    from pyparsing import ParseBaseException
+
     try:
-        parsed = _RULE.parse_string(rule_text)
-    except pp.ParseBaseException:
+        parsed = _grammar().parse_string(rule_text)
+    except ParseBaseException:
         raise _structure_error(rule_text) from None
     tool = str(parsed["tool"])
     specifier = str(parsed["specifier"]) if "specifier" in parsed else None

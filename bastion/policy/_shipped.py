@@ -7,7 +7,7 @@ names, so these rules never cover it. `builtin = false` drops the allow list; th
 
 from __future__ import annotations
 
-__all__ = ["ALIASES", "KNOWN_TOOLS", "LIFTED_TOOLS", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
+__all__ = ["ALIASES", "KNOWN_TOOLS", "LIFTED_TOOLS", "PARSED", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
 
 KNOWN_TOOLS = frozenset({"bash", "read", "write", "edit", "glob", "grep", "ls"})
 
@@ -31,7 +31,9 @@ _ALLOWED_COMMANDS = (
     "ls:*", "pwd",
 )  # fmt: skip
 
-SHIPPED_ALLOW: tuple[str, ...] = ("read", "glob", "grep", "ls", *(f"bash({c})" for c in _ALLOWED_COMMANDS))
+_ALLOWED_TOOLS = ("read", "glob", "grep", "ls")
+
+SHIPPED_ALLOW: tuple[str, ...] = (*_ALLOWED_TOOLS, *(f"bash({c})" for c in _ALLOWED_COMMANDS))
 
 _SECRET_PATHS = (
     ".env*", ".npmrc", ".netrc", ".pgpass", ".git-credentials", "id_*", "credentials*", "*.pem", "*.key",
@@ -39,10 +41,27 @@ _SECRET_PATHS = (
 )  # fmt: skip
 
 # At the root, and (for a pattern that does not already start with *) in any directory.
-SHIPPED_ASK: tuple[str, ...] = tuple(
-    rule
+_ASKED_PATTERNS = tuple(
+    pattern
     for path in _SECRET_PATHS
-    for rule in (f"Read(ci:{path})", *(() if path.startswith("*") else (f"Read(ci:*/{path})",)))
+    for pattern in (f"ci:{path}", *(() if path.startswith("*") else (f"ci:*/{path}",)))
 )
+SHIPPED_ASK: tuple[str, ...] = tuple(f"Read({pattern})" for pattern in _ASKED_PATTERNS)
+
+# Each rule text a policy parses for the shipped layer -> (tool, specifier), as the rule grammar
+# parses it, so a policy is built without running the grammar (importing pyparsing costs 40-100 ms):
+# the shipped rules, and the carve-outs the engine derives from them while building (_engine._lifts;
+# it keeps those of a user's allow rules only). A test checks every entry against a fresh parse.
+PARSED: dict[str, tuple[str, str | None]] = {
+    **{tool: (tool, None) for tool in _ALLOWED_TOOLS},
+    **{f"bash({command})": ("bash", command) for command in _ALLOWED_COMMANDS},
+    **{f"Read({pattern})": ("Read", pattern) for pattern in _ASKED_PATTERNS},
+    **{
+        f"{tool}(!{pattern})": (tool, f"!{pattern}")
+        for pattern in _ASKED_PATTERNS
+        for tool in ALIASES["Read"]
+        if tool in LIFTED_TOOLS
+    },
+}
 
 SECRET_NOTE = "a secret-looking path"

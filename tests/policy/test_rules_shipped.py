@@ -1,0 +1,38 @@
+"""The shipped rules' parse kept as data: equal to the grammar's, and a policy built without pyparsing."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+
+import pytest
+
+from bastion.policy import parse_rule
+from bastion.policy._engine import _lifts
+from bastion.policy._rules import _parse_with_grammar
+from bastion.policy._shipped import PARSED, SHIPPED_ALLOW, SHIPPED_ASK
+
+
+def test_the_table_holds_the_shipped_rules_and_the_carve_outs_derived_from_them() -> None:
+    shipped = {*SHIPPED_ALLOW, *SHIPPED_ASK}
+    derived = {lift for text in shipped for lift in _lifts(_parse_with_grammar(text))}
+    assert set(PARSED) == shipped | derived
+
+
+@pytest.mark.parametrize("text", sorted(PARSED))
+def test_each_entry_is_what_the_grammar_parses(text: str) -> None:
+    fresh = _parse_with_grammar(text)
+    assert (fresh.tool, fresh.specifier) == PARSED[text]
+    assert parse_rule(text) == fresh
+    assert parse_rule(f" {text}\t") == fresh
+
+
+def test_building_a_policy_without_a_config_does_not_import_pyparsing() -> None:
+    code = (
+        "import sys\n"
+        "from bastion.policy import Policy, parse_rule\n"
+        "Policy(); Policy(builtin=False); parse_rule(' read ')\n"
+        "print('pyparsing' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "False"
