@@ -104,7 +104,7 @@ def _probe(
     for i, r in enumerate(out):
         if r.governed and r.ok and r.check.git:
             failed = Check.refuse(f"git config runs a program: {reason}")
-            out[i] = StageResult(r.stage, r.index, r.governed, failed, r.cwd)
+            out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
     return out, reason, tuple(dirs)
 

@@ -94,7 +94,7 @@ def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:
     for r in analysis.stages:
         stages.append(
             (
-                r.index,
+                r.position,
                 r.stage.text,
                 r.cwd,
                 identity(ws, r.cwd),

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..grammar import Outside, Plan, Stage, Word
@@ -49,12 +48,12 @@ class Check(NamedTuple):
 Checker = Callable[[Context, Stage], Check]
 
 
-@dataclass(frozen=True, slots=True)
-class StageResult:
-    """One stage as decided: `governed` is false for a command no checker knows (rules decide it)."""
+class StageResult(NamedTuple):
+    """One stage as decided: `position` is its place in the line (0-based); `governed` is false for
+    a command no checker knows (rules decide it)."""
 
     stage: Stage
-    index: int
+    position: int
     governed: bool
     check: Check
     cwd: str
@@ -72,8 +71,7 @@ class StageResult:
         return self.check.reads
 
 
-@dataclass(frozen=True, slots=True)
-class Analysis:
+class Analysis(NamedTuple):
     """A line analysed. `auto` lines may run unasked as `rendered`, which is what runs.
 
     `outside` is set for a line outside the subset (then `plan` is None and there are no stages).
@@ -86,4 +84,4 @@ class Analysis:
     auto: bool = False
     rendered: str | None = None
     git_reason: str = ""
-    probed: tuple[str, ...] = field(default=())
+    probed: tuple[str, ...] = ()

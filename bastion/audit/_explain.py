@@ -24,7 +24,7 @@ def _q(text: str) -> str:
 
 def _stage(r: StageResult, out: TextIO) -> None:
     s = r.stage
-    out.write(f"  stage {r.index + 1}: {s.text}   (in {r.cwd})\n")
+    out.write(f"  stage {r.position + 1}: {s.text}   (in {r.cwd})\n")
     words = " ".join(shlex.quote(w.text) + ("  (glob)" if w.glob else "") for w in s.words)
     out.write(f"    words: {words}\n")
     if s.redirects:

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Mapping
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyzer import Analysis, Workspace, analyze
 from ._subjects import bash_subjects, path_subjects, redirect_targets
@@ -28,8 +27,7 @@ FILE_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
 _FIELDS = {"bash": "command", **{t: "path" for t in FILE_TOOLS}}
 
 
-@dataclass(frozen=True, slots=True)
-class Decided:
+class Decided(NamedTuple):
     """A decided call: the verdict, the arguments that may run (stamp set or removed), the subjects
     that were decided and, for bash, the analysis."""
 
@@ -37,7 +35,7 @@ class Decided:
     args: dict[str, object]
     subjects: tuple[Subject, ...] = ()
     analysis: Analysis | None = None
-    reads: tuple[str, ...] = field(default=())
+    reads: tuple[str, ...] = ()
 
     @property
     def decision(self) -> Decision:
@@ -68,7 +66,7 @@ class Gate:
         self.cwd = cwd
 
     def decide(self, tool: str, args: object) -> Decided:
-        if not isinstance(args, Mapping):
+        if type(args) is not dict and not isinstance(args, Mapping):
             return _refuse({}, f"{tool} call could not be evaluated: its arguments are not a JSON object")
         clean = {k: v for k, v in args.items() if k != STAMP_ARG}
         for name in (_FIELDS.get(tool), STAMP_ARG):

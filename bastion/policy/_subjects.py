@@ -55,7 +55,7 @@ def _unique(subjects: Iterable[Subject]) -> list[Subject]:
 def _parsed(analysis: Analysis, ws: Workspace) -> list[Subject]:
     out: list[Subject] = []
     for r in analysis.stages:
-        about = "the command" if len(analysis.stages) == 1 else f"part {r.index + 1} of the line"
+        about = "the command" if len(analysis.stages) == 1 else f"part {r.position + 1} of the line"
         if r.governed and not r.ok:
             # First, so that a question about this stage gives the checker's reason.
             out.append(Subject("bash", SENTINEL + r.stage.text, about=about, why=r.why))

@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = ["SENTINEL", "Decision", "Subject", "Verdict"]
@@ -47,8 +46,7 @@ class Subject(NamedTuple):
         return self.value.startswith(SENTINEL)
 
 
-@dataclass(frozen=True, slots=True)
-class Verdict:
+class Verdict(NamedTuple):
     """What the policy decided for a call, and what decided it.
 
     `rule` is the rule text that decided (None for the fallback), `source` where it came from
