@@ -10,7 +10,6 @@ fallback of ask or deny that applies only when stricter. Flags rank 3 and overri
 from __future__ import annotations
 
 import os
-import tomllib
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Literal
@@ -87,6 +86,10 @@ def _validate(model: type[Strict], data: dict[str, Any], path: str) -> Any:
 
 
 def _parse_toml(data: bytes, path: str) -> dict[str, Any]:
+    if not data:
+        return {}  # what TOML makes of an empty file (--config /dev/null), without importing tomllib
+    import tomllib
+
     try:
         return tomllib.loads(data.decode("utf-8"))
     except UnicodeDecodeError:
