@@ -41,6 +41,12 @@ def test_the_command_glob_matches_as_the_reference_does(pattern: str, value: str
     assert compile_glob(pattern)(value) is matches
 
 
+def test_a_matcher_compiles_its_regex_when_first_used() -> None:
+    matcher = compile_glob("git lazy:*")
+    assert matcher._regex is None and matcher.source == r"git\ lazy(?: .*)?"
+    assert matcher("git lazy -x") and matcher.regex.pattern == matcher.source
+
+
 @pytest.mark.parametrize(
     ("pattern", "cleaned"),
     [
