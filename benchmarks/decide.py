@@ -3,14 +3,16 @@
     .venv/bin/python benchmarks/decide.py [--rounds N]
 
 Builds a fixture workspace (files, a link, a clean git repository), then decides a fixed set of
-realistic lines through the same gate `bastion check` uses and prints p50/p99 per group, the cost of
-a git line whose probe is cached and of one that spawns git, and the cold start of the command.
+realistic lines through the same gate `bastion check` uses and prints p50/p99 per group (a line
+decided again, and decided the first time: every memo cleared, a fresh policy), the cost of a git
+line whose probe is cached and of one that spawns git, and the cold start of the command.
 Figures go to docs/performance.md by hand, with the machine they were taken on.
 """
 
 from __future__ import annotations
 
 import argparse
+import importlib
 import os
 import statistics
 import subprocess
@@ -58,6 +60,34 @@ def fixture(root: Path) -> None:
         subprocess.run(["git", *args], cwd=root, env=env, check=True)
 
 
+# Pure steps remembered per value (a line's parse, a plan's rendering, a stage's arguments, what an
+# exec wrapper runs). The file system is asked on every decision whatever these hold.
+MEMOS = (
+    ("bastion.grammar._parser", "_parse_trimmed"),
+    ("bastion.analyzer._analyze", "_render"),
+    ("bastion.analyzer._flags", "_parse"),
+    ("bastion.policy._wrappers", "unwrap"),
+)
+
+
+def forget() -> None:
+    for module, name in MEMOS:
+        getattr(importlib.import_module(module), name).cache_clear()
+
+
+def first_seen(ws: LocalWorkspace, lines: list[str], rounds: int) -> list[float]:
+    """Each line decided as if for the first time: the memos cleared, by a policy built afresh."""
+    times: list[float] = []
+    for _ in range(rounds):
+        gate = Gate(load_settings(ws, os.devnull), ws)
+        for line in lines:
+            forget()
+            start = time.perf_counter_ns()
+            gate.decide("bash", {"command": line})
+            times.append((time.perf_counter_ns() - start) / 1000)
+    return times
+
+
 def measure(gate: Gate, lines: list[str], rounds: int) -> list[float]:
     times: list[float] = []
     for _ in range(rounds):
@@ -85,6 +115,7 @@ def main() -> int:
         gate = Gate(load_settings(ws, os.devnull), ws)
         measure(gate, NON_GIT + GIT, 2)  # warm: parser built, probe cached
         non_git = measure(gate, NON_GIT, a.rounds)
+        fresh = first_seen(ws, NON_GIT, max(1, a.rounds // 10))
         git_cached = measure(gate, GIT, max(1, a.rounds // 4))
         cold_probe: list[float] = []
         for _ in range(20):
@@ -100,6 +131,7 @@ def main() -> int:
             starts.append((time.perf_counter() - t) * 1000)
     print(f"lines: {len(NON_GIT)} non-git, {len(GIT)} git; {a.rounds} rounds; cpus: {os.cpu_count()}")
     print(f"non-git decision:      p50 {pct(non_git, .5):8.1f} us   p99 {pct(non_git, .99):8.1f} us")
+    print(f"  the first time:      p50 {pct(fresh, .5):8.1f} us   p99 {pct(fresh, .99):8.1f} us")
     print(f"git, probe cached:     p50 {pct(git_cached, .5):8.1f} us   p99 {pct(git_cached, .99):8.1f} us")
     print(f"git, probe runs git:   p50 {pct(cold_probe, .5):8.1f} us   p99 {pct(cold_probe, .99):8.1f} us")
     print(f"cold `bastion check`:  median {statistics.median(starts):6.1f} ms   min {min(starts):6.1f} ms")
