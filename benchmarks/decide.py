@@ -66,6 +66,8 @@ MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
     ("bastion.analyzer._analyze", "_render"),
     ("bastion.analyzer._flags", "_parse"),
+    ("bastion.analyzer._readers", "_named_files"),
+    ("bastion.analyzer._readers", "_filter"),
     ("bastion.policy._wrappers", "unwrap"),
 )
 

@@ -9,7 +9,7 @@ byte depending on the locale, so `??` may or may not match a two-byte name.
 from __future__ import annotations
 
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._paths import resolve
 from ._workspace import Workspace
@@ -19,12 +19,13 @@ __all__ = ["MAX_MATCHES", "Expansion", "expand", "pattern_problem"]
 MAX_MATCHES = 5000
 
 
-@dataclass(frozen=True, slots=True)
-class Expansion:
-    """The matches as bash writes them (relative to cwd), or why the expansion is refused."""
+class Expansion(NamedTuple):
+    """The matches as bash writes them (relative to cwd), or why the expansion is refused.
+    `names` are the root-relative names of the matches and where their links lead."""
 
     matches: tuple[str, ...] = ()
     why: str = ""
+    names: tuple[str, ...] = ()
 
 
 def pattern_problem(pattern: str) -> str:
@@ -105,6 +106,7 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
                 return Expansion(why=f"the glob {pattern!r} matches more than {MAX_MATCHES} names")
         candidates = found
     matches: list[str] = []
+    found_names: dict[str, None] = {}
     for c in candidates:
         r = resolve(ws, cwd, c)
         if not r.ok:
@@ -112,4 +114,5 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
         if not r.exists or (want_dir and not r.is_dir):
             continue
         matches.append(c + "/" if want_dir else c)
-    return Expansion(tuple(matches))
+        found_names.update(dict.fromkeys((r.name, r.real)))
+    return Expansion(tuple(matches), names=tuple(found_names))

@@ -75,17 +75,13 @@ def check_ls(ctx: Context, stage: Stage) -> Check:
         r = resolve(ctx.ws, ctx.cwd, raw)
         if not r.ok:
             return Check.refuse(r.why)
-    depends: list[str] = []
+    depends: dict[str, None] = {}
     globs = [w for w in stage.args if w.glob]
     for w in globs:
         expansion = expand(ctx.ws, ctx.cwd, w.text)
         if expansion.why:
             return Check.refuse(expansion.why)
-        for match in expansion.matches:
-            r = resolve(ctx.ws, ctx.cwd, match)
-            for name in (r.name, r.real):
-                if name not in depends:
-                    depends.append(name)
+        depends.update(dict.fromkeys(expansion.names))
     if globs or _option_after_name(stage):
         return Check(ok=True, depends=tuple(depends), words=_rewritten(stage))
     return Check(ok=True)
