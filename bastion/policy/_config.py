@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
 
 from ._engine import Layer, Policy
+from ._plain import Section, UserData, plain_project, plain_user
 from ._rules import ConfigError, RuleError, parse_rule
 from ._types import Decision
 
@@ -28,10 +29,9 @@ _MAX_USER_CONFIG_BYTES = 1 << 20
 _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DENY}
 
 Fallback = Literal["allow", "ask", "deny"]
-_PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
 
 if TYPE_CHECKING:
-    from ._schema import PolicySection, ProjectFile, Strict, UserFile
+    from ._schema import Strict
 
 
 @dataclass(frozen=True, slots=True)
@@ -71,8 +71,8 @@ def _field(loc: Sequence[int | str]) -> str:
 
 
 def _validate(model: type[Strict], data: dict[str, Any], path: str) -> Any:
-    # pydantic is imported here, when a file has something to validate: a dry-run without a
-    # config (or with an empty one) does not pay for building the models.
+    # pydantic is imported here, when a file is not plainly valid (_plain.py): a dry-run without a
+    # config, or with a plain one, does not pay for building the models.
     from pydantic import ValidationError
 
     try:
@@ -98,7 +98,7 @@ def _parse_toml(data: bytes, path: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
 
 
-def _check_rules(section: PolicySection, path: str, *, project: bool) -> None:
+def _check_rules(section: Section, path: str, *, project: bool) -> None:
     """Parse every rule now, so an error names its entry (and column) in the file."""
     for kind in ("allow", "ask", "deny"):
         for index, text in enumerate(getattr(section, kind)):
@@ -114,7 +114,7 @@ def _check_rules(section: PolicySection, path: str, *, project: bool) -> None:
                 )
 
 
-def _read_user(path: str, explicit: bool) -> tuple[UserFile | None, bool]:
+def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     try:
         with open(path, "rb") as handle:
             data = handle.read(_MAX_USER_CONFIG_BYTES + 1)
@@ -129,14 +129,16 @@ def _read_user(path: str, explicit: bool) -> tuple[UserFile | None, bool]:
     raw = _parse_toml(data, path)
     if not raw:
         return None, True
-    from ._schema import UserFile
+    user = plain_user(raw)
+    if user is None:
+        from ._schema import UserFile
 
-    user: UserFile = _validate(UserFile, raw, path)
+        user = UserData.of(_validate(UserFile, raw, path))
     _check_rules(user.policy, path, project=False)
     return user, True
 
 
-def _read_project(ws: Workspace, user_path: str) -> tuple[ProjectFile, str] | None:
+def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str] | None:
     path = os.path.join(ws.root, PROJECT_CONFIG)
     found = resolve(ws, ".", PROJECT_CONFIG)
     if not found.ok:
@@ -157,18 +159,20 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[ProjectFile, str] | No
             raise ConfigError(
                 f"{path}: {key}: a project file may not set {key}; put it in your own config ({user_path})"
             )
-    from ._schema import ProjectFile
+    section = plain_project(raw)
+    if section is None:
+        from ._schema import ProjectFile
 
-    project: ProjectFile = _validate(ProjectFile, raw, path)
-    if project.policy.allow:
+        section = Section.of(_validate(ProjectFile, raw, path).policy)
+    if section.allow:
         raise ConfigError(
             f"{path}: policy.allow: a project file may not allow anything; "
             f"put allow rules in your own config ({user_path})"
         )
-    if project.policy.fallback == "allow":
+    if section.fallback == "allow":
         raise ConfigError(f"{path}: policy.fallback: a project file may only make the fallback ask or deny")
-    _check_rules(project.policy, path, project=True)
-    return project, path
+    _check_rules(section, path, project=True)
+    return section, path
 
 
 def load_settings(
@@ -188,7 +192,7 @@ def load_settings(
     layers = [Layer.user(user_path, allow=allow, ask=ask, deny=deny)]
     sources = [user_path] if user_found else []
     if project is not None:
-        tighten, project_path = project[0].policy, project[1]
+        tighten, project_path = project
         if tighten.builtin is False:
             builtin = False
         if tighten.fallback is not None:
@@ -204,5 +208,4 @@ def load_settings(
         raise ConfigError(str(err)) from None
     if user is None:
         return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), {})
-    extra = {key: getattr(user, key) for key in _PROVIDER_KEYS if key in user.model_fields_set}
-    return Settings(policy, tuple(user.pass_env), user.max_read_bytes, tuple(sources), extra)
+    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), user.extra)

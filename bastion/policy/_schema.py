@@ -1,4 +1,5 @@
-"""The config files' schema (pydantic, strict): imported only when a file has content to validate."""
+"""The config files' schema (pydantic, strict), the authority on what a file may hold and the wording
+of what is wrong: imported only for a file that is not plainly valid (see _plain.py)."""
 
 from __future__ import annotations
 

@@ -1,0 +1,110 @@
+"""A config file's data as settings use it, and the check that lets a plainly valid file skip pydantic.
+
+The schema is pydantic's (`_schema.py`, strict): it alone says what is wrong with a file, naming the
+field. Importing pydantic and building the models costs about 100 ms, so a file whose every key and
+value is of exactly the type the schema wants (what a hand-written config nearly always is) is read
+here instead. This check only ever accepts a subset of what the schema accepts, with the same values
+(a test compares them on generated files); anything else, valid or not, goes to pydantic.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+
+from bastion.analyzer import DEFAULT_MAX_READ_BYTES
+
+if TYPE_CHECKING:
+    from ._schema import PolicySection, UserFile
+
+__all__ = ["PROVIDER_KEYS", "Section", "UserData", "plain_project", "plain_user"]
+
+Fallback = Literal["allow", "ask", "deny"]
+PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
+
+_SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
+_USER_KEYS = frozenset({"policy", "pass_env", "max_read_bytes", *PROVIDER_KEYS})
+_FALLBACKS = ("allow", "ask", "deny")
+_ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
+_MAX_INT = (1 << 63) - 1  # beyond it, let pydantic say what it accepts
+
+
+class Section(NamedTuple):
+    """A file's [policy] table."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+    fallback: Fallback | None = None
+    builtin: bool | None = None
+
+    @classmethod
+    def of(cls, model: PolicySection) -> Section:
+        return cls(tuple(model.allow), tuple(model.ask), tuple(model.deny), model.fallback, model.builtin)
+
+
+class UserData(NamedTuple):
+    """The user's file. `extra` holds the provider's keys the file sets, uninterpreted."""
+
+    policy: Section
+    pass_env: tuple[str, ...]
+    max_read_bytes: int
+    extra: dict[str, Any]
+
+    @classmethod
+    def of(cls, model: UserFile) -> UserData:
+        extra = {key: getattr(model, key) for key in PROVIDER_KEYS if key in model.model_fields_set}
+        return cls(Section.of(model.policy), tuple(model.pass_env), model.max_read_bytes, extra)
+
+
+def _strings(value: object) -> bool:
+    return type(value) is list and all(type(item) is str for item in value)
+
+
+def _section(raw: object) -> Section | None:
+    if type(raw) is not dict or not raw.keys() <= _SECTION_KEYS:
+        return None
+    lists = [raw.get(kind, []) for kind in ("allow", "ask", "deny")]
+    fallback = raw.get("fallback")
+    builtin = raw.get("builtin")
+    if not all(_strings(value) for value in lists):
+        return None
+    if "fallback" in raw and (type(fallback) is not str or fallback not in _FALLBACKS):
+        return None
+    if "builtin" in raw and type(builtin) is not bool:
+        return None
+    allow, ask, deny = (tuple(value) for value in lists)
+    return Section(allow, ask, deny, fallback, builtin)
+
+
+def _provider_value(key: str, value: object) -> bool:
+    if key == "think":
+        return type(value) is bool
+    if key == "api_key_command":
+        return type(value) is str or _strings(value)
+    return type(value) is str
+
+
+def plain_user(raw: dict[str, Any]) -> UserData | None:
+    """The user's file when it is plainly valid, else None (pydantic decides)."""
+    if not raw.keys() <= _USER_KEYS:
+        return None
+    section = _section(raw.get("policy", {}))
+    pass_env = raw.get("pass_env", [])
+    size = raw.get("max_read_bytes", DEFAULT_MAX_READ_BYTES)
+    if section is None or not _strings(pass_env) or not all(_ENV_NAME.fullmatch(n) for n in pass_env):
+        return None
+    if type(size) is not int or not 0 < size <= _MAX_INT:
+        return None
+    extra = {key: raw[key] for key in PROVIDER_KEYS if key in raw}
+    if not all(_provider_value(key, value) for key, value in extra.items()):
+        return None
+    return UserData(section, tuple(pass_env), size, extra)
+
+
+def plain_project(raw: dict[str, Any]) -> Section | None:
+    """The project's file ([policy] only) when it is plainly valid, else None (pydantic decides)."""
+    if not raw.keys() <= {"policy"}:
+        return None
+    return _section(raw.get("policy", {}))
+

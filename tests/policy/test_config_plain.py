@@ -1,0 +1,95 @@
+"""A plainly valid config file is read without pydantic, to exactly what pydantic makes of it."""
+
+from __future__ import annotations
+
+import datetime
+import os
+import subprocess
+import sys
+from pathlib import Path
+from typing import Any
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bastion.policy._plain import PROVIDER_KEYS, Section, UserData, plain_project, plain_user
+from bastion.policy._schema import ProjectFile, UserFile
+
+_SCALARS = st.one_of(
+    st.sampled_from(["allow", "ask", "deny", "ALLOW", "", "bash(ls)", "GITHUB_TOKEN", "X-1", "A\n", "é"]),
+    st.integers(-2, 3) | st.sampled_from([4096, 1 << 63, (1 << 63) - 1, 1 << 64]),
+    st.booleans(),
+    st.floats(allow_nan=False) | st.just(datetime.date(2026, 1, 1)),
+)
+_VALUES = st.one_of(_SCALARS, st.lists(_SCALARS, max_size=3), st.lists(st.sampled_from(["A", "read", "b_1"])))
+_RULES = st.lists(st.sampled_from(["read", "bash(make test)", "Read(.env)", "x", ""]), max_size=3)
+_GOOD_SECTION = st.fixed_dictionaries({}, optional={
+    "allow": _RULES, "ask": _RULES, "deny": _RULES, "fallback": st.sampled_from(["allow", "ask", "deny"]),
+    "builtin": st.booleans(),
+})
+_SECTION = _GOOD_SECTION | st.dictionaries(
+    st.sampled_from(["allow", "ask", "deny", "fallback", "builtin", "other"]), _VALUES
+)
+_GOOD: dict[str, st.SearchStrategy[Any]] = {
+    "policy": _SECTION,
+    "pass_env": st.lists(st.sampled_from(["A", "_b1", "GITHUB_TOKEN", "1X", "A-B", "A\n", "Ä"]), max_size=3),
+    "max_read_bytes": st.integers(-1, 5) | st.sampled_from([4096, (1 << 63) - 1, 1 << 63]),
+    "think": st.booleans(),
+    "api_key_command": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
+    **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in ("think", "api_key_command")},
+}
+
+
+@st.composite
+def user_files(draw: st.DrawFn) -> dict[str, Any]:
+    """Files that are mostly of the right shape, with now and then a value or key of another."""
+    keys = draw(st.lists(st.sampled_from(sorted(_GOOD)), unique=True, max_size=5))
+    raw = {key: draw(_GOOD[key] if draw(st.integers(0, 9)) else _GOOD[key] | _VALUES) for key in keys}
+    if draw(st.integers(0, 9)) == 0:
+        raw["colour"] = draw(_VALUES)
+    return raw
+
+
+@settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(user_files())
+def test_what_the_plain_check_accepts_pydantic_accepts_with_the_same_values(raw: dict[str, Any]) -> None:
+    plain = plain_user(raw)
+    if plain is not None:  # None claims nothing: pydantic decides
+        assert UserData.of(UserFile.model_validate(raw)) == plain
+
+
+@settings(max_examples=300, deadline=None)
+@given(st.dictionaries(st.sampled_from(["policy", "pass_env"]), _SECTION | _VALUES))
+def test_the_same_holds_for_a_project_file(raw: dict[str, Any]) -> None:
+    section = plain_project(raw)
+    if section is not None:
+        assert Section.of(ProjectFile.model_validate(raw).policy) == section
+
+
+@pytest.mark.parametrize(
+    "raw",
+    [
+        {"policy": {"allow": ["bash(make test)"], "deny": [], "fallback": "deny", "builtin": False}},
+        {"pass_env": ["GITHUB_TOKEN", "_X1"], "max_read_bytes": 4096, "provider": "anthropic", "model": "m",
+         "think": True, "api_key_command": ["pass", "show", "k"], "effort": "low"},
+        {"api_key_command": "pass show k", "base_url": "http://x", "api_key_env": "K"},
+    ],
+)
+def test_a_hand_written_file_is_read_plainly(raw: dict[str, Any]) -> None:
+    plain = plain_user(raw)
+    assert plain is not None and UserData.of(UserFile.model_validate(raw)) == plain
+
+
+def test_a_dry_run_with_a_plain_user_file_does_not_import_pydantic(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('pass_env = ["X"]\n[policy]\nallow = ["bash(make test)"]\nask = ["read"]\n')
+    code = (
+        "import os, sys\n"
+        "from bastion.policy import DryRun\n"
+        f"r = DryRun({str(config)!r}).check({str(tmp_path)!r}, 'bash', {{'command': 'make test'}})\n"
+        "print(r['decision'], 'pydantic' in sys.modules)"
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path)}
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, env=env)
+    assert out.stdout.split() == ["allow", "False"]
