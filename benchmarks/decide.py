@@ -69,6 +69,7 @@ MEMOS = (
     ("bastion.analyzer._readers", "_named_files"),
     ("bastion.analyzer._readers", "_filter"),
     ("bastion.policy._wrappers", "unwrap"),
+    ("bastion.policy._cut", "cut"),
 )
 
 

@@ -8,6 +8,7 @@ parts and targets only feed deny and ask rules and the question put to the perso
 
 from __future__ import annotations
 
+import functools
 import re
 import shlex
 from collections.abc import Iterator
@@ -69,8 +70,9 @@ def _node() -> Any:
     return node
 
 
+@functools.lru_cache(maxsize=1024)
 def cut(line: str, depth: int = 0) -> Cut:
-    """Cut `line`; never raises."""
+    """Cut `line`; never raises. The cut depends on the text alone, so a line is cut once."""
     try:
         import bashlex
 
