@@ -46,13 +46,12 @@ class _Snapshot:
     tokens: tuple[str, ...]
     problem: str
     where: str
-    entries: tuple[Entry, ...]
-    origins: frozenset[str]
-    home: str
     cacheable: bool
+    # What judge_entries said of git's entries, for lines run neutralised and for lines run as typed.
+    judged: tuple[str, str]
 
 
-_cache: OrderedDict[tuple[str, ...], _Snapshot] = OrderedDict()
+_cache: OrderedDict[tuple[object, ...], _Snapshot] = OrderedDict()
 _lock = threading.Lock()
 
 
@@ -67,7 +66,7 @@ def probe_git(ws: Workspace, cwd: str, *, strict: bool) -> str:
     snap = _snapshot(ws, cwd)
     if snap.problem:
         return snap.problem
-    return judge_entries(snap.entries, snap.origins, snap.home, strict=strict) or snap.where
+    return snap.judged[strict] or snap.where
 
 
 def git_fingerprint(ws: Workspace, cwd: str) -> str:
@@ -81,9 +80,8 @@ def git_fingerprint(ws: Workspace, cwd: str) -> str:
     return digest.hexdigest()
 
 
-def _key(ws: Workspace, cwd: str) -> tuple[str, ...]:
-    env = hashlib.sha256(repr(sorted(ws.env().items())).encode("utf-8", "surrogateescape")).hexdigest()
-    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, env)
+def _key(ws: Workspace, cwd: str) -> tuple[object, ...]:
+    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, frozenset(ws.env().items()))
 
 
 def _snapshot(ws: Workspace, cwd: str) -> _Snapshot:
@@ -182,7 +180,11 @@ class _Probe:
         origins = frozenset(e.origin for e in entries if e.origin)
         home = self.ws.env().get("HOME", "")
         tokens = _tokens(self.ws, places)
-        return _Snapshot(places, tokens, problem, self.where, entries, origins, home, cacheable)
+        judged = (
+            judge_entries(entries, origins, home, strict=False),
+            judge_entries(entries, origins, home, strict=True),
+        )
+        return _Snapshot(places, tokens, problem, self.where, cacheable, judged)
 
     def _walk(self, abs_cwd: str) -> str:
         """The `.git` directory git will use, "" for none; a `.git` that redirects git is a reason."""
