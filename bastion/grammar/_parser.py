@@ -3,13 +3,10 @@
 from __future__ import annotations
 
 from functools import lru_cache
-from typing import TYPE_CHECKING
 
-from ._load import Loaded, loaded, parser
+from ._lalr import END, Unexpected
+from ._load import loaded, parser
 from ._plan import Outside, Plan, Redirect
-
-if TYPE_CHECKING:
-    from lark.exceptions import UnexpectedInput
 
 __all__ = ["parse", "parser", "prepare"]
 
@@ -83,12 +80,13 @@ def _describe(line: str, index: int) -> str:
     return f"`{char}` at column {index + 1} is outside the subset"
 
 
-def _outside(line: str, err: UnexpectedInput, kinds: Loaded) -> Outside:
-    if isinstance(err, kinds.eof) or (isinstance(err, kinds.token) and err.token.type == "$END"):
+def _outside(line: str, err: Unexpected) -> Outside:
+    token = err.token
+    if token is not None and token.type == END:
         return Outside(line, len(line), "the line ends where a command or word must follow")
-    index = err.pos_in_stream if err.pos_in_stream is not None else 0
-    if isinstance(err, kinds.token):
-        token, text = err.token, str(err.token)
+    index = err.pos
+    if token is not None:
+        text = str(token)
         before = line[:index]
         if token.type in ("AND", "PIPE"):
             index += len(text) - len(text.lstrip(_TRIM))
@@ -130,9 +128,8 @@ def parse(line: str) -> Plan | Outside:
 def _parse_trimmed(text: str) -> Plan | Outside:
     # Plans and Outsides are frozen, so one line parsed twice (decided, then re-checked right
     # before it runs) is parsed once.
-    use = loaded()
     try:
-        plan: Plan = use.parse(text)
-    except use.error as err:
-        return _outside(text, err, use)
+        plan: Plan = loaded().parse(text)
+    except Unexpected as err:
+        return _outside(text, err)
     return plan

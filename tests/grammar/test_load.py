@@ -1,5 +1,5 @@
-"""The generated parser module: used only when built from this grammar, equal to lark's own parser,
-and a missing or stale one never changes what parses."""
+"""The generated tables: used only when built from this grammar, run as lark runs them, and a
+missing or stale module never changes what parses."""
 
 from __future__ import annotations
 
@@ -7,6 +7,7 @@ import importlib.util
 import os
 import subprocess
 import sys
+import types
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -15,8 +16,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.grammar import Outside, Plan, _load, _parser, parse
+from bastion.grammar import Plan, _load, _parser, parse
+from bastion.grammar._lalr import Parser, Unexpected
 from bastion.policy import DryRun
+from fuzz.strategies import grammar_lines
 
 from .test_subset import INSIDE, OUTSIDE
 
@@ -24,10 +27,10 @@ from .test_subset import INSIDE, OUTSIDE
 @pytest.fixture
 def fresh() -> Iterator[None]:
     """Forget the loaded parser before and after the test."""
-    for cached in (_load._generated, _load.loaded, _load.parser, _parser._parse_trimmed):
+    for cached in (_load._generated, _load._built, _load.loaded, _load.parser, _parser._parse_trimmed):
         cached.cache_clear()
     yield
-    for cached in (_load._generated, _load.loaded, _load.parser, _parser._parse_trimmed):
+    for cached in (_load._generated, _load._built, _load.loaded, _load.parser, _parser._parse_trimmed):
         cached.cache_clear()
 
 
@@ -35,8 +38,8 @@ def test_the_generated_module_was_built_strict_from_this_grammar_by_the_installe
     module = _load._generated()
     assert module is not None, "run `python -m bastion.grammar` (make does)"
     assert _load.grammar_text() == module.GRAMMAR
-    assert module.OPTIONS["strict"] is True and module.DATA["options"]["strict"] is True
-    assert module.__version__ == lark.__version__
+    assert module.OPTIONS["strict"] is True and module.LARK_DATA["options"]["strict"] is True
+    assert lark.__version__ == module.LARK_VERSION
 
 
 def test_a_dry_run_of_a_line_does_not_import_lark() -> None:
@@ -50,45 +53,68 @@ def test_a_dry_run_of_a_line_does_not_import_lark() -> None:
     assert out.strip() == "[]"
 
 
-@pytest.mark.parametrize("change", ["grammar", "options"])
-def test_a_module_built_from_another_grammar_or_options_is_not_used(
+@pytest.mark.parametrize("change", ["grammar", "options", "format"])
+def test_a_module_built_from_another_grammar_or_options_or_in_another_format_is_not_used(
     change: str, fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if change == "grammar":
         text = _load.grammar_text().replace('SEP: /[ \\t]+/', 'SEP: /[ \\t;]+/')
         monkeypatch.setattr(_load, "grammar_text", lambda: text)
-    else:
+    elif change == "options":
         monkeypatch.setattr(_load, "_OPTIONS", {**_load._OPTIONS, "strict": False})
+    else:
+        monkeypatch.setattr(_load, "_FORMAT", _load._FORMAT + 1)
     assert _load._generated() is None
 
 
-def _both() -> tuple[_load.Loaded, _load.Loaded]:
+def test_tables_that_cannot_be_run_are_built_again(fresh: None, monkeypatch: pytest.MonkeyPatch) -> None:
     module = _load._generated()
     assert module is not None
-    generated = _load.Loaded(module.Lark_StandAlone(transformer=_load._TO_PLAN).parse, module)
-    return generated, _load.Loaded(_load.parser().parse, lark.exceptions)
+    built = {name: getattr(module, name) for name in ("START", "END", "STATES", "RULES", "LEXERS", "ROOT")}
+    monkeypatch.setattr(_load, "_generated", lambda: types.SimpleNamespace(GRAMMAR=module.GRAMMAR))
+    monkeypatch.setattr(_load, "_built", lambda: built)
+    assert isinstance(parse("git status | head"), Plan)
 
 
-def _result(use: _load.Loaded, line: str) -> Plan | Outside:
+def _by_lark(line: str) -> object:
+    """What lark's own parser of the same build makes of a line: a plan, or its error's details."""
     try:
-        plan: Plan = use.parse(line)
-    except use.error as err:
-        return _parser._outside(line, err, use)
+        plan: object = _load.parser().parse(line)
+    except lark.exceptions.UnexpectedToken as err:
+        return (err.pos_in_stream if err.token.type != "$END" else None, err.token.type, str(err.token),
+                frozenset(err.expected))
+    except lark.exceptions.UnexpectedCharacters as err:
+        return err.pos_in_stream, None, None, frozenset(err.allowed)
+    return plan
+
+
+def _by_tables(line: str) -> object:
+    try:
+        plan: object = _load.loaded().parse(line)
+    except Unexpected as err:
+        token = err.token
+        if token is None:
+            return err.pos, None, None, err.expected
+        return (err.pos if token.type != "$END" else None, token.type, str(token), err.expected)
     return plan
 
 
 @pytest.mark.parametrize("line", [*INSIDE, *(line for line in OUTSIDE if line.strip(" \t"))])
-def test_the_generated_parser_and_lark_give_the_same_plan_or_outside(line: str) -> None:
-    generated, built = _both()
+def test_the_tables_run_as_lark_runs_them(line: str) -> None:
     text = line.strip(" \t")
-    assert _result(generated, text) == _result(built, text) == parse(line)
+    assert _by_tables(text) == _by_lark(text)
+
+
+@settings(max_examples=500, deadline=None)
+@given(st.text(st.sampled_from("ab =-*?~^'\"|&>21/devnul\t$;:"), min_size=1, max_size=30))
+def test_the_tables_run_as_lark_runs_them_on_any_text(text: str) -> None:
+    assert _by_tables(text) == _by_lark(text)
 
 
 @settings(max_examples=300, deadline=None)
-@given(st.text(st.sampled_from("ab =-*?~^'\"|&>21/devnul\t$;"), min_size=1, max_size=30))
-def test_the_generated_parser_and_lark_agree_on_any_text(text: str) -> None:
-    generated, built = _both()
-    assert _result(generated, text) == _result(built, text)
+@given(grammar_lines(padded=False))
+def test_the_tables_run_as_lark_runs_them_on_lines_of_the_grammar(line: str) -> None:
+    assert _by_tables(line) == _by_lark(line)
 
 
 def test_a_missing_module_is_built_strict_and_written_again(
@@ -108,14 +134,14 @@ def test_a_missing_module_is_built_strict_and_written_again(
     spec.loader.exec_module(module)
     assert grammar == module.GRAMMAR and _load._OPTIONS == module.OPTIONS
     line = "git status | head"
-    assert module.Lark_StandAlone(transformer=_load._TO_PLAN).parse(line) == parse(line)
+    assert Parser(module, _load._TO_PLAN).parse(line) == parse(line)
     assert not [p for p in os.listdir(tmp_path) if p.startswith(".")]  # no temporary file left
 
 
 def test_a_parser_that_cannot_be_loaded_makes_the_call_ask(
     fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    def broken() -> _load.Loaded:
+    def broken() -> Parser:
         raise RuntimeError("the parser cannot be loaded")
 
     monkeypatch.setattr(_parser, "loaded", broken)

@@ -1,0 +1,126 @@
+"""Running the subset's LALR tables: lark's contextual lexer and LALR loop, over tables lark built.
+
+The tables come from the strict lark build (`_load.py` extracts them): per parser state, the actions
+and the one regular expression lark's contextual lexer compiled for the terminals that state accepts
+(named groups in lark's order, so the first alternative that matches wins, as in lark); the rules
+with what lark's tree builder does with each child. This module only runs them, step for step as
+lark 1.x does (`ContextualLexer.lex`, `ParserState.feed_token`), and raises `Unexpected` where lark
+would raise UnexpectedCharacters or UnexpectedToken. A test runs both on the same lines.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+__all__ = ["END", "Parser", "Token", "Unexpected"]
+
+END = "$END"
+SHIFT, REDUCE = 0, 1
+DROP, KEEP, SPLICE = 0, 1, 2
+
+
+class Token(str):
+    """A terminal's text, with its name as `type` (what lark's Token offers the transformer)."""
+
+    type: str
+    start_pos: int
+
+    def __new__(cls, type_: str, value: str, start_pos: int) -> Token:
+        token = super().__new__(cls, value)
+        token.type = type_
+        token.start_pos = start_pos
+        return token
+
+
+class Unexpected(Exception):
+    """Where the line left the grammar. `token` is None when no terminal of the whole grammar matches
+    at `pos` (lark's UnexpectedCharacters); else the token no action takes (lark's UnexpectedToken),
+    `$END` at the end of the line. `expected` names the terminals that state would have taken."""
+
+    def __init__(self, pos: int, token: Token | None, expected: frozenset[str]) -> None:
+        super().__init__(pos, token, expected)
+        self.pos = pos
+        self.token = token
+        self.expected = expected
+
+
+class _Splice(list[Any]):
+    """The children of a rule lark inlines (`_name`): spliced into the rule that contains it."""
+
+
+class Parser:
+    """The tables of one build and the transformer whose methods build values, by rule name."""
+
+    def __init__(self, tables: Any, transformer: object) -> None:
+        self._states: Sequence[Mapping[str, tuple[int, int]]] = tables.STATES
+        self._start: int = tables.START
+        self._end: int = tables.END
+        self._lexers: Mapping[int, tuple[str | None, frozenset[str]]] = tables.LEXERS
+        self._root: str = tables.ROOT
+        self._rules = [
+            (name, len(children), children, None if name.startswith("_") else getattr(transformer, name))
+            for name, children in tables.RULES
+        ]
+        self._compiled: dict[str, re.Pattern[str]] = {}
+
+    def _regex(self, source: str | None) -> re.Pattern[str] | None:
+        """Compiled when first needed: a line meets a few of the states."""
+        if source is None:
+            return None
+        if source not in self._compiled:
+            self._compiled[source] = re.compile(source)
+        return self._compiled[source]
+
+    def _token(self, text: str, pos: int, state: int) -> Token:
+        source, allowed = self._lexers[state]
+        regex = self._regex(source)
+        found = regex.match(text, pos) if regex is not None else None
+        if found is None or found.lastgroup is None or found.end() == pos:  # lark has no empty terminal
+            # As lark's contextual lexer: a terminal of another state there is an unexpected token.
+            anywhere = self._regex(self._root)
+            other = anywhere.match(text, pos) if anywhere is not None else None
+            if other is None or other.lastgroup is None:
+                raise Unexpected(pos, None, allowed)
+            raise Unexpected(pos, Token(other.lastgroup, other.group(0), pos), allowed)
+        return Token(found.lastgroup, found.group(0), pos)
+
+    def _feed(self, stack: list[int], values: list[Any], token: Token) -> None:
+        while True:
+            actions = self._states[stack[-1]]
+            if token.type not in actions:
+                expected = frozenset(name for name in actions if name.isupper())
+                raise Unexpected(token.start_pos, token, expected)
+            action, argument = actions[token.type]
+            if action == SHIFT:
+                stack.append(argument)
+                values.append(token)
+                return
+            origin, size, children, build = self._rules[argument]
+            taken = values[len(values) - size :] if size else []
+            del stack[len(stack) - size :]
+            del values[len(values) - size :]
+            kept: list[Any] = []
+            for child, how in zip(taken, children, strict=True):
+                if how == SPLICE:
+                    kept.extend(child)
+                elif how == KEEP:
+                    kept.append(child)
+            value = _Splice(kept) if build is None else build(kept)
+            stack.append(self._states[stack[-1]][origin][1])
+            values.append(value)
+            if token.type == END and stack[-1] == self._end:
+                return
+
+    def parse(self, text: str) -> Any:
+        """The transformer's value for the start rule, or Unexpected."""
+        stack: list[int] = [self._start]
+        values: list[Any] = []
+        pos, last = 0, 0
+        while pos < len(text):
+            token = self._token(text, pos, stack[-1])
+            self._feed(stack, values, token)
+            last, pos = pos, pos + len(token)
+        self._feed(stack, values, Token(END, "", last))
+        return values[-1]
