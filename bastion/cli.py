@@ -3,12 +3,15 @@ policy core. Everything else is the agent, imported only when asked for."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Sequence
-from typing import Any, TextIO
+from types import SimpleNamespace
+from typing import TYPE_CHECKING, Any, TextIO
+
+if TYPE_CHECKING:
+    import argparse
 
 __all__ = ["main"]
 
@@ -17,6 +20,8 @@ USAGE = 2
 
 
 def _check_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="bastion check",
         description="Policy dry-run: decide a call as a session would, without running anything. "
@@ -32,6 +37,42 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--explain", action="store_true", help="show the parse, checkers, subjects and rules")
     p.add_argument("line", nargs="?", help="the bash line (after --)")
     return p
+
+
+_VALUED = {"--cwd": "cwd", "--config": "config", "--tool": "tool", "--path": "path", "--pattern": "pattern"}
+_FLAGS = {"--json": "json", "--jsonl": "jsonl", "--explain": "explain"}
+_DEFAULTS = {"cwd": ".", "config": None, "json": False, "jsonl": False, "tool": "bash", "path": None,
+             "pattern": None, "explain": False, "line": None}  # fmt: skip
+
+
+def _plain_args(argv: Sequence[str]) -> SimpleNamespace | None:
+    """The arguments of a plainly written command line, as argparse reads them: each option spelled
+    in full and given once, a value as the next word (not starting with "-"), the line as the one word
+    after "--". Anything else is None, and argparse reads it (and words its help and its errors):
+    importing and building argparse is most of a short check's own time. A test compares the two."""
+    values: dict[str, object] = dict(_DEFAULTS)
+    seen: set[str] = set()
+    index = 0
+    while index < len(argv):
+        word = argv[index]
+        if word == "--":
+            rest = argv[index + 1 :]
+            if len(rest) != 1 or rest[0] == "--":
+                return None
+            values["line"] = rest[0]
+            break
+        if word in seen:
+            return None
+        seen.add(word)
+        if word in _FLAGS:
+            values[_FLAGS[word]] = True
+        elif word in _VALUED and index + 1 < len(argv) and not argv[index + 1].startswith("-"):
+            index += 1
+            values[_VALUED[word]] = argv[index]
+        else:
+            return None
+        index += 1
+    return SimpleNamespace(**values)
 
 
 def _print_human(result: dict[str, Any], out: TextIO) -> None:
@@ -64,10 +105,12 @@ def check(
 ) -> int:
     from .policy import DryRun, PolicyError, RequestError
 
-    try:
-        args = _check_parser().parse_args(list(argv))
-    except SystemExit as exc:
-        return USAGE if exc.code else 0
+    args: Any = _plain_args(argv)
+    if args is None:
+        try:
+            args = _check_parser().parse_args(list(argv))
+        except SystemExit as exc:
+            return USAGE if exc.code else 0
     dry = DryRun(args.config)
     if args.jsonl:
         return _jsonl(dry, stdin, out)
