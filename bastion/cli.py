@@ -101,9 +101,12 @@ def _jsonl(dry: Any, stdin: TextIO, out: TextIO) -> int:
 
 
 def check(
-    argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr
+    argv: Sequence[str], stdin: TextIO | None = None, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
     from .policy import DryRun, PolicyError, RequestError
+
+    # The streams of the moment, not of when this module was imported (a test may have swapped them).
+    stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
 
     args: Any = _plain_args(argv)
     if args is None:
