@@ -6,7 +6,6 @@ decision path (a plan parsed, remembered and rendered per line) feels."""
 from __future__ import annotations
 
 import enum
-from dataclasses import dataclass
 from typing import NamedTuple
 
 __all__ = ["Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word"]
@@ -63,8 +62,7 @@ class Plan(NamedTuple):
         return tuple(s for p in self.pipelines for s in p.stages)
 
 
-@dataclass(frozen=True, slots=True)
-class Outside:
+class Outside(NamedTuple):
     """A line outside the subset: where (1-based column, 0 for the whole line) and why."""
 
     line: str

@@ -11,13 +11,12 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any, Literal
+from types import MappingProxyType
+from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
 
 from ._engine import Layer, Policy
-from ._plain import Section, UserData, plain_project, plain_user
 from ._rules import ConfigError, RuleError, parse_rule
 from ._types import Decision
 
@@ -31,11 +30,11 @@ _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DEN
 Fallback = Literal["allow", "ask", "deny"]
 
 if TYPE_CHECKING:
+    from ._plain import Section, UserData
     from ._schema import Strict
 
 
-@dataclass(frozen=True, slots=True)
-class PolicyFlags:
+class PolicyFlags(NamedTuple):
     """Policy overrides from the command line (rank 3, trusted)."""
 
     allow: tuple[str, ...] = ()
@@ -45,15 +44,14 @@ class PolicyFlags:
     builtin: bool | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Settings:
+class Settings(NamedTuple):
     """What a session runs under. `sources` lists the files read, for display."""
 
     policy: Policy
     pass_env: tuple[str, ...] = ()
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     sources: tuple[str, ...] = ()
-    extra: Mapping[str, Any] = field(default_factory=dict)
+    extra: Mapping[str, Any] = MappingProxyType({})
 
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> str:
@@ -129,6 +127,8 @@ def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     raw = _parse_toml(data, path)
     if not raw:
         return None, True
+    from ._plain import UserData, plain_user  # only for a file with content
+
     user = plain_user(raw)
     if user is None:
         from ._schema import UserFile
@@ -159,6 +159,8 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str] | None:
             raise ConfigError(
                 f"{path}: {key}: a project file may not set {key}; put it in your own config ({user_path})"
             )
+    from ._plain import Section, plain_project
+
     section = plain_project(raw)
     if section is None:
         from ._schema import ProjectFile

@@ -10,7 +10,6 @@ import contextlib
 import os
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any
 
 from ..analyzer import LocalWorkspace
@@ -46,12 +45,12 @@ def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
     }
 
 
-@dataclass
 class DryRun:
     """Decides requests for any working directory; settings are loaded once per directory."""
 
-    user_config: str | None = None
-    _settings: dict[str, tuple[LocalWorkspace, Settings]] = field(default_factory=dict)
+    def __init__(self, user_config: str | None = None) -> None:
+        self.user_config = user_config
+        self._settings: dict[str, tuple[LocalWorkspace, Settings]] = {}
 
     def gate(self, cwd: str) -> Gate:
         root = os.path.abspath(cwd)

@@ -19,8 +19,7 @@ against the grammar by a test), so pyparsing is imported only for a rule from a 
 from __future__ import annotations
 
 import functools
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, NamedTuple
 
 from ._shipped import PARSED
 
@@ -61,8 +60,7 @@ class ConfigError(PolicyError):
 _WHITESPACE = " \t\n\v\f\r"
 
 
-@dataclass(frozen=True, slots=True)
-class Rule:
+class Rule(NamedTuple):
     """One parsed rule. `specifier` is None for a bare rule; `pattern` is the specifier without a
     carve-out's "!"."""
 
