@@ -94,6 +94,8 @@ class Parser:
                 raise Unexpected(token.start_pos, token, expected)
             action, argument = actions[token.type]
             if action == SHIFT:
+                if token.type == END:
+                    raise ValueError("the tables shift the end of the line")  # lark asserts this too
                 stack.append(argument)
                 values.append(token)
                 return
@@ -108,7 +110,10 @@ class Parser:
                 elif how == KEEP:
                     kept.append(child)
             value = _Splice(kept) if build is None else build(kept)
-            stack.append(self._states[stack[-1]][origin][1])
+            action, argument = self._states[stack[-1]][origin]
+            if action != SHIFT:
+                raise ValueError("the tables reduce to a rule they cannot go to")  # lark asserts this too
+            stack.append(argument)
             values.append(value)
             if token.type == END and stack[-1] == self._end:
                 return

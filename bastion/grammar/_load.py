@@ -31,7 +31,7 @@ __all__ = ["build", "grammar_text", "loaded", "parser"]
 
 _HERE = os.path.dirname(os.path.abspath(__file__))
 _GENERATED = "_subset_lalr"
-_FORMAT = 1  # of what _tables writes: a module written in another format is not used
+_FORMAT = 1  # of what _tables writes (raise it when that changes): a module in another is not used
 # Everything the build depends on besides the grammar text; written into the module and compared.
 _OPTIONS: dict[str, object] = {
     "parser": "lalr",
