@@ -70,6 +70,7 @@ MEMOS = (
     ("bastion.analyzer._readers", "_filter"),
     ("bastion.policy._wrappers", "unwrap"),
     ("bastion.policy._cut", "cut"),
+    ("bastion.policy._subjects", "_stage_subjects"),
 )
 
 

@@ -14,6 +14,8 @@ __all__ = ["GOVERNED", "analyze"]
 # Commands the analyzer governs anywhere in a line: a stage of one of these is decided by its
 # checker, and a failing check keeps any rule about the command from allowing it.
 GOVERNED = frozenset(FIRST_STAGE) | frozenset(FILTERS) | {"git", "cd"}
+# A stage no checker knows: the rules decide it, and the line is not auto.
+_UNGOVERNED = Check(ok=True, auto=False)
 
 
 def _first(ctx: Context, stage: Stage) -> Check:
@@ -56,21 +58,21 @@ def analyze(
     if isinstance(parsed, Outside):
         return Analysis(line, None, parsed)
     results: list[StageResult] = []
-    index = 0
+    auto = True
     for pipeline in parsed.pipelines:
-        lone_cd = len(pipeline.stages) == 1 and pipeline.stages[0].command == "cd"
-        for position, stage in enumerate(pipeline.stages):
-            ctx = Context(ws, cwd, max_read_bytes, after_pipe=position > 0)
-            governed = stage.command in GOVERNED
-            if governed:
-                check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
-            else:
-                check = Check(ok=True, auto=False)
-            results.append(StageResult(stage, index, governed, check, cwd))
-            index += 1
+        stages = pipeline.stages
+        lone_cd = len(stages) == 1 and stages[0].command == "cd"
+        for position, stage in enumerate(stages):
+            if stage.command not in GOVERNED:
+                auto = False
+                results.append(StageResult(stage, len(results), False, _UNGOVERNED, cwd))
+                continue
+            ctx = Context(ws, cwd, max_read_bytes, position > 0)
+            check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
+            auto = auto and check.ok and check.auto
+            results.append(StageResult(stage, len(results), True, check, cwd))
             if lone_cd and check.ok and check.cwd is not None:
                 cwd = check.cwd
-    auto = all(r.governed and r.ok and r.check.auto for r in results)
     results, git_reason, probed = _probe(ws, results, strict=not auto) if probe else (results, "", ())
     auto = auto and not git_reason
     rendered = _render(_runnable(parsed, results)) if auto else None

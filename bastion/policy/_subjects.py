@@ -8,11 +8,12 @@ rule that names a command. Exec wrappers add constraint subjects for the command
 
 from __future__ import annotations
 
+import functools
 import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..analyzer import Analysis, Workspace, resolve, root_relative, walk
+from ..analyzer import Analysis, StageResult, Workspace, resolve, root_relative, walk
 from ._types import SENTINEL, Subject
 from ._wrappers import unwrap
 
@@ -54,15 +55,33 @@ def _unique(subjects: Iterable[Subject]) -> list[Subject]:
 
 def _parsed(analysis: Analysis, ws: Workspace) -> list[Subject]:
     out: list[Subject] = []
-    for r in analysis.stages:
-        about = "the command" if len(analysis.stages) == 1 else f"part {r.position + 1} of the line"
+    for r, (subjects, lines) in zip(analysis.stages, _stage_subjects(analysis.stages), strict=True):
+        out += subjects
+        for line in lines:
+            out += _outside(line, ws, r.cwd, 1, constraint=True)
+    return out
+
+
+@functools.lru_cache(maxsize=4096)
+def _stage_subjects(
+    stages: tuple[StageResult, ...],
+) -> tuple[tuple[tuple[Subject, ...], tuple[str, ...]], ...]:
+    """Per stage: its subjects but those of the lines its wrappers hand to a shell, and those lines
+    (cut on every decision, since their redirects are judged in the file system). Everything here
+    depends on the stage results alone, so a line decided again does not build them again."""
+    found = []
+    for r in stages:
+        about = "the command" if len(stages) == 1 else f"part {r.position + 1} of the line"
+        out: list[Subject] = []
         if r.governed and not r.ok:
             # First, so that a question about this stage gives the checker's reason.
             out.append(Subject("bash", SENTINEL + r.stage.text, about=about, why=r.why))
         out.append(Subject("bash", r.stage.text, about=about))
         out += [Subject("read", name, about=f"a file {about} reads") for name in r.reads]
-        out += _wrapped(tuple(w.text for w in r.stage.words), about, ws, r.cwd, 0)
-    return out
+        commands, lines = unwrap(tuple(w.text for w in r.stage.words))
+        out += _commands_run(commands, about)
+        found.append((tuple(out), lines))
+    return tuple(found)
 
 
 def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: bool = False) -> list[Subject]:
@@ -86,11 +105,15 @@ def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: boo
     return out
 
 
+def _commands_run(commands: tuple[tuple[str, ...], ...], about: str) -> list[Subject]:
+    inner = f"a command {about} runs"
+    return [Subject("bash", " ".join(c), about=inner, constraint=True) for c in commands]
+
+
 def _wrapped(words: tuple[str, ...], about: str, ws: Workspace, cwd: str, depth: int) -> list[Subject]:
     """Constraint subjects for what exec wrappers in `words` run."""
     commands, lines = unwrap(words)
-    inner = f"a command {about} runs"
-    out = [Subject("bash", " ".join(c), about=inner, constraint=True) for c in commands]
+    out = _commands_run(commands, about)
     if depth < _MAX_DEPTH:
         for line in lines:
             out += _outside(line, ws, cwd, depth + 1, constraint=True)

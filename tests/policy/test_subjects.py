@@ -211,3 +211,15 @@ def test_an_absolute_path_inside_the_root_is_named_relative_to_it(
 
 def test_a_path_outside_says_why(ws: LocalWorkspace) -> None:
     assert path_subjects("read", "/etc/passwd", ws) == [outside("/etc/passwd")]
+
+
+def test_a_line_a_wrapper_hands_to_a_shell_is_judged_in_the_file_system_each_time(
+    ws: LocalWorkspace,
+) -> None:
+    line = "timeout 5 bash -c 'echo hi >log.txt'"
+    first = bash_subjects(analyze(line, ws, probe=False), ws)
+    assert Subject("write", "log.txt", about="a file the line writes (log.txt)", constraint=True) in first
+    os.symlink(".env", os.path.join(ws.root, "log.txt"))
+    again = bash_subjects(analyze(line, ws, probe=False), ws)
+    assert Subject("write", ".env", about="a file the line writes (log.txt)", constraint=True) in again
+    assert [s for s in again if s.tool == "bash"] == [s for s in first if s.tool == "bash"]
