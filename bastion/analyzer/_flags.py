@@ -11,7 +11,6 @@ from __future__ import annotations
 import functools
 import re
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..grammar import Word
@@ -25,18 +24,30 @@ ONE_CHAR = re.compile(r".", re.DOTALL)
 _DIGITS = re.compile(r"-[0-9]+")
 
 
-@dataclass(frozen=True, slots=True, eq=False)
 class FlagTable:
     """What one command accepts. `refused` words the reason for a flag known to be dangerous.
     Tables are constants, compared (and hashed) by identity."""
 
-    bare: frozenset[str] = frozenset()
-    letters: str = ""
-    spaced: Mapping[str, re.Pattern[str]] = field(default_factory=dict)
-    attached: Mapping[str, re.Pattern[str]] = field(default_factory=dict)
-    digits: bool = False
-    refused: Mapping[str, str] = field(default_factory=dict)
-    options_after_operands: bool = False
+    __slots__ = ("attached", "bare", "digits", "letters", "options_after_operands", "refused", "spaced")
+
+    def __init__(
+        self,
+        *,
+        bare: frozenset[str] = frozenset(),
+        letters: str = "",
+        spaced: Mapping[str, re.Pattern[str]] | None = None,
+        attached: Mapping[str, re.Pattern[str]] | None = None,
+        digits: bool = False,
+        refused: Mapping[str, str] | None = None,
+        options_after_operands: bool = False,
+    ) -> None:
+        self.bare = bare
+        self.letters = letters
+        self.spaced: Mapping[str, re.Pattern[str]] = spaced or {}
+        self.attached: Mapping[str, re.Pattern[str]] = attached or {}
+        self.digits = digits
+        self.refused: Mapping[str, str] = refused or {}
+        self.options_after_operands = options_after_operands
 
 
 class Args(NamedTuple):

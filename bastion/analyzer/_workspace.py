@@ -14,8 +14,7 @@ import errno
 import os
 import stat
 from collections.abc import Callable, Iterator, Mapping, Sequence
-from dataclasses import dataclass
-from typing import TYPE_CHECKING, Protocol, runtime_checkable
+from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 if TYPE_CHECKING:
     import threading
@@ -27,8 +26,7 @@ class WorkspaceError(OSError):
     """A name the workspace refuses: outside the root, a link on the way, a FIFO or device."""
 
 
-@dataclass(frozen=True, slots=True)
-class ExecResult:
+class ExecResult(NamedTuple):
     """What a process did: its exit code (None when a signal ended it), the output kept, the bytes
     dropped past the cap, whether the timeout ended it, the signal that did, and whether the cancel
     event ended it."""

@@ -18,7 +18,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Sequence
-from dataclasses import dataclass, field, replace
+from typing import NamedTuple
 
 from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
@@ -37,8 +37,7 @@ _MEMO_SIZE = 4096
 PSEUDO_TOOL_PREFIX = "bastion:"
 
 
-@dataclass(frozen=True, slots=True)
-class Layer:
+class Layer(NamedTuple):
     """The rules of one source. `name` is what a verdict's `source` says ("user:PATH"); `label`
     is how a reason names it; an untrusted layer's allow rules are never used."""
 
@@ -49,7 +48,7 @@ class Layer:
     allow: Sequence[str] = ()
     ask: Sequence[str] = ()
     deny: Sequence[str] = ()
-    note: str = field(default="", compare=False)  # shown after the reasons its ask rules give
+    note: str = ""  # shown after the reasons its ask rules give
 
     @classmethod
     def user(
@@ -72,8 +71,7 @@ def _shipped_layer(builtin: bool) -> Layer:
     )
 
 
-@dataclass(frozen=True, slots=True)
-class _Compiled:
+class _Compiled(NamedTuple):
     text: str
     tool: str
     tool_regex: re.Pattern[str] | None
@@ -150,8 +148,7 @@ def _lifts(rule: Rule) -> list[str]:
     ]
 
 
-@dataclass(frozen=True, slots=True)
-class _Found:
+class _Found(NamedTuple):
     """How one subject was decided: by `rule` from the list `by` ("deny", "ask", "allow"), or with
     no rule (`by` is "unconstrained", "pseudo" or "fallback"). The reason is worded only for the
     subject a verdict cites."""
@@ -175,27 +172,24 @@ def _on(subject: Subject, note: str = "") -> str:
     return text + (f": {_one_line(subject.why)}" if subject.why else "")
 
 
-@dataclass(frozen=True, slots=True)
 class _Named:
     """The rules of one list naming one tool, with every pattern joined into one regex of named
     alternatives in rank order: a single fullmatch finds the first rule that matches a plain value
     (alternatives are tried in order). Case-folding patterns are joined apart, matched lowered."""
 
-    rules: list[_Compiled]
-    carve_outs: list[_Compiled]
-    exact: re.Pattern[str] | None
-    folded: re.Pattern[str] | None
-    bare: int | None
+    __slots__ = ("bare", "carve_outs", "exact", "folded", "rules")
 
-    @classmethod
-    def of(cls, rules: list[_Compiled], carve_outs: list[_Compiled]) -> _Named:
+    def __init__(self, rules: list[_Compiled], carve_outs: list[_Compiled]) -> None:
         exact: list[str] = []
         folded: list[str] = []
-        bare = next((i for i, r in enumerate(rules) if r.matcher is None), None)
         for i, r in enumerate(rules):
             if r.matcher is not None:
-                (folded if r.matcher.fold_case else exact).append(f"(?P<r{i}>{r.matcher.regex.pattern})")
-        return cls(rules, carve_outs, _joined(exact), _joined(folded), bare)
+                (folded if r.matcher.fold_case else exact).append(f"(?P<r{i}>{r.matcher.source})")
+        self.rules = rules
+        self.carve_outs = carve_outs
+        self.exact = _joined(exact)
+        self.folded = _joined(folded)
+        self.bare = next((i for i, r in enumerate(rules) if r.matcher is None), None)
 
     def first(self, value: str) -> _Compiled | None:
         found = [] if self.bare is None else [self.bare]
@@ -232,20 +226,20 @@ class Policy:
                 entries = list(getattr(layer, kind))
                 for index, text in enumerate(entries):
                     where = f"{layer.name}: policy.{kind}[{index}]"
+                    lifts = kind == "allow" and layer.trusted and layer.name != "builtin"
                     try:
                         rule = parse_rule(text)
                         compiled = _compile(rule, layer, kind, roots)
                         lifted = [
-                            replace(c, lift=True)
-                            for text in _lifts(rule)
+                            c._replace(lift=True)
+                            for text in (_lifts(rule) if lifts else [])
                             for c in _compile(parse_rule(text), layer, "ask", roots)
                         ]
                     except RuleError as err:
                         raise err.located(where) from None
                     if kind != "allow" or layer.trusted:
                         self._rules[kind].extend(compiled)
-                    if kind == "allow" and layer.trusted and layer.name != "builtin":
-                        self._rules["ask"].extend(lifted)
+                    self._rules["ask"].extend(lifted)
         # Lift carve-outs were appended after their layer's turn; keep every list in rank order.
         for kind in _LISTS:
             self._rules[kind].sort(key=lambda c: -c.layer.rank)
@@ -260,7 +254,7 @@ class Policy:
         found = self._by_tool.get(key)
         if found is None:
             named = [c for c in self._rules[kind] if c.names(tool)]
-            found = _Named.of([c for c in named if not c.carve_out], [c for c in named if c.carve_out])
+            found = _Named([c for c in named if not c.carve_out], [c for c in named if c.carve_out])
             self._by_tool[key] = found
         return found
 

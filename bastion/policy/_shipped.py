@@ -48,20 +48,13 @@ _ASKED_PATTERNS = tuple(
 )
 SHIPPED_ASK: tuple[str, ...] = tuple(f"Read({pattern})" for pattern in _ASKED_PATTERNS)
 
-# Each rule text a policy parses for the shipped layer -> (tool, specifier), as the rule grammar
-# parses it, so a policy is built without running the grammar (importing pyparsing costs 40-100 ms):
-# the shipped rules, and the carve-outs the engine derives from them while building (_engine._lifts;
-# it keeps those of a user's allow rules only). A test checks every entry against a fresh parse.
+# Each shipped rule's text -> (tool, specifier), as the rule grammar parses it, so a policy is built
+# without running the grammar (importing pyparsing costs 40-100 ms). A test checks every entry
+# against a fresh parse.
 PARSED: dict[str, tuple[str, str | None]] = {
     **{tool: (tool, None) for tool in _ALLOWED_TOOLS},
     **{f"bash({command})": ("bash", command) for command in _ALLOWED_COMMANDS},
     **{f"Read({pattern})": ("Read", pattern) for pattern in _ASKED_PATTERNS},
-    **{
-        f"{tool}(!{pattern})": (tool, f"!{pattern}")
-        for pattern in _ASKED_PATTERNS
-        for tool in ALIASES["Read"]
-        if tool in LIFTED_TOOLS
-    },
 }
 
 SECRET_NOTE = "a secret-looking path"
