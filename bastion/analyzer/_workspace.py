@@ -13,6 +13,7 @@ import contextlib
 import errno
 import os
 import stat
+import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
@@ -108,12 +109,23 @@ def _components(name: str) -> list[str]:
 
 
 class LocalWorkspace:
-    """This machine's directory `root`, confined by descriptor walks (the os.Root idea)."""
+    """This machine's directory `root`, confined by descriptor walks (the os.Root idea): the root is
+    opened once, when first used, and every name is reached from that descriptor, so the file tools,
+    the analyzer and the commands run all work in the directory the workspace first opened."""
 
     def __init__(self, root: str, env: Mapping[str, str] | None = None) -> None:
         self._root = os.path.abspath(root)
         self._real_root = os.path.realpath(self._root)
         self._env = dict(env if env is not None else {})
+        self._fd: int | None = None
+
+    def _root_fd(self) -> int:
+        fd = self._fd
+        if fd is None:
+            fd = os.open(self._real_root, os.O_PATH | os.O_DIRECTORY)
+            weakref.finalize(self, os.close, fd)
+            self._fd = fd
+        return fd
 
     def __repr__(self) -> str:
         return f"LocalWorkspace({self._root!r})"
@@ -127,8 +139,12 @@ class LocalWorkspace:
         return self._real_root
 
     def _walk(self, name: str, parts: list[str]) -> int:
-        """An O_PATH descriptor of the directory `parts` (no link followed on the way)."""
-        fd = os.open(self._real_root, os.O_PATH | os.O_DIRECTORY)
+        """An O_PATH descriptor of the directory `parts` (no link followed on the way), which the
+        caller closes."""
+        root = self._root_fd()
+        if not parts:
+            return os.dup(root)
+        fd = root
         try:
             for part in parts:
                 try:
@@ -138,10 +154,12 @@ class LocalWorkspace:
                         why = f"{name!r}: {part!r} is not a directory here"
                         raise WorkspaceError(err.errno, why) from err
                     raise
-                os.close(fd)
+                if fd != root:
+                    os.close(fd)
                 fd = nxt
         except BaseException:
-            os.close(fd)
+            if fd != root:
+                os.close(fd)
             raise
         return fd
 
@@ -160,9 +178,12 @@ class LocalWorkspace:
         return self._walk(name, parts[:-1]), parts[-1] if parts else "."
 
     def lstat(self, name: str) -> os.stat_result:
-        fd, last = self._parent_fd(name)
+        parts = _components(name)
+        if len(parts) <= 1:  # in the root: no descriptor to open
+            return os.lstat(parts[0] if parts else ".", dir_fd=self._root_fd())
+        fd = self._walk(name, parts[:-1])
         try:
-            return os.lstat(last, dir_fd=fd)
+            return os.lstat(parts[-1], dir_fd=fd)
         finally:
             os.close(fd)
 

@@ -2,8 +2,9 @@
 
 A name that is already normal skips posixpath; a stage's arguments are read once and remembered;
 a path's walk reuses the lstat it ended on, and a name with no link on the way is settled by one
-lstat. Each is checked against what it replaces, and the file
-system is still asked on every decision (a change between two decisions is seen).
+lstat; the workspace's root is opened once (the directory it first opened stays the workspace).
+Each is checked against what it replaces, and the file system is still asked on every decision (a
+change between two decisions is seen).
 """
 
 from __future__ import annotations
@@ -97,3 +98,29 @@ def test_a_name_walked_in_one_step_or_component_by_component_ends_in_the_same_pl
     assert (w.state, w.real, len(w.chain)) == (state, real, links)
     if state == "found":
         assert w.st is not None and w.st == os.lstat(tmp_path / real)
+
+
+def test_the_workspace_keeps_the_directory_it_first_opened_when_its_path_is_replaced(tmp_path: Path) -> None:
+    first = tmp_path / "ws"
+    first.mkdir()
+    (first / "notes.txt").write_text("first")
+    ws = LocalWorkspace(str(first))
+    before = ws.lstat("notes.txt")
+    first.rename(tmp_path / "moved")
+    (tmp_path / "ws").mkdir()
+    (tmp_path / "ws" / "notes.txt").write_text("second, longer")
+    assert ws.lstat("notes.txt").st_ino == before.st_ino
+    assert ws.read("notes.txt", 100) == b"first"
+    ran = ws.exec(["cat", "notes.txt"])
+    assert ran.output == b"first"
+
+
+def test_a_dropped_workspace_closes_its_root_descriptor(tmp_path: Path) -> None:
+    def open_fds() -> int:
+        return len(os.listdir("/proc/self/fd"))
+
+    LocalWorkspace(str(tmp_path)).lstat(".")  # whatever the first use opens for good
+    before = open_fds()
+    for _ in range(50):
+        LocalWorkspace(str(tmp_path)).lstat(".")
+    assert open_fds() == before
