@@ -59,6 +59,7 @@ def analyze(
         return Analysis(line, None, parsed)
     results: list[StageResult] = []
     auto = True
+    git = rewritten = False
     for pipeline in parsed.pipelines:
         stages = pipeline.stages
         lone_cd = len(stages) == 1 and stages[0].command == "cd"
@@ -70,12 +71,19 @@ def analyze(
             ctx = Context(ws, cwd, max_read_bytes, position > 0)
             check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
+            git = git or check.git
+            rewritten = rewritten or check.words is not None
             results.append(StageResult(stage, len(results), True, check, cwd))
             if lone_cd and check.ok and check.cwd is not None:
                 cwd = check.cwd
-    results, git_reason, probed = _probe(ws, results, strict=not auto) if probe else (results, "", ())
-    auto = auto and not git_reason
-    rendered = _render(_runnable(parsed, results)) if auto else None
+    git_reason = ""
+    probed: tuple[str, ...] = ()
+    if probe and git:
+        results, git_reason, probed = _probe(ws, results, strict=not auto)
+        auto = auto and not git_reason
+    rendered = None
+    if auto:
+        rendered = _render(_runnable(parsed, results)) if rewritten else _render_line(line)
     return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
 
 
@@ -115,10 +123,17 @@ def _probe(
 _render = functools.lru_cache(maxsize=4096)(render)
 
 
+@functools.lru_cache(maxsize=4096)
+def _render_line(line: str) -> str:
+    """The rendering of a line whose plan no checker rewrote."""
+    parsed = parse(line)
+    if not isinstance(parsed, Plan):  # only a line that parsed is rendered
+        raise TypeError(f"{line!r} has no plan to render")
+    return render(parsed)
+
+
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
     """The plan that runs: each stage with the words its checker chose."""
-    if all(r.check.words is None for r in results):
-        return plan
     it = iter(results)
     pipelines = []
     for pipeline in plan.pipelines:
