@@ -5,11 +5,12 @@ from __future__ import annotations
 
 import json
 import socket
-import subprocess
 import sys
 from pathlib import Path
 
 import pytest
+
+from tests.loaded import modules_loaded
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
@@ -127,9 +128,5 @@ def test_a_flag_that_switches_the_provider_leaves_the_configs_model_behind(tmp_p
 
 
 def test_importing_the_agent_loads_no_sdk_or_http_client() -> None:
-    code = (
-        "import sys, bastion.agent; "
-        "print([m for m in ('anthropic', 'openai', 'prompt_toolkit', 'mcp', 'httpx') if m in sys.modules])"
-    )
-    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.strip() == "[]"
+    heavy = ("anthropic", "openai", "prompt_toolkit", "mcp", "httpx")
+    assert modules_loaded("import bastion.agent", heavy) == []
