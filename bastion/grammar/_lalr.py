@@ -59,8 +59,15 @@ class Parser:
         self._end: int = tables.END
         self._lexers: Mapping[int, tuple[str | None, frozenset[str]]] = tables.LEXERS
         self._root: str = tables.ROOT
+        # Per rule: its name, its length, what to do with each child (None: keep them all, the
+        # common case) and the transformer's method (None for an inlined rule).
         self._rules = [
-            (name, len(children), children, None if name.startswith("_") else getattr(transformer, name))
+            (
+                name,
+                len(children),
+                None if all(how == KEEP for how in children) else children,
+                None if name.startswith("_") else getattr(transformer, name),
+            )
             for name, children in tables.RULES
         ]
         self._compiled: dict[str, re.Pattern[str]] = {}
@@ -100,15 +107,19 @@ class Parser:
                 values.append(token)
                 return
             origin, size, children, build = self._rules[argument]
-            taken = values[len(values) - size :] if size else []
-            del stack[len(stack) - size :]
-            del values[len(values) - size :]
-            kept: list[Any] = []
-            for child, how in zip(taken, children, strict=True):
-                if how == SPLICE:
-                    kept.extend(child)
-                elif how == KEEP:
-                    kept.append(child)
+            if size:
+                kept: list[Any] = values[-size:]
+                del stack[-size:]
+                del values[-size:]
+            else:
+                kept = []
+            if children is not None:
+                taken, kept = kept, []
+                for child, how in zip(taken, children, strict=True):
+                    if how == SPLICE:
+                        kept.extend(child)
+                    elif how == KEEP:
+                        kept.append(child)
             value = _Splice(kept) if build is None else build(kept)
             action, argument = self._states[stack[-1]][origin]
             if action != SHIFT:
