@@ -65,10 +65,7 @@ def fixture(root: Path) -> None:
 MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
     ("bastion.analyzer._analyze", "_render"),
-    ("bastion.analyzer._analyze", "_render_line"),
     ("bastion.analyzer._flags", "_parse"),
-    ("bastion.analyzer._readers", "_named_files"),
-    ("bastion.analyzer._readers", "_filter"),
     ("bastion.policy._wrappers", "unwrap"),
     ("bastion.policy._cut", "cut"),
     ("bastion.policy._subjects", "_stage_subjects"),

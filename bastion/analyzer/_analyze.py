@@ -81,9 +81,7 @@ def analyze(
     if probe and git:
         results, git_reason, probed = _probe(ws, results, strict=not auto)
         auto = auto and not git_reason
-    rendered = None
-    if auto:
-        rendered = _render(_runnable(parsed, results)) if rewritten else _render_line(line)
+    rendered = _render(_runnable(parsed, results) if rewritten else parsed) if auto else None
     return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
 
 
@@ -121,15 +119,6 @@ def _probe(
 
 # Plans are frozen values, and a line decided again (or re-checked before it runs) renders the same.
 _render = functools.lru_cache(maxsize=4096)(render)
-
-
-@functools.lru_cache(maxsize=4096)
-def _render_line(line: str) -> str:
-    """The rendering of a line whose plan no checker rewrote."""
-    parsed = parse(line)
-    if not isinstance(parsed, Plan):  # only a line that parsed is rendered
-        raise TypeError(f"{line!r} has no plan to render")
-    return render(parsed)
 
 
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:

@@ -3,10 +3,9 @@ with sort, uniq and cut, which are filters only."""
 
 from __future__ import annotations
 
-import functools
 import re
 
-from ..grammar import Stage, Word
+from ..grammar import Stage
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._paths import resolve
 from ._result import Check, Checker, Context
@@ -143,28 +142,20 @@ def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
     return ""
 
 
-@functools.lru_cache(maxsize=4096)
-def _named_files(command: str, words: tuple[Word, ...]) -> tuple[str, ...] | str:
-    """The files a reader's words name, or why the words are refused. It looks at the words alone,
-    so a stage seen again is not read again; the files are judged on every decision."""
-    args = parse_args(command, TABLES[command], words)
-    if not args.ok:
-        return args.why
-    if why := _needs_pattern(args, command):
-        return why
-    _, files = _split_pattern(args, command)
-    if not files:
-        return f"{command} without a file reads standard input, which is not checked"
-    if len(files) > MAX_FILES:
-        return f"{command} names more than {MAX_FILES} files, more than one call should read"
-    return _tail_obsolete(command, files) or files
-
-
 def _check_first(ctx: Context, stage: Stage) -> Check:
     command = stage.command
-    files = _named_files(command, stage.args)
-    if isinstance(files, str):
-        return Check.refuse(files)
+    args = parse_args(command, TABLES[command], stage.args)
+    if not args.ok:
+        return Check.refuse(args.why)
+    if why := _needs_pattern(args, command):
+        return Check.refuse(why)
+    _, files = _split_pattern(args, command)
+    if not files:
+        return Check.refuse(f"{command} without a file reads standard input, which is not checked")
+    if len(files) > MAX_FILES:
+        return Check.refuse(f"{command} names more than {MAX_FILES} files, more than one call should read")
+    if why := _tail_obsolete(command, files):
+        return Check.refuse(why)
     reads: list[str] = []
     for raw in files:
         if why := _read_file(ctx, command, raw, reads):
@@ -173,13 +164,8 @@ def _check_first(ctx: Context, stage: Stage) -> Check:
 
 
 def _check_filter(ctx: Context, stage: Stage) -> Check:
-    return _filter(stage.command, stage.args)
-
-
-@functools.lru_cache(maxsize=4096)
-def _filter(command: str, words: tuple[Word, ...]) -> Check:
-    """A filter reads standard input only: its check looks at the words alone."""
-    args = parse_args(command, TABLES[command], words)
+    command = stage.command
+    args = parse_args(command, TABLES[command], stage.args)
     if not args.ok:
         return Check.refuse(args.why)
     if why := _needs_pattern(args, command):

@@ -166,16 +166,12 @@ class LocalWorkspace:
     @contextlib.contextmanager
     def _parent(self, name: str) -> Iterator[tuple[int, str]]:
         """An O_PATH descriptor of the name's directory and the last component ("." for the root)."""
-        fd, last = self._parent_fd(name)
+        parts = _components(name)
+        fd = self._walk(name, parts[:-1])
         try:
-            yield fd, last
+            yield fd, parts[-1] if parts else "."
         finally:
             os.close(fd)
-
-    def _parent_fd(self, name: str) -> tuple[int, str]:
-        """As `_parent`, for the callers on the decision path: the caller closes the descriptor."""
-        parts = _components(name)
-        return self._walk(name, parts[:-1]), parts[-1] if parts else "."
 
     def lstat(self, name: str) -> os.stat_result:
         parts = _components(name)
@@ -188,11 +184,8 @@ class LocalWorkspace:
             os.close(fd)
 
     def readlink(self, name: str) -> str:
-        fd, last = self._parent_fd(name)
-        try:
+        with self._parent(name) as (fd, last):
             return os.readlink(last, dir_fd=fd)
-        finally:
-            os.close(fd)
 
     def readdir(self, name: str) -> list[str]:
         with self._parent(name) as (fd, last):

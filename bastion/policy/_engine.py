@@ -149,13 +149,10 @@ def _lifts(rule: Rule) -> list[str]:
 
 
 class _Found(NamedTuple):
-    """How one subject was decided: by `rule` from the list `by` ("deny", "ask", "allow"), or with
-    no rule (`by` is "unconstrained", "pseudo" or "fallback"). The reason is worded only for the
-    subject a verdict cites."""
-
     decision: Decision
-    by: str
-    rule: _Compiled | None = None
+    reason: str
+    rule: str | None
+    source: str | None
 
 
 def _quote(value: str) -> str:
@@ -246,7 +243,6 @@ class Policy:
         self._by_tool: dict[tuple[str, str], _Named] = {}
         # A subject's decision depends on nothing but the subject and these (fixed) rules.
         self._decided: dict[Subject, _Found] = {}
-        self._worded: dict[Subject, str] = {}  # the reasons given, for the subjects cited
 
     def _for(self, kind: str, tool: str) -> _Named:
         """The rules and the carve-outs of one list that name `tool`, in rank order."""
@@ -275,39 +271,32 @@ class Policy:
         if found is None:
             if len(self._decided) >= _MEMO_SIZE:
                 self._decided.clear()
-                self._worded.clear()
             found = self._decided[subject] = self._search(subject)
         return found
 
     def _search(self, subject: Subject) -> _Found:
         if (rule := self._first("deny", subject)) is not None:
-            return _Found(Decision.DENY, "deny", rule)
+            reason = f"denied by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
+            return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
         asked = self._first("ask", subject)
         if subject.constraint and asked is None:
-            return _Found(Decision.ALLOW, "unconstrained")
+            return _Found(
+                Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None
+            )
         pseudo = subject.tool.startswith(PSEUDO_TOOL_PREFIX)
         allowed = None if pseudo or subject.constraint else self._first("allow", subject)
         # An ask rule never loosens: where nothing allows and the fallback denies, it stays denied.
         if asked is not None and (
             allowed is not None or subject.constraint or self.fallback is not Decision.DENY
         ):
-            return _Found(Decision.ASK, "ask", asked)
+            reason = f"asks: {asked.text} from {asked.layer.label} {_on(subject, asked.note)}"
+            return _Found(Decision.ASK, reason, asked.text, asked.layer.name)
         if allowed is not None:
-            return _Found(Decision.ALLOW, "allow", allowed)
+            reason = f"allowed by {allowed.text} from {allowed.layer.label} {_on(subject, allowed.note)}"
+            return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name)
         if pseudo and self.fallback is not Decision.DENY:
-            return _Found(Decision.ASK, "pseudo")
-        return _Found(self.fallback, "fallback")
-
-    def _reason(self, found: _Found, subject: Subject) -> str:
-        rule = found.rule
-        if rule is not None:
-            verb = {"deny": "denied by", "ask": "asks:", "allow": "allowed by"}[found.by]
-            return f"{verb} {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
-        if found.by == "unconstrained":
-            return f"no deny or ask rule names {subject.tool} {_on(subject)}"
-        if found.by == "pseudo":
-            return f"asks: nothing allows {subject.tool} {_on(subject)}"
-        return self._fallback_reason(subject)
+            return _Found(Decision.ASK, f"asks: nothing allows {subject.tool} {_on(subject)}", None, None)
+        return _Found(self.fallback, self._fallback_reason(subject), None, None)
 
     def _fallback_reason(self, subject: Subject) -> str:
         verb = {Decision.ALLOW: "allowed", Decision.ASK: "asks", Decision.DENY: "denied"}[self.fallback]
@@ -331,15 +320,10 @@ class Policy:
                     worst = (found, subject)
             assert worst is not None
             found, subject = worst
-            reason = self._worded.get(subject)
-            if reason is None:
-                reason = self._worded[subject] = self._reason(found, subject)
+            reason = found.reason
             if found.decision is Decision.DENY and len(subjects) > 1:
                 reason += "; nothing in this call runs"
-            rule = found.rule
-            if rule is None:
-                return Verdict(found.decision, reason, None, None, subject)
-            return Verdict(found.decision, reason, rule.text, rule.layer.name, subject)
+            return Verdict(found.decision, reason, found.rule, found.source, subject)
         except Exception as err:  # fail closed: an engine fault asks, never allows
             return Verdict(
                 Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})"

@@ -66,7 +66,7 @@ class Gate:
         self.cwd = cwd
 
     def decide(self, tool: str, args: object) -> Decided:
-        if type(args) is not dict and not isinstance(args, Mapping):
+        if not isinstance(args, Mapping):
             return _refuse({}, f"{tool} call could not be evaluated: its arguments are not a JSON object")
         clean = {k: v for k, v in args.items() if k != STAMP_ARG}
         for name in (_FIELDS.get(tool), STAMP_ARG):
