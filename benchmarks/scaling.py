@@ -3,7 +3,7 @@
     .venv/bin/python benchmarks/scaling.py [--rounds N]
 
 Decides lines of 1k, 2k, 4k, 8k and 16k words of several shapes (one command with many file words,
-many `&&` stages, many pipes, many quoted words, one long word, a line outside the subset that is
+many `&&` stages, many pipes, many quoted words, one long word, lines outside the subset that are
 cut) through the same gate `bastion check` uses, each the first time it is seen (every memo cleared),
 and prints the best of N rounds per length with the ratio to the length before: linear is about 2x
 per doubling, quadratic 4x. The last row is a line over the size bound, which asks at once.
@@ -25,15 +25,17 @@ from bastion.grammar import MAX_LINE_WORDS
 from bastion.policy import Gate, load_settings
 
 SIZES = (1000, 2000, 4000, 8000, 16000)
-# Each line has n words as the size bound counts them (split at white space).
+# Each line has n words as the size bound counts them (bastion.grammar.MAX_LINE_WORDS: runs of
+# characters, and each operator, quote or `$` character on its own).
 SHAPES: dict[str, Callable[[int], str]] = {
     "cat many files": lambda n: "cat " + " ".join(f"f{i}" for i in range(n - 1)),
     "ls many files": lambda n: "ls -l " + " ".join(f"f{i}" for i in range(n - 2)),
-    "&& stages": lambda n: " && ".join(["ls"] * (n // 2)),
+    "&& stages": lambda n: " && ".join(["ls"] * (n // 3)),
     "| stages": lambda n: "cat f0 | " + " | ".join(["sort"] * (n // 2 - 1)),
-    "quoted words": lambda n: "grep -e x " + " ".join(f"'{i % 99}' \"{i % 99}\"" for i in range(n // 2 - 2)),
+    "quoted words": lambda n: "grep -e x " + " ".join(f"'{i % 99}' \"{i % 99}\"" for i in range(n // 6)),
     "one long word": lambda n: "echo " + "a" * (6 * n),
     "outside, cut": lambda n: "echo " + " ".join(f"w{i}" for i in range(n - 3)) + " ; ls",
+    "; commands, cut": lambda n: "ls;" * (n // 2),
 }
 # Memos that would hide the work on a line seen before (see benchmarks/decide.py).
 MEMOS = (
