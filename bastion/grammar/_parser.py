@@ -2,15 +2,28 @@
 
 from __future__ import annotations
 
+import re
 from functools import lru_cache
 
 from ._lalr import END, Unexpected
 from ._load import loaded, parser
 from ._plan import Outside, Plan, Redirect
 
-__all__ = ["parse", "parser", "prepare"]
+__all__ = ["MAX_LINE_BYTES", "MAX_LINE_WORDS", "oversized", "parse", "parser", "prepare"]
 
 _TRIM = " \t"
+# The longest line analysed. The longest lines agents really sent (the conformance corpus's) are
+# under 2,000 bytes and 400 words and operators; past these bounds a line is not parsed, cut or
+# matched at all and asks at once, so no line can make a decision slow however it is built.
+MAX_LINE_BYTES = 131_072
+MAX_LINE_WORDS = 16_384
+# What MAX_LINE_WORDS counts: runs of other characters, and each character that makes a shell
+# operator, a quote or an expansion on its own (`ls;ls;ls` is five, not one: the cut of a line
+# outside the subset spends its time per command, not per blank).
+_WORD = re.compile(r"""[;&|()<>$`'"]|[^\s;&|()<>$`'"]+""")
+# Lines up to this length are remembered once parsed (a line is decided, then re-checked before it
+# runs); a longer one is parsed each time, so the memo cannot hold much memory.
+_REMEMBERED = 4_096
 
 # What a person is told about the byte where the subset ended. This table only words the reason:
 # whether a line is in the subset is decided by the grammar alone.
@@ -116,18 +129,40 @@ def prepare() -> None:
     loaded()
 
 
+def oversized(line: str) -> str | None:
+    """Why a line is too long to be analysed (over MAX_LINE_BYTES or MAX_LINE_WORDS), or None."""
+    if len(line) <= MAX_LINE_WORDS:  # so at most that many words, and 4 bytes a character: within both
+        return None
+    size = len(line) if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
+    if size > MAX_LINE_BYTES:
+        return (f"the line is {size:,} bytes long, over the {MAX_LINE_BYTES:,} bastion analyses "
+                "(a line that long is never decided by its parts)")
+    words = len(_WORD.findall(line))
+    if words > MAX_LINE_WORDS:
+        return (f"the line has {words:,} words and operators, over the {MAX_LINE_WORDS:,} bastion "
+                "analyses (a line that long is never decided by its parts)")
+    return None
+
+
 def parse(line: str) -> Plan | Outside:
     """Parse one line. Only spaces and tabs are trimmed; the result never raises for any text."""
+    too_long = oversized(line)
+    if too_long is not None:
+        return Outside(line, 0, too_long)
     text = line.strip(_TRIM)
     if not text:
         return Outside(line, 0, "the command is empty")
-    return _parse_trimmed(text)
+    return _parse_trimmed(text) if len(text) <= _REMEMBERED else _parse_text(text)
 
 
 @lru_cache(maxsize=4096)
 def _parse_trimmed(text: str) -> Plan | Outside:
     # Plans and Outsides are frozen, so one line parsed twice (decided, then re-checked right
     # before it runs) is parsed once.
+    return _parse_text(text)
+
+
+def _parse_text(text: str) -> Plan | Outside:
     try:
         plan: Plan = loaded().parse(text)
     except Unexpected as err:

@@ -13,6 +13,7 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyzer import Analysis, Workspace, analyze
+from ..grammar import Outside, oversized
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._types import Decision, Subject, Verdict
 
@@ -92,6 +93,12 @@ class Gate:
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
             return _refuse(args, "bash call could not be evaluated: `command` must be a non-empty string")
+        too_long = oversized(command)
+        if too_long is not None:
+            # Asks at once: a line past the size bound is not parsed, cut or matched by any rule, so
+            # no line can make a decision slow, and no rule can allow it unread.
+            analysis = Analysis(command, None, Outside(command, 0, too_long))
+            return Decided(Verdict(Decision.ASK, f"asks: {too_long}"), args, (), analysis)
         analysis = analyze(command, self.ws, self.cwd, max_read_bytes=self.settings.max_read_bytes)
         subjects = tuple(bash_subjects(analysis, self.ws, self.cwd))
         verdict = self.settings.policy.decide(subjects)
