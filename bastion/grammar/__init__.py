@@ -2,7 +2,7 @@
 
 from ._load import grammar_text, parser
 from ._parser import parse, prepare
-from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
+from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word, shown
 from ._render import render, render_stage, render_word
 
 __all__ = [
@@ -19,4 +19,5 @@ __all__ = [
     "render",
     "render_stage",
     "render_word",
+    "shown",
 ]

@@ -46,7 +46,7 @@ def analysis(*results: tuple[str, bool, Check]) -> Analysis:
     [
         ("make", [Subject("bash", "make", about="the command")]),
         ("  make   test  ", [Subject("bash", "make test", about="the command")]),
-        ('echo "a b" && make', [Subject("bash", "echo a b", about="part 1 of the line"),
+        ('echo "a b" && make', [Subject("bash", "echo 'a b'", about="part 1 of the line"),
                                 Subject("bash", "make", about="part 2 of the line")]),
     ],
 )
