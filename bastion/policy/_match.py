@@ -1,6 +1,6 @@
 """Matchers: how a rule's specifier meets a subject's value, compiled once when a policy is built.
 
-Both bash commands and paths use one glob: `*` (or `**`) is any run of characters, spaces and `/`
+Both bash commands and paths use one glob: `*` (or `**`) is any run of characters, spaces, quotes and `/`
 included; a trailing `:*` means "the rest or nothing, after a word boundary" (`go test:*` matches
 `go test` and `go test ./...`, not `go testing`); `:*` alone and `*` match everything; anything
 else is literal and matched exactly, with no case folding. A shipped path pattern may start with
