@@ -2,7 +2,7 @@
 
 from ._load import grammar_text, parser
 from ._parser import MAX_LINE_BYTES, MAX_LINE_WORDS, oversized, parse, prepare
-from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
+from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word, shown
 from ._render import render, render_stage, render_word
 
 __all__ = [
@@ -22,4 +22,5 @@ __all__ = [
     "render",
     "render_stage",
     "render_word",
+    "shown",
 ]
