@@ -9,8 +9,10 @@ from pathlib import Path
 
 import pytest
 
+from bastion.agent._toolbox import Toolbox
 from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
-from bastion.analyzer import LocalWorkspace, WorkspaceError
+from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
+from bastion.policy import Layer, Policy
 
 ARGS = {
     "read": {},
@@ -186,3 +188,104 @@ def test_a_command_runs_only_in_a_directory_reached_without_links(
     else:
         with pytest.raises(WorkspaceError):
             ws.exec(["pwd"], cwd=cwd)
+
+
+# --- The walking tools below a decided path (issue 12, class 7) -----------------------------------
+# grep is decided on its path; below a directory it opens only the files a read of which the policy
+# would let run unasked. glob and ls list names (a secret's name is not its content) and never follow
+# a link out.
+
+SECRETS = {".env": "TOKEN env", "id_rsa": "TOKEN key", "secrets/x": "TOKEN nested", "deep/a/.npmrc": "TOKEN"}
+MIXED_LINKS = {"notes.txt": ".env", "outlink": "/etc/passwd", "up": "../../outside/secret"}
+
+
+@pytest.fixture
+def mixed(root: Path) -> Path:
+    """vault/: secret-looking files, a link to one, links out, and one plain file."""
+    vault = root / "vault"
+    for name, content in {**SECRETS, "plain.txt": "TOKEN plain"}.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(content + "\n")
+    for name, target in MIXED_LINKS.items():
+        os.symlink(target, vault / name)
+    return vault
+
+
+def _grep(ctx: ToolContext, policy: Policy | None = None, **args: object) -> str:
+    box = Toolbox(ctx.ws, Stamper(), ctx.max_read_bytes, policy=policy)
+    text, is_error = box.run("grep", {"pattern": "TOKEN|root:|SECRET", **args}, threading.Event())
+    assert not is_error, text
+    return text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "vault"},
+        {"path": "."},
+        {"path": "vault", "include": ".env"},
+        {"path": "vault", "include": "*"},
+        {"path": "vault", "include": "**"},
+        {"path": "vault", "include": "{.env,notes.txt,id_rsa}"},
+        {"path": "vault", "include": "secrets/*"},
+        {"path": "vault", "include": "**/.npmrc"},
+    ],
+)
+def test_grep_below_a_directory_never_opens_a_secret_a_link_to_one_or_a_link_out(
+    ctx: ToolContext, mixed: Path, args: dict[str, object]
+) -> None:
+    out = _grep(ctx, **args)
+    for content in ["TOKEN env", "TOKEN key", "TOKEN nested", ".npmrc:1:", "root:x:", ":1:SECRET"]:
+        assert content not in out
+    if not args.get("include"):
+        assert "vault/plain.txt:1:TOKEN plain" in out
+    assert "not searched: the policy asks before reading them" in out
+
+
+def test_grep_says_which_files_it_left_closed(ctx: ToolContext, mixed: Path) -> None:
+    note = _grep(ctx, path="vault").splitlines()[-1]
+    assert note.startswith("[5 file(s) not searched")
+    assert note.endswith("vault/.env, vault/deep/a/.npmrc, vault/id_rsa, vault/notes.txt, vault/secrets/x; "
+                         "grep or read one by name to be asked]")
+
+
+def test_a_rule_of_yours_that_lifts_a_secret_lets_grep_open_it_and_links_to_it(
+    ctx: ToolContext, mixed: Path
+) -> None:
+    out = _grep(ctx, Policy([Layer.user("u", allow=["read(vault/.env)"])]), path="vault")
+    assert "vault/.env:1:TOKEN env" in out and "vault/notes.txt:1:TOKEN env" in out
+    assert "TOKEN key" not in out and "[3 file(s) not searched" in out
+
+
+@pytest.mark.parametrize(
+    ("rule", "closed"),
+    [
+        ({"deny": ["grep(vault/plain.txt)"]}, "vault/plain.txt"),
+        ({"ask": ["read(vault/plain.txt)"]}, "vault/plain.txt"),
+        ({"ask": ["Read(vault/**)"]}, "vault/plain.txt"),
+        ({"deny": ["read"]}, "vault/plain.txt"),
+    ],
+)
+def test_your_ask_or_deny_rules_on_read_or_grep_keep_a_file_closed(
+    ctx: ToolContext, mixed: Path, rule: dict[str, list[str]], closed: str
+) -> None:
+    out = _grep(ctx, Policy([Layer.user("u", **rule)]), path="vault")
+    assert "TOKEN plain" not in out and closed in out.splitlines()[-1]
+
+
+def test_a_bare_ask_on_grep_is_about_the_call_and_keeps_no_file_closed(ctx: ToolContext, mixed: Path) -> None:
+    out = _grep(ctx, Policy([Layer.user("u", ask=["grep"])]), path="vault")
+    assert "vault/plain.txt:1:TOKEN plain" in out and "TOKEN env" not in out
+
+
+def test_a_file_named_by_the_path_itself_was_decided_by_the_call(ctx: ToolContext, mixed: Path) -> None:
+    assert "TOKEN env" in _grep(ctx, path="vault/.env")
+
+
+def test_glob_and_ls_list_names_but_never_follow_a_link_out(ctx: ToolContext, mixed: Path) -> None:
+    found = run(ctx, "glob", "vault", pattern="**").text.splitlines()
+    assert "vault/.env" in found and "vault/notes.txt" in found
+    assert not any(name.startswith(("vault/outlink", "vault/up")) for name in found)
+    listing = run(ctx, "ls", "vault").text.splitlines()
+    assert "outlink -> /etc/passwd" in listing and "up -> ../../outside/secret" in listing
+    assert not any("root:" in line or "SECRET" in line for line in found + listing)
