@@ -8,11 +8,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
 from bastion.agent._toolbox import Toolbox
 from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
 from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
-from bastion.policy import Layer, Policy
+from bastion.policy import Decision, Gate, Layer, Policy, Settings
 
 ARGS = {
     "read": {},
@@ -239,12 +241,12 @@ def test_grep_below_a_directory_never_opens_a_secret_a_link_to_one_or_a_link_out
         assert content not in out
     if not args.get("include"):
         assert "vault/plain.txt:1:TOKEN plain" in out
-    assert "not searched: the policy asks before reading them" in out
+    assert "not searched: the policy would not let a read of them run unasked" in out
 
 
 def test_grep_says_which_files_it_left_closed(ctx: ToolContext, mixed: Path) -> None:
     note = _grep(ctx, path="vault").splitlines()[-1]
-    assert note.startswith("[5 file(s) not searched")
+    assert note.startswith("[5 files not searched")
     assert note.endswith("vault/.env, vault/deep/a/.npmrc, vault/id_rsa, vault/notes.txt, vault/secrets/x; "
                          "grep or read one by name to be asked]")
 
@@ -254,7 +256,7 @@ def test_a_rule_of_yours_that_lifts_a_secret_lets_grep_open_it_and_links_to_it(
 ) -> None:
     out = _grep(ctx, Policy([Layer.user("u", allow=["read(vault/.env)"])]), path="vault")
     assert "vault/.env:1:TOKEN env" in out and "vault/notes.txt:1:TOKEN env" in out
-    assert "TOKEN key" not in out and "[3 file(s) not searched" in out
+    assert "TOKEN key" not in out and "[3 files not searched" in out
 
 
 @pytest.mark.parametrize(
@@ -289,3 +291,44 @@ def test_glob_and_ls_list_names_but_never_follow_a_link_out(ctx: ToolContext, mi
     listing = run(ctx, "ls", "vault").text.splitlines()
     assert "outlink -> /etc/passwd" in listing and "up -> ../../outside/secret" in listing
     assert not any("root:" in line or "SECRET" in line for line in found + listing)
+
+
+_NAMES = ["a.txt", ".env", ".env.local", "id_rsa", "k/server.pem", "k/notes.md", "secrets/x", "docs/y.md"]
+_RULES = [
+    ("allow", "read(.env)"), ("allow", "Read(k/**)"), ("allow", "grep(id_rsa)"), ("ask", "grep(docs/**)"),
+    ("deny", "read(a.txt)"), ("ask", "grep"), ("ask", "Read(secrets/**)"), ("allow", "read(*)"),
+]  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.sets(st.sampled_from(_NAMES), min_size=1),
+    links=st.dictionaries(st.sampled_from(["l1", "k/l2"]), st.sampled_from(_NAMES), max_size=2),
+    rules=st.sets(st.sampled_from(_RULES), max_size=3),
+)
+def test_grep_opens_below_its_path_only_what_the_gate_lets_a_read_or_grep_of_run_unasked(
+    tmp_path_factory: pytest.TempPathFactory,
+    files: set[str],
+    links: dict[str, str],
+    rules: set[tuple[str, str]],
+) -> None:
+    root = tmp_path_factory.mktemp("prop")
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"TOKEN {name}\n")
+    for name, target in links.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(os.path.relpath(root / target, (root / name).parent), root / name)
+    ws = LocalWorkspace(str(root))
+    lists = {kind: [text for k, text in rules if k == kind] for kind in ("allow", "ask", "deny")}
+    policy = Policy([Layer.user("u", **lists)])
+    gate = Gate(Settings(policy), ws)
+    text, _ = Toolbox(ws, Stamper(), 4096, policy=policy).run("grep", {"pattern": "TOKEN"}, threading.Event())
+    opened = {line.split(":", 1)[0] for line in text.splitlines() if ":1:TOKEN" in line}
+    for name in opened:
+        read, grep = (gate.decide(tool, {"path": name}).decision for tool in ("read", "grep"))
+        assert Decision.ALLOW in (read, grep), f"{name} opened, but read {read} and grep {grep}"
+        assert Decision.DENY not in (read, grep)
+    for name in files:  # and nothing both would allow is left closed
+        if all(gate.decide(tool, {"path": name}).decision is Decision.ALLOW for tool in ("read", "grep")):
+            assert name in opened

@@ -92,9 +92,10 @@ def _closed_note(closed: list[str]) -> str:
         return ""
     more = len(closed) - NAMED_SKIPS
     names = ", ".join(closed[:NAMED_SKIPS]) + (f" and {more} more" if more > 0 else "")
+    files = "1 file" if len(closed) == 1 else f"{len(closed)} files"
     return (
-        f"[{len(closed)} file(s) not searched: the policy asks before reading them (secret-looking names, "
-        f"links to them, or your rules): {names}; grep or read one by name to be asked]"
+        f"[{files} not searched: the policy would not let a read of them run unasked (a secret-looking "
+        f"name, a link to one, or a rule of yours): {names}; grep or read one by name to be asked]"
     )
 
 
