@@ -97,7 +97,7 @@ def _build(
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
-    tools = Toolbox(ws, stamper, settings.max_read_bytes)
+    tools = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy)
     home = bastion_home(environ)
     if args.resume:
         session, messages = Session.resume(home, args.resume, cwd)

@@ -5,9 +5,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..analyzer import Stamper, Workspace
 from ._types import ToolSpec
+
+if TYPE_CHECKING:
+    from ..policy import Policy
 
 __all__ = ["Toolbox"]
 
@@ -19,13 +23,22 @@ class Toolbox:
         stamper: Stamper,
         max_read_bytes: int,
         on_output: Callable[[str], None] | None = None,
+        policy: Policy | None = None,
     ) -> None:
+        """`policy` (the session's) says which files below a decided path grep may open; without
+        one, the shipped rules do."""
         from ..policy import redirect_targets
         from .tools import TOOLS, ToolContext
+        from .tools._readable import readable_by
 
         self._tools = TOOLS
         self._ctx = ToolContext(
-            ws, stamper, max_read_bytes, on_output=on_output, redirect_targets=redirect_targets
+            ws,
+            stamper,
+            max_read_bytes,
+            on_output=on_output,
+            redirect_targets=redirect_targets,
+            readable=readable_by(policy) if policy is not None else None,
         )
         self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
 

@@ -1,18 +1,28 @@
 """cat, head, tail, wc and grep as the first stage (they read files) and as filters after a pipe,
-with sort, uniq and cut, which are filters only."""
+with sort, uniq and cut, which are filters only.
+
+GNU sort spills an input bigger than its buffer (about 2 MB from a pipe) to temporary files in
+$TMPDIR or /tmp: a write. Its plan therefore sorts in memory up to SORT_MEMORY (`-S`) and names
+/dev/null as the only temporary directory (`-T`): a bigger input makes sort stop with "cannot
+create temporary file in '/dev/null': Not a directory" (the open fails, nothing is written)."""
 
 from __future__ import annotations
 
 import re
 
-from ..grammar import Stage
+from ..grammar import Stage, Word
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._paths import resolve
 from ._result import Check, Checker, Context
 
-__all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES"]
+__all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]
 
 MAX_FILES = 20
+# The words sort's plan runs with: at most this much memory, and a temporary directory that cannot be
+# written (only filled as the input needs it: 20 files at the default read bound, 40 MB of short
+# lines, take ~380 MB).
+SORT_MEMORY = "512M"
+SORT_IN_MEMORY = (Word("-S"), Word(SORT_MEMORY), Word("-T"), Word("/dev/null"))
 
 _FOLLOW = "tail in follow mode never ends and keeps reading whatever the file becomes"
 _TAIL_REFUSED = {
@@ -75,6 +85,8 @@ TABLES: dict[str, FlagTable] = {
         spaced={"-k": re.compile(r"[0-9.,nrb]+"), "-t": ONE_CHAR},
         refused={
             "-o": "sort -o writes its output to a file",
+            "-S": "sort -S sets the memory beyond which sort spills to temporary files (bastion sets it)",
+            "--buffer-size": "sort --buffer-size sets when sort spills to temporary files (bastion sets it)",
             "--output": "sort --output writes its output to a file",
             "-T": "sort -T writes temporary files to a directory of the caller's choice",
             "--temporary-directory": "sort --temporary-directory writes files to a chosen directory",
@@ -174,6 +186,8 @@ def _check_filter(ctx: Context, stage: Stage) -> Check:
     if files:
         return Check.refuse(f"{command} after a pipe reads standard input; the operand {files[0]!r} is a "
                             "file (or uniq's output file) that is not checked")
+    if command == "sort":
+        return Check(ok=True, words=(stage.words[0], *SORT_IN_MEMORY, *stage.args))
     return Check(ok=True)
 
 

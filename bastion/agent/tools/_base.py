@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ._readable import Readable, shipped_readable
 from ._terminal import clean
 
 __all__ = [
@@ -24,6 +25,7 @@ __all__ = [
     "file_lock",
     "flag",
     "number",
+    "readable",
     "schema",
     "text",
 ]
@@ -41,7 +43,8 @@ class ToolContext:
     a stamped call is refused), the read bound, the root-relative working directory, where a
     command's output goes as it arrives, the policy's reader of redirect targets (None: a
     line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
-    set, ends a running command's process group (Ctrl-C)."""
+    set, ends a running command's process group (Ctrl-C); `readable` is the policy's word on which
+    files below a decided path a walking tool may open (None: the shipped rules')."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -50,6 +53,7 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None
     redirect_targets: RedirectTargets | None = None
     cancel: threading.Event | None = None
+    readable: Readable | None = None
 
 
 class ToolError(Exception):
@@ -134,6 +138,11 @@ def confined(ctx: ToolContext, raw: str) -> Resolved:
     if not r.ok:
         raise ToolError(f"{raw} is outside the workspace ({r.why})")
     return r
+
+
+def readable(ctx: ToolContext) -> Readable:
+    """Which files a walk below a decided path may open: the session's policy, else the shipped rules."""
+    return ctx.readable if ctx.readable is not None else shipped_readable()
 
 
 def check_path_stamp(tool: str, args: Args, names: tuple[str, ...], ctx: ToolContext) -> None:
