@@ -2,10 +2,11 @@
 
 from ._load import grammar_text, parser
 from ._parser import parse, prepare
-from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word
+from ._plan import Operator, Outside, Pipeline, Plan, Redirect, Stage, Word
 from ._render import render, render_stage, render_word
 
 __all__ = [
+    "Operator",
     "Outside",
     "Pipeline",
     "Plan",
