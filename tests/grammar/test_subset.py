@@ -240,3 +240,18 @@ def test_arbitrary_text_never_raises(text: str) -> None:
     assert isinstance(result, (Plan, Outside))
     if isinstance(result, Plan):
         assert parse(render(result)) == result
+
+
+def test_the_plan_keeps_each_operator_and_renders_it_back() -> None:
+    plan = parse("a || b; c\n# note\nd && e # end")
+    assert isinstance(plan, Plan)
+    assert plan.operators == (Operator.OR, Operator.SEMI, Operator.NEWLINE, Operator.AND)
+    assert render(plan) == "'a' || 'b'; 'c'\n'd' && 'e'"
+    assert parse(render(plan)) == plan
+
+
+def test_a_plan_whose_operators_do_not_fit_its_pipelines_is_never_rendered() -> None:
+    plan = parse("a && b")
+    assert isinstance(plan, Plan)
+    with pytest.raises(ValueError, match="operators"):
+        render(plan._replace(operators=()))
