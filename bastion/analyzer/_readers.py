@@ -265,8 +265,8 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
         if expansion.why:
             return Check.refuse(expansion.why)
         if not expansion.matches:
-            return Check.refuse(f"the glob {word.text!r} matches nothing here: bash would pass it as it is, or "
-                                "drop it under nullglob and leave grep reading standard input")
+            return Check.refuse(f"the glob {word.text!r} matches nothing here: bash would pass it as it "
+                                "is, or drop it under nullglob and leave grep reading standard input")
         names.extend(expansion.matches)
     if not names:
         return Check.refuse("grep without a file reads standard input, which is not checked")
