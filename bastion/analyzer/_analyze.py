@@ -121,20 +121,21 @@ def _two_directories(dirs: list[str]) -> Check:
 def _probe(
     ws: Workspace, results: list[StageResult], strict: bool
 ) -> tuple[list[StageResult], str, tuple[str, ...]]:
-    """Ask git's configuration once per directory holding a governed, ok git stage. The first
-    reason marks the first ok git stage as failing, naming the key."""
-    dirs: list[str] = []
-    for r in results:
-        if r.governed and r.ok and r.check.git and r.cwd not in dirs:
-            dirs.append(r.cwd)
-    if not dirs:
-        return results, "", ()
+    """Ask git's configuration once per directory holding a governed, ok git stage, for the
+    subcommands run there. The first reason marks the first ok git stage as failing, naming the key."""
+    from ._gitkeys import subcommand
     from ._gitprobe import probe_git
 
+    dirs: dict[str, frozenset[str]] = {}
+    for r in results:
+        if r.governed and r.ok and r.check.git:
+            dirs[r.cwd] = dirs.get(r.cwd, frozenset()) | {subcommand(w.text for w in r.stage.args)}
+    if not dirs:
+        return results, "", ()
     reason = ""
-    for d in dirs:
+    for d, subcommands in dirs.items():
         try:
-            reason = probe_git(ws, d, strict=strict)
+            reason = probe_git(ws, d, strict=strict, subcommands=subcommands)
         except Exception as err:  # a probe that fails asks
             reason = f"git's configuration could not be read: {type(err).__name__}: {err}"
         if reason:
@@ -144,7 +145,7 @@ def _probe(
     out = list(results)
     for i, r in enumerate(out):
         if r.governed and r.ok and r.check.git:
-            failed = Check.refuse(f"git config runs a program: {reason}")
+            failed = Check.refuse(f"git config runs a program or reads a file the checks cannot see: {reason}")
             out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
     return out, reason, tuple(dirs)
