@@ -145,7 +145,7 @@ def _probe(
     out = list(results)
     for i, r in enumerate(out):
         if r.governed and r.ok and r.check.git:
-            failed = Check.refuse(f"git config runs a program or reads a file the checks cannot see: {reason}")
+            failed = Check.refuse(f"git config runs a program or reads what the checks cannot see: {reason}")
             out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
     return out, reason, tuple(dirs)

@@ -3,9 +3,10 @@
 git follows links inside `.git`: a `packed-refs`, `shallow`, `info/exclude`, `info/grafts`,
 `objects/info/alternates` or loose ref that is a link to `.env` or to a file outside is read, and its
 lines are printed in git's errors, by `git status` and `git rev-parse` alike; a FIFO blocks git and a
-device feeds it. So every entry of the git directory must be a regular file with no other name (a
-hard link shares another file's contents) or a directory; a `commondir`, or alternates naming other
-object directories, makes git use another repository's files.
+device feeds it. So every entry of the git directory must be a regular file or a directory, and a
+file git may print a line of has no other name (a hard link shares another file's contents); a
+`commondir`, or alternates naming other object directories, makes git use another repository's
+files.
 
 Two places are not walked entry by entry: `hooks` (git's read-only commands never read it, and the
 neutral run sets `core.hooksPath=/dev/null`), and the loose-object directories `objects/xx`, of which
@@ -16,7 +17,8 @@ such directory must itself be a directory, not a link.
 The walk opens the git directory one component at a time from `/` and each subdirectory from its
 parent's descriptor, always with O_NOFOLLOW and O_DIRECTORY: it follows no link and opens nothing but
 directories (and the alternates file, a regular file opened without blocking). Entry types come
-from the directory listing; only files outside `objects` are stat'ed, to count their names.
+from the directory listing; only files outside `objects`, `refs` and `logs` (whose files git parses
+as object names and reflog entries, printing no line of them) are stat'ed, to count their names.
 """
 
 from __future__ import annotations
@@ -105,13 +107,17 @@ class _Walk:
             os.close(fd)
         return ""
 
-    def _directory(self, fd: int, rel: str, *, top: bool = False, objects: str = "") -> None:
+    def _directory(
+        self, fd: int, rel: str, *, top: bool = False, objects: str = "", parsed: bool = False
+    ) -> None:
         """List one directory; `objects` is "objects" for a git directory's object store, "below"
-        anywhere under it. A git directory is the top one or a submodule's (one holding HEAD)."""
+        anywhere under it; `parsed` for refs and logs, whose files git reads as object names and
+        reflog entries, never printing a line of them. A git directory is the top one or a
+        submodule's (one holding HEAD)."""
         path = f"{self.gitdir}/{rel}" if rel else self.gitdir
         self.directories.append(path)
         with os.scandir(fd) as listing:
-            entries = sorted(listing, key=lambda e: e.name)
+            entries = list(listing)  # in the directory's own order, the same while it is unchanged
         self.seen += len(entries)
         if self.seen > MAX_ENTRIES:
             raise _Found(f"{self.gitdir} holds more than {MAX_ENTRIES} entries to check")
@@ -130,17 +136,18 @@ class _Walk:
                 if objects == "objects" and _FAN_OUT.fullmatch(entry.name):
                     continue  # loose objects: read only by name and checked as objects
                 below = "below" if objects else ("objects" if a_git_dir and entry.name == "objects" else "")
+                refs = parsed or (a_git_dir and entry.name in ("refs", "logs"))
                 sub = os.open(entry.name, _DIR_FLAGS, dir_fd=fd)
                 try:
-                    self._directory(sub, name, objects=below)
+                    self._directory(sub, name, objects=below, parsed=refs)
                 finally:
                     os.close(sub)
                 continue
-            if objects and entry.is_file(follow_symlinks=False):
+            if (objects or parsed) and entry.is_file(follow_symlinks=False):
                 if rel == "objects/info" and entry.name == "alternates":
                     self.watched.append(shown)
                     _alternates(fd, shown)
-                continue  # packs and object indexes: shared by hard links in local clones
+                continue  # a regular file: its other names (local clones link packs) show nothing
             st = entry.stat(follow_symlinks=False)
             if not stat.S_ISREG(st.st_mode):
                 raise _Found(f"{shown} is {_kind(st.st_mode)}: git reads only regular files there")
