@@ -223,7 +223,7 @@ def main() -> int:
             busy_cached, busy_probe = git_runs(bgate, other, max(1, a.rounds // 4))
             busy_walk, busy_spawn = walk_and_spawn(bws, other / ".git", 50)
             loose = sum(len(os.listdir(d)) for d in (other / ".git" / "objects").glob("[0-9a-f][0-9a-f]"))
-            walked = len(scan_gitdir(str(other / ".git")).directories)
+            walked = len(scan_gitdir(str(other / ".git")).read)
         finally:
             subprocess.run(["rm", "-rf", str(other)], check=True)
         config = root / "user-config.toml"  # written last: no line above lists it

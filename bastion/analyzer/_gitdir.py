@@ -37,13 +37,13 @@ _DIR_FLAGS = os.O_RDONLY | os.O_DIRECTORY | os.O_NOFOLLOW | os.O_CLOEXEC
 
 
 class GitDirScan(NamedTuple):
-    """What the walk found: the first problem ("" for none), every directory it listed (absolute,
-    in order: their identities are the fingerprint), the files whose contents matter (alternates),
-    and the submodule configs (regular files named `config` under `modules`)."""
+    """What the walk found: the first problem ("" for none), every directory it listed and every
+    file whose contents it read (alternates), each absolute with its identity taken from the open
+    descriptor before reading (the fingerprint), and the submodule configs (regular files named
+    `config` under `modules`)."""
 
     problem: str
-    directories: tuple[str, ...]
-    watched: tuple[str, ...]
+    read: tuple[tuple[str, os.stat_result], ...]
     configs: tuple[str, ...]
 
 
@@ -73,11 +73,13 @@ def _kind(mode: int) -> str:
     return "a device, which git would read"
 
 
-def _alternates(fd: int, path: str) -> None:
+def _alternates(fd: int, path: str, read: list[tuple[str, os.stat_result]]) -> None:
     """Alternates that name any object directory make git read another repository's objects."""
     afd = os.open("alternates", os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC, dir_fd=fd)
     try:
-        if not stat.S_ISREG(os.fstat(afd).st_mode):
+        st = os.fstat(afd)
+        read.append((path, st))
+        if not stat.S_ISREG(st.st_mode):
             raise _Found(f"{path} is not a regular file")
         text = os.read(afd, _ALTERNATES_LIMIT).decode("utf-8", "surrogateescape")
     finally:
@@ -92,8 +94,7 @@ def _alternates(fd: int, path: str) -> None:
 class _Walk:
     def __init__(self, gitdir: str) -> None:
         self.gitdir = gitdir.rstrip("/") or "/"
-        self.directories: list[str] = []
-        self.watched: list[str] = []
+        self.read: list[tuple[str, os.stat_result]] = []
         self.configs: list[str] = []
         self.seen = 0
 
@@ -115,7 +116,7 @@ class _Walk:
         reflog entries, never printing a line of them. A git directory is the top one or a
         submodule's (one holding HEAD)."""
         path = f"{self.gitdir}/{rel}" if rel else self.gitdir
-        self.directories.append(path)
+        self.read.append((path, os.fstat(fd)))
         with os.scandir(fd) as listing:
             entries = list(listing)  # in the directory's own order, the same while it is unchanged
         self.seen += len(entries)
@@ -145,8 +146,7 @@ class _Walk:
                 continue
             if (objects or parsed) and entry.is_file(follow_symlinks=False):
                 if rel == "objects/info" and entry.name == "alternates":
-                    self.watched.append(shown)
-                    _alternates(fd, shown)
+                    _alternates(fd, shown, self.read)
                 continue  # a regular file: its other names (local clones link packs) show nothing
             st = entry.stat(follow_symlinks=False)
             if not stat.S_ISREG(st.st_mode):
@@ -167,4 +167,4 @@ def scan_gitdir(gitdir: str) -> GitDirScan:
     is raised for the caller to turn into a reason."""
     walk = _Walk(gitdir)
     problem = walk.run()
-    return GitDirScan(problem, tuple(walk.directories), tuple(walk.watched), tuple(walk.configs))
+    return GitDirScan(problem, tuple(walk.read), tuple(walk.configs))

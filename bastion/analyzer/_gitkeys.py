@@ -116,9 +116,7 @@ _VALUE_OF: dict[str, Callable[[str], bool]] = {
     "protocol.allow": lambda v: v.lower() in _RESTRICTS,
     "protocol.*.allow": lambda v: v.lower() in _RESTRICTS,
 }
-_NEUTRALISED = frozenset(
-    key.split(".", 1)[0].lower() + "." + key.split(".", 1)[1].lower() for key, _ in NEUTRAL_GIT_CONFIG
-)
+_NEUTRALISED = frozenset(key.lower() for key, _ in NEUTRAL_GIT_CONFIG)  # their subsections are lowercase
 # git writes both into every submodule's config it checks out.
 _SUBMODULE_ONLY = frozenset({"core.worktree"})
 

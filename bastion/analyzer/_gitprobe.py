@@ -139,6 +139,10 @@ def _lstat(ws: Workspace, place: Place) -> os.stat_result:
     return ws.lstat(name) if kind == "ws" else os.lstat(name)
 
 
+def _identity(st: os.stat_result) -> str:
+    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_mode}"
+
+
 def _token(ws: Workspace, place: Place) -> str:
     try:
         st = _lstat(ws, place)
@@ -146,7 +150,7 @@ def _token(ws: Workspace, place: Place) -> str:
         return "missing"
     except OSError as err:
         return f"error {err.errno}"
-    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_mode}"
+    return _identity(st)
 
 
 def _tokens(ws: Workspace, places: tuple[Place, ...]) -> tuple[str, ...]:
@@ -160,6 +164,8 @@ class _Probe:
         self.ws = ws
         self.cwd = cwd
         self.places: list[Place] = []
+        # Identities taken as the walk of the git directory read each place: what was checked.
+        self.known: dict[Place, str] = {}
         self.where = ""
         self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
 
@@ -174,7 +180,9 @@ class _Probe:
         while nothing changes); the submodule configs it holds."""
         scan = scan_gitdir(gitdir)
         # The git directory itself is a place already (the walk up looked at it).
-        self.places.extend(("tree", path) for path in (*scan.directories[1:], *scan.watched))
+        for path, st in scan.read[1:]:
+            self.places.append(("tree", path))
+            self.known["tree", path] = _identity(st)
         if scan.problem:
             raise _Redirect(scan.problem)
         if len(scan.configs) > MAX_SUBMODULE_CONFIGS:
@@ -209,7 +217,7 @@ class _Probe:
     def _done(self, problem: str, entries: tuple[Entry, ...], cacheable: bool) -> _Snapshot:
         places = tuple(self.places)
         home = self.ws.env().get("HOME", "")
-        tokens = _tokens(self.ws, places)
+        tokens = tuple(self.known.get(p) or _token(self.ws, p) for p in places)
         return _Snapshot(places, tokens, problem, self.where, cacheable, entries, home, {})
 
     def _walk(self, abs_cwd: str) -> str:
