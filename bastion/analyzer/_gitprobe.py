@@ -41,12 +41,14 @@ _CACHE_SIZE = 256
 # outside the workspace (the repository above it, or config files git names there), or ("tree",
 # absolute path) for a directory of the git directory and the files whose contents matter there.
 Place = tuple[str, str]
+# A place's identity (device, inode, size, mtime, ctime, mode), or why there is none.
+Token = tuple[int, ...] | str
 
 
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
     places: tuple[Place, ...]
-    tokens: tuple[str, ...]
+    tokens: tuple[Token, ...]
     problem: str
     where: str
     cacheable: bool
@@ -139,11 +141,11 @@ def _lstat(ws: Workspace, place: Place) -> os.stat_result:
     return ws.lstat(name) if kind == "ws" else os.lstat(name)
 
 
-def _identity(st: os.stat_result) -> str:
-    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_mode}"
+def _identity(st: os.stat_result) -> Token:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
-def _token(ws: Workspace, place: Place) -> str:
+def _token(ws: Workspace, place: Place) -> Token:
     try:
         st = _lstat(ws, place)
     except FileNotFoundError:
@@ -153,7 +155,7 @@ def _token(ws: Workspace, place: Place) -> str:
     return _identity(st)
 
 
-def _tokens(ws: Workspace, places: tuple[Place, ...]) -> tuple[str, ...]:
+def _tokens(ws: Workspace, places: tuple[Place, ...]) -> tuple[Token, ...]:
     return tuple(_token(ws, p) for p in places)
 
 
@@ -165,7 +167,7 @@ class _Probe:
         self.cwd = cwd
         self.places: list[Place] = []
         # Identities taken as the walk of the git directory read each place: what was checked.
-        self.known: dict[Place, str] = {}
+        self.known: dict[Place, Token] = {}
         self.where = ""
         self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
 
