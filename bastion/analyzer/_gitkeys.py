@@ -117,7 +117,7 @@ _VALUE_OF: dict[str, Callable[[str], bool]] = {
     "protocol.*.allow": lambda v: v.lower() in _RESTRICTS,
 }
 _NEUTRALISED = frozenset(key.lower() for key, _ in NEUTRAL_GIT_CONFIG)  # their subsections are lowercase
-# git writes both into every submodule's config it checks out.
+# git writes core.worktree into every submodule's config it checks out.
 _SUBMODULE_ONLY = frozenset({"core.worktree"})
 
 
@@ -147,7 +147,7 @@ def _split(key: str) -> tuple[str, str, str]:
     return section.lower(), sub, variable.lower()
 
 
-def harmless(key: str, value: str | None, subcommands: frozenset[str], *, submodule: bool) -> bool:
+def _harmless(key: str, value: str | None, subcommands: frozenset[str], *, submodule: bool) -> bool:
     """Whether the key is on the allow-list for every subcommand of the line."""
     section, sub, variable = _split(key)
     if not section or not variable:
@@ -247,6 +247,6 @@ def judge_entries(
         why = bad_key(entry.key, entry.value, strict=strict or submodule, submodule=submodule)
         if why:
             return f"{whose} sets {entry.key} (in {entry.origin}): it {why}"
-        if not strict and not harmless(entry.key, entry.value, subcommands, submodule=submodule):
+        if not strict and not _harmless(entry.key, entry.value, subcommands, submodule=submodule):
             return f"{whose} sets {entry.key} (in {entry.origin}): it {_unlisted(subcommands)}"
     return ""
