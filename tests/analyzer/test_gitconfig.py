@@ -8,6 +8,8 @@ from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bastion.analyzer import (
     ExecResult,
@@ -18,6 +20,7 @@ from bastion.analyzer import (
     probe_git,
     redact_userinfo,
 )
+from bastion.analyzer._gitkeys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer._neutral import NEUTRAL_GIT_CONFIG
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
@@ -704,3 +707,47 @@ def test_alternates_written_in_place_change_the_fingerprint(tmp_path: Path) -> N
         f.write("/tmp/other/objects\n")
     assert git_fingerprint(ws, ".") != before
     assert "another directory" in probe_git(ws, ".", strict=False)
+
+
+PLAIN_HARMLESS = ["core.filemode", "user.email", "init.defaultbranch", "diff.renames", "log.date"]
+SUBSECTION_HARMLESS = ["remote.origin.url", "branch.main.merge", "submodule.lib.url"]
+
+
+def _verdict(key: str, subcommands: frozenset[str] = frozenset({"status", "log"})) -> str:
+    entry = Entry("local", "/repo/.git/config", key, "x")
+    origins = frozenset({"/repo/.git/config"})
+    return judge_entries([entry], origins, "/home/u", strict=False, subcommands=subcommands)
+
+
+def _recase(text: str, flips: list[bool]) -> str:
+    flips = flips + [False] * len(text)
+    return "".join(c.upper() if flip else c for c, flip in zip(text, flips, strict=False))
+
+
+@given(st.sampled_from(PLAIN_HARMLESS + SUBSECTION_HARMLESS), st.lists(st.booleans(), max_size=40))
+@settings(max_examples=200, deadline=None)
+def test_section_and_variable_are_read_in_any_case_as_git_does(key: str, flips: list[bool]) -> None:
+    section, _, rest = key.partition(".")
+    sub, _, variable = rest.rpartition(".")
+    recased = ".".join(p for p in (_recase(section, flips), sub, _recase(variable, flips[::-1])) if p)
+    assert _verdict(recased) == ""
+
+
+@given(st.sampled_from(PLAIN_HARMLESS), st.text(alphabet="abcXYZ.-_ ", min_size=1, max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_a_harmless_key_under_a_subsection_is_another_key_and_asks(key: str, sub: str) -> None:
+    section, _, variable = key.partition(".")
+    assert f"{section}.{sub}.{variable}" in _verdict(f"{section}.{sub}.{variable}")
+
+
+@given(
+    st.from_regex(r"[a-z][a-z0-9-]{0,11}", fullmatch=True),
+    st.from_regex(r"[a-z][a-z0-9]{0,15}", fullmatch=True),
+)
+@settings(max_examples=300, deadline=None)
+def test_a_key_off_the_list_asks_naming_itself_and_its_file(section: str, variable: str) -> None:
+    key = f"{section}.{variable}"
+    listed = key in _HARMLESS or f"{section}.*" in _HARMLESS or section in ("color", "pager", "alias")
+    if not listed and key not in _NEUTRALISED:
+        reason = _verdict(key, frozenset({"status"}))
+        assert key in reason and "/repo/.git/config" in reason
