@@ -6,7 +6,7 @@ import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
 
-from ..analyzer import Stamper, Workspace
+from ..analyzer import SECRET_PATHS, Stamper, Workspace
 from ._types import ToolSpec
 
 __all__ = ["Toolbox"]
@@ -19,13 +19,19 @@ class Toolbox:
         stamper: Stamper,
         max_read_bytes: int,
         on_output: Callable[[str], None] | None = None,
+        secrets: tuple[str, ...] = SECRET_PATHS,
     ) -> None:
         from ..policy import redirect_targets
         from .tools import TOOLS, ToolContext
 
         self._tools = TOOLS
         self._ctx = ToolContext(
-            ws, stamper, max_read_bytes, on_output=on_output, redirect_targets=redirect_targets
+            ws,
+            stamper,
+            max_read_bytes,
+            on_output=on_output,
+            redirect_targets=redirect_targets,
+            secrets=secrets,
         )
         self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
 

@@ -7,6 +7,7 @@ import functools
 from ..grammar import Outside, Pipeline, Plan, Stage, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._secrets import SECRET_PATHS
 from ._workspace import Workspace
 
 __all__ = ["GOVERNED", "analyze"]
@@ -52,8 +53,10 @@ def analyze(
     *,
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
     probe: bool = True,
+    secrets: tuple[str, ...] = SECRET_PATHS,
 ) -> Analysis:
-    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`."""
+    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`, with `secrets`
+    the secret-looking path patterns a git plan keeps out of what it prints."""
     parsed = parse(line)
     if isinstance(parsed, Outside):
         return Analysis(line, None, parsed)
@@ -68,7 +71,7 @@ def analyze(
                 auto = False
                 results.append(StageResult(stage, len(results), False, _UNGOVERNED, cwd))
                 continue
-            ctx = Context(ws, cwd, max_read_bytes, position > 0)
+            ctx = Context(ws, cwd, max_read_bytes, position > 0, secrets)
             check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
             git = git or check.git

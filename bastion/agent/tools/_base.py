@@ -8,7 +8,15 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ...analyzer import (
+    CHANGED_PATHS,
+    DEFAULT_MAX_READ_BYTES,
+    SECRET_PATHS,
+    Resolved,
+    Stamper,
+    Workspace,
+    resolve,
+)
 from ._terminal import clean
 
 __all__ = [
@@ -40,8 +48,9 @@ class ToolContext:
     """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
     a stamped call is refused), the read bound, the root-relative working directory, where a
     command's output goes as it arrives, the policy's reader of redirect targets (None: a
-    line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
-    set, ends a running command's process group (Ctrl-C)."""
+    line stamp cannot be checked, so a line-stamped call is refused), the event that, once
+    set, ends a running command's process group (Ctrl-C), and the secret-looking path patterns
+    the gate's plans exclude (a re-check with others renders another plan, which is refused)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -50,6 +59,7 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None
     redirect_targets: RedirectTargets | None = None
     cancel: threading.Event | None = None
+    secrets: tuple[str, ...] = SECRET_PATHS
 
 
 class ToolError(Exception):

@@ -1,0 +1,102 @@
+"""What an allowed git stage runs: its words made safe on their own, wherever the line runs.
+
+A plan may run in bastion's neutralised environment or be handed to another agent (a hook's
+`updatedInput`) that runs it in its own, so every git plan carries its own safety in its words:
+`env -u` for each variable that steers git, `git -c KEY=VALUE` for each neutralising key, then
+`--no-pager --no-optional-locks`. One table, `DIFF_FORMS`, says which subcommands can produce a
+diff, the flags that keep it from running a program, and when it prints file contents; a form that
+prints them gets `--` and one exclude pathspec per secret-looking pattern in force.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Sequence
+from typing import NamedTuple
+
+from ..grammar import Word
+from ._neutral import GIT_STEERING, NEUTRAL_GIT_CONFIG
+from ._secrets import git_excludes
+
+__all__ = ["DIFF_FORMS", "GIT_PREFIX", "DiffForm", "Args", "prints_contents", "plan_words"]
+
+# Before `git`: the steering variables unset; after it: the neutralising config, on the command line.
+GIT_PREFIX: tuple[str, ...] = (
+    "env",
+    *(word for name in GIT_STEERING for word in ("-u", name)),
+    "git",
+    *(word for key, value in NEUTRAL_GIT_CONFIG for word in ("-c", f"{key}={value}")),
+    "--no-pager",
+    "--no-optional-locks",
+)
+
+_NO_PROGRAMS = ("--no-ext-diff", "--no-textconv")
+# git clears GIT_CONFIG_* and `-c` for the git it runs inside a submodule or an embedded
+# repository, so the neutralising config cannot reach it and that repository's own config would
+# run: the plan tells git not to look into submodules at all.
+_NO_SUBMODULES = ("--ignore-submodules=all",)
+
+
+class DiffForm(NamedTuple):
+    """A subcommand that can produce a diff: the flags its plan always carries, and when it prints
+    file contents: "always" (diff, show), "patch" (with a flag that asks for a patch or searches
+    one), or "never"."""
+
+    flags: tuple[str, ...]
+    contents: str
+
+
+DIFF_FORMS: dict[str, DiffForm] = {
+    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always"),
+    "show": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always"),
+    "log": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "patch"),
+    "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "patch"),
+    "blame": DiffForm(_NO_PROGRAMS, "never"),
+    "status": DiffForm(_NO_SUBMODULES, "never"),
+}
+
+# Flags that print a patch (or part of one), or pick commits by what their patches contain.
+_CONTENT_FLAGS = frozenset(
+    "-p --patch -u -U --unified --word-diff --color-words --binary --check -W --function-context -S -G".split()
+)
+_CONTENT_LETTERS = frozenset("puW")
+_ATTACHED_CONTENT = re.compile(r"-U[0-9]*|-[SG].+")
+
+
+class Args(NamedTuple):
+    """A git stage's arguments after its subcommand, as the flag algorithm read them: options
+    (values kept beside their flag) in order, positionals before `--` and after it."""
+
+    options: tuple[str, ...]
+    before: tuple[str, ...]
+    after: tuple[str, ...]
+    dashdash: bool
+
+
+def prints_contents(form: DiffForm, options: Sequence[str]) -> bool:
+    if form.contents != "patch":
+        return form.contents == "always"
+    for option in options:
+        name = option.split("=", 1)[0]
+        if name in _CONTENT_FLAGS or _ATTACHED_CONTENT.fullmatch(option):
+            return True
+        if not option.startswith("--") and option.startswith("-") and _CONTENT_LETTERS & set(option[1:]):
+            return True
+    return False
+
+
+def plan_words(sub: Sequence[str], form: DiffForm | None, args: Sequence[str]) -> tuple[Word, ...]:
+    """The words of a git stage whose arguments run in their own order."""
+    flags = form.flags if form is not None else ()
+    return tuple(Word(w) for w in (*GIT_PREFIX, *sub, *flags, *args))
+
+
+def excluding_words(
+    sub: Sequence[str], form: DiffForm, args: Args, paths_at: int, secrets: Sequence[str]
+) -> tuple[Word, ...]:
+    """The words of a form that prints contents: options, revisions, `--`, the paths, then the
+    secret excludes. Without the user's `--`, the positionals from `paths_at` on are paths."""
+    revisions = args.before[:paths_at]
+    paths = (*args.before[paths_at:], *args.after)
+    words = (*GIT_PREFIX, *sub, *form.flags, *args.options, *revisions, "--", *paths, *git_excludes(secrets))
+    return tuple(Word(w) for w in words)
