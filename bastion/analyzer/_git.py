@@ -49,7 +49,7 @@ def check_git(ctx: Context, stage: Stage) -> Check:
         if rest[:1] != ["list"]:
             return Check.refuse("git stash changes the work tree unless it only lists (git stash list)")
         return _check_table(ctx, ("stash", "list"), STASH_LIST, rest[1:])
-    if sub == "status" and any(a == "--verbose" or (a[:2] != "--" and a[:1] == "-" and "v" in a) for a in rest):
+    if sub == "status" and any(a == "--verbose" or (a[:1] == "-" != a[1:2] and "v" in a) for a in rest):
         return Check.refuse(
             "git status -v prints the staged diff and runs the textconv programs a repository's config"
             " names; status has no flag to stop them"
@@ -79,10 +79,10 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
         resolved = resolve(ctx.ws, ctx.cwd, raw)
         if not resolved.ok:
             return Check.refuse(resolved.why)
-        if index < len(args.before) and not args.dashdash and paths_at == len(args.before):
-            # git reads the first name that is a file (or a pattern) and all after it as paths
-            if resolved.exists or _PATHSPEC_CHARS & set(raw):
-                paths_at = index
+        # git reads the first name that is a file (or a pattern) and all after it as paths
+        first_path = resolved.exists or bool(_PATHSPEC_CHARS & set(raw))
+        if first_path and index < len(args.before) == paths_at and not args.dashdash:
+            paths_at = index
         if spec.reads:
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:

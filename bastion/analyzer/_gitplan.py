@@ -57,8 +57,9 @@ DIFF_FORMS: dict[str, DiffForm] = {
 
 # Flags that print a patch (or part of one), or pick commits by what their patches contain.
 _CONTENT_FLAGS = frozenset(
-    "-p --patch -u -U --unified --word-diff --color-words --binary --check -W --function-context -S -G".split()
-)
+    {"-p", "--patch", "-u", "-U", "--unified", "--word-diff", "--color-words", "--binary", "--check", "-W",
+     "--function-context", "-S", "-G"}
+)  # fmt: skip
 _CONTENT_LETTERS = frozenset("puW")
 _ATTACHED_CONTENT = re.compile(r"-U[0-9]*|-[SG].+")
 

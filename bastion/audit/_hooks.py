@@ -9,11 +9,12 @@ Both agents read one JSON object on standard output, and both are only known to 
 
 So a call is decided as `bastion hook claude-code` decides it (decide_call), for a line run as
 typed (git's config probed strictly), and only a deny is passed on. An ask is no opinion (the
-agent's own approvals apply), or a deny with `strict`. An allow is no opinion too: neither agent is known to run bastion's neutralised plan
-instead of the typed line, so bastion's allow is not claimed for it. Input that cannot be read, an
-unknown tool or any error while reading it is no opinion, never an allow. Codex's apply_patch is
-no opinion, unless `strict`, where a patch whose file headers name a path bastion denies writing
-is denied (an ask there stays no opinion: every edit in a workspace asks).
+agent's own approvals apply), or a deny with `strict`. An allow is no opinion too: neither agent
+is known to run bastion's neutralised plan instead of the typed line, so bastion's allow is not
+claimed for it. Input that cannot be read, an unknown tool or any error while reading it is no
+opinion, never an allow. Codex's apply_patch is no opinion, unless `strict`, where a patch whose
+file headers name a path bastion denies writing is denied (an ask there stays no opinion: every
+edit in a workspace asks).
 """
 
 from __future__ import annotations

@@ -17,8 +17,8 @@ SECRET = "hunter2"
 
 
 def secret_repo(tmp_path: Path) -> Path:
-    files = {"a.txt": "one\n", ".env": f"TOKEN={SECRET}\n", "sub/deep/id_rsa": f"{SECRET}\n", "sub/x.txt": "x\n"}
-    repo = make_repo(tmp_path / "repo", files)
+    files = {"a.txt": "one\n", ".env": f"TOKEN={SECRET}\n", "sub/deep/id_rsa": f"{SECRET}\n"}
+    repo = make_repo(tmp_path / "repo", {**files, "sub/x.txt": "x\n"})
     write(repo, {".env": f"TOKEN={SECRET}-2\n", "sub/deep/id_rsa": f"{SECRET}-2\n", "a.txt": "two\n"})
     git(repo, "commit", "-q", "-am", "second")
     write(repo, {".env": f"TOKEN={SECRET}-3\n", "sub/deep/id_rsa": f"{SECRET}-3\n", "sub/x.txt": "y\n"})
@@ -29,8 +29,8 @@ def secret_repo(tmp_path: Path) -> Path:
 
 def typed_output(cwd: Path, line: str) -> str:
     """What the line prints run as typed, without any neutralising."""
-    done = subprocess.run(["bash", "-c", line], cwd=cwd, env=GIT_ENV, capture_output=True, text=True, check=False)
-    return done.stdout
+    argv = ["bash", "-c", line]
+    return subprocess.run(argv, cwd=cwd, env=GIT_ENV, capture_output=True, text=True, check=False).stdout
 
 
 def run_plan(root: Path, line: str, secrets: tuple[str, ...] = SECRET_PATHS) -> tuple[int | None, str]:
@@ -55,7 +55,8 @@ def pattern_names(pattern: str) -> list[str]:
 
 def embedded(tmp_path: Path) -> tuple[Path, Path]:
     """A work tree holding a modified repository of its own whose config names a spy program for
-    fsmonitor, external diffs, textconv, a clean filter, the pager, gpg and hooks; and the file the spy writes when it runs."""
+    fsmonitor, external diffs, textconv, a clean filter, the pager, gpg and hooks; and the file
+    the spy writes when it runs."""
     marker = tmp_path / "ran"
     spy = tmp_path / "spy.sh"
     spy.write_text(f'#!/bin/sh\necho "$0" >> "{marker}"\nexit 0\n')
@@ -64,7 +65,15 @@ def embedded(tmp_path: Path) -> tuple[Path, Path]:
     inner = make_repo(outer / "inner", {"b.txt": "one\n", ".gitattributes": "* diff=x filter=x\n"})
     git(outer, "add", "inner")
     git(outer, "commit", "-q", "-m", "embed")
-    for key in ("core.fsmonitor", "diff.external", "core.pager", "gpg.program", "diff.x.textconv", "filter.x.clean"):
+    programs = (
+        "core.fsmonitor",
+        "diff.external",
+        "core.pager",
+        "gpg.program",
+        "diff.x.textconv",
+        "filter.x.clean",
+    )
+    for key in programs:
         set_config(inner, key, str(spy))
     set_config(inner, "core.hooksPath", str(tmp_path))
     write(inner, {"b.txt": "two\n", "new.txt": "n\n"})

@@ -198,9 +198,9 @@ def _hostile_repo(tmp_path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
     spy = tmp_path / "spy.sh"
     spy.write_text(_SPY.format(marker=marker))
     spy.chmod(0o755)
-    repo = make_repo(tmp_path / "repo", {"a.txt": "one\n", ".env": "TOKEN=hunter2\n", ".gitattributes": "* diff=x\n"})
-    commit = git(repo, "cat-file", "commit", "HEAD")
-    signed = commit.replace("\n\n", "\ngpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n\n", 1)
+    repo = make_repo(tmp_path / "repo", {"a.txt": "one\n", ".env": "TOKEN=hunter2\n"})
+    signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n"
+    signed = git(repo, "cat-file", "commit", "HEAD").replace("\n\n", f"\n{signature}\n", 1)
     done = subprocess.run(
         ["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=repo, input=signed, text=True,
         capture_output=True, env=GIT_ENV, check=True,
@@ -233,7 +233,8 @@ def test_the_hostile_repository_runs_its_programs_and_prints_the_secret_when_typ
 ) -> None:
     repo, marker = _hostile_repo(tmp_path)
     plain = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
-    done = subprocess.run(["bash", "-c", line], cwd=repo, env=plain, capture_output=True, text=True, check=False)
+    argv = ["bash", "-c", line]
+    done = subprocess.run(argv, cwd=repo, env=plain, capture_output=True, text=True, check=False)
     assert marker.exists() and ("hunter" in done.stdout or line != "git diff")
 
 
