@@ -26,6 +26,8 @@ _ATTACHED = ("-S", "-G", "-L")
 _CONFIG_KEY = re.compile(CONFIG_KEYS, re.IGNORECASE)
 # A positional git takes as a pathspec whether or not a file has that name.
 _PATHSPEC_CHARS = frozenset("*?[\\")
+# Peeling that keeps a blob a blob (`X^{}`, `X^{blob}`, `X^{object}`).
+_BLOB_PEEL = re.compile(r"\^\{(?:|blob|object)\}")
 
 
 def check_git(ctx: Context, stage: Stage) -> Check:
@@ -75,6 +77,11 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             return Check.refuse(
                 f"{raw!r} has a ':', which names a blob, an index entry or a magic pathspec"
                 " that the path checks cannot see"
+            )
+        if _BLOB_PEEL.search(raw):
+            return Check.refuse(
+                f"{raw!r} can name a blob, whose contents git prints whatever the path checks and"
+                " secret excludes say"
             )
         resolved = resolve(ctx.ws, ctx.cwd, raw)
         if not resolved.ok:

@@ -62,6 +62,9 @@ _CONTENT_FLAGS = frozenset(
 )  # fmt: skip
 _CONTENT_LETTERS = frozenset("puW")
 _ATTACHED_CONTENT = re.compile(r"-U[0-9]*|-[SG].+")
+# A bare object name (alone, after `^`, or at either end of `..`/`...`) may name a blob, which git
+# show prints whatever the pathspec says: the plan peels it to a commit, which a blob refuses.
+_BARE_OBJECT = re.compile(r"(?<![^.^])([0-9a-fA-F]{4,64})(?![^.])")
 
 
 class Args(NamedTuple):
@@ -95,9 +98,10 @@ def plan_words(sub: Sequence[str], form: DiffForm | None, args: Sequence[str]) -
 def excluding_words(
     sub: Sequence[str], form: DiffForm, args: Args, paths_at: int, secrets: Sequence[str]
 ) -> tuple[Word, ...]:
-    """The words of a form that prints contents: options, revisions, `--`, the paths, then the
-    secret excludes. Without the user's `--`, the positionals from `paths_at` on are paths."""
-    revisions = args.before[:paths_at]
+    """The words of a form that prints contents: options, revisions (a bare object name peeled to
+    a commit), `--`, the paths, then the secret excludes. Without the user's `--`, the positionals
+    from `paths_at` on are paths."""
+    revisions = tuple(_BARE_OBJECT.sub(r"\1^{commit}", r) for r in args.before[:paths_at])
     paths = (*args.before[paths_at:], *args.after)
     words = (*GIT_PREFIX, *sub, *form.flags, *args.options, *revisions, "--", *paths, *git_excludes(secrets))
     return tuple(Word(w) for w in words)

@@ -278,6 +278,8 @@ RENDERED = [
     ("git diff HEAD~1 README.md", f"'diff' {FLAGS} 'HEAD~1' '--' 'README.md' {EXCLUDES}"),
     ("git diff HEAD -- sub", f"'diff' {FLAGS} 'HEAD' '--' 'sub' {EXCLUDES}"),
     ("git log -n 2 -p main", f"'log' {FLAGS} '-n' '2' '-p' 'main' '--' {EXCLUDES}"),
+    ("git show 1234abcd", f"'show' {FLAGS} '1234abcd^{{commit}}' '--' {EXCLUDES}"),
+    ("git diff cafe..HEAD~1", f"'diff' {FLAGS} 'cafe^{{commit}}..HEAD~1' '--' {EXCLUDES}"),
     ("git blame main.go", "'blame' '--no-ext-diff' '--no-textconv' 'main.go'"),
     ("git stash list", f"'stash' 'list' {FLAGS}"),
     ("git status", "'status' '--ignore-submodules=all'"),
