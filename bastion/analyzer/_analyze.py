@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from ..grammar import Outside, Pipeline, Plan, Stage, parse, render
+from ..grammar import Outside, Pipeline, Plan, Stage, Word, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
@@ -125,9 +125,14 @@ _render = functools.lru_cache(maxsize=4096)(render)
 
 
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
-    """The plan that runs: each stage with the words its checker chose."""
+    """The plan that runs: each stage with the words its checker chose, after the unsetting of the
+    variables that steer git when a stage is git's (the plan is safe in any environment)."""
     it = iter(results)
     pipelines = []
+    if any(r.check.git for r in results):
+        from ._gitplan import UNSET_GIT_STEERING
+
+        pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
     for pipeline in plan.pipelines:
         stages = []
         for stage in pipeline.stages:

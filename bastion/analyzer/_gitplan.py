@@ -1,8 +1,9 @@
 """What an allowed git stage runs: its words made safe on their own, wherever the line runs.
 
 A plan may run in bastion's neutralised environment or be handed to another agent (a hook's
-`updatedInput`) that runs it in its own, so every git plan carries its own safety in its words:
-`env -u` for each variable that steers git, `git -c KEY=VALUE` for each neutralising key, then
+`updatedInput`) that runs it in its own, so every git plan carries its own safety in its words: a
+line with a git stage starts with `unset -v` of each variable that steers git (a shell builtin:
+no program runs), and each git stage is `git -c KEY=VALUE` for each neutralising key, then
 `--no-pager --no-optional-locks`. One table, `DIFF_FORMS`, says which subcommands can produce a
 diff, the flags that keep it from running a program, and when it prints file contents; a form that
 prints them gets `--` and one exclude pathspec per secret-looking pattern in force.
@@ -18,12 +19,21 @@ from ..grammar import Word
 from ._neutral import GIT_STEERING, NEUTRAL_GIT_CONFIG
 from ._secrets import git_excludes
 
-__all__ = ["DIFF_FORMS", "GIT_PREFIX", "DiffForm", "Args", "prints_contents", "plan_words"]
+__all__ = [
+    "DIFF_FORMS",
+    "GIT_PREFIX",
+    "UNSET_GIT_STEERING",
+    "Args",
+    "DiffForm",
+    "excluding_words",
+    "plan_words",
+    "prints_contents",
+]
 
-# Before `git`: the steering variables unset; after it: the neutralising config, on the command line.
+# The first pipeline of a line with a git stage: the variables that steer git, unset by the shell.
+UNSET_GIT_STEERING: tuple[str, ...] = ("unset", "-v", *GIT_STEERING)
+# A git stage's first words: the neutralising config, on the command line.
 GIT_PREFIX: tuple[str, ...] = (
-    "env",
-    *(word for name in GIT_STEERING for word in ("-u", name)),
     "git",
     *(word for key, value in NEUTRAL_GIT_CONFIG for word in ("-c", f"{key}={value}")),
     "--no-pager",

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from bastion.agent.tools import STAMP, TOOLS, ToolContext
 from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, LocalWorkspace, Stamper, analyze
-from bastion.analyzer._gitplan import GIT_PREFIX
+from bastion.analyzer._gitplan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.analyzer._secrets import git_excludes, hidden_by
 from bastion.grammar import Word, render_word
 from bastion.policy import Decision, Gate, Policy, Subject, load_settings
@@ -265,7 +265,9 @@ def test_diff_log_show_and_blame_read_their_names_and_where_links_lead(
 
 
 # What every git plan starts with, and the secret excludes a form that prints contents ends with.
-PREFIX = " ".join(render_word(Word(w)) for w in GIT_PREFIX)
+PREFIX = " && ".join(
+    " ".join(render_word(Word(w)) for w in words) for words in (UNSET_GIT_STEERING, GIT_PREFIX)
+)
 EXCLUDES = " ".join(render_word(Word(e)) for e in git_excludes(SECRET_PATHS))
 FLAGS = "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all'"
 

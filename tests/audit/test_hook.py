@@ -96,7 +96,7 @@ def test_an_auto_allowed_line_that_bastion_would_rewrite_runs_as_its_plan(ws: Wo
     assert set(spec["updatedInput"]) == {"command", "description"}
     assert spec["updatedInput"]["description"] == "Recent commits with diffs"
     command = spec["updatedInput"]["command"]
-    assert command.startswith("'env' '-u' ")
+    assert command.startswith("'unset' '-v' ") and "'GIT_DIR'" in command
     assert "'-c' 'core.fsmonitor=false'" in command and "'--no-pager' '--no-optional-locks' 'log'" in command
     assert "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-3' '--' " in command
     assert "':(top,exclude,icase,glob)**/.env*'" in command
@@ -238,9 +238,19 @@ def test_the_hostile_repository_runs_its_programs_and_prints_the_secret_when_typ
     assert marker.exists() and ("hunter" in done.stdout or line != "git diff")
 
 
+def _steering(spy: str) -> dict[str, str]:
+    """Variables another agent's environment could hold that make git run a program."""
+    return {
+        "GIT_EXTERNAL_DIFF": spy, "GIT_PAGER": spy, "PAGER": spy,
+        "GIT_CONFIG_PARAMETERS": f"'core.pager'='{spy}'", "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": spy,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("steered", [False, True], ids=["plain", "steered"])
 @pytest.mark.parametrize("line", _PLAIN_FORMS)
 def test_the_plan_handed_to_claude_code_runs_nothing_of_the_repositorys_in_a_plain_environment(
-    tmp_path: pathlib.Path, line: str
+    tmp_path: pathlib.Path, line: str, steered: bool
 ) -> None:
     repo, marker = _hostile_repo(tmp_path)
     ws = LocalWorkspace(str(repo), env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
@@ -259,6 +269,8 @@ def test_the_plan_handed_to_claude_code_runs_nothing_of_the_repositorys_in_a_pla
     index = repo / ".git" / "index"
     before = (index.read_bytes(), index.stat().st_mtime_ns)
     plain = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LC_ALL": "C"}
+    if steered:
+        plain.update(_steering(str(tmp_path / "spy.sh")))
     argv = ["bash", "-c", command]
     trace = tmp_path / "trace"
     if shutil.which("strace"):
@@ -269,4 +281,4 @@ def test_the_plan_handed_to_claude_code_runs_nothing_of_the_repositorys_in_a_pla
     assert (index.read_bytes(), index.stat().st_mtime_ns) == before
     assert "hunter" not in done.stdout
     if trace.exists():
-        assert _executed(trace) <= {"bash", "env", "git"}
+        assert _executed(trace) <= {"bash", "git"}
