@@ -14,7 +14,7 @@ from collections.abc import Sequence
 
 from ..grammar import Stage
 from ._gitflags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
-from ._gitplan import DIFF_FORMS, Args, excluding_words, plan_words, prints_contents
+from ._gitplan import DIFF_FORMS, GitArgs, excluding_words, plan_words, prints_contents
 from ._paths import resolve
 from ._result import Check, Context
 from ._secrets import git_excludes, hidden_by
@@ -105,7 +105,7 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words, git=True)
 
 
-def _hides(ctx: Context, name: str, args: Args, reads: list[str]) -> str:
+def _hides(ctx: Context, name: str, args: GitArgs, reads: list[str]) -> str:
     """Why a form that prints contents cannot carry the secret excludes ("" when it can)."""
     if name == "stash list":
         return (
@@ -139,14 +139,14 @@ def _unknown(sub: str, arg: str) -> str:
     return f"git {sub} {arg} is not known to be read-only"
 
 
-def _read_args(sub: str, spec: GitSpec, args: Sequence[str]) -> tuple[str, Args]:
+def _read_args(sub: str, spec: GitSpec, args: Sequence[str]) -> tuple[str, GitArgs]:
     """The flag algorithm: why the arguments fail ("" when they pass) and the arguments read."""
     options: list[str] = []
     before: list[str] = []
     after: list[str] = []
     listing = False
     dashdash = False
-    none = Args((), (), (), False)
+    none = GitArgs((), (), (), False)
     i = 0
     while i < len(args):
         arg = args[i]
@@ -190,7 +190,7 @@ def _read_args(sub: str, spec: GitSpec, args: Sequence[str]) -> tuple[str, Args]
     if (before or after) and spec.list_flags and not listing:
         flags = " or ".join(sorted(spec.list_flags))
         return f"git {sub} with a name creates or changes it; only listing ({flags}) is read-only", none
-    return "", Args(tuple(options), tuple(before), tuple(after), dashdash)
+    return "", GitArgs(tuple(options), tuple(before), tuple(after), dashdash)
 
 
 def _combined(spec: GitSpec, arg: str) -> bool:

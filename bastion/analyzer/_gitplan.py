@@ -23,7 +23,7 @@ __all__ = [
     "DIFF_FORMS",
     "GIT_PREFIX",
     "UNSET_GIT_STEERING",
-    "Args",
+    "GitArgs",
     "DiffForm",
     "excluding_words",
     "plan_words",
@@ -77,7 +77,7 @@ _ATTACHED_CONTENT = re.compile(r"-U[0-9]*|-[SG].+")
 _BARE_OBJECT = re.compile(r"(?<![^.^])([0-9a-fA-F]{4,64})(?![^.])")
 
 
-class Args(NamedTuple):
+class GitArgs(NamedTuple):
     """A git stage's arguments after its subcommand, as the flag algorithm read them: options
     (values kept beside their flag) in order, positionals before `--` and after it."""
 
@@ -106,7 +106,7 @@ def plan_words(sub: Sequence[str], form: DiffForm | None, args: Sequence[str]) -
 
 
 def excluding_words(
-    sub: Sequence[str], form: DiffForm, args: Args, paths_at: int, secrets: Sequence[str]
+    sub: Sequence[str], form: DiffForm, args: GitArgs, paths_at: int, secrets: Sequence[str]
 ) -> tuple[Word, ...]:
     """The words of a form that prints contents: options, revisions (a bare object name peeled to
     a commit), `--`, the paths, then the secret excludes. Without the user's `--`, the positionals
