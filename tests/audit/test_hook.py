@@ -239,8 +239,10 @@ def test_the_hostile_repository_runs_its_programs_and_prints_the_secret_when_typ
 
 
 def _steering(spy: str) -> dict[str, str]:
-    """Variables another agent's environment could hold that make git run a program."""
+    """Variables another agent's environment could hold that make git run a program or write a file
+    (GIT_TRACE: the trace file, next to the spy)."""
     return {
+        "GIT_TRACE": f"{spy}.trace", "GIT_TRACE2_EVENT": f"{spy}.trace2",
         "GIT_EXTERNAL_DIFF": spy, "GIT_PAGER": spy, "PAGER": spy,
         "GIT_CONFIG_PARAMETERS": f"'core.pager'='{spy}'", "GIT_CONFIG_COUNT": "1",
         "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": spy,
@@ -278,6 +280,7 @@ def test_the_plan_handed_to_claude_code_runs_nothing_of_the_repositorys_in_a_pla
     done = subprocess.run(argv, cwd=repo, env=plain, capture_output=True, text=True, timeout=60, check=False)
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), marker.read_text()
+    assert not list(tmp_path.glob("spy.sh.trace*"))
     assert (index.read_bytes(), index.stat().st_mtime_ns) == before
     assert "hunter" not in done.stdout
     if trace.exists():
