@@ -86,15 +86,17 @@ def _print_human(result: dict[str, Any], out: TextIO) -> None:
 
 
 def _jsonl(dry: Any, stdin: TextIO, out: TextIO) -> int:
-    from .policy import PolicyError, RequestError
+    from .policy import PolicyError, RequestError, load_json
 
-    for line in stdin:
+    for number, line in enumerate(stdin, 1):
         if not line.strip():
             continue
         try:
-            result = dry.request(json.loads(line))
+            result = dry.request(load_json(line))
         except (ValueError, RequestError, PolicyError) as err:
-            result = {"error": str(err)}
+            result = {"error": f"request {number}: {err}"}
+        except Exception as err:  # one request never ends the stream
+            result = {"error": f"request {number} could not be decided: {type(err).__name__}: {err}"}
         out.write(json.dumps(result) + "\n")
         out.flush()
     return 0

@@ -5,7 +5,8 @@
 Builds a fixture workspace (files, a link, a clean git repository), then decides a fixed set of
 realistic lines through the same gate `bastion check` uses and prints p50/p99 per group (a line
 decided again, and decided the first time: every memo cleared, a fresh policy), the cost of a git
-line whose probe is cached and of one that spawns git, and the cold start of the command.
+line whose probe is cached and of one that spawns git, and the cold start of `bastion check` and
+of `bastion hook claude-code` without a config and with a user config of twenty rules of its own.
 Figures go to docs/performance.md by hand, with the machine they were taken on.
 """
 
@@ -100,15 +101,40 @@ def measure(gate: Gate, lines: list[str], rounds: int) -> list[float]:
     return times
 
 
-def cold_start(root: Path, config: str) -> list[float]:
-    """Wall time of 15 whole `bastion check` processes (from outside the checkout, so that
-    `python -m` finds the installed package, as the console script does)."""
-    cli = [sys.executable, "-m", "bastion", "check", "--config", config, "--cwd", str(root), "--", "ls -la"]
-    times = []
-    for _ in range(15):
-        start = time.perf_counter()
-        subprocess.run(cli, capture_output=True, check=False, cwd=root)
-        times.append((time.perf_counter() - start) * 1000)
+# A user config of twenty rules of its own (none of them a shipped rule): what the cold start of a
+# configured user pays for reading it.
+TWENTY_RULES = (
+    "[policy]\n"
+    'allow = ["bash(make test:*)", "bash(make lint)", "bash(npm run build:*)", "bash(npm test:*)",'
+    ' "bash(pytest -q:*)", "bash(cargo check:*)", "bash(cargo test:*)", "Edit(src/**)", "Write(docs/**)",'
+    ' "bash(go test ./...)"]\n'
+    'ask = ["bash(git push:*)", "bash(docker:*)", "Read(**/*.sqlite)", "bash(kubectl:*)"]\n'
+    'deny = ["bash(rm -rf:*)", "bash(curl:*)", "bash(wget:*)", "Read(./Finance (2024)/**)",'
+    ' "write(/etc/**)", "bash(sudo:*)"]\n'
+)
+HOOK_PAYLOAD = (
+    '{{"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": "{cwd}",'
+    ' "tool_input": {{"command": "git status"}}}}'
+)
+
+
+def cold_starts(root: Path, configs: dict[str, str], runs: int = 15) -> dict[tuple[str, str], list[float]]:
+    """Wall time of whole processes (from outside the checkout, so that `python -m` finds the
+    installed package, as the console script does): `bastion check -- 'git status'` and `bastion
+    hook claude-code` with a Bash payload, once per config, interleaved so drift hits all alike."""
+    payload = HOOK_PAYLOAD.format(cwd=root).encode()
+    kinds = {
+        "check": (lambda config: ["check", "--config", config, "--cwd", str(root), "--", "git status"], b""),
+        "hook": (lambda config: ["hook", "--config", config, "claude-code"], payload),
+    }
+    times: dict[tuple[str, str], list[float]] = {(k, c): [] for k in kinds for c in configs}
+    for _ in range(runs):
+        for kind, (args, stdin) in kinds.items():
+            for name, config in configs.items():
+                start = time.perf_counter()
+                argv = [sys.executable, "-m", "bastion", *args(config)]
+                subprocess.run(argv, input=stdin, capture_output=True, check=False, cwd=root)
+                times[(kind, name)].append((time.perf_counter() - start) * 1000)
     return times
 
 
@@ -137,17 +163,21 @@ def main() -> int:
             os.utime(root / ".git" / "config")  # a changed fingerprint: the probe runs git again
             cold_probe += measure(gate, ["git status"], 1)
         config = root / "user-config.toml"  # written last: no line above lists it
-        config.write_text('[policy]\nallow = ["bash(make test)"]\n')
-        starts = cold_start(root, os.devnull)
-        configured = cold_start(root, str(config))
+        config.write_text(TWENTY_RULES)
+        starts = cold_starts(root, {"none": os.devnull, "20 rules": str(config)})
     print(f"lines: {len(NON_GIT)} non-git, {len(GIT)} git; {a.rounds} rounds; cpus: {os.cpu_count()}")
     print(f"non-git decision:      p50 {pct(non_git, .5):8.1f} us   p99 {pct(non_git, .99):8.1f} us")
     print(f"  the first time:      p50 {pct(fresh, .5):8.1f} us   p99 {pct(fresh, .99):8.1f} us")
     print(f"git, probe cached:     p50 {pct(git_cached, .5):8.1f} us   p99 {pct(git_cached, .99):8.1f} us")
     print(f"git, probe runs git:   p50 {pct(cold_probe, .5):8.1f} us   p99 {pct(cold_probe, .99):8.1f} us")
-    print(f"cold `bastion check`:  median {statistics.median(starts):6.1f} ms   min {min(starts):6.1f} ms")
-    mid, low = statistics.median(configured), min(configured)
-    print(f"  a config with a rule: median {mid:5.1f} ms   min {low:6.1f} ms")
+    kinds = (("check", "bastion check -- 'git status'"), ("hook", "bastion hook claude-code (Bash)"))
+    for kind, what in kinds:
+        bare = statistics.median(starts[(kind, "none")])
+        for name in ("none", "20 rules"):
+            runs = starts[(kind, name)]
+            mid = statistics.median(runs)
+            print(f"cold {what}, config {name:8}: median {mid:6.1f} ms   min {min(runs):6.1f} ms"
+                  f"   x{mid / bare:.2f}")
     return 0
 
 

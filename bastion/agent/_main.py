@@ -97,13 +97,13 @@ def _build(
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
-    gate = Gate(settings, ws, stamper)
-    tools = Toolbox(ws, stamper, settings.max_read_bytes, secrets=gate.secrets)
+    tools = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy)
     home = bastion_home(environ)
     if args.resume:
         session, messages = Session.resume(home, args.resume, cwd)
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
+    gate = Gate(settings, ws, stamper)
     agent = Agent(
         model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
     )

@@ -19,7 +19,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..policy import Verdict
+from ..policy import Verdict, load_json
 from ._types import (
     Assistant,
     ConfigError,
@@ -144,9 +144,11 @@ def _events(path: str) -> list[dict[str, Any]]:
     with open(path, encoding="utf-8") as handle:
         for number, line in enumerate(handle, 1):
             try:
-                event = json.loads(line)
+                event = load_json(line)
             except json.JSONDecodeError:
                 raise ConfigError(f"{path}: line {number} is not JSON") from None
+            except ValueError as err:
+                raise ConfigError(f"{path}: line {number}: {err}") from None
             if isinstance(event, dict):
                 out.append(event)
     return out

@@ -5,9 +5,13 @@ from __future__ import annotations
 import dataclasses
 import threading
 from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
 
 from ..analyzer import SECRET_PATHS, Stamper, Workspace
 from ._types import ToolSpec
+
+if TYPE_CHECKING:
+    from ..policy import Policy
 
 __all__ = ["Toolbox"]
 
@@ -19,10 +23,13 @@ class Toolbox:
         stamper: Stamper,
         max_read_bytes: int,
         on_output: Callable[[str], None] | None = None,
-        secrets: tuple[str, ...] = SECRET_PATHS,
+        policy: Policy | None = None,
     ) -> None:
-        from ..policy import redirect_targets
+        """`policy` (the session's) says which files below a decided path grep may open and which
+        secret-looking paths git plans exclude (as the gate does); without one, the shipped rules do."""
+        from ..policy import redirect_targets, secrets_in_force
         from .tools import TOOLS, ToolContext
+        from .tools._readable import readable_by
 
         self._tools = TOOLS
         self._ctx = ToolContext(
@@ -31,7 +38,8 @@ class Toolbox:
             max_read_bytes,
             on_output=on_output,
             redirect_targets=redirect_targets,
-            secrets=secrets,
+            readable=readable_by(policy) if policy is not None else None,
+            secrets=secrets_in_force(policy) if policy is not None else SECRET_PATHS,
         )
         self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
 

@@ -11,14 +11,13 @@ one, so the conversation stays valid for the next prompt or a --resume.
 from __future__ import annotations
 
 import contextlib
-import json
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..policy import Decision, Verdict
+from ..policy import Decision, Verdict, load_json
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
 
 __all__ = ["Agent", "Answer", "Answerer", "Decided", "Events", "Gate", "Model", "RunResult", "Tools"]
@@ -116,8 +115,8 @@ class _Pending:
 
 def _parse_args(call: ToolCall) -> dict[str, object] | str:
     try:
-        value = json.loads(call.arguments or "{}")
-    except json.JSONDecodeError as err:
+        value = load_json(call.arguments or "{}")
+    except ValueError as err:
         return f"error: the arguments of this {call.name} call are not JSON ({err}); nothing was run"
     if not isinstance(value, dict):
         return f"error: the arguments of this {call.name} call are not a JSON object; nothing was run"

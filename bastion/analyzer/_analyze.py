@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import functools
 
-from ..grammar import Outside, Pipeline, Plan, Stage, Word, parse, render
+from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
@@ -63,22 +63,38 @@ def analyze(
     results: list[StageResult] = []
     auto = True
     git = rewritten = False
-    for pipeline in parsed.pipelines:
+    # Where the line may be before each pipeline: (directory, whether the last pipeline run succeeded).
+    states: frozenset[tuple[str, bool]] = frozenset({(cwd, True)})
+    for index, pipeline in enumerate(parsed.pipelines):
+        operator = parsed.operators[index - 1] if index else Operator.SEMI
+        runs = frozenset(s for s in states if _runs_after(operator, s[1]))
+        dirs = sorted({d for d, _ in runs or states})
+        here, moved = dirs[0], None
         stages = pipeline.stages
         lone_cd = len(stages) == 1 and stages[0].command == "cd"
         for position, stage in enumerate(stages):
+            if len(dirs) > 1:
+                auto = False
+                results.append(StageResult(stage, len(results), True, _two_directories(dirs), here))
+                continue
             if stage.command not in GOVERNED:
                 auto = False
-                results.append(StageResult(stage, len(results), False, _UNGOVERNED, cwd))
+                results.append(StageResult(stage, len(results), False, _UNGOVERNED, here))
                 continue
-            ctx = Context(ws, cwd, max_read_bytes, position > 0, secrets)
+            ctx = Context(ws, here, max_read_bytes, position > 0, secrets)
             check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
             git = git or check.git
             rewritten = rewritten or check.words is not None
-            results.append(StageResult(stage, len(results), True, check, cwd))
+            results.append(StageResult(stage, len(results), True, check, here))
             if lone_cd and check.ok and check.cwd is not None:
-                cwd = check.cwd
+                moved = check.cwd
+        # A cd that succeeds moves on; one that fails stays, and fails. A skipped pipeline changes nothing.
+        if moved is not None:
+            after = {(moved, True), (here, False)}
+        else:
+            after = {(d, ok) for d in dirs for ok in (True, False)}
+        states = frozenset(after) | (states - runs)
     git_reason = ""
     probed: tuple[str, ...] = ()
     if probe and git:
@@ -86,6 +102,23 @@ def analyze(
         auto = auto and not git_reason
     rendered = _render(_runnable(parsed, results) if rewritten else parsed) if auto else None
     return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
+
+
+def _runs_after(operator: Operator, succeeded: bool) -> bool:
+    """Whether bash runs the pipeline after `operator` when the last pipeline run succeeded or not
+    (a pipeline it skips leaves that status for the next operator)."""
+    if operator is Operator.AND:
+        return succeeded
+    if operator is Operator.OR:
+        return not succeeded
+    return True
+
+
+def _two_directories(dirs: list[str]) -> Check:
+    return Check.refuse(
+        f"this runs in {' or '.join(map(repr, dirs))} depending on whether an earlier cd succeeded, so "
+        "its paths cannot be judged from one directory; join cd to what it is for with &&"
+    )
 
 
 def _probe(
@@ -125,14 +158,17 @@ _render = functools.lru_cache(maxsize=4096)(render)
 
 
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
-    """The plan that runs: each stage with the words its checker chose, after the unsetting of the
-    variables that steer git when a stage is git's (the plan is safe in any environment)."""
+    """The plan that runs: each stage with the words its checker chose, joined as typed, after the
+    unsetting of the variables that steer git (`unset ... && `) when a stage is git's, so that the
+    plan is safe in any environment."""
     it = iter(results)
     pipelines = []
+    operators = plan.operators
     if any(r.check.git for r in results):
         from ._gitplan import UNSET_GIT_STEERING
 
         pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
+        operators = (Operator.AND, *operators)
     for pipeline in plan.pipelines:
         stages = []
         for stage in pipeline.stages:
@@ -140,4 +176,4 @@ def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
             words = r.check.words if r.check.words is not None else stage.words
             stages.append(Stage(words, stage.redirects))
         pipelines.append(Pipeline(tuple(stages)))
-    return Plan(tuple(pipelines))
+    return Plan(tuple(pipelines), operators)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 import contextlib
 import os
-import select
+import selectors
 import signal
 import subprocess
 import threading
@@ -110,31 +110,34 @@ def _collect(
     ended: str | None = None
     end = deadline
     exited = False
-    while True:
-        now = time.monotonic()
-        if not exited and proc.poll() is not None:
-            exited = True
-            end = min(end, now + _EXIT_GRACE)
-        if ended is None and cancel is not None and cancel.is_set():
-            end = now  # ended at once below, its last output still read for a moment
-        if now >= end:
-            if ended is not None or exited:
+    # A selector (epoll, kqueue), never select(): select() cannot wait on a descriptor numbered
+    # past 1023, and a process holding many open files gets such numbers.
+    with selectors.DefaultSelector() as selector:
+        selector.register(out, selectors.EVENT_READ)
+        while True:
+            now = time.monotonic()
+            if not exited and proc.poll() is not None:
+                exited = True
+                end = min(end, now + _EXIT_GRACE)
+            if ended is None and cancel is not None and cancel.is_set():
+                end = now  # ended at once below, its last output still read for a moment
+            if now >= end:
+                if ended is not None or exited:
+                    break
+                ended = _CANCEL if cancel is not None and cancel.is_set() else _TIMEOUT
+                _kill_group(proc)
+                end = now + _EXIT_GRACE
+                continue
+            if not selector.select(min(end - now, _POLL)):
+                continue
+            chunk = os.read(out, 65536)
+            if not chunk:
                 break
-            ended = _CANCEL if cancel is not None and cancel.is_set() else _TIMEOUT
-            _kill_group(proc)
-            end = now + _EXIT_GRACE
-            continue
-        ready, _, _ = select.select([out], [], [], min(end - now, _POLL))
-        if not ready:
-            continue
-        chunk = os.read(out, 65536)
-        if not chunk:
-            break
-        if on_output is not None:
-            on_output(chunk)
-        room = max(0, max_output - len(kept))
-        kept += chunk[:room]
-        omitted += max(0, len(chunk) - room)
+            if on_output is not None:
+                on_output(chunk)
+            room = max(0, max_output - len(kept))
+            kept += chunk[:room]
+            omitted += max(0, len(chunk) - room)
     return bytes(kept), omitted, ended
 
 

@@ -111,21 +111,34 @@ def _components(name: str) -> list[str]:
 class LocalWorkspace:
     """This machine's directory `root`, confined by descriptor walks (the os.Root idea): the root is
     opened once, when first used, and every name is reached from that descriptor, so the file tools,
-    the analyzer and the commands run all work in the directory the workspace first opened."""
+    the analyzer and the commands run all work in the directory the workspace first opened. The
+    descriptor is closed by `close` or when the workspace is dropped; a closed workspace is never
+    opened again (it might be another directory by then): using it raises WorkspaceError."""
 
     def __init__(self, root: str, env: Mapping[str, str] | None = None) -> None:
         self._root = os.path.abspath(root)
         self._real_root = os.path.realpath(self._root)
         self._env = dict(env if env is not None else {})
         self._fd: int | None = None
+        self._closer: weakref.finalize[[int], LocalWorkspace] | None = None
+        self._closed = False
 
     def _root_fd(self) -> int:
         fd = self._fd
         if fd is None:
+            if self._closed:
+                raise WorkspaceError(errno.EBADF, f"the workspace {self._root!r} was closed")
             fd = os.open(self._real_root, os.O_PATH | os.O_DIRECTORY)
-            weakref.finalize(self, os.close, fd)
+            self._closer = weakref.finalize(self, os.close, fd)
             self._fd = fd
         return fd
+
+    def close(self) -> None:
+        """Close the root's descriptor now (if it was opened); the workspace cannot be used again."""
+        self._closed = True
+        self._fd = None
+        if self._closer is not None:
+            self._closer()
 
     def __repr__(self) -> str:
         return f"LocalWorkspace({self._root!r})"

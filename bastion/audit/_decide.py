@@ -105,20 +105,22 @@ class Decider:
     def __init__(self, config: str | None, cwd: str = ".") -> None:
         self.dry = DryRun(config)
         self.cwd = os.path.abspath(cwd)
-        self._gates: dict[str, Gate | str] = {}
+        self._unusable: dict[str, str] = {}
         self._seen: dict[tuple[str, str, str], Outcome] = {}
 
     def gate(self, cwd: str, sub: str = ".") -> Gate | str:
         """The gate of a directory, or why there is none (not a directory, a bad config); `sub` is
-        where a bash line runs, relative to that directory (the workspace's root)."""
-        found = self._gates.get(cwd)
-        if found is None:
-            try:
-                found = self.dry.gate(cwd)
-            except (RequestError, PolicyError, ConfigError, OSError) as err:
-                found = str(err)
-            self._gates[cwd] = found
-        return found if isinstance(found, str) or sub == "." else Gate(found.settings, found.ws, cwd=sub)
+        where a bash line runs, relative to that directory (the workspace's root). The dry-run keeps
+        the gates (a bounded number, closing what it drops); only why a directory has none is kept here."""
+        why = self._unusable.get(cwd)
+        if why is not None:
+            return why
+        try:
+            found = self.dry.gate(cwd)
+        except (RequestError, PolicyError, ConfigError, OSError) as err:
+            self._unusable[cwd] = str(err)
+            return str(err)
+        return found if sub == "." else Gate(found.settings, found.ws, cwd=sub)
 
     def decide(self, call: Call, sub: str = ".") -> Outcome | Problem:
         cwd = os.path.join(self.cwd, call.cwd) if call.cwd else self.cwd

@@ -13,6 +13,7 @@ import shlex
 from typing import TextIO
 
 from ..analyzer import Analysis, Fact, FactError, StageResult, Workspace, plan_facts
+from ..grammar import shown
 from ..policy import Decided, Gate
 
 __all__ = ["explain"]
@@ -31,7 +32,8 @@ def _stage(r: StageResult, out: TextIO) -> None:
         out.write(f"    redirects: {' '.join(x.value for x in s.redirects)}\n")
     c = r.check
     if not r.governed:
-        out.write(f"    checker: none: {s.command} is not a command bastion governs; the rules decide it\n")
+        command = shown(s.command)
+        out.write(f"    checker: none: {command} is not a command bastion governs; the rules decide it\n")
         return
     state = (
         ("ok, runs unasked" if c.auto else "ok, but not unasked by itself") if c.ok else f"refused: {c.why}"

@@ -20,7 +20,6 @@ GOTOOLCHAIN=local, which the plan does not carry). For an agent that runs the li
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Mapping
 from dataclasses import dataclass
@@ -28,7 +27,7 @@ from typing import Any
 
 from ..analyzer import probe_git
 from ..grammar import render
-from ..policy import Decision
+from ..policy import Decision, load_json
 from ._decide import Decider, Outcome
 from ._inputs import Call
 from ._tools import CLAUDE_TOOLS, claude_call
@@ -130,7 +129,7 @@ def claude_code_hook(text: str, config: str | None, *, others: str = "pass") -> 
 
 def _decide(text: str, config: str | None, others: str) -> dict[str, Any] | None:
     try:
-        payload = json.loads(text)
+        payload = load_json(text)
     except ValueError as err:
         return _ask(f"the hook input is not JSON ({err})")
     if not isinstance(payload, dict):

@@ -19,11 +19,11 @@ edit in a workspace asks).
 
 from __future__ import annotations
 
-import json
 import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from ..policy import load_json
 from ._decide import Decider
 from ._hook import HookVerdict, decide_call, reason_text
 from ._tools import patch_files, shell_script
@@ -112,7 +112,7 @@ def _verdict(
 ) -> tuple[str, HookVerdict] | None:
     """The tool's name and the strongest verdict on its calls (deny, then ask, then allow), or None."""
     try:
-        payload = json.loads(text)
+        payload = load_json(text)
     except ValueError:
         return None
     if not isinstance(payload, dict) or payload.get("hook_event_name", event) != event:

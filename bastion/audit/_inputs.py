@@ -24,6 +24,7 @@ import re
 from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 
+from ..policy import load_json
 from ._tools import claude_call, codex_calls
 
 __all__ = ["FORMATS", "Call", "Problem", "detect", "read_calls"]
@@ -87,7 +88,7 @@ def detect(text: str) -> str:
     if lines[0].lstrip().startswith("{"):
         for line in lines:
             try:
-                kind = _json_kind(json.loads(line))
+                kind = _json_kind(load_json(line))
             except ValueError:
                 continue
             if kind is not None:
@@ -173,9 +174,12 @@ def _bastion(record: Mapping[str, object], cwd: str | None, where: str) -> Itera
             yield "a call's `name` must be a tool name"
             continue
         try:
-            args = json.loads(raw or "{}") if isinstance(raw, str) else raw
-        except ValueError:
+            args = load_json(raw or "{}") if isinstance(raw, str) else raw
+        except json.JSONDecodeError:
             yield f"the arguments of this {tool} call are not JSON"
+            continue
+        except ValueError as err:
+            yield f"the arguments of this {tool} call cannot be read: {err}"
             continue
         if not isinstance(args, dict):
             yield f"the arguments of this {tool} call are not a JSON object"
@@ -216,7 +220,7 @@ def _json_calls(name: str, text: str, fmt: str, read: _Read) -> None:
             continue
         where = f"{name}:{number}"
         try:
-            record = json.loads(line)
+            record = load_json(line)
         except ValueError as err:
             read.problems.append(Problem(where, f"not JSON: {err}"))
             continue

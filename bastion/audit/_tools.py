@@ -12,6 +12,8 @@ import posixpath
 import shlex
 from collections.abc import Mapping
 
+from ..policy import load_json
+
 __all__ = ["CLAUDE_TOOLS", "claude_call", "codex_calls", "patch_files", "pattern_escapes", "shell_script"]
 
 CLAUDE_TOOLS: dict[str, str] = {
@@ -108,9 +110,11 @@ def _arguments(item: Mapping[str, object]) -> Mapping[str, object] | str:
     raw = item.get("arguments", {})
     if isinstance(raw, str):
         try:
-            raw = json.loads(raw)
-        except ValueError:
+            raw = load_json(raw)
+        except json.JSONDecodeError:
             return f"{item.get('name')}: `arguments` is not JSON"
+        except ValueError as err:
+            return f"{item.get('name')}: `arguments` cannot be read: {err}"
     return raw if isinstance(raw, Mapping) else f"{item.get('name')}: `arguments` must be a JSON object"
 
 

@@ -117,10 +117,17 @@ class Parser:
                 taken, kept = kept, []
                 for child, how in zip(taken, children, strict=True):
                     if how == SPLICE:
-                        kept.extend(child)
+                        if kept:
+                            kept.extend(child)
+                        else:
+                            # A repetition (`x*` is a left-recursive inlined rule) grows the list it
+                            # reduced last, as lark does: copying it each time would be quadratic.
+                            kept = child
                     elif how == KEEP:
                         kept.append(child)
-            value = _Splice(kept) if build is None else build(kept)
+            if build is None and not isinstance(kept, _Splice):
+                kept = _Splice(kept)
+            value = kept if build is None else build(kept)
             action, argument = self._states[stack[-1]][origin]
             if action != SHIFT:
                 raise ValueError("the tables reduce to a rule they cannot go to")  # lark asserts this too

@@ -6,9 +6,25 @@ decision path (a plan parsed, remembered and rendered per line) feels."""
 from __future__ import annotations
 
 import enum
+import re
 from typing import NamedTuple
 
-__all__ = ["Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word"]
+__all__ = ["Operator", "Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word", "shown"]
+
+# A word bash reads as itself when written bare: the subset's unquoted run, with "~" and "^" only
+# after the first character and "~" never after "=" or ":" (where bash would expand it).
+_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-](?:[A-Za-z0-9_@%+=:,./^-]|(?<![=:])~)*")
+
+
+def shown(text: str) -> str:
+    """The literal word `text` as bash needs it written to read it back as this one word: bare when
+    it is a bare run, else single-quoted (a `'` inside written as "'"). One spelling per word, so a
+    rule matched against it cannot take one quoted word for two, nor a quoted word for a bare one."""
+    if _BARE.fullmatch(text):
+        return text
+    if text == "":
+        return "''"
+    return "\"'\"".join(f"'{run}'" if run else "" for run in text.split("'"))
 
 
 class Redirect(enum.Enum):
@@ -17,6 +33,16 @@ class Redirect(enum.Enum):
     ERR_TO_OUT = "2>&1"
     ERR_TO_NULL = "2>/dev/null"
     OUT_TO_NULL = ">/dev/null"
+
+
+class Operator(enum.Enum):
+    """What joins two pipelines: bash runs the next after `&&` if the last ran succeeded, after `||`
+    if it failed, and after `;` or a newline always."""
+
+    AND = "&&"
+    OR = "||"
+    SEMI = ";"
+    NEWLINE = "\n"
 
 
 class Word(NamedTuple):
@@ -42,8 +68,9 @@ class Stage(NamedTuple):
 
     @property
     def text(self) -> str:
-        """The words joined by single spaces: what a rule about this stage is matched against."""
-        return " ".join(w.text for w in self.words)
+        """The stage as a line bash reads back as exactly these words (each non-glob word `shown`,
+        a glob bare, single spaces between): what a rule about this stage is matched against."""
+        return " ".join(w.text if w.glob else shown(w.text) for w in self.words)
 
 
 class Pipeline(NamedTuple):
@@ -53,9 +80,11 @@ class Pipeline(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """Pipelines joined by `&&`: a whole line inside the subset."""
+    """Pipelines joined by operators: a whole line inside the subset. `operators[i]` joins
+    `pipelines[i]` to `pipelines[i + 1]`, so there is one fewer operator than pipelines."""
 
     pipelines: tuple[Pipeline, ...]
+    operators: tuple[Operator, ...] = ()
 
     @property
     def stages(self) -> tuple[Stage, ...]:

@@ -94,6 +94,8 @@ def _parse_toml(data: bytes, path: str) -> dict[str, Any]:
         raise ConfigError(f"{path}: not UTF-8 text") from None
     except tomllib.TOMLDecodeError as err:
         raise ConfigError(f"{path}: not valid TOML: {err}") from None
+    except RecursionError:  # tomllib recurses once per level of nesting
+        raise ConfigError(f"{path}: not valid TOML: arrays or tables nest too deeply") from None
 
 
 def _check_rules(section: Section, path: str, *, project: bool) -> None:

@@ -15,7 +15,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._wrappers import ASSIGNMENT
+from ._wrappers import ASSIGNMENT, joined
 
 __all__ = ["Cut", "Part", "Target", "cut"]
 
@@ -33,7 +33,8 @@ class Part:
 
     @property
     def text(self) -> str:
-        return " ".join(self.words)
+        """The words as one subject value, each word still one (`joined`)."""
+        return joined(self.words)
 
 
 @dataclass(frozen=True, slots=True)

@@ -7,8 +7,10 @@ anything: no stamp is made, since nothing will run.
 from __future__ import annotations
 
 import contextlib
+import json
 import os
 import time
+from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
@@ -19,11 +21,45 @@ from ._gate import FILE_TOOLS, Decided, Gate
 from ._rules import ConfigError
 from ._types import Decision
 
-__all__ = ["DryRun", "RequestError", "verdict_json"]
+__all__ = ["KEPT_DIRECTORIES", "MAX_JSON_DEPTH", "DryRun", "RequestError", "load_json", "verdict_json"]
+
+# How many directories' workspaces (an open descriptor each) and settings a dry-run keeps.
+KEPT_DIRECTORIES = 64
+# The deepest JSON read from a request, a hook's input, a transcript or a session file. Real ones
+# nest a dozen levels; Python's parser and everything that walks a value recurse once per level.
+MAX_JSON_DEPTH = 256
 
 
 class RequestError(ValueError):
     """A request the dry-run cannot read; the message names the part that is wrong."""
+
+
+def load_json(text: str) -> object:
+    """json.loads, with a ValueError saying so for a value that nests deeper than MAX_JSON_DEPTH
+    levels (Python's parser would raise RecursionError, or leave it to whatever walks the value)."""
+    too_deep = f"the JSON nests deeper than {MAX_JSON_DEPTH} levels"
+    try:
+        value = json.loads(text)
+    except RecursionError:
+        raise ValueError(too_deep) from None
+    if text.count("[") + text.count("{") > MAX_JSON_DEPTH and _depth_over(value, MAX_JSON_DEPTH):
+        raise ValueError(too_deep)
+    return value
+
+
+def _depth_over(value: object, limit: int) -> bool:
+    """Whether a parsed JSON value has arrays or objects nested more than `limit` levels (walked
+    without recursion)."""
+    pending: list[tuple[object, int]] = [(value, 1)]
+    while pending:
+        item, depth = pending.pop()
+        children = item.values() if isinstance(item, dict) else item if isinstance(item, list) else None
+        if children is None:
+            continue
+        if depth > limit:
+            return True
+        pending.extend((child, depth + 1) for child in children)
+    return False
 
 
 def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
@@ -46,20 +82,34 @@ def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
 
 
 class DryRun:
-    """Decides requests for any working directory; settings are loaded once per directory."""
+    """Decides requests for any working directory. The workspaces and settings of the directories
+    used last are kept (KEPT_DIRECTORIES of them); a workspace dropped from them is closed, so a
+    stream of requests in ever new directories holds a bounded number of descriptors. A gate is
+    for deciding at once: its workspace is closed once KEPT_DIRECTORIES others were used since."""
 
     def __init__(self, user_config: str | None = None) -> None:
         self.user_config = user_config
-        self._settings: dict[str, tuple[LocalWorkspace, Settings]] = {}
+        self._settings: OrderedDict[str, tuple[LocalWorkspace, Settings]] = OrderedDict()
 
     def gate(self, cwd: str) -> Gate:
         root = os.path.abspath(cwd)
-        if root not in self._settings:
+        found = self._settings.get(root)
+        if found is not None:
+            self._settings.move_to_end(root)
+        else:
             if not os.path.isdir(root):
                 raise RequestError(f"cwd {cwd!r} is not a directory")
             ws = LocalWorkspace(root)
-            self._settings[root] = (ws, load_settings(ws, self.user_config))
-        ws, settings = self._settings[root]
+            try:
+                found = (ws, load_settings(ws, self.user_config))
+            except BaseException:
+                ws.close()
+                raise
+            self._settings[root] = found
+            while len(self._settings) > KEPT_DIRECTORIES:
+                _, (dropped, _) = self._settings.popitem(last=False)
+                dropped.close()
+        ws, settings = found
         return Gate(settings, ws)
 
     def check(self, cwd: str, tool: str, args: Mapping[str, object]) -> dict[str, Any]:

@@ -13,12 +13,14 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyzer import SECRET_PATHS, Analysis, Workspace, analyze
+from ..grammar import Outside, oversized
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._types import Decision, Subject, Verdict
 
 if TYPE_CHECKING:
     from ..analyzer import Stamper
     from ._config import Settings
+    from ._engine import Policy
 
 __all__ = ["FILE_TOOLS", "STAMP_ARG", "Decided", "Gate", "secrets_in_force"]
 
@@ -54,12 +56,12 @@ def _case_variant(args: Mapping[str, object], name: str) -> str | None:
     return None
 
 
-def secrets_in_force(settings: Settings) -> tuple[str, ...]:
+def secrets_in_force(policy: Policy) -> tuple[str, ...]:
     """The secret-looking path patterns a git plan keeps out of what it prints: the shipped ones,
     unless a rule of yours lifts them for `read` on every path. git cannot put one file back into
     a diff, so a narrower lift keeps them: a lifted file named in the line asks instead, and the
     approved line runs as typed."""
-    return () if settings.policy.lifts_every_secret("read") else SECRET_PATHS
+    return () if policy.lifts_every_secret("read") else SECRET_PATHS
 
 
 class Gate:
@@ -73,7 +75,7 @@ class Gate:
         self.ws = ws
         self.stamper = stamper
         self.cwd = cwd
-        self.secrets = secrets_in_force(settings)
+        self.secrets = secrets_in_force(settings.policy)
 
     def decide(self, tool: str, args: object) -> Decided:
         if not isinstance(args, Mapping):
@@ -102,6 +104,12 @@ class Gate:
         command = args.get("command")
         if not isinstance(command, str) or not command.strip():
             return _refuse(args, "bash call could not be evaluated: `command` must be a non-empty string")
+        too_long = oversized(command)
+        if too_long is not None:
+            # Asks at once: a line past the size bound is not parsed, cut or matched by any rule, so
+            # no line can make a decision slow, and no rule can allow it unread.
+            analysis = Analysis(command, None, Outside(command, 0, too_long))
+            return Decided(Verdict(Decision.ASK, f"asks: {too_long}"), args, (), analysis)
         analysis = analyze(
             command, self.ws, self.cwd, max_read_bytes=self.settings.max_read_bytes, secrets=self.secrets
         )

@@ -1,10 +1,16 @@
 """Matchers: how a rule's specifier meets a subject's value, compiled once when a policy is built.
 
-Both bash commands and paths use one glob: `*` (or `**`) is any run of characters, spaces and `/`
+Both bash commands and paths use one glob: `*` (or `**`) is any run of characters, spaces, quotes and `/`
 included; a trailing `:*` means "the rest or nothing, after a word boundary" (`go test:*` matches
 `go test` and `go test ./...`, not `go testing`); `:*` alone and `*` match everything; anything
 else is literal and matched exactly, with no case folding. A shipped path pattern may start with
 `ci:`, which folds case on both sides.
+
+A bash command is matched as bastion writes it (each word that needs quoting single-quoted, one
+word never two), and a pattern whose first word is written for a name (it starts with a literal
+character and holds no `/`, quote or backslash) matches only a command whose first word is a name
+too: shown bare and without `/`. So `ls:*`, `ls*` and `git *` never match `'ls /../x'` (a program
+named "ls /../x", a path) nor `ls/../x` nor `/bin/ls`; `./script.sh:*` and `*` may.
 
 A matcher holds its regular expression's source and compiles it when first used: a policy builds
 one per rule (about 60 shipped), and a call meets few of them.
@@ -17,12 +23,24 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-__all__ = ["COMMAND_TOOLS", "PATH_TOOLS", "Matcher", "clean_path_pattern", "compile_glob", "matcher_for"]
+__all__ = [
+    "COMMAND_TOOLS",
+    "PATH_TOOLS",
+    "Matcher",
+    "clean_path_pattern",
+    "compile_command",
+    "compile_glob",
+    "matcher_for",
+]
 
 COMMAND_TOOLS = frozenset({"bash"})
 PATH_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
 
 _FOLD_CASE_PREFIX = "ci:"
+# What keeps a first word from being a name: in a pattern, and (with the space) in a subject.
+_NOT_A_NAME = "/'\"\\"
+# The subject's first word is a name: bare (a quoted word starts with a quote) and without `/`.
+_NAME_FIRST = rf"(?=[^ {re.escape(_NOT_A_NAME)}]+(?: |\Z))"
 
 
 class Matcher:
@@ -70,6 +88,16 @@ def compile_glob(pattern: str, *, fold_case: bool = False) -> Matcher:
     return Matcher(pattern, _glob(pattern), everything, fold_case)
 
 
+@functools.lru_cache(maxsize=4096)
+def compile_command(pattern: str) -> Matcher:
+    """The glob of a bash rule: `compile_glob`'s, held to a name for a pattern written for one."""
+    glob = compile_glob(pattern)
+    first = pattern.removesuffix(":*").split(" ", 1)[0]
+    if glob.everything or first == "" or first.startswith("*") or any(c in _NOT_A_NAME for c in first):
+        return glob
+    return Matcher(pattern, _NAME_FIRST + glob.source, False)
+
+
 def clean_path_pattern(pattern: str, roots: Sequence[str]) -> str:
     """A user's path pattern cleaned as subject paths are: `./x`, `a/../x` and an absolute path
     inside the workspace become the root-relative `x` (the root itself is `.`)."""
@@ -89,7 +117,7 @@ def matcher_for(
 ) -> Matcher | None:
     """The matcher of a rule `tool(pattern)`, or None when the tool has no matcher."""
     if tool in COMMAND_TOOLS:
-        return compile_glob(pattern)
+        return compile_command(pattern)
     if tool not in PATH_TOOLS:
         return None
     if shipped and pattern.startswith(_FOLD_CASE_PREFIX):

@@ -13,7 +13,10 @@ The grammar (a pyparsing grammar, the only description of it):
 Before the grammar runs, parentheses are counted over the whole rule, so an unbalanced one is
 reported as such whatever else is wrong (the reference engine's order of checks). The shipped
 rules are not parsed again in each process: their parse is kept as data (`_shipped.PARSED`, checked
-against the grammar by a test), so pyparsing is imported only for a rule from a config or a flag.
+against the grammar by a test). A rule of the plain shape (a tool name, then at most one specifier
+whose closing parenthesis ends the rule) is read without the grammar by `_read_plain`; a property
+test checks that it agrees with the grammar on any text, and anything else goes to the grammar, which
+words the error. So pyparsing is imported only for a rule that is not plainly valid.
 """
 
 from __future__ import annotations
@@ -93,6 +96,8 @@ def _grammar() -> pp.ParserElement:
     specifier = pp.Suppress("(") + pp.original_text_for(body)("specifier") + pp.Suppress(")")
     rule = tool("tool") + pp.Optional(specifier) + pp.StringEnd()
     rule.leave_whitespace(recursive=True)
+    # pyparsing expands tabs to spaces before parsing unless told not to: a tab in a specifier is a tab.
+    rule.parse_with_tabs()
     return rule
 
 
@@ -139,7 +144,31 @@ def parse_rule(text: str) -> Rule:
     known = PARSED.get(rule_text)
     if known is not None:
         return Rule(rule_text, *known)
-    return _parse_with_grammar(rule_text)
+    plain = _read_plain(rule_text)
+    return plain if plain is not None else _parse_with_grammar(rule_text)
+
+
+def _read_plain(rule_text: str) -> Rule | None:
+    """The rule, when `rule_text` (stripped, not empty) is plainly valid; None sends it to the grammar.
+
+    Plainly valid: a tool name of no parenthesis or ASCII whitespace and, if a "(" follows, a
+    specifier that is neither empty nor a lone "!", whose parentheses balance, and whose closing
+    parenthesis is the rule's last character; a tool-name glob takes no specifier."""
+    opened = rule_text.find("(")
+    tool = rule_text if opened < 0 else rule_text[:opened]
+    if not tool or any(c in _WHITESPACE or c == ")" for c in tool):
+        return None
+    if opened < 0:
+        return Rule(rule_text, tool, None)
+    depth = 0
+    for index in range(opened, len(rule_text)):
+        depth += {"(": 1, ")": -1}.get(rule_text[index], 0)
+        if depth == 0:
+            break
+    specifier = rule_text[opened + 1 : -1]
+    if depth != 0 or index != len(rule_text) - 1 or specifier in ("", "!") or "*" in tool:
+        return None
+    return Rule(rule_text, tool, specifier)
 
 
 def _parse_with_grammar(rule_text: str) -> Rule:

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from ..analyzer import Analysis, StageResult, Workspace, resolve, root_relative, walk
 from ._types import SENTINEL, Subject
-from ._wrappers import unwrap
+from ._wrappers import joined, unwrap
 
 if TYPE_CHECKING:
     from ._cut import Cut, Target
@@ -107,7 +107,7 @@ def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: boo
 
 def _commands_run(commands: tuple[tuple[str, ...], ...], about: str) -> list[Subject]:
     inner = f"a command {about} runs"
-    return [Subject("bash", " ".join(c), about=inner, constraint=True) for c in commands]
+    return [Subject("bash", joined(c), about=inner, constraint=True) for c in commands]
 
 
 def _wrapped(words: tuple[str, ...], about: str, ws: Workspace, cwd: str, depth: int) -> list[Subject]:

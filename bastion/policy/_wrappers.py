@@ -1,6 +1,7 @@
 """Exec wrappers: the commands a command runs for it (timeout, env, sudo, xargs, find -exec...).
 
-`unwrap` is a function of the words alone, so its answers are remembered.
+`unwrap` is a function of the words alone, so its answers are remembered. `joined` writes such
+words (or the words of a line cut) as the value of a subject, one word still one word.
 """
 
 from __future__ import annotations
@@ -9,7 +10,9 @@ import functools
 import posixpath
 import re
 
-__all__ = ["ASSIGNMENT", "unwrap"]
+from ..grammar import shown
+
+__all__ = ["ASSIGNMENT", "joined", "unwrap"]
 
 # A word bash reads as an assignment (NAME=VALUE, NAME+=VALUE, NAME[I]=VALUE).
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
@@ -38,6 +41,26 @@ _SHELLS = frozenset(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", 
 _SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _MAX_INNER = 256
+# What splits or ends a word as a person or a rule reads a subject.
+_BOUNDARY = re.compile(r"""[\s'"\\]|^#|^$""")
+_EXPANDS = re.compile(r"[$`]|[<>]\(")
+
+
+def _kept(word: str) -> str:
+    if _BOUNDARY.search(word) is None and word.isprintable():
+        return word
+    if _EXPANDS.search(word) is not None:  # shown as bash still expands it: in double quotes
+        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
+    return shown(word)
+
+
+def joined(words: tuple[str, ...]) -> str:
+    """Words as bash has them before expansion, as one subject value: a word holding whitespace, a
+    quote, a backslash or an unprintable byte (or empty, or starting with #) is quoted, so
+    `'rm -rf' x` is not `rm -rf x` (in double quotes when it holds `$`, a backtick, `<(` or `>(`,
+    which bash still expands; else as `shown`). Any other word is shown as is, so that a deny rule
+    about `~`, `$HOME` or `*` still meets the word bash will expand."""
+    return " ".join(_kept(w) for w in words)
 
 
 @functools.lru_cache(maxsize=1024)
@@ -105,7 +128,7 @@ def _find_exec(words: tuple[str, ...]) -> list[tuple[str, ...]]:
 
 
 def _strings(name: str, words: tuple[str, ...]) -> list[str]:
-    if name == "eval":
+    if name == "eval":  # eval itself joins its words with spaces and reads them as a line
         return [" ".join(words[1:])] if len(words) > 1 else []
     options = _STRING_OPTIONS.get(name, frozenset())
     found = []

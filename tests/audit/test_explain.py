@@ -43,6 +43,14 @@ def test_an_auto_allowed_pipeline_shows_stages_words_checkers_subjects_plan_and_
     assert "  git in .: the fingerprint of git's configuration files, " in text
 
 
+def test_a_quoted_command_word_is_shown_as_one_word_everywhere(ws: Workspace) -> None:
+    decision, text = _explain(ws, "'ls /../evil.sh' -l")
+    assert decision == "ask"
+    assert "  stage 1: 'ls /../evil.sh' -l   (in .)\n    words: 'ls /../evil.sh' -l\n" in text
+    assert "    checker: none: 'ls /../evil.sh' is not a command bastion governs" in text
+    assert 'bash "\'ls /../evil.sh\' -l"  (the command)' in text
+
+
 def test_a_line_outside_the_subset_points_a_caret_at_its_column(ws: Workspace) -> None:
     decision, text = _explain(ws, "make test && echo $(id) > x")
     assert decision == "ask"

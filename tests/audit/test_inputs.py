@@ -2,11 +2,22 @@
 
 from __future__ import annotations
 
+import io
+import json
+import pathlib
+
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
-from bastion.audit import detect, read_calls
+from bastion.agent._session import Session, list_sessions
+from bastion.agent._types import ConfigError, ToolCall
+from bastion.agent.loop import _parse_args
+from bastion.audit import audit_main, detect, hook_main, read_calls
+from bastion.cli import check
+from bastion.policy import MAX_JSON_DEPTH, load_json
 
-from .conftest import FIXTURES, Workspace
+from .conftest import FIXTURES, Workspace, run
 
 
 @pytest.mark.parametrize(
@@ -108,3 +119,119 @@ def test_codex_shell_calls_patches_and_the_session_cwd_are_read(ws: Workspace) -
 def test_an_unknown_format_is_refused() -> None:
     with pytest.raises(ValueError, match="unknown format"):
         read_calls("f", "x\n", "fish")
+
+
+# Class 8, bad input and load: JSON nested 100,000 levels deep (Python's parser raises RecursionError
+# on it) is a clear error naming the input, line or file at every entry point, never a traceback;
+# a stream goes on with the next line, and a hook still answers.
+
+DEEP = "[" * 100_000
+
+
+def test_json_nested_past_the_bound_is_a_value_error_saying_so() -> None:
+    past = MAX_JSON_DEPTH + 1
+    for text in (DEEP, "[" * past + "]" * past, '{"a":' * past + "1" + "}" * past):
+        with pytest.raises(ValueError, match=f"nests deeper than {MAX_JSON_DEPTH} levels"):
+            load_json(text)
+    at_the_bound = "[" * MAX_JSON_DEPTH + "]" * MAX_JSON_DEPTH
+    assert load_json(at_the_bound) == json.loads(at_the_bound)
+
+
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=5),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=3), inner, max_size=3),
+    max_leaves=30,
+)
+
+
+@given(_JSON, st.integers(min_value=0, max_value=2 * MAX_JSON_DEPTH))
+def test_json_within_the_bound_reads_as_pythons_parser_reads_it(value: object, wrap: int) -> None:
+    text = "[" * wrap + json.dumps(value) + "]" * wrap
+    depth, pending = 0, [(json.loads(text), 1)]
+    while pending:
+        item, level = pending.pop()
+        if isinstance(item, (list, dict)):
+            depth = max(depth, level)
+            pending += [(c, level + 1) for c in (item.values() if isinstance(item, dict) else item)]
+    if depth <= MAX_JSON_DEPTH:
+        assert load_json(text) == json.loads(text)
+    else:
+        with pytest.raises(ValueError, match="nests deeper"):
+            load_json(text)
+
+
+def test_check_jsonl_reports_a_deep_request_and_goes_on_with_the_next(ws: Workspace) -> None:
+    good = json.dumps({"cwd": str(ws.root), "tool": "bash", "args": {"command": "ls"}})
+    deep_args = '{"cwd": "/", "tool": "bash", "args": {"command": "ls", "x": ' + DEEP + "}}"
+    out = io.StringIO()
+    stdin = io.StringIO(f"{DEEP}\n{deep_args}\n{good}\n")
+    code = check(["--jsonl", "--config", str(ws.config)], stdin=stdin, out=out)
+    rows = [json.loads(line) for line in out.getvalue().splitlines()]
+    assert code == 0 and len(rows) == 3
+    assert rows[0] == {"error": f"request 1: the JSON nests deeper than {MAX_JSON_DEPTH} levels"}
+    assert rows[1] == {"error": f"request 2: the JSON nests deeper than {MAX_JSON_DEPTH} levels"}
+    assert rows[2]["decision"] == "allow"
+
+
+@pytest.mark.parametrize(
+    ("fmt", "record"),
+    [
+        ("jsonl", DEEP),
+        ("bastion", json.dumps({"type": "message", "message": {"role": "assistant", "calls": [
+            {"name": "bash", "arguments": DEEP}]}})),
+        ("codex", json.dumps({"type": "function_call", "name": "shell", "arguments": DEEP})),
+        ("claude", '{"type": "assistant", "message": ' + DEEP),
+    ],
+)  # fmt: skip
+def test_audit_names_the_line_of_a_deep_record_and_reads_on(ws: Workspace, fmt: str, record: str) -> None:
+    good = json.dumps({"cwd": str(ws.root), "tool": "bash", "args": {"command": "ls"}})
+    calls, problems, _ = read_calls("t.jsonl", f"{record}\n{good}\n", fmt)
+    assert [p.where for p in problems] == ["t.jsonl:1"]
+    assert f"nests deeper than {MAX_JSON_DEPTH} levels" in problems[0].message
+    deep_first = '{"a": ' + DEEP
+    assert detect(f"{deep_first}\n{good}\n") == "jsonl"  # the format is still found past a deep line
+    code, out, err = run(audit_main, ["--config", str(ws.config), "-"], stdin=f"{deep_first}\n{good}\n")
+    assert code == 1 and "<stdin>:1: error:" in out + err and "Traceback" not in out + err
+
+
+def test_the_claude_code_hook_asks_on_deep_input(ws: Workspace) -> None:
+    code, out, _ = run(hook_main, ["claude-code", "--config", str(ws.config)], stdin=DEEP)
+    answer = json.loads(out)["hookSpecificOutput"]
+    assert code == 0 and answer["permissionDecision"] == "ask"
+    assert f"nests deeper than {MAX_JSON_DEPTH} levels" in answer["permissionDecisionReason"]
+
+
+@pytest.mark.parametrize("agent", ["codex", "gemini"])
+def test_the_codex_and_gemini_hooks_answer_deep_input_as_unreadable_input(ws: Workspace, agent: str) -> None:
+    argv = [agent, "--strict", "--config", str(ws.config)]
+    assert run(hook_main, argv, stdin=DEEP) == run(hook_main, argv, stdin="not json")
+
+
+def test_a_config_nested_too_deeply_is_an_error_naming_the_file(ws: Workspace) -> None:
+    ws.config.write_text("x = " + DEEP + "\n")
+    err = io.StringIO()
+    assert check(["--config", str(ws.config), "--cwd", str(ws.root), "--", "ls"], err=err) == 2
+    assert f"{ws.config}: not valid TOML: arrays or tables nest too deeply" in err.getvalue()
+    ws.config.write_text("")
+    (ws.root / ".bastion").mkdir()
+    (ws.root / ".bastion" / "config.toml").write_text("[policy]\nallow = " + DEEP + "\n")
+    request = json.dumps({"cwd": str(ws.root), "args": {"command": "ls"}})
+    out = io.StringIO()
+    check(["--jsonl", "--config", str(ws.config)], stdin=io.StringIO(request + "\n"), out=out)
+    row = json.loads(out.getvalue())
+    assert row["decision"] == "deny" and "nest too deeply" in row["config_error"]
+
+
+def test_a_session_file_nested_too_deeply_is_an_error_naming_its_line(tmp_path: pathlib.Path) -> None:
+    store = tmp_path / "sessions"
+    store.mkdir()
+    header = json.dumps({"type": "session", "cwd": str(tmp_path), "created": "now"})
+    (store / "20260101-000000-abcdef.jsonl").write_text(f"{header}\n{DEEP}\n")
+    assert list_sessions(str(tmp_path), str(tmp_path)) == []  # a file that cannot be read is not listed
+    with pytest.raises(ConfigError, match=f"line 2: the JSON nests deeper than {MAX_JSON_DEPTH} levels"):
+        Session.resume(str(tmp_path), "20260101-000000-abcdef", str(tmp_path))
+
+
+def test_a_model_call_with_deep_arguments_is_refused_and_runs_nothing() -> None:
+    refused = _parse_args(ToolCall("c1", "bash", DEEP))
+    assert isinstance(refused, str) and "nests deeper" in refused and "nothing was run" in refused

@@ -3,9 +3,12 @@
 from __future__ import annotations
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
+from bastion.grammar import Stage, Word, shown
 from bastion.policy import SENTINEL, Decision, Layer, Policy, Subject
-from bastion.policy._match import clean_path_pattern, compile_glob
+from bastion.policy._match import clean_path_pattern, compile_command, compile_glob
 
 ROOT = "/home/me/project"
 
@@ -147,3 +150,49 @@ def test_a_tool_name_glob_in_a_deny_list_reaches_every_tool_it_names() -> None:
     policy = Policy([Layer.user("u.toml", allow=["mcp__fs__read"], deny=["mcp__*"])])
     assert policy.decide([Subject("mcp__fs__read", "")]).decision is Decision.DENY
     assert policy.decide([Subject("bash", "git status")]).decision is Decision.ALLOW
+
+
+@pytest.mark.parametrize(
+    ("pattern", "value", "matches"),
+    [
+        ("ls:*", "'ls /../evil.sh'", False),
+        ("ls*", "'ls /../evil.sh'", False),
+        ("l*", "'ls x'", False),
+        ("ls*", "ls/../evil.sh", False),
+        ("ls:*", "/bin/ls -l", False),
+        ("ls*", "lsof -i", True),
+        ("ls:*", "ls 'a b'", True),
+        ("git *", "'git status' x", False),
+        ("git status:*", "git 'status --short'", False),
+        ("cat a:*", "cat 'a b'", False),
+        ("cat *.txt", "cat 'a b.txt'", False),
+        ("cat *.txt*", "cat 'a b.txt'", True),
+        ("./evil.sh:*", "./evil.sh -x", True),
+        ("/bin/ls:*", "/bin/ls -l", True),
+        ("'ls x':*", "'ls x' -l", True),
+        ("*", "'ls /../evil.sh'", True),
+        ("* --version", "./evil.sh --version", True),
+        ("*.sh", "'ls /../evil.sh'", False),
+        ("*.sh'", "'ls /../evil.sh'", True),
+    ],
+)
+def test_a_command_rule_written_for_a_name_matches_only_a_name(
+    pattern: str, value: str, matches: bool
+) -> None:
+    assert compile_command(pattern)(value) is matches
+
+
+def test_a_rule_for_a_name_keeps_to_names_among_every_rule_of_its_list() -> None:
+    rules = ["bash(make)", "bash(ls:*)", "bash(./run.sh:*)"]
+    assert not _allowed(rules, Subject("bash", "'ls /../evil.sh'"))
+    assert _allowed(rules, Subject("bash", "ls -l")) and _allowed(rules, Subject("bash", "./run.sh x"))
+
+
+@given(st.text(min_size=1), st.lists(st.text(), max_size=3), st.sampled_from(["ls", "git", "a.b", "c++"]))
+def test_a_name_rule_with_the_boundary_matches_exactly_when_the_first_word_is_the_name(
+    first: str, rest: list[str], name: str
+) -> None:
+    value = Stage(tuple(Word(w) for w in (first, *rest))).text
+    assert compile_command(f"{name}:*")(value) is (first == name)
+    if compile_command(f"{name[0]}*")(value):
+        assert first.startswith(name[0]) and "/" not in first and shown(first) == first

@@ -11,6 +11,7 @@ from hypothesis import strategies as st
 
 from bastion.analyzer import Analysis, LocalWorkspace
 from bastion.grammar import Outside
+from bastion.policy import Decision, Layer, Policy
 from bastion.policy._subjects import bash_subjects, redirect_targets
 from bastion.policy._types import SENTINEL, Subject
 
@@ -113,18 +114,18 @@ def test_an_absolute_redirect_target_inside_the_root_is_named_relative_to_it(ws:
         ("\\rm -rf x; true", ["rm -rf x", "true"]),
         ("X=1 rm -rf x", ["rm -rf x"]),
         ('r"m" -rf x && true', ["rm -rf x", "true"]),
-        ("echo $(rm x) a", ["echo $(rm x) a", "rm x"]),
-        ("echo `rm x`", ["echo `rm x`", "rm x"]),
-        ('echo "$(rm x)"', ["echo $(rm x)", "rm x"]),
-        ("cat <(rm x)", ["cat <(rm x)", "rm x"]),
+        ("echo $(rm x) a", ['echo "$(rm x)" a', "rm x"]),
+        ("echo `rm x`", ['echo "`rm x`"', "rm x"]),
+        ('echo "$(rm x)"', ['echo "$(rm x)"', "rm x"]),
+        ("cat <(rm x)", ['cat "<(rm x)"', "rm x"]),
         ("X=$(rm x) true", ["true", "rm x"]),
-        ("echo ${v:-$(rm x)}", ["echo ${v:-$(rm x)}", "$(rm x)", "rm x"]),
+        ("echo ${v:-$(rm x)}", ['echo "${v:-$(rm x)}"', '"$(rm x)"', "rm x"]),
         ("a | b || c & d", ["a", "b", "c", "d"]),
         ("if true; then rm x; fi", ["true", "rm x"]),
         ("for i in a; do rm $i; done", ["rm $i"]),
         ("f() { rm x; }", ["rm x"]),
         ("echo x > notes", ["echo x"]),
-        ("git status $'\\'' ; touch /x #'", ["git status $'", "touch /x"]),
+        ("git status $'\\'' ; touch /x #'", ['git status "$\'"', "touch /x"]),
     ],
 )
 def test_every_simple_command_of_the_line_becomes_a_part_as_bash_reads_it(
@@ -206,3 +207,40 @@ def test_arbitrary_text_never_raises_and_starts_with_the_whole_line_sentinel(lin
     found = bash_subjects(outside(line), ws)
     assert found[0].value == S + line
     assert all(isinstance(raw, str) and isinstance(real, str) for raw, real in redirect_targets(line, ws))
+
+
+@pytest.mark.parametrize(
+    ("line", "expected"),
+    [
+        ("'rm -rf' x; true", ["'rm -rf' x", "true"]),
+        ('"ls x" ; true', ["'ls x'", "true"]),
+        ("ls' '/../x; true", ["'ls /../x'", "true"]),
+        ("echo 'a b' \"it's\" '' ; true", ["echo 'a b' 'it'\"'\"'s' ''", "true"]),
+        ("rm -rf ~ $HOME /* ; true", ["rm -rf ~ $HOME /*", "true"]),
+    ],
+)
+def test_a_part_keeps_its_word_boundaries_and_shows_what_bash_still_expands(
+    ws: LocalWorkspace, line: str, expected: list[str]
+) -> None:
+    assert parts(line, ws) == expected
+
+
+@pytest.mark.parametrize(
+    ("deny", "line", "denied"),
+    [
+        ("bash(rm -rf ~)", "rm -rf ~; true", True),
+        ("bash(rm -rf $HOME*)", "rm -rf $HOME/x; true", True),
+        ("bash(rm -rf /*)", "true; rm -rf /*", True),
+        ("bash(rm:*)", "'rm' -rf x; true", True),
+        ("bash(rm:*)", "bash -c 'true; rm x'; true", True),
+        ("bash(rm -rf:*)", "'rm -rf' x; true", False),  # a program named "rm -rf": not rm
+        ("bash(ls:*)", '"ls x" ; true', False),
+    ],
+)
+def test_a_deny_rule_meets_a_part_by_its_words(
+    ws: LocalWorkspace, deny: str, line: str, denied: bool
+) -> None:
+    policy = Policy([Layer.user("u.toml", deny=[deny])])
+    decision = policy.decide(subjects(line, ws)).decision
+    assert (decision is Decision.DENY) is denied
+    assert decision is not Decision.ALLOW

@@ -3,15 +3,19 @@
 from __future__ import annotations
 
 import os
+import shlex
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bastion.analyzer import Analysis, Check, LocalWorkspace, StageResult, analyze
 from bastion.grammar import Pipeline, Plan, Stage, Word
 from bastion.policy._subjects import bash_subjects, path_subjects
 from bastion.policy._types import SENTINEL, Subject
-from bastion.policy._wrappers import unwrap
+from bastion.policy._wrappers import joined, unwrap
+from fuzz.strategies import plans
 
 S = SENTINEL
 
@@ -46,7 +50,7 @@ def analysis(*results: tuple[str, bool, Check]) -> Analysis:
     [
         ("make", [Subject("bash", "make", about="the command")]),
         ("  make   test  ", [Subject("bash", "make test", about="the command")]),
-        ('echo "a b" && make', [Subject("bash", "echo a b", about="part 1 of the line"),
+        ('echo "a b" && make', [Subject("bash", "echo 'a b'", about="part 1 of the line"),
                                 Subject("bash", "make", about="part 2 of the line")]),
     ],
 )
@@ -223,3 +227,59 @@ def test_a_line_a_wrapper_hands_to_a_shell_is_judged_in_the_file_system_each_tim
     again = bash_subjects(analyze(line, ws, probe=False), ws)
     assert Subject("write", ".env", about="a file the line writes (log.txt)", constraint=True) in again
     assert [s for s in again if s.tool == "bash"] == [s for s in first if s.tool == "bash"]
+
+
+@settings(max_examples=200, deadline=None)
+@given(plans())
+def test_a_parsed_stage_subject_split_as_bash_would_gives_back_its_words(plan: Plan) -> None:
+    for s in plan.stages:
+        assert shlex.split(s.text) == [w.text for w in s.words]
+
+
+@given(
+    st.lists(
+        st.text(st.characters(codec="ascii", exclude_categories=["Cc"]) | st.sampled_from("\t\n")),
+        min_size=1,
+        max_size=4,
+    )
+)
+def test_any_literal_words_are_shown_so_that_bash_reads_them_back(words: list[str]) -> None:
+    assert shlex.split(Stage(tuple(Word(w) for w in words)).text) == words
+
+
+@given(st.lists(st.text(), min_size=1, max_size=4))
+def test_cut_words_are_joined_so_that_each_word_stays_one(words: list[str]) -> None:
+    assert shlex.split(joined(tuple(words))) == words
+
+
+@pytest.mark.parametrize(
+    ("line", "subject", "inner"),
+    [
+        ("'ls /../x'", "'ls /../x'", ["x"]),
+        ("'git status'", "'git status'", []),
+        ("'cat' x", "cat x", []),
+        ("env 'ls /../x'", "env 'ls /../x'", ["'ls /../x'", "x"]),
+        ("timeout 5 'ls x'", "timeout 5 'ls x'", ["'ls x'"]),
+        ("xargs 'rm -rf' x", "xargs 'rm -rf' x", ["'rm -rf' x"]),
+        ("echo 'it'\"'\"'s' '' '*' HEAD~1", "echo 'it'\"'\"'s' '' '*' HEAD~1", []),
+    ],
+)
+def test_a_quoted_word_stays_one_word_in_the_subjects(
+    ws: LocalWorkspace, line: str, subject: str, inner: list[str]
+) -> None:
+    found = bash_subjects(analyze(line, ws, probe=False), ws)
+    assert [s.value for s in found if s.tool == "bash" and not s.constraint] == [subject]
+    assert sorted(s.value for s in found if s.constraint) == sorted(inner)
+
+
+@pytest.mark.parametrize("command", ["'ls '", "' ls'", "'ls\t'", "'git status'", "./ls", "/bin/cat"])
+def test_a_command_word_that_is_not_a_governed_name_is_left_to_the_rules(
+    ws: LocalWorkspace, command: str
+) -> None:
+    a = analyze(f"{command} README.md", ws, probe=False)
+    assert not a.stages[0].governed and not a.auto
+
+
+def test_a_glob_word_is_shown_bare_and_a_quoted_star_quoted(ws: LocalWorkspace) -> None:
+    a = analyze("ls *.md '*.md'", ws, probe=False)
+    assert a.plan is not None and a.plan.stages[0].text == "ls *.md '*.md'"

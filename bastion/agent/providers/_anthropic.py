@@ -31,7 +31,7 @@ def _input_of(arguments: str) -> dict[str, Any]:
     # A call whose arguments did not parse is sent back with none: its result already says why.
     try:
         value = json.loads(arguments)
-    except json.JSONDecodeError:
+    except (json.JSONDecodeError, RecursionError):  # nested too deep: refused when it was called
         return {}
     return value if isinstance(value, dict) else {}
 
