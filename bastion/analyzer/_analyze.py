@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 
-from ..grammar import Operator, Outside, Pipeline, Plan, Stage, parse, render
+from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._secrets import SECRET_PATHS
 from ._workspace import Workspace
 
 __all__ = ["GOVERNED", "analyze"]
@@ -52,8 +53,10 @@ def analyze(
     *,
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
     probe: bool = True,
+    secrets: tuple[str, ...] = SECRET_PATHS,
 ) -> Analysis:
-    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`."""
+    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`, with `secrets`
+    the secret-looking path patterns a git plan keeps out of what it prints."""
     parsed = parse(line)
     if isinstance(parsed, Outside):
         return Analysis(line, None, parsed)
@@ -78,7 +81,7 @@ def analyze(
                 auto = False
                 results.append(StageResult(stage, len(results), False, _UNGOVERNED, here))
                 continue
-            ctx = Context(ws, here, max_read_bytes, position > 0)
+            ctx = Context(ws, here, max_read_bytes, position > 0, secrets)
             check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
             git = git or check.git
@@ -156,9 +159,17 @@ _render = functools.lru_cache(maxsize=4096)(render)
 
 
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
-    """The plan that runs: each stage with the words its checker chose, joined as typed."""
+    """The plan that runs: each stage with the words its checker chose, joined as typed, after the
+    unsetting of the variables that steer git (`unset ... && `) when a stage is git's, so that the
+    plan is safe in any environment."""
     it = iter(results)
     pipelines = []
+    operators = plan.operators
+    if any(r.check.git for r in results):
+        from ._gitplan import UNSET_GIT_STEERING
+
+        pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
+        operators = (Operator.AND, *operators)
     for pipeline in plan.pipelines:
         stages = []
         for stage in pipeline.stages:
@@ -166,4 +177,4 @@ def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
             words = r.check.words if r.check.words is not None else stage.words
             stages.append(Stage(words, stage.redirects))
         pipelines.append(Pipeline(tuple(stages)))
-    return plan._replace(pipelines=tuple(pipelines))
+    return Plan(tuple(pipelines), operators)
