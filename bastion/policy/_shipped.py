@@ -29,6 +29,10 @@ _ALLOWED_COMMANDS = (
     "git stash list:*", "git tag:*", "git describe:*", "git shortlog:*", "git config:*",
     "cat:*", "head:*", "tail:*", "wc:*", "grep:*", "sort:*", "uniq:*", "cut:*", "cd:*",
     "ls:*", "pwd",
+    # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _names.py, _words.py).
+    "sed:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
+    "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
+    "echo:*", "true:*", "false:*", "basename:*", "dirname:*", "which:*", "tr:*",
 )  # fmt: skip
 
 _ALLOWED_TOOLS = ("read", "glob", "grep", "ls")
