@@ -20,15 +20,16 @@ _TIME = re.compile(r"[A-Za-z+-]+")
 
 TABLES: dict[str, FlagTable] = {
     "realpath": FlagTable(
-        bare=frozenset({"-e", "--canonicalize-existing", "-m", "--canonicalize-missing", "-L", "--logical",
-                        "-P", "--physical", "-q", "--quiet", "-s", "--strip", "--no-symlinks", "-z", "--zero"}),
+        bare=frozenset({"-e", "--canonicalize-existing", "-m", "--canonicalize-missing", "-L",
+                        "--logical", "-P", "--physical", "-q", "--quiet", "-s", "--strip", "--no-symlinks",
+                        "-z", "--zero"}),
         letters="emLPqsz",
         attached={"--relative-to=": ANY, "--relative-base=": ANY},
     ),
     "readlink": FlagTable(
-        bare=frozenset({"-f", "--canonicalize", "-e", "--canonicalize-existing", "-m", "--canonicalize-missing",
-                        "-n", "--no-newline", "-q", "--quiet", "-s", "--silent", "-v", "--verbose", "-z",
-                        "--zero"}),
+        bare=frozenset({"-f", "--canonicalize", "-e", "--canonicalize-existing", "-m",
+                        "--canonicalize-missing", "-n", "--no-newline", "-q", "--quiet", "-s", "--silent",
+                        "-v", "--verbose", "-z", "--zero"}),
         letters="femnqsvz",
     ),
     "stat": FlagTable(
