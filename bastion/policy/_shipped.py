@@ -32,7 +32,7 @@ _ALLOWED_COMMANDS = (
     # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _names.py, _words.py).
     "sed:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
     "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
-    "echo:*", "true:*", "false:*", "basename:*", "dirname:*", "which:*", "tr:*",
+    "basename:*", "dirname:*", "which:*", "tr:*",
 )  # fmt: skip
 
 _ALLOWED_TOOLS = ("read", "glob", "grep", "ls")
