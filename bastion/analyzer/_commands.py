@@ -10,6 +10,7 @@ from ._names import NAME_COMMANDS
 from ._readers import FILE_COMMANDS, FILTER_COMMANDS
 from ._result import Checker
 from ._sed import SED_FILTER, SED_FIRST
+from ._versions import VERSION_COMMANDS
 from ._words import WORD_COMMANDS, WORD_FILTERS
 
 __all__ = ["FILTERS", "FIRST_STAGE", "check_cd"]
@@ -17,5 +18,6 @@ __all__ = ["FILTERS", "FIRST_STAGE", "check_cd"]
 FIRST_STAGE: dict[str, Checker] = {
     "ls": check_ls, "pwd": check_pwd, "go": check_go, **FILE_COMMANDS,
     **SED_FIRST, **CONTENT_READERS, **FIND_COMMANDS, **NAME_COMMANDS, **WORD_COMMANDS,
+    **VERSION_COMMANDS,
 }  # fmt: skip
 FILTERS: dict[str, Checker] = {**FILTER_COMMANDS, **SED_FILTER, **CONTENT_FILTERS, **WORD_FILTERS}

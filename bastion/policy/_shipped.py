@@ -32,6 +32,8 @@ _ALLOWED_COMMANDS = (
     # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _names.py, _words.py).
     "sed:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
     "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
+    "python3 --version", "python3 -V", "python --version", "python -V", "node --version", "node -v",
+    "ruff --version", "ruff -V", "tmux -V", "mypy --version", "mypy -V",
     "basename:*", "dirname:*", "which:*", "tr:*",
 )  # fmt: skip
 

@@ -7,8 +7,11 @@ refusal names the attack it closes in its reason; the tables say which one in wo
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import pytest
 
+from bastion.analyzer import LocalWorkspace, analyze
 from bastion.analyzer._sed import SED_FLAGS, script_prints_only
 
 from .conftest import Analyse
@@ -409,3 +412,79 @@ def test_a_command_that_only_prints_its_words_runs_unasked(run: Analyse, line: s
 @pytest.mark.parametrize(("line", "what"), WORDS_ASK, ids=[c[0] for c in WORDS_ASK])
 def test_a_printer_given_names_it_never_saw_or_a_path_asks(run: Analyse, line: str, what: str) -> None:
     _asks(run, line, what)
+
+
+# --- X --version -----------------------------------------------------------------------------------
+
+_ELF = b"\x7fELF\x02\x01\x01\x00"
+
+
+def _programs(directory: Path, programs: dict[str, bytes]) -> str:
+    directory.mkdir(parents=True, exist_ok=True)
+    for name, head in programs.items():
+        path = directory / name
+        path.write_bytes(head + b"\n")
+        path.chmod(0o755)
+    return str(directory)
+
+
+@pytest.fixture
+def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A PATH of one directory outside the workspace: binaries, a shim script and an entry point."""
+    bin_dir = _programs(tmp_path / "bin", {
+        "node": _ELF, "ruff": _ELF, "tmux": _ELF, "python": _ELF,
+        "python3": b"#!/usr/bin/env bash\nexec pyenv exec python3",  # a version manager's shim
+        "mypy": b"#!/opt/py/bin/python3.12\nimport mypy",
+    })  # fmt: skip
+    monkeypatch.setenv("PATH", bin_dir)
+    return tmp_path / "bin"
+
+
+@pytest.mark.parametrize("line", ["node --version", "node -v", "ruff --version", "ruff -V", "tmux -V",
+                                  "python --version", "python -V", "mypy --version", "mypy -V"])
+def test_a_version_query_of_a_known_toolchain_runs_unasked(run: Analyse, tools: Path, line: str) -> None:
+    a = run(line)
+    assert a.auto, [s.why for s in a.stages]
+
+
+@pytest.mark.parametrize(
+    ("line", "what"),
+    [
+        ("python3 --version", "a shim script runs a version manager, which reads the project's settings"),
+        ("node --version --v8-options", "more words than the query"),
+        ("node --version x.js", "a script after the query"),
+        ("tmux --version", "a word that is not tmux's query"),
+        ("node -e 1", "runs code"),
+        ("python -c 1", "runs code"),
+        ("mypy .", "runs the checker on the project"),
+    ],
+)
+def test_anything_but_a_plain_version_query_is_not_run_unasked(
+    run: Analyse, tools: Path, line: str, what: str
+) -> None:
+    assert not run(line).auto, what
+
+
+def test_a_version_query_of_a_program_inside_the_workspace_asks(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A project's own venv (or a planted `bin/node`) on PATH is the project's code."""
+    monkeypatch.setenv("PATH", _programs(tmp_path / "bin", {"node": _ELF}))
+    a = analyze("node --version", LocalWorkspace(str(tmp_path)))
+    assert not a.auto
+    assert "inside the working directory" in a.stages[0].why
+
+
+@pytest.mark.parametrize("path", ["bin", ".", ""])
+def test_a_version_query_with_a_relative_path_entry_asks(
+    run: Analyse, tools: Path, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    monkeypatch.setenv("PATH", f"{path}:{tools}")
+    _asks(run, "node --version", "which node runs depends on the directory")
+
+
+def test_pytest_is_not_in_the_version_table() -> None:
+    """pytest --version imports conftest.py and plugins: project code."""
+    from bastion.analyzer._versions import VERSION_QUERIES
+
+    assert "pytest" not in VERSION_QUERIES and "pip" not in VERSION_QUERIES
