@@ -13,7 +13,6 @@ from __future__ import annotations
 
 import os
 import re
-import shutil
 from typing import NamedTuple
 
 from ..grammar import Stage
@@ -49,7 +48,8 @@ def _program_why(ctx: Context, command: str, query: Query) -> str:
     if any(not entry.startswith("/") for entry in path.split(os.pathsep)):
         return (f"PATH has a relative entry, so which {command} runs depends on the directory; it could be "
                 "the project's own")
-    found = shutil.which(command, path=path)
+    found = next((p for p in (os.path.join(e, command) for e in path.split(os.pathsep))
+                  if os.path.isfile(p) and os.access(p, os.X_OK)), None)
     if found is None:
         return f"{command} is not on PATH"
     real = os.path.realpath(found)
