@@ -442,9 +442,15 @@ def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
 
 @pytest.mark.parametrize("line", ["node --version", "node -v", "ruff --version", "ruff -V", "tmux -V",
                                   "python --version", "python -V", "mypy --version", "mypy -V"])
-def test_a_version_query_of_a_known_toolchain_runs_unasked(run: Analyse, tools: Path, line: str) -> None:
+def test_a_version_query_of_a_known_toolchain_runs_the_program_checked(
+    run: Analyse, tools: Path, line: str
+) -> None:
+    """The plan names the program by the path that was checked: a shell with another PATH (a venv
+    inside the project activated by the hook's caller) runs the same one."""
     a = run(line)
     assert a.auto, [s.why for s in a.stages]
+    command, query = line.split()
+    assert a.rendered == f"'{tools}/{command}' '{query}'"
 
 
 @pytest.mark.parametrize(
