@@ -10,6 +10,8 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from bastion.analyzer import LocalWorkspace, analyze
 from bastion.analyzer._sed import SED_FLAGS, script_prints_only
@@ -127,6 +129,25 @@ def test_the_sed_script_grammar_builds_strict() -> None:
 def test_no_sed_command_that_writes_reads_or_runs_is_in_the_grammar(command: str) -> None:
     for script in (f"{command} x", f"1{command}", f"1,2{command} /tmp/x", f"/a/{{{command} x}}"):
         assert not script_prints_only(script), script
+
+
+@settings(max_examples=400, deadline=None)
+@given(st.one_of(st.from_regex(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p(?:;(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p)*",
+                               fullmatch=True),
+                 st.text(alphabet="0123456789,$p;wqe /\n", max_size=14)))
+def test_the_line_print_shortcut_accepts_only_sentences_of_the_grammar(script: str) -> None:
+    from bastion.analyzer import _sed
+
+    if _sed._LINE_PRINTS.fullmatch(script):
+        _sed._parser().parse(script)  # raises if the grammar does not accept it
+
+
+@pytest.mark.parametrize("script", ["1,5p", "$p", "10p;20,$p", "3p"])
+def test_the_line_print_shortcut_covers_the_common_scripts(script: str) -> None:
+    from bastion.analyzer import _sed
+
+    assert _sed._LINE_PRINTS.fullmatch(script)
+    _sed._parser().parse(script)
 
 
 def test_sed_has_no_flag_that_takes_a_file() -> None:
