@@ -18,6 +18,8 @@ from lark import Lark
 from bastion.grammar import Outside, Plan, parse
 from bastion.grammar._parser import parser
 
+from .pool14 import with_pool14
+
 __all__ = [
     "ARG_POOL",
     "BYPASSES",
@@ -56,6 +58,8 @@ ARG_POOL: tuple[str, ...] = (
     "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
     "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",
 )  # fmt: skip
+
+RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
 
 _KEEP_TERMINALS = ("AND", "PIPE", "SEP")
 _MAX_DEPTH = 12
