@@ -90,12 +90,14 @@ def _alternates_outside(ws: Path, git: Git) -> None:
     objects = ws.parent / "outside" / "objects"
     shutil.copytree(ws / ".git" / "objects", objects)
     (ws / ".git" / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+    (objects / "info").mkdir(exist_ok=True)  # a chained alternate: git reads it, and prints it
+    shutil.copy(ws.parent / "outside" / "canary.txt", objects / "info" / "alternates")
 
 
 def _no_repository(ws: Path, git: Git) -> None:
     shutil.rmtree(ws / ".git")
     (ws / "other").mkdir()
-    (ws / "other" / ".env").write_text("KEY=other\n")
+    (ws / "other" / ".env").write_text((ws / ".env").read_text())
 
 
 def _embedded(ws: Path, git: Git) -> None:

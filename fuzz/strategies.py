@@ -9,7 +9,7 @@ replace one byte of a grammar line, and `BYPASSES` are the known bypass shapes f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 
 from hypothesis import strategies as st
@@ -23,7 +23,10 @@ __all__ = [
     "BYPASSES",
     "COMMAND_POOL",
     "RAW_COMMANDS",
+    "GIT_FORMS",
+    "HOSTILE_COMMANDS",
     "grammar_lines",
+    "hostile_lines",
     "near_misses",
     "outside_lines",
     "plans",
@@ -37,7 +40,30 @@ RAW_COMMANDS: tuple[str, ...] = (
     "echo", "printf", "true", "test", "exec", "command", "eval", "xargs", "tee", "sh",
     "env", "timeout", "c0", "c_1", "x.y", "a-b", "A+B", "n%1", "u@h", "k,v", "p:q",
 )  # fmt: skip
-COMMAND_POOL: tuple[str, ...] = (*RAW_COMMANDS, "./run", "/bin/ls", "sub/x", "'git'", '"ls"', "g'it'")
+# Command words that look like a command and name a program (issue 12, class 1): the fixture has
+# directories `ls `, `cat `, `git ` and an executable `evil.sh` at the root.
+HOSTILE_COMMANDS: tuple[str, ...] = (
+    "'ls /../evil.sh'", '"ls /../evil.sh"', "'ls '/../evil.sh", "'cat /../evil.sh'", "'git /../evil.sh'",
+    "'git /..'/evil.sh", "'ls /'../evil.sh", "./evil.sh", "'ls '", "'ls -la'", "'git status'", '"cat" ',
+)  # fmt: skip
+COMMAND_POOL: tuple[str, ...] = (
+    *RAW_COMMANDS, "./run", "/bin/ls", "sub/x", "'git'", '"ls"', "g'it'", *HOSTILE_COMMANDS,
+)  # fmt: skip
+# Git forms that print file contents or walk config, and names that make other programs run.
+GIT_FORMS: tuple[str, ...] = (
+    "git diff", "git diff --stat", "git diff HEAD", "git diff --cached", "git diff HEAD~1", "git log -p",
+    "git log -p -1", "git log --stat", "git log", "git log --oneline", "git log ORIG_HEAD", "git show",
+    "git show HEAD", "git show --stat", "git show v1", "git stash list -p", "git stash list", "git status",
+    "git status -v", "git status -vv", "git status --short", "git blame main.go", "git blame README.md",
+    "git shortlog -s HEAD", "git branch", "git branch -a", "git tag", "git describe", "git rev-parse HEAD",
+    "git ls-files", "git remote -v", "git diff sub other", "git diff docs .", "git diff sub docs",
+    "git diff --stat other sub", "git log x", "git show t",
+)  # fmt: skip
+PATHSPECS: tuple[str, ...] = (
+    "", "-- .", "-- main.go", ".", "sub", "-- sub", "-- ':(top)'", "-- '*.go'", "-- 'sub dir'", "docs",
+)  # fmt: skip
+GO_ENV_NAMES: tuple[str, ...] = ("CC", "CXX", "GOGCCFLAGS", "CGO_CFLAGS", "GOROOT", "GOENV", "GOFLAGS", "AR")
+PIPED: tuple[str, ...] = ("sort", "sort -r", "sort -u", "head -n 3", "wc -l", "uniq", "cut -c 1-5")
 ARG_POOL: tuple[str, ...] = (
     # git subcommands and flags the checker knows
     "status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "tag", "describe",
@@ -51,7 +77,11 @@ ARG_POOL: tuple[str, ...] = (
     ".", "./", "main.go", "README.md", "notes.txt", "sub", "sub/a.go", "sub/deep", "docs/guide.txt",
     ".env", "id_rsa", "secrets/token.txt", "big.bin", "pipe", "etclink", "outfile", "outlink",
     "inlink", "dangling", "sub/up", "empty", "repo", "vendor/evil", ".git", ".git/config", "/etc/passwd",
-    "café.txt", "a b.txt",
+    "café.txt", "a b.txt", "evil.sh", "./evil.sh", "-rf", "'ls '", "\"it's.txt\"", "'say \"hi\".txt'",
+    "'sub dir'", "'sub dir/x.go'", "data.txt", "other", "docs", "secrets", "ORIG_HEAD", "v1", "t",
+    # git forms of issue 12 and go env names
+    "-vv", "--patch", "--name-status", "--numstat", "--submodule=diff", "--use-mailmap", "-1", "CC",
+    "GOGCCFLAGS", "CGO_CFLAGS",
     # quoted and glob shapes
     "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
     "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",
@@ -189,6 +219,37 @@ BYPASSES: tuple[str, ...] = (
     "cat x=~/.ssh/id_rsa", "cat a=b:~/x", "cat notes.txt\x0b", "cat notes.txt\x0c", "cat notes.txt\u0085",
     "cat notes.txt\u2028", "exec cat x", "command cat x", "env cat x", "xargs cat", "cat x | sh",
 )  # fmt: skip
+
+
+def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
+    """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
+    files (with or without a pathspec), a look-alike command word, go env, a reader."""
+    kind = choice(("git", "git", "git", "word", "go", "read"))
+    if kind == "git":
+        return f"{choice(GIT_FORMS)} {choice(PATHSPECS)}".rstrip()
+    if kind == "word":
+        return f"{choice(HOSTILE_COMMANDS)} {choice(('', '.', '-la', 'main.go', 'evil.sh'))}".rstrip()
+    if kind == "go":
+        return f"go env {choice(GO_ENV_NAMES)}"
+    readers, files = ('cat', 'head -n 2', 'wc -c'), ('main.go', 'README.md', 'notes.txt', '"it\'s.txt"')
+    return f"{choice(readers)} {choice(files)}"
+
+
+def hostile_line(choice: Callable[[Sequence[str]], str]) -> str:
+    """One to three hostile stages joined by `&&`, sometimes piped to a filter (sort spills)."""
+    stages = [hostile_stage(choice) for _ in range(len(choice(("x", "x", "xx", "xxx"))))]
+    line = " && ".join(stages)
+    return f"{line} | {choice(PIPED)}" if choice(("", "", "pipe")) else line
+
+
+def hostile_lines() -> st.SearchStrategy[str]:
+    """The attacks of issue 12 as lines of the subset (fuzz/hostile.py has the fixtures)."""
+
+    @st.composite
+    def draw_line(draw: st.DrawFn) -> str:
+        return hostile_line(lambda options: draw(st.sampled_from(list(options))))
+
+    return draw_line().filter(lambda line: isinstance(parse(line), Plan))
 
 
 def outside_lines() -> st.SearchStrategy[str]:
