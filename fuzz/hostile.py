@@ -18,7 +18,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
-__all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "VARIANTS", "Variant"]
+__all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
 
 Git = Callable[..., None]
 
@@ -31,6 +31,10 @@ CLASSES = {
     6: "the plan run by another agent in its own environment",
     7: "a helper program or temporary file (sort spills, go env runs the C compiler)",
 }
+
+# Classes whose fix is not merged on this branch: tests/soundness expects their attacks to succeed
+# (strict xfails). The lead removes a class here when its fix lands.
+UNFIXED = frozenset({1, 2, 3, 4, 5, 6, 7})
 
 
 class Variant(NamedTuple):
