@@ -218,6 +218,26 @@ class ReadOnlyRunner:
         out.ran = "raw"
         return out, line, base_env
 
+    def check_tool(self, tool: str, args: dict[str, object], hostile: Fixture = None) -> Outcome:
+        """A file tool's call (read, grep, glob, ls) decided by the gate and, when allowed, run by
+        bastion's own tool: its output must show no canary (the tools run in-process: no strace)."""
+        from bastion.agent.tools import TOOLS, ToolContext
+
+        ws_path = self._ws(hostile)
+        ws = LocalWorkspace(str(ws_path))
+        decided = Gate(load_settings(ws, str(self.user_config)), ws, self.stamper).decide(tool, args)
+        self.decided += 1
+        out = Outcome(f"{tool} {json.dumps(args, sort_keys=True)}", hostile, decided.decision, agent="tool")
+        if decided.decision is not Decision.ALLOW:
+            return out
+        out.ran = "tool"
+        result = TOOLS[tool].run(decided.args, ToolContext(ws, self.stamper, MAX_READ))
+        self.executed += 1
+        shown = canaries_in(result.text.encode("utf-8", "surrogateescape"), "")
+        if shown:
+            out.problems.append(f"the output shows a secret's canary: {shown}")
+        return out
+
     def _hook(self, line: str, hostile: Fixture, ws_path: Path) -> tuple[Outcome, str | None]:
         """What Claude Code runs after bastion's PreToolUse hook: the updated command or the line."""
         request = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(ws_path),

@@ -1,12 +1,13 @@
 """Property 2 at length: generated lines decided by the real gate, every allowed one run under strace.
 
     .venv/bin/python fuzz/readonly.py --seconds 1800 [--seed 11] [--fixtures all|config|hostile|NAME ...]
-        [--hostile-lines 0.5] [--claude 0.25]
+        [--hostile-lines 0.5] [--claude 0.25] [--tools 0.1]
 
 Cycles through the fixtures (the benign one, the hostile-config entries and the hostile-repository
 variants of fuzz/hostile.py; all of them by default), with lines from the grammar walk and, a
 `--hostile-lines` fraction of the time, the attack lines of issue 12; a `--claude` fraction of the
-allowed lines is run as Claude Code runs the answer of bastion's hook. Prints each failure as it is
+lines is run as Claude Code runs the answer of bastion's hook, and a `--tools` fraction of the
+calls are file tool calls (grep, read, glob, ls) run by bastion's own tools. Prints each failure as it is
 found, with the class of issue 12 it most likely belongs to (a failing line is re-run in the benign
 fixture and by bastion: what fails only in a variant is that variant's class), and at the end one
 JSON line: lines decided, allowed lines executed, failures, failures by class, seconds. Exit 1 when
@@ -29,6 +30,7 @@ if __package__ in (None, ""):
 from fuzz.execution import HOSTILE_SAMPLE, Fixture, Outcome, ReadOnlyRunner  # noqa: E402
 from fuzz.hostile import VARIANTS  # noqa: E402
 from fuzz.randgen import RandomLines  # noqa: E402
+from fuzz.strategies import hostile_tool_call  # noqa: E402
 
 GROUPS: dict[str, tuple[Fixture, ...]] = {
     "config": HOSTILE_SAMPLE,
@@ -65,6 +67,8 @@ def suspect(runner: ReadOnlyRunner, o: Outcome) -> str:
 def _suspect(runner: ReadOnlyRunner, o: Outcome) -> str:
     text = " ".join(o.problems)
     variant = VARIANTS.get(o.hostile) if isinstance(o.hostile, str) else None
+    if o.agent == "tool":
+        return "7"
     if variant is not None and variant.klass != 4 and not runner.check(o.line, None, o.agent).problems:
         return str(variant.klass)
     if o.agent == "claude" and not runner.check(o.line, o.hostile, "bastion").problems:
@@ -89,6 +93,7 @@ def main() -> int:
     ap.add_argument("--fixtures", nargs="+", default=["all"])
     ap.add_argument("--hostile-lines", type=float, default=0.5, help="fraction of attack lines (issue 12)")
     ap.add_argument("--claude", type=float, default=0.25, help="fraction run as Claude Code after the hook")
+    ap.add_argument("--tools", type=float, default=0.1, help="fraction of file tool calls (grep, read ...)")
     a = ap.parse_args()
     chosen = fixtures(a.fixtures)
     runner = ReadOnlyRunner(Path(tempfile.mkdtemp(prefix="bastion-readonly-")), hostile=chosen)
@@ -97,8 +102,12 @@ def main() -> int:
     start, failures, i = time.time(), 0, 0
     by_class: dict[str, int] = {}
     while time.time() - start < a.seconds:
-        agent = "claude" if agents.random() < a.claude else "bastion"
-        outcome = runner.check(lines.line(), chosen[i % len(chosen)], agent)
+        fixture = chosen[i % len(chosen)]
+        if agents.random() < a.tools:
+            outcome = runner.check_tool(*hostile_tool_call(agents.choice), fixture)
+        else:
+            agent = "claude" if agents.random() < a.claude else "bastion"
+            outcome = runner.check(lines.line(), fixture, agent)
         i += 1
         if outcome.problems:
             failures += 1

@@ -27,6 +27,7 @@ __all__ = [
     "HOSTILE_COMMANDS",
     "grammar_lines",
     "hostile_lines",
+    "hostile_tool_call",
     "near_misses",
     "outside_lines",
     "plans",
@@ -240,6 +241,24 @@ def hostile_line(choice: Callable[[Sequence[str]], str]) -> str:
     stages = [hostile_stage(choice) for _ in range(len(choice(("x", "x", "xx", "xxx"))))]
     line = " && ".join(stages)
     return f"{line} | {choice(PIPED)}" if choice(("", "", "pipe")) else line
+
+
+_TOOL_PATHS = (".", "sub", "sub/up", "inlink", "other", "vendor", "docs", ".git", "secrets", "notes.txt",
+               "empty")
+
+
+def hostile_tool_call(choice: Callable[[Sequence[str]], str]) -> tuple[str, dict[str, object]]:
+    """A file tool's call (grep, read, glob, ls) on a directory or link that holds or leads to secrets."""
+    tool = choice(("grep", "grep", "grep", "read", "glob", "ls"))
+    path = choice(_TOOL_PATHS)
+    if tool == "grep":
+        pattern = choice(("KEY", "CANARY", ".", "package", "BEGIN"))
+        args: dict[str, object] = {"pattern": pattern, "path": path}
+        include = choice(("", "", "*", ".env", "*.txt", "id_*"))
+        return tool, {**args, "include": include} if include else args
+    if tool == "glob":
+        return tool, {"pattern": choice(("**", "*", "**/.env", "sub/**"))}
+    return tool, {"path": choice(("README.md", "main.go", "notes.txt", "chain")) if tool == "read" else path}
 
 
 def hostile_lines() -> st.SearchStrategy[str]:

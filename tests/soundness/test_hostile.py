@@ -33,6 +33,10 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
     6: ((None, "claude", "git status"),),
     7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS")),
 }  # fmt: skip
+# File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory.
+TOOL_ATTACKS: dict[int, tuple[tuple[Fixture, str, dict[str, object]], ...]] = {
+    7: ((None, "grep", {"pattern": "KEY", "path": "."}), (None, "grep", {"pattern": "C", "path": "sub/up"})),
+}
 
 
 @pytest.fixture(scope="module")
@@ -58,6 +62,10 @@ def test_a_hostile_repository_gets_nothing_from_an_allowed_line(
         outcome = hostile.check(line, fixture, agent)
         if outcome.problems:
             failed.append((fixture, agent, line, outcome.problems[:2]))
+    for fixture, tool, args in TOOL_ATTACKS.get(klass, ()):
+        outcome = hostile.check_tool(tool, args, fixture)
+        if outcome.problems:
+            failed.append((fixture, "tool", outcome.line, outcome.problems[:2]))
     assert failed == [], CLASSES[klass]
 
 
