@@ -4,7 +4,8 @@
         [--hostile-lines 0.5] [--claude 0.25] [--tools 0.1]
 
 Cycles through the fixtures (the benign one, the hostile-config entries and the hostile-repository
-variants of fuzz/hostile.py; all of them by default), with lines from the grammar walk and, a
+variants of fuzz/hostile.py; all of them by default; each class of variants gets an equal share),
+with lines from the grammar walk and, a
 `--hostile-lines` fraction of the time, the attack lines of issue 12; a `--claude` fraction of the
 lines is run as Claude Code runs the answer of bastion's hook, and a `--tools` fraction of the
 calls are file tool calls (grep, read, glob, ls) run by bastion's own tools. Prints each failure as it is
@@ -19,6 +20,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+import re
 import sys
 import tempfile
 import time
@@ -54,6 +56,17 @@ def fixtures(names: list[str]) -> tuple[Fixture, ...]:
     return tuple(dict.fromkeys(out))
 
 
+def rotation(chosen: tuple[Fixture, ...]) -> list[Fixture]:
+    """One round over the fixtures in which every class gets the same share: the benign and
+    program-config fixtures as one group, each class of variants as one group."""
+    groups: dict[str, list[Fixture]] = {}
+    for f in chosen:
+        key = f"class-{VARIANTS[f].klass}" if isinstance(f, str) else "config"
+        groups.setdefault(key, []).append(f)
+    longest = max(len(g) for g in groups.values())
+    return [g[i % len(g)] for i in range(longest) for g in groups.values()]
+
+
 def suspect(runner: ReadOnlyRunner, o: Outcome) -> str:
     """The class of issue 12 a failure most likely shows (a guess for people, by re-running; the
     re-runs are not counted)."""
@@ -64,26 +77,33 @@ def suspect(runner: ReadOnlyRunner, o: Outcome) -> str:
         runner.decided, runner.executed = counts
 
 
+def _new(problems: list[str], elsewhere: list[str]) -> bool:
+    """Whether a run shows a problem another run of the line does not (pids, addresses, temporary
+    names and fixture directories aside)."""
+
+    def norm(p: str) -> str:
+        return re.sub(r"0x[0-9a-f]+|\d+|(?:scratch|template)-[^/]+", "#", p)
+
+    return bool({norm(p) for p in problems} - {norm(p) for p in elsewhere})
+
+
 def _suspect(runner: ReadOnlyRunner, o: Outcome) -> str:
     text = " ".join(o.problems)
     variant = VARIANTS.get(o.hostile) if isinstance(o.hostile, str) else None
     if o.agent == "tool":
         return "7"
-    if variant is not None and variant.klass != 4 and not runner.check(o.line, None, o.agent).problems:
+    in_variant = variant is not None and variant.klass != 4
+    if variant is not None and in_variant and _new(o.problems, runner.check(o.line, None, o.agent).problems):
         return str(variant.klass)
-    if o.agent == "claude" and not runner.check(o.line, o.hostile, "bastion").problems:
+    if o.agent == "claude" and _new(o.problems, runner.check(o.line, o.hostile, "bastion").problems):
         return "6"
     if "evil.sh" in text and "exec" in text:
         return "1"
     if any(helper in text for helper in ("/tmp/sort", "go-build", "/usr/bin/gcc")):
         return "7"
-    if variant is not None and variant.klass == 4:
-        return "4"
     if "canary" in text or "secret" in text:
         return "4"
-    if isinstance(o.hostile, int):
-        return "config"
-    return "?"
+    return "config" if isinstance(o.hostile, int) else "?"
 
 
 def main() -> int:
@@ -96,13 +116,14 @@ def main() -> int:
     ap.add_argument("--tools", type=float, default=0.1, help="fraction of file tool calls (grep, read ...)")
     a = ap.parse_args()
     chosen = fixtures(a.fixtures)
+    order = rotation(chosen)
     runner = ReadOnlyRunner(Path(tempfile.mkdtemp(prefix="bastion-readonly-")), hostile=chosen)
     lines = RandomLines(a.seed, mode="pool", stop=80, hostile=a.hostile_lines)
     agents = random.Random(a.seed)
     start, failures, i = time.time(), 0, 0
     by_class: dict[str, int] = {}
     while time.time() - start < a.seconds:
-        fixture = chosen[i % len(chosen)]
+        fixture = order[i % len(order)]
         if agents.random() < a.tools:
             outcome = runner.check_tool(*hostile_tool_call(agents.choice), fixture)
         else:

@@ -55,6 +55,7 @@ GIT_FORMS: tuple[str, ...] = (
     "git diff", "git diff --stat", "git diff HEAD", "git diff --cached", "git diff HEAD~1", "git log -p",
     "git log -p -1", "git log --stat", "git log", "git log --oneline", "git log ORIG_HEAD", "git show",
     "git show HEAD", "git show --stat", "git show v1", "git stash list -p", "git stash list", "git status",
+    "git stash list -p --stat", "git stash list --patch",
     "git status -v", "git status -vv", "git status --short", "git blame main.go", "git blame README.md",
     "git shortlog -s HEAD", "git branch", "git branch -a", "git tag", "git describe", "git rev-parse HEAD",
     "git ls-files", "git remote -v", "git diff sub other", "git diff docs .", "git diff sub docs",
