@@ -82,7 +82,7 @@ def _new(problems: list[str], elsewhere: list[str]) -> bool:
     names and fixture directories aside)."""
 
     def norm(p: str) -> str:
-        return re.sub(r"0x[0-9a-f]+|\d+|(?:scratch|template)-[^/]+", "#", p)
+        return re.sub(r"0x[0-9a-f]+|\d+|(?:scratch|template)-[^/]+|/tmp/[^/\"]+", "#", p)
 
     return bool({norm(p) for p in problems} - {norm(p) for p in elsewhere})
 

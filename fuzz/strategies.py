@@ -62,10 +62,11 @@ GIT_FORMS: tuple[str, ...] = (
     "git diff --stat other sub", "git log x", "git show t",
 )  # fmt: skip
 PATHSPECS: tuple[str, ...] = (
-    "", "-- .", "-- main.go", ".", "sub", "-- sub", "-- ':(top)'", "-- '*.go'", "-- 'sub dir'", "docs",
+    "", "", "", "-- .", "-- main.go", ".", "sub", "-- sub", "-- ':(top)'", "-- '*.go'", "-- 'sub dir'",
+    "docs",
 )  # fmt: skip
 GO_ENV_NAMES: tuple[str, ...] = ("CC", "CXX", "GOGCCFLAGS", "CGO_CFLAGS", "GOROOT", "GOENV", "GOFLAGS", "AR")
-PIPED: tuple[str, ...] = ("sort", "sort -r", "sort -u", "head -n 3", "wc -l", "uniq", "cut -c 1-5")
+PIPED: tuple[str, ...] = ("sort", "sort", "sort -r", "sort -u", "head -n 3", "wc -l", "uniq", "cut -c 1-5")
 ARG_POOL: tuple[str, ...] = (
     # git subcommands and flags the checker knows
     "status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "tag", "describe",
