@@ -1,7 +1,7 @@
 """Property 2 at length: generated lines decided by the real gate, every allowed one run under strace.
 
-    .venv/bin/python fuzz/readonly.py --seconds 1800 [--seed 11] [--fixtures all|config|hostile|NAME ...]
-        [--hostile-lines 0.5] [--claude 0.25] [--tools 0.1]
+    .venv/bin/python fuzz/readonly.py --seconds 1800 [--seed 11]
+        [--fixtures all|config|hostile|class-N|NAME ...] [--hostile-lines 0.5] [--claude 0.25] [--tools 0.1]
 
 Cycles through the fixtures (the benign one, the hostile-config entries and the hostile-repository
 variants of fuzz/hostile.py; all of them by default; each class of variants gets an equal share),
@@ -38,6 +38,7 @@ GROUPS: dict[str, tuple[Fixture, ...]] = {
     "config": HOSTILE_SAMPLE,
     "hostile": (None, *VARIANTS),
     "all": (*HOSTILE_SAMPLE, *VARIANTS),
+    **{f"class-{k}": tuple(n for n, v in VARIANTS.items() if v.klass == k) for k in (2, 3, 4, 5, 7)},
 }
 
 
