@@ -28,8 +28,10 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
         ("link:info/exclude@outside", "bastion", "git status"),
         ("alternates@outside", "bastion", "git log --oneline")),
     4: ((None, "bastion", "git show"), (None, "bastion", "git diff --stat"),
-        ("no-repository", "bastion", "git diff sub other")),
-    5: (("embedded", "bastion", "git stash list -p"),),
+        ("no-repository", "bastion", "git diff sub other"),
+        (None, "bastion", "git status -vv -- main.go")),  # status's verbose diff ignores the pathspec
+    # status's verbose diff enters the submodule despite --ignore-submodules=all (and shows .env)
+    5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'")),
     6: ((None, "claude", "git status"),),
     7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS")),
 }  # fmt: skip
