@@ -226,8 +226,11 @@ BYPASSES: tuple[str, ...] = (
 
 def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
-    files (with or without a pathspec), a look-alike command word, go env, a reader."""
-    kind = choice(("git", "git", "git", "word", "go", "read"))
+    files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
+    piped to a filter."""
+    kind = choice(("git", "git", "git", "word", "go", "read", "pipe"))
+    if kind == "pipe":  # what git prints of a big history, sorted: sort spills to TMPDIR
+        return f"{choice(GIT_FORMS)} | {choice(PIPED)}"
     if kind == "git":
         return f"{choice(GIT_FORMS)} {choice(PATHSPECS)}".rstrip()
     if kind == "word":
