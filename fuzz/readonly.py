@@ -135,7 +135,8 @@ def main() -> int:
             failures += 1
             klass = suspect(runner, outcome)
             by_class[klass] = by_class.get(klass, 0) + 1
-            found = [klass, outcome.line, outcome.hostile, outcome.agent, outcome.problems[:3]]
+            kinds = sorted({p.split(":")[0] for p in outcome.problems})
+            found = [klass, outcome.line, outcome.hostile, outcome.agent, kinds, outcome.problems[:3]]
             print("FAIL", json.dumps(found), flush=True)
     print(json.dumps({"decided": runner.decided, "executed": runner.executed, "failures": failures,
                       "by_class": by_class, "fixtures": len(chosen), "seed": a.seed,
