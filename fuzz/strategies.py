@@ -65,7 +65,11 @@ PATHSPECS: tuple[str, ...] = (
     "", "", "", "-- .", "-- main.go", ".", "sub", "-- sub", "-- ':(top)'", "-- '*.go'", "-- 'sub dir'",
     "docs",
 )  # fmt: skip
-GO_ENV_NAMES: tuple[str, ...] = ("CC", "CXX", "GOGCCFLAGS", "CGO_CFLAGS", "GOROOT", "GOENV", "GOFLAGS", "AR")
+# go 1.19 runs the C compiler (and makes a go-build directory in TMPDIR) for GOGCCFLAGS and CGO_*.
+GO_ENV_NAMES: tuple[str, ...] = (
+    "CC", "CXX", "GOGCCFLAGS", "CGO_CFLAGS", "CGO_LDFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_FFLAGS",
+    "GOROOT", "GOENV", "GOFLAGS", "AR",
+)  # fmt: skip
 PIPED: tuple[str, ...] = ("sort", "sort", "sort -r", "sort -u", "head -n 3", "wc -l", "uniq", "cut -c 1-5")
 ARG_POOL: tuple[str, ...] = (
     # git subcommands and flags the checker knows

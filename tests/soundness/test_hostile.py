@@ -33,7 +33,8 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
     # status's verbose diff enters the submodule despite --ignore-submodules=all (and shows .env)
     5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'")),
     6: ((None, "claude", "git status"),),
-    7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS")),
+    7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS"),
+        (None, "bastion", "go env CGO_LDFLAGS")),
 }  # fmt: skip
 # File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory.
 TOOL_ATTACKS: dict[int, tuple[tuple[Fixture, str, dict[str, object]], ...]] = {
