@@ -3,6 +3,7 @@ policy core. Everything else is the agent, imported only when asked for."""
 
 from __future__ import annotations
 
+import contextlib
 import json
 import os
 import sys
@@ -150,7 +151,17 @@ def check(
 
 
 def main(argv: Sequence[str] | None = None) -> int:
-    args = list(sys.argv[1:] if argv is None else argv)
+    try:
+        return _dispatch(list(sys.argv[1:] if argv is None else argv))
+    except BrokenPipeError:
+        # The reader went away (`bastion check ... | head -1`): nothing more can be said to it, and
+        # Python's own flush at exit must not fail again on the closed pipe.
+        with contextlib.suppress(OSError):
+            os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+        return 1
+
+
+def _dispatch(args: list[str]) -> int:
     if args[:1] == ["check"]:
         return check(args[1:])
     if args[:1] in (["audit"], ["hook"]):
