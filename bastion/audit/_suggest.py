@@ -88,7 +88,7 @@ def _bash_rule(value: str) -> str | None:
 
 
 def _path_rule(tool: str, value: str) -> str | None:
-    if not value or value == "." or any(c in value for c in "*()") or value.startswith("$(...)"):
+    if not value or value == "." or any(c in value for c in "*()"):
         return None
     return f"{tool}({value})"
 

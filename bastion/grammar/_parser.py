@@ -74,54 +74,69 @@ _CHARACTERS: dict[str, str] = {
 }
 
 
-def _describe(line: str, index: int) -> str:
+def _at(line: str, column: int, token: str, kind: str, reason: str) -> Outside:
+    """The one place an Outside is made from a parse: the 1-based column, the token there and its
+    kind (facts a program reads), and the reason (the same for a person)."""
+    return Outside(line, column, reason, token, kind)
+
+
+def _describe(line: str, index: int) -> Outside:
     rest = line[index:]
+    column = index + 1
     for seq, what in _SEQUENCES:
         if rest.startswith(seq):
-            return f"`{seq}` at column {index + 1}: {what} is outside the subset"
+            return _at(line, column, seq, what, f"`{seq}` at column {column}: {what} is outside the subset")
     char = rest[:1]
     if char == "~" and line[index - 1 : index] in ("=", ":"):
-        return (f"`~` at column {index + 1}: a tilde after `=` or `:` is expanded by bash in a word that "
-                "looks like an assignment, and is outside the subset")
+        return _at(line, column, char, "a tilde after `=` or `:`",
+                   f"`~` at column {column}: a tilde after `=` or `:` is expanded by bash in a word that "
+                   "looks like an assignment, and is outside the subset")
     if char in _CHARACTERS:
         shown = char.encode("unicode_escape").decode("ascii")
-        return f"`{shown}` at column {index + 1}: {_CHARACTERS[char]} is outside the subset"
+        what = _CHARACTERS[char]
+        return _at(line, column, char, what, f"`{shown}` at column {column}: {what} is outside the subset")
     if char and (ord(char) < 0x20 or ord(char) == 0x7F):
-        return f"control byte {ord(char):#04x} at column {index + 1} is outside the subset"
+        return _at(line, column, char, "a control byte",
+                   f"control byte {ord(char):#04x} at column {column} is outside the subset")
     if char and ord(char) > 0x7E:
-        return f"non-ASCII character U+{ord(char):04X} at column {index + 1} is outside the subset"
-    return f"`{char}` at column {index + 1} is outside the subset"
+        return _at(line, column, char, "a non-ASCII character",
+                   f"non-ASCII character U+{ord(char):04X} at column {column} is outside the subset")
+    return _at(line, column, char, "a character outside the subset",
+               f"`{char}` at column {column} is outside the subset")
 
 
 def _outside(line: str, err: Unexpected) -> Outside:
     token = err.token
     if token is not None and token.type == END:
-        return Outside(line, len(line), "the line ends where a command or word must follow")
+        return _at(line, len(line), "", "the end of the line",
+                   "the line ends where a command or word must follow")
     index = err.pos
     if token is not None:
         text = str(token)
         before = line[:index]
         if token.type in ("AND", "PIPE"):
             index += len(text) - len(text.lstrip(_TRIM))
-            return Outside(line, index + 1, f"`{text.strip()}` at column {index + 1}: "
-                                            "a stage is empty or a word is missing")
+            return _at(line, index + 1, text.strip(), "an empty stage",
+                       f"`{text.strip()}` at column {index + 1}: a stage is empty or a word is missing")
         if "=" in text and "CMD_BARE" in err.expected:
-            index += text.index("=")
-            return Outside(line, index + 1, _describe(line, index))
+            return _describe(line, index + text.index("="))
         if before.endswith(tuple(r.value for r in Redirect)):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word, "
-                                            "followed by a space, `|`, `&&` or the end of the line")
+            return _at(line, index + 1, text, "a word attached to a redirect",
+                       f"`{text}` at column {index + 1}: a redirect is a whole word, "
+                       "followed by a space, `|`, `&&` or the end of the line")
         if token.type.startswith(("ERR_", "OUT_")):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word "
-                                            "after the command word: 2>&1, 2>/dev/null or >/dev/null")
+            return _at(line, index + 1, text, "a misplaced redirect",
+                       f"`{text}` at column {index + 1}: a redirect is a whole word "
+                       "after the command word: 2>&1, 2>/dev/null or >/dev/null")
         if token.type.endswith("TAIL"):
-            return Outside(line, index + 1, _describe(line, index))
+            return _describe(line, index)
         if token.type == "GLOB" or before.endswith(("*", "?")):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a glob is a whole unquoted "
-                                            "word after the command word, with nothing attached")
-        return Outside(line, index + 1, f"`{text}` at column {index + 1}: words must be "
-                                        "separated by spaces or tabs here")
-    return Outside(line, index + 1, _describe(line, index))
+            return _at(line, index + 1, text, "a glob with something attached",
+                       f"`{text}` at column {index + 1}: a glob is a whole unquoted "
+                       "word after the command word, with nothing attached")
+        return _at(line, index + 1, text, "words not separated",
+                   f"`{text}` at column {index + 1}: words must be separated by spaces or tabs here")
+    return _describe(line, index)
 
 
 def prepare() -> None:
@@ -148,10 +163,10 @@ def parse(line: str) -> Plan | Outside:
     """Parse one line. Only spaces and tabs are trimmed; the result never raises for any text."""
     too_long = oversized(line)
     if too_long is not None:
-        return Outside(line, 0, too_long)
+        return Outside(line, 0, too_long, kind="a line too long")
     text = line.strip(_TRIM)
     if not text:
-        return Outside(line, 0, "the command is empty")
+        return Outside(line, 0, "the command is empty", kind="an empty line")
     return _parse_trimmed(text) if len(text) <= _REMEMBERED else _parse_text(text)
 
 

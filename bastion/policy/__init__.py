@@ -7,18 +7,20 @@ from ._env import child_env
 from ._gate import STAMP_ARG, Decided, Gate
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._types import SENTINEL, Decision, Subject, Verdict
+from ._types import Decision, Kind, Subject, Verdict
+from ._words import KIND_WORDS, kind_note, named
 
 __all__ = [
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
-    "SENTINEL",
+    "KIND_WORDS",
     "STAMP_ARG",
     "ConfigError",
     "Decided",
     "Decision",
     "DryRun",
     "Gate",
+    "Kind",
     "Layer",
     "Policy",
     "PolicyError",
@@ -31,8 +33,10 @@ __all__ = [
     "Verdict",
     "bash_subjects",
     "child_env",
+    "kind_note",
     "load_json",
     "load_settings",
+    "named",
     "parse_rule",
     "path_subjects",
     "redirect_targets",

@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyzer import Analysis, Workspace, analyze
 from ..grammar import Outside, oversized
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._types import Decision, Subject, Verdict
+from ._types import Decision, Kind, Subject, Verdict
 
 if TYPE_CHECKING:
     from ..analyzer import Stamper
@@ -123,7 +123,7 @@ class Gate:
         path = args.get("path", None if tool in ("read", "write", "edit") else ".")
         subjects = tuple(path_subjects(tool, path, self.ws))
         verdict = self.settings.policy.decide(subjects)
-        names = tuple(s.value for s in subjects if s.tool == tool)
+        names = tuple(s.value for s in subjects if s.tool == tool and s.kind is Kind.PLAIN)
         if self.stamper is not None and verdict.decision is not Decision.DENY and names:
             args = {**args, STAMP_ARG: self.stamper.path_stamp(tool, names, self.ws)}
         reads = names if tool in ("read", "grep", "glob", "ls") else ()
