@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..policy import Decision, Layer, Policy, Subject
+from ..policy import PATH_TOOLS, Decision, Layer, Policy, Subject
 from ._audit import Report
 from ._decide import Decider, Outcome
 
@@ -99,7 +99,7 @@ def rule_for(subject: Subject) -> str | None:
         return None
     if subject.tool == "bash":
         return _bash_rule(subject.value)
-    if subject.tool in ("write", "edit", "read", "glob", "grep", "ls"):
+    if subject.tool in PATH_TOOLS:
         return _path_rule(subject.tool, subject.value)
     return None
 

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..analyzer import Analysis, StageResult, Workspace, resolve, root_relative, walk
+from ._tools import TOOLS
 from ._types import Kind, Subject
 from ._wrappers import joined, unwrap
 
@@ -23,7 +24,6 @@ if TYPE_CHECKING:
 __all__ = ["bash_subjects", "path_subjects", "redirect_targets"]
 
 _MAX_DEPTH = 3
-_PATH_DEFAULTS = frozenset({"glob", "grep", "ls"})
 
 
 def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Subject]:
@@ -235,8 +235,9 @@ def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
     elsewhere, climbing out with `..`, `~`, empty, not a string) or leading out through a link
     becomes a subject of kind OUTSIDE, which no rule nor fallback allows, so the shipped bare `read`
     allow does not reach it. Links that cannot be read give a LINKS_UNKNOWN subject. Never raises."""
-    if path is None and tool in _PATH_DEFAULTS:
-        path = "."
+    default = TOOLS[tool].default if tool in TOOLS else None
+    if path is None and default is not None:
+        path = default
     raw = path if isinstance(path, str) else repr(path)
     about = f"the path of {tool}"
     why = f"{raw!r} is outside the working directory"

@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ...policy import STAMP_ARG, TOOLS
 from ._readable import Readable, shipped_readable
 from ._terminal import clean
 
@@ -25,12 +26,13 @@ __all__ = [
     "file_lock",
     "flag",
     "number",
+    "path_of",
     "readable",
     "schema",
     "text",
 ]
 
-STAMP = "bastion_stamp"
+STAMP = STAMP_ARG
 
 Args = Mapping[str, object]
 # The names a line's redirects would write, as (raw, where it leads) pairs: the policy's reader.
@@ -101,6 +103,12 @@ def schema(properties: dict[str, Any], required: Iterable[str]) -> dict[str, Any
     props = dict(properties)
     props[STAMP] = {"type": "string", "description": "Set by bastion; leave it out."}
     return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+def path_of(tool: str, args: Args) -> str:
+    """A file tool's path argument, or the path the table gives it when the call gives none."""
+    info = TOOLS[tool]
+    return text(args, info.argument, info.default)
 
 
 def text(args: Args, key: str, default: str | None = None) -> str:
