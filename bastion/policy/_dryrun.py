@@ -14,6 +14,7 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from .._errors import BastionError
 from ..analyzer import LocalWorkspace
 from ..grammar import prepare
 from ._config import Settings, load_settings
@@ -31,7 +32,7 @@ KEPT_DIRECTORIES = 64
 MAX_JSON_DEPTH = 256
 
 
-class RequestError(ValueError):
+class RequestError(ValueError, BastionError):
     """A request the dry-run cannot read; the message names the part that is wrong."""
 
 

@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._errors import BastionError
 from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
 from ...policy import STAMP_ARG, TOOLS
 from ._readable import Readable, shipped_readable
@@ -58,7 +59,7 @@ class ToolContext:
     readable: Readable | None = None
 
 
-class ToolError(Exception):
+class ToolError(BastionError):
     """A call refused or failed, with the sentence the model is shown."""
 
 
