@@ -25,7 +25,7 @@ from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
 from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
 from ._types import Decision, Subject, Verdict
-from ._words import KIND_WORDS, described, on, one_line
+from ._words import by_fallback, by_rule, unconstrained, unjudged
 
 __all__ = ["Layer", "Policy"]
 
@@ -263,36 +263,25 @@ class Policy:
 
     def _search(self, subject: Subject) -> _Found:
         if (rule := self._first("deny", subject)) is not None:
-            reason = f"denied by {rule.text} from {rule.layer.label} {on(subject, rule.note)}"
+            reason = by_rule(Decision.DENY, rule.text, rule.layer.label, subject, rule.note)
             return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
         asked = self._first("ask", subject)
         if subject.constraint and asked is None:
-            return _Found(
-                Decision.ALLOW, f"no deny or ask rule names {subject.tool} {on(subject)}", None, None
-            )
+            return _Found(Decision.ALLOW, unconstrained(subject), None, None)
         pseudo = subject.pseudo
         allowed = None if pseudo or subject.constraint else self._first("allow", subject)
         # An ask rule never loosens: where nothing allows and the fallback denies, it stays denied.
         if asked is not None and (
             allowed is not None or subject.constraint or self.fallback is not Decision.DENY
         ):
-            reason = f"asks: {asked.text} from {asked.layer.label} {on(subject, asked.note)}"
+            reason = by_rule(Decision.ASK, asked.text, asked.layer.label, subject, asked.note)
             return _Found(Decision.ASK, reason, asked.text, asked.layer.name)
         if allowed is not None:
-            reason = f"allowed by {allowed.text} from {allowed.layer.label} {on(subject, allowed.note)}"
+            reason = by_rule(Decision.ALLOW, allowed.text, allowed.layer.label, subject, allowed.note)
             return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name)
         if pseudo and self.fallback is not Decision.DENY:
-            reason = f"asks: nothing allows {KIND_WORDS[subject.kind]} {on(subject)}"
-            return _Found(Decision.ASK, reason, None, None)
-        return _Found(self.fallback, self._fallback_reason(subject), None, None)
-
-    def _fallback_reason(self, subject: Subject) -> str:
-        verb = {Decision.ALLOW: "allowed", Decision.ASK: "asks", Decision.DENY: "denied"}[self.fallback]
-        what = described(subject)
-        default = "" if self.fallback is Decision.ASK else f" (fallback {self.fallback})"
-        if subject.why:
-            return f"{verb}: {one_line(subject.why)}; no rule allows {what}{default}"
-        return f"{verb}: no rule allows {what}{default}"
+            return _Found(Decision.ASK, unjudged(subject), None, None)
+        return _Found(self.fallback, by_fallback(self.fallback, subject), None, None)
 
     def decide(self, subjects: Sequence[Subject]) -> Verdict:
         """The verdict of one call: its most restrictive subject's (first of equals)."""

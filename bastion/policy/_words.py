@@ -1,4 +1,4 @@
-"""Words for people about subjects: made here from a subject's fields, and nowhere else.
+"""Words for people about subjects and their decisions: made here from the fields, and nowhere else.
 
 A subject's value is shown as the call gave it (a sentinel's value carries no marker, a path
 outside the workspace is named by its tool); what bastion knows of it is said in words from its
@@ -9,9 +9,21 @@ from __future__ import annotations
 
 import json
 
-from ._types import Kind, Subject
+from ._types import Decision, Kind, Subject
 
-__all__ = ["KIND_WORDS", "described", "kind_note", "named", "on", "one_line", "quote"]
+__all__ = [
+    "KIND_WORDS",
+    "by_fallback",
+    "by_rule",
+    "described",
+    "kind_note",
+    "named",
+    "on",
+    "one_line",
+    "quote",
+    "unconstrained",
+    "unjudged",
+]
 
 # What a subject that is not plain is, for a person.
 KIND_WORDS: dict[Kind, str] = {
@@ -56,3 +68,29 @@ def kind_note(subject: Subject) -> str:
     if subject.pseudo:
         return f"{KIND_WORDS[subject.kind]}: no rule allows it"
     return f"{KIND_WORDS[subject.kind]}: only a rule that matches everything allows it"
+
+
+_BY_RULE = {Decision.DENY: "denied by", Decision.ASK: "asks:", Decision.ALLOW: "allowed by"}
+_VERB = {Decision.DENY: "denied", Decision.ASK: "asks", Decision.ALLOW: "allowed"}
+
+
+def by_rule(decision: Decision, rule: str, label: str, subject: Subject, note: str = "") -> str:
+    """`denied by bash(rm:*) from your config (PATH) on "rm -rf x" (the command)`."""
+    return f"{_BY_RULE[decision]} {rule} from {label} {on(subject, note)}"
+
+
+def unconstrained(subject: Subject) -> str:
+    """A constraint subject no deny or ask rule names (it allows nothing by itself)."""
+    return f"no deny or ask rule names {subject.tool} {on(subject)}"
+
+
+def unjudged(subject: Subject) -> str:
+    """A subject that cannot be judged, which nothing allows."""
+    return f"asks: nothing allows {KIND_WORDS[subject.kind]} {on(subject)}"
+
+
+def by_fallback(fallback: Decision, subject: Subject) -> str:
+    """What no rule names, decided by the fallback: the analyzer's reason first, when it gave one."""
+    default = "" if fallback is Decision.ASK else f" (fallback {fallback})"
+    why = f"{one_line(subject.why)}; " if subject.why else ""
+    return f"{_VERB[fallback]}: {why}no rule allows {described(subject)}{default}"
