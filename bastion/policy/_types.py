@@ -43,6 +43,8 @@ _RULE_TOOLS = {
     Kind.LINKS_UNKNOWN: "bastion:links-unknown",
     Kind.UNREADABLE: "bastion:unreadable",
 }
+# A call of a tool named like one of these passes for none of them: it is never allowed either.
+_RULE_TOOL_PREFIX = "bastion:"
 
 
 class Subject(NamedTuple):
@@ -72,7 +74,7 @@ class Subject(NamedTuple):
     @property
     def pseudo(self) -> bool:
         """Whether the subject cannot be judged at all: no rule nor fallback ever allows it."""
-        return self.kind in _RULE_TOOLS
+        return self.kind in _RULE_TOOLS or self.tool.startswith(_RULE_TOOL_PREFIX)
 
     @property
     def rule_tool(self) -> str:

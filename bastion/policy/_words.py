@@ -66,7 +66,7 @@ def kind_note(subject: Subject) -> str:
     if subject.kind is Kind.PLAIN:
         return ""
     if subject.pseudo:
-        return f"{KIND_WORDS[subject.kind]}: no rule allows it"
+        return f"{_unjudged(subject)}: no rule allows it"
     return f"{KIND_WORDS[subject.kind]}: only a rule that matches everything allows it"
 
 
@@ -86,7 +86,11 @@ def unconstrained(subject: Subject) -> str:
 
 def unjudged(subject: Subject) -> str:
     """A subject that cannot be judged, which nothing allows."""
-    return f"asks: nothing allows {KIND_WORDS[subject.kind]} {on(subject)}"
+    return f"asks: nothing allows {_unjudged(subject)} {on(subject)}"
+
+
+def _unjudged(subject: Subject) -> str:
+    return KIND_WORDS.get(subject.kind, f"a tool named {subject.tool}")
 
 
 def by_fallback(fallback: Decision, subject: Subject) -> str:

@@ -90,6 +90,8 @@ def _policy(
             Q,
         ),
         (_policy(deny=("bastion:*",)), Subject("read", "../x", kind=OUT), D),
+        (_policy(allow=("bastion:x",), fallback=A), Subject("bastion:x", "{}"), Q),
+        (_policy(deny=("bastion:*",)), Subject("bastion:x", "{}"), D),
         (_policy(project=(("bash(go test:*)",), ())), Subject("bash", "go test ./..."), Q),
         (_policy(project=((), ("bash(git log:*)",))), Subject("bash", "git log"), D),
         (_policy(project=((), ("bash(git log:*)",))), Subject("bash", "git status"), A),
