@@ -7,7 +7,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..analyzer import Stamper, Workspace
+from ..analyzer import SECRET_PATHS, Stamper, Workspace
 from ._types import ToolSpec
 
 if TYPE_CHECKING:
@@ -25,9 +25,9 @@ class Toolbox:
         on_output: Callable[[str], None] | None = None,
         policy: Policy | None = None,
     ) -> None:
-        """`policy` (the session's) says which files below a decided path grep may open; without
-        one, the shipped rules do."""
-        from ..policy import redirect_targets
+        """`policy` (the session's) says which files below a decided path grep may open and which
+        secret-looking paths git plans exclude (as the gate does); without one, the shipped rules do."""
+        from ..policy import redirect_targets, secrets_in_force
         from .tools import TOOLS, ToolContext
         from .tools._readable import readable_by
 
@@ -39,6 +39,7 @@ class Toolbox:
             on_output=on_output,
             redirect_targets=redirect_targets,
             readable=readable_by(policy) if policy is not None else None,
+            secrets=secrets_in_force(policy) if policy is not None else SECRET_PATHS,
         )
         self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
 

@@ -9,7 +9,15 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._errors import BastionError
-from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ...analyzer import (
+    CHANGED_PATHS,
+    DEFAULT_MAX_READ_BYTES,
+    SECRET_PATHS,
+    Resolved,
+    Stamper,
+    Workspace,
+    resolve,
+)
 from ...policy import STAMP_ARG, TOOLS
 from ._readable import Readable, shipped_readable
 from ._terminal import clean
@@ -47,7 +55,9 @@ class ToolContext:
     command's output goes as it arrives, the policy's reader of redirect targets (None: a
     line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
     set, ends a running command's process group (Ctrl-C); `readable` is the policy's word on which
-    files below a decided path a walking tool may open (None: the shipped rules')."""
+    files below a decided path a walking tool may open (None: the shipped rules'); `secrets` are
+    the secret-looking path patterns the gate's git plans exclude (a re-check with others renders
+    another plan, which is refused)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -57,6 +67,7 @@ class ToolContext:
     redirect_targets: RedirectTargets | None = None
     cancel: threading.Event | None = None
     readable: Readable | None = None
+    secrets: tuple[str, ...] = SECRET_PATHS
 
 
 class ToolError(BastionError):
