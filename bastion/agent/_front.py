@@ -7,7 +7,7 @@ import re
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
-from ..policy import Decision, Verdict
+from ..policy import STAMP_ARG, Decision, Verdict
 from ._types import Message, ToolCall, ToolResult, Usage
 from .loop import Answer, Events
 
@@ -32,7 +32,7 @@ def why(verdict: Verdict) -> str:
 
 
 def question(call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> str:
-    shown = json.dumps({k: v for k, v in args.items() if k != "bastion_stamp"}, ensure_ascii=False)
+    shown = json.dumps({k: v for k, v in args.items() if k != STAMP_ARG}, ensure_ascii=False)
     return clean(f"? allow {call.name} {shown} ({why(verdict)}) [y/N] ")
 
 

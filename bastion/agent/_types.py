@@ -10,6 +10,8 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
+from .._errors import BastionError
+
 __all__ = [
     "AgentError",
     "Assistant",
@@ -62,7 +64,7 @@ _EXIT = {
 }
 
 
-class AgentError(Exception):
+class AgentError(BastionError):
     """Anything that ends a run or stops the agent from starting, classified by kind."""
 
     kind: Failure = Failure.OTHER

@@ -17,13 +17,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Protocol
 
-from ..policy import Decision, Verdict, load_json
+from ..policy import READ_TOOLS, Decision, Verdict, load_json
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
 
 __all__ = ["Agent", "Answer", "Answerer", "Decided", "Events", "Gate", "Model", "RunResult", "Tools"]
 
-# Tools that only look: several of them in one turn run at once. Anything else runs alone, in order.
-READ_ONLY = frozenset({"read", "glob", "grep", "ls"})
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
 # How long an abort waits for the calls it stopped to end (a command's group is killed within 0.1 s).
 STOP_WAIT = 5.0
@@ -185,7 +183,8 @@ class Agent:
             for p in pending:
                 if p.args is None:
                     continue
-                if p.call.name in READ_ONLY:
+                # Tools that only look run at once, several in a turn; anything else alone, in order.
+                if p.call.name in READ_TOOLS:
                     batch.append(p)
                     continue
                 self._run(batch)

@@ -12,6 +12,7 @@ import posixpath
 import stat
 from collections.abc import Iterable
 
+from .._errors import BastionError
 from ._gitprobe import git_fingerprint
 from ._result import Analysis
 from ._walk import root_relative, walk
@@ -23,7 +24,7 @@ Fact = str | int | None | tuple["Fact", ...]
 
 
 
-class FactError(OSError):
+class FactError(OSError, BastionError):
     """A fact that cannot be read: the decision cannot be bound, so it must not stand."""
 
 

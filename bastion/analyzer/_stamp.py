@@ -13,6 +13,7 @@ import secrets
 from collections.abc import Iterable
 from typing import NoReturn
 
+from .._errors import BastionError
 from ._facts import Fact, encode, line_facts, path_facts, plan_facts
 from ._result import Analysis
 from ._workspace import Workspace
@@ -28,7 +29,7 @@ CHANGED_PATHS = (
 )
 
 
-class StampError(ValueError):
+class StampError(ValueError, BastionError):
     """What a call would touch cannot be read, so it cannot be stamped (the call must not run)."""
 
 

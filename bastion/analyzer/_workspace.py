@@ -17,13 +17,15 @@ import weakref
 from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
+from .._errors import BastionError
+
 if TYPE_CHECKING:
     import threading
 
 __all__ = ["ExecResult", "LocalWorkspace", "Workspace", "WorkspaceError"]
 
 
-class WorkspaceError(OSError):
+class WorkspaceError(OSError, BastionError):
     """A name the workspace refuses: outside the root, a link on the way, a FIFO or device."""
 
 

@@ -8,19 +8,14 @@ stamp would bind. Nothing runs and no stamp is made.
 
 from __future__ import annotations
 
-import json
 import shlex
 from typing import TextIO
 
 from ..analyzer import Analysis, Fact, FactError, StageResult, Workspace, plan_facts
 from ..grammar import shown
-from ..policy import Decided, Gate
+from ..policy import Decided, Gate, kind_note, named
 
 __all__ = ["explain"]
-
-
-def _q(text: str) -> str:
-    return json.dumps(text, ensure_ascii=False)
 
 
 def _stage(r: StageResult, out: TextIO) -> None:
@@ -120,8 +115,9 @@ def explain(gate: Gate, decided: Decided, out: TextIO) -> None:
         out.write("  none\n")
     for s in decided.subjects:
         v = policy.decide([s])
-        tag = " [constraint: deny and ask rules only]" if s.constraint else ""
-        out.write(f"  {v.decision!s:5}  {s.tool} {_q(s.value)}  ({s.about}){tag}\n")
+        notes = ["constraint: deny and ask rules only" if s.constraint else "", kind_note(s)]
+        tag = "".join(f" [{note}]" for note in notes if note)
+        out.write(f"  {v.decision!s:5}  {named(s)}  ({s.about}){tag}\n")
         by = f"{v.rule} from {v.source}" if v.rule else "no rule: the fallback"
         out.write(f"         by {by}\n")
         if s.why:

@@ -15,7 +15,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..policy import Decision, Layer, Policy, Subject
+from ..policy import PATH_TOOLS, Decision, Layer, Policy, Subject
 from ._audit import Report
 from ._decide import Decider, Outcome
 
@@ -88,7 +88,7 @@ def _bash_rule(value: str) -> str | None:
 
 
 def _path_rule(tool: str, value: str) -> str | None:
-    if not value or value == "." or any(c in value for c in "*()") or value.startswith("$(...)"):
+    if not value or value == "." or any(c in value for c in "*()"):
         return None
     return f"{tool}({value})"
 
@@ -99,7 +99,7 @@ def rule_for(subject: Subject) -> str | None:
         return None
     if subject.tool == "bash":
         return _bash_rule(subject.value)
-    if subject.tool in ("write", "edit", "read", "glob", "grep", "ls"):
+    if subject.tool in PATH_TOOLS:
         return _path_rule(subject.tool, subject.value)
     return None
 

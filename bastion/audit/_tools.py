@@ -12,7 +12,7 @@ import posixpath
 import shlex
 from collections.abc import Mapping
 
-from ..policy import load_json
+from ..policy import TOOLS, load_json
 
 __all__ = ["CLAUDE_TOOLS", "claude_call", "codex_calls", "patch_files", "pattern_escapes", "shell_script"]
 
@@ -56,7 +56,7 @@ def claude_call(name: object, given: object) -> Mapped:
     try:
         if tool == "bash":
             args["command"] = _string(given.get("command"), "command", name)
-        elif tool in ("read", "write", "edit"):
+        elif TOOLS[tool].default is None:  # a path it must give: Claude's tools call it file_path
             key = "notebook_path" if name == "NotebookEdit" else "file_path"
             args["path"] = _string(given.get(key), key, name)
         else:

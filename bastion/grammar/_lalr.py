@@ -14,6 +14,8 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import Any
 
+from .._errors import BastionError
+
 __all__ = ["END", "Parser", "Token", "Unexpected"]
 
 END = "$END"
@@ -34,7 +36,7 @@ class Token(str):
         return token
 
 
-class Unexpected(Exception):
+class Unexpected(BastionError):
     """Where the line left the grammar. `token` is None when no terminal of the whole grammar matches
     at `pos` (lark's UnexpectedCharacters); else the token no action takes (lark's UnexpectedToken),
     `$END` at the end of the line. `expected` names the terminals that state would have taken."""

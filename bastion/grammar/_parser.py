@@ -79,6 +79,12 @@ _CHARACTERS: dict[str, str] = {
 _OPERATORS = {"AND": "`&&`", "OR": "`||`", "PIPE": "`|`", "SEMI": "`;`", "NEWLINE": "a newline"}
 
 
+def _found(line: str, column: int, token: str, kind: str, reason: str) -> Outside:
+    """The one place an Outside is made from a parse: the 1-based column, the token there and its
+    kind (facts a program reads: the audit groups lines by token), and the reason for a person."""
+    return Outside(line, column, reason, token, kind)
+
+
 def _at(line: str, index: int) -> Outside:
     """The line outside the subset at the byte `index`, said in words (the column is where the
     construct that is outside begins, which may be before `index` or inside a quoted string)."""
@@ -87,25 +93,29 @@ def _at(line: str, index: int) -> Outside:
         for seq, what in _SEQUENCES:
             if line.startswith(seq, start) and start + len(seq) > index:
                 why = f"`{seq}` at column {start + 1}: {what} is outside the subset"
-                return Outside(line, start + 1, why)
+                return _found(line, start + 1, seq, what, why)
     if line[index : index + 1] == '"':
         return _inside_double_quotes(line, index)
-    return Outside(line, index + 1, _describe(line, index))
+    return _describe(line, index)
 
 
-def _describe(line: str, index: int) -> str:
-    char = line[index : index + 1]
+def _describe(line: str, index: int) -> Outside:
+    char, column = line[index : index + 1], index + 1
     if char == "~" and line[index - 1 : index] in ("=", ":"):
-        return (f"`~` at column {index + 1}: a tilde after `=` or `:` is expanded by bash in a word that "
-                "looks like an assignment, and is outside the subset")
+        return _found(line, column, char, "a tilde after `=` or `:`",
+                      f"`~` at column {column}: a tilde after `=` or `:` is expanded by bash in a word that "
+                      "looks like an assignment, and is outside the subset")
     if char in _CHARACTERS:
-        shown = char.encode("unicode_escape").decode("ascii")
-        return f"`{shown}` at column {index + 1}: {_CHARACTERS[char]} is outside the subset"
+        shown, what = char.encode("unicode_escape").decode("ascii"), _CHARACTERS[char]
+        return _found(line, column, char, what, f"`{shown}` at column {column}: {what} is outside the subset")
     if char and (ord(char) < 0x20 or ord(char) == 0x7F):
-        return f"control byte {ord(char):#04x} at column {index + 1} is outside the subset"
+        return _found(line, column, char, "a control byte",
+                      f"control byte {ord(char):#04x} at column {column} is outside the subset")
     if char and ord(char) > 0x7E:
-        return f"non-ASCII character U+{ord(char):04X} at column {index + 1} is outside the subset"
-    return f"`{char}` at column {index + 1} is outside the subset"
+        return _found(line, column, char, "a non-ASCII character",
+                      f"non-ASCII character U+{ord(char):04X} at column {column} is outside the subset")
+    return _found(line, column, char, "a character outside the subset",
+                  f"`{char}` at column {column} is outside the subset")
 
 
 def _inside_double_quotes(line: str, index: int) -> Outside:
@@ -122,16 +132,16 @@ def _inside_double_quotes(line: str, index: int) -> Outside:
             found = _at(line, i)
             return found._replace(reason=f"{found.reason} (inside double quotes)")
         i += 1
-    return Outside(line, index + 1, _describe(line, index))
+    return _describe(line, index)
 
 
-def _operator(line: str, index: int, token_type: str) -> Outside:
+def _operator(line: str, index: int, token_type: str, text: str) -> Outside:
     """An operator where a command must come first: at the start, or right after another."""
     if token_type == "SEMI" and line[index - 1 : index] == ";" or line.startswith(";;", index):
         start = index - 1 if line[index - 1 : index] == ";" else index
         return _at(line, start)
-    return Outside(line, index + 1, f"{_OPERATORS[token_type]} at column {index + 1}: a command is missing "
-                                    "before it")
+    return _found(line, index + 1, text, "a missing command",
+                  f"{_OPERATORS[token_type]} at column {index + 1}: a command is missing before it")
 
 
 def _outside(line: str, err: Unexpected) -> Outside:
@@ -141,16 +151,18 @@ def _outside(line: str, err: Unexpected) -> Outside:
         if last in (";", "\n"):
             what = "`;`" if last == ";" else "a newline"
             why = f"the line ends with {what}: in the subset a command must follow it"
-            return Outside(line, len(line), why)
-        return Outside(line, len(line), "the line ends where a command or word must follow")
+            return _found(line, len(line), last, "the end of the line", why)
+        return _found(line, len(line), "", "the end of the line",
+                      "the line ends where a command or word must follow")
     index = err.pos
     if index == 0 and line.startswith("#"):
-        return Outside(line, 1, "the line is only a comment: a line without a command is outside the subset")
+        return _found(line, 1, "#", "a comment",
+                      "the line is only a comment: a line without a command is outside the subset")
     if token is not None:
         text = str(token)
         before = line[:index]
         if token.type in _OPERATORS:
-            return _operator(line, index + len(text) - len(text.lstrip(_TRIM)), token.type)
+            return _operator(line, index + len(text) - len(text.lstrip(_TRIM)), token.type, text.strip(_TRIM))
         if token.type == "BANG" or before.endswith("!"):
             index -= 0 if token.type == "BANG" else 1
             return _at(line, index)
@@ -158,18 +170,21 @@ def _outside(line: str, err: Unexpected) -> Outside:
             index += text.index("=")
             return _at(line, index)
         if before.endswith(tuple(r.value for r in Redirect)):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word, "
-                                            "followed by a space, `|`, `&&` or the end of the line")
+            return _found(line, index + 1, text, "a word attached to a redirect",
+                          f"`{text}` at column {index + 1}: a redirect is a whole word, "
+                          "followed by a space, `|`, `&&` or the end of the line")
         if token.type.startswith(("ERR_", "OUT_")):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word "
-                                            "after the command word: 2>&1, 2>/dev/null or >/dev/null")
+            return _found(line, index + 1, text, "a misplaced redirect",
+                          f"`{text}` at column {index + 1}: a redirect is a whole word "
+                          "after the command word: 2>&1, 2>/dev/null or >/dev/null")
         if token.type.endswith("TAIL"):
             return _at(line, index)
         if token.type == "GLOB" or before.endswith(("*", "?")):
-            return Outside(line, index + 1, f"`{text}` at column {index + 1}: a glob is a whole unquoted "
-                                            "word after the command word, with nothing attached")
-        return Outside(line, index + 1, f"`{text}` at column {index + 1}: words must be "
-                                        "separated by spaces or tabs here")
+            return _found(line, index + 1, text, "a glob with something attached",
+                          f"`{text}` at column {index + 1}: a glob is a whole unquoted "
+                          "word after the command word, with nothing attached")
+        return _found(line, index + 1, text, "words not separated",
+                      f"`{text}` at column {index + 1}: words must be separated by spaces or tabs here")
     return _at(line, index)
 
 
@@ -197,10 +212,10 @@ def parse(line: str) -> Plan | Outside:
     """Parse one line. Only spaces and tabs are trimmed; the result never raises for any text."""
     too_long = oversized(line)
     if too_long is not None:
-        return Outside(line, 0, too_long)
+        return Outside(line, 0, too_long, kind="a line too long")
     text = line.strip(_TRIM)
     if not text:
-        return Outside(line, 0, "the command is empty")
+        return Outside(line, 0, "the command is empty", kind="an empty line")
     return _parse_trimmed(text) if len(text) <= _REMEMBERED else _parse_text(text)
 
 

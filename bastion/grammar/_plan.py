@@ -92,11 +92,17 @@ class Plan(NamedTuple):
 
 
 class Outside(NamedTuple):
-    """A line outside the subset: where (1-based column, 0 for the whole line) and why."""
+    """A line outside the subset: where (1-based column, 0 for the whole line) and why.
+
+    `token` is the text where the subset ended ("$(", "&", "" for the whole line) and `kind` what
+    it is ("command substitution", "the end of the line"): facts a program reads (the audit groups
+    lines by token); `reason` is the same said for a person."""
 
     line: str
     column: int
     reason: str
+    token: str = ""
+    kind: str = ""
 
     def __str__(self) -> str:
         return self.reason

@@ -4,21 +4,28 @@ from ._config import PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
 from ._env import child_env
-from ._gate import STAMP_ARG, Decided, Gate, secrets_in_force
+from ._gate import Decided, Gate, secrets_in_force
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._types import SENTINEL, Decision, Subject, Verdict
+from ._tools import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS, ToolInfo
+from ._types import Decision, Kind, Subject, Verdict
+from ._words import KIND_WORDS, kind_note, named
 
 __all__ = [
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
-    "SENTINEL",
+    "PATH_TOOLS",
+    "READ_TOOLS",
+    "KIND_WORDS",
     "STAMP_ARG",
+    "TOOLS",
+    "WRITE_TOOLS",
     "ConfigError",
     "Decided",
     "Decision",
     "DryRun",
     "Gate",
+    "Kind",
     "Layer",
     "Policy",
     "PolicyError",
@@ -28,11 +35,14 @@ __all__ = [
     "RuleError",
     "Settings",
     "Subject",
+    "ToolInfo",
     "Verdict",
     "bash_subjects",
     "child_env",
+    "kind_note",
     "load_json",
     "load_settings",
+    "named",
     "parse_rule",
     "path_subjects",
     "redirect_targets",

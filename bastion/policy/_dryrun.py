@@ -14,11 +14,13 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
+from .._errors import BastionError
 from ..analyzer import LocalWorkspace
 from ..grammar import prepare
 from ._config import Settings, load_settings
-from ._gate import FILE_TOOLS, Decided, Gate
+from ._gate import Decided, Gate
 from ._rules import ConfigError
+from ._tools import PATH_TOOLS
 from ._types import Decision
 
 __all__ = ["KEPT_DIRECTORIES", "MAX_JSON_DEPTH", "DryRun", "RequestError", "load_json", "verdict_json"]
@@ -30,7 +32,7 @@ KEPT_DIRECTORIES = 64
 MAX_JSON_DEPTH = 256
 
 
-class RequestError(ValueError):
+class RequestError(ValueError, BastionError):
     """A request the dry-run cannot read; the message names the part that is wrong."""
 
 
@@ -137,7 +139,7 @@ class DryRun:
             raise RequestError("`args` must be a JSON object")
         if tool == "bash" and not isinstance(args.get("command"), str):
             raise RequestError("`args.command` must be a string for the bash tool")
-        if tool in FILE_TOOLS and "path" in args and not isinstance(args["path"], str):
+        if tool in PATH_TOOLS and "path" in args and not isinstance(args["path"], str):
             raise RequestError(f"`args.path` must be a string for the {tool} tool")
         try:
             return self.check(cwd, tool, args)

@@ -8,14 +8,15 @@ cancelled for a subject by a carve-out in the same list, for the same tool, from
 at least as high, that matches it. A call's verdict is its most restrictive subject's (first of
 equals); no subjects, or an exception anywhere in here, asks.
 
-Sentinel subjects (the analyzer could not vouch for them) are matched by a restrictive rule (deny,
-ask) on the value with or without the sentinel prefix; a loosening rule (allow, carve-out) meets
-one only when it is bare or its pattern matches everything, and a shipped allow never does.
+Sentinel subjects (the analyzer could not vouch for them: their kind is not plain) are matched by a
+restrictive rule (deny, ask) on the value, or on the value behind the prefix `$(...) ` (so a rule may
+name every sentinel); a loosening rule (allow, carve-out) meets one only when it is bare or its
+pattern matches everything, and a shipped allow never does. A subject that cannot be judged at all
+(a pseudo-tool's: a path outside the workspace...) is named by rules as its `rule_tool`.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from collections.abc import Sequence
 from typing import NamedTuple
@@ -23,18 +24,18 @@ from typing import NamedTuple
 from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
 from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
-from ._types import SENTINEL, Decision, Subject, Verdict
+from ._types import Decision, Subject, Verdict
+from ._words import by_fallback, by_rule, unconstrained, unjudged
 
-__all__ = ["PSEUDO_TOOL_PREFIX", "Layer", "Policy"]
+__all__ = ["Layer", "Policy"]
 
 _LISTS = ("deny", "ask", "allow")
 
 # How many decided subjects a policy remembers before it starts over.
 _MEMO_SIZE = 4096
 
-# A subject of a pseudo-tool ("bastion:outside", "bastion:links-unknown") says the call cannot be
-# judged; deny rules may refuse it, but no allow rule nor fallback allows it.
-PSEUDO_TOOL_PREFIX = "bastion:"
+# What a restrictive rule may match a sentinel's value behind: `deny: bash($(...) *)` names them all.
+_SENTINEL_PREFIX = "$(...) "
 
 
 class Layer(NamedTuple):
@@ -100,7 +101,7 @@ class _Compiled(NamedTuple):
         return (
             self.matcher is None
             or self.matcher(subject.value)
-            or self.matcher(subject.value[len(SENTINEL) :])
+            or self.matcher(_SENTINEL_PREFIX + subject.value)
         )
 
 
@@ -153,20 +154,6 @@ class _Found(NamedTuple):
     reason: str
     rule: str | None
     source: str | None
-
-
-def _quote(value: str) -> str:
-    return json.dumps(value, ensure_ascii=False)
-
-
-def _one_line(text: str) -> str:
-    return text.replace("\r", "\\r").replace("\n", "\\n")
-
-
-def _on(subject: Subject, note: str = "") -> str:
-    parts = [_one_line(p) for p in (subject.about, note) if p]
-    text = f"on {_quote(subject.value)}" + (f" ({'; '.join(parts)})" if parts else "")
-    return text + (f": {_one_line(subject.why)}" if subject.why else "")
 
 
 class _Named:
@@ -263,7 +250,7 @@ class Policy:
         return found
 
     def _first(self, kind: str, subject: Subject) -> _Compiled | None:
-        named = self._for(kind, subject.tool)
+        named = self._for(kind, subject.rule_tool)
         if not subject.sentinel and not named.carve_outs:
             return named.first(subject.value)
         loosening = kind == "allow"
@@ -284,37 +271,25 @@ class Policy:
 
     def _search(self, subject: Subject) -> _Found:
         if (rule := self._first("deny", subject)) is not None:
-            reason = f"denied by {rule.text} from {rule.layer.label} {_on(subject, rule.note)}"
+            reason = by_rule(Decision.DENY, rule.text, rule.layer.label, subject, rule.note)
             return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
         asked = self._first("ask", subject)
         if subject.constraint and asked is None:
-            return _Found(
-                Decision.ALLOW, f"no deny or ask rule names {subject.tool} {_on(subject)}", None, None
-            )
-        pseudo = subject.tool.startswith(PSEUDO_TOOL_PREFIX)
+            return _Found(Decision.ALLOW, unconstrained(subject), None, None)
+        pseudo = subject.pseudo
         allowed = None if pseudo or subject.constraint else self._first("allow", subject)
         # An ask rule never loosens: where nothing allows and the fallback denies, it stays denied.
         if asked is not None and (
             allowed is not None or subject.constraint or self.fallback is not Decision.DENY
         ):
-            reason = f"asks: {asked.text} from {asked.layer.label} {_on(subject, asked.note)}"
+            reason = by_rule(Decision.ASK, asked.text, asked.layer.label, subject, asked.note)
             return _Found(Decision.ASK, reason, asked.text, asked.layer.name)
         if allowed is not None:
-            reason = f"allowed by {allowed.text} from {allowed.layer.label} {_on(subject, allowed.note)}"
+            reason = by_rule(Decision.ALLOW, allowed.text, allowed.layer.label, subject, allowed.note)
             return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name)
         if pseudo and self.fallback is not Decision.DENY:
-            return _Found(Decision.ASK, f"asks: nothing allows {subject.tool} {_on(subject)}", None, None)
-        return _Found(self.fallback, self._fallback_reason(subject), None, None)
-
-    def _fallback_reason(self, subject: Subject) -> str:
-        verb = {Decision.ALLOW: "allowed", Decision.ASK: "asks", Decision.DENY: "denied"}[self.fallback]
-        named = f"{subject.tool} {_quote(subject.value)}" + (
-            f" ({_one_line(subject.about)})" if subject.about else ""
-        )
-        default = "" if self.fallback is Decision.ASK else f" (fallback {self.fallback})"
-        if subject.why:
-            return f"{verb}: {_one_line(subject.why)}; no rule allows {named}{default}"
-        return f"{verb}: no rule allows {named}{default}"
+            return _Found(Decision.ASK, unjudged(subject), None, None)
+        return _Found(self.fallback, by_fallback(self.fallback, subject), None, None)
 
     def decide(self, subjects: Sequence[Subject]) -> Verdict:
         """The verdict of one call: its most restrictive subject's (first of equals)."""

@@ -15,18 +15,15 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyzer import SECRET_PATHS, Analysis, Workspace, analyze
 from ..grammar import Outside, oversized
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._types import Decision, Subject, Verdict
+from ._tools import PATH_TOOLS, STAMP_ARG, TOOLS
+from ._types import Decision, Kind, Subject, Verdict
 
 if TYPE_CHECKING:
     from ..analyzer import Stamper
     from ._config import Settings
     from ._engine import Policy
 
-__all__ = ["FILE_TOOLS", "STAMP_ARG", "Decided", "Gate", "secrets_in_force"]
-
-STAMP_ARG = "bastion_stamp"
-FILE_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
-_FIELDS = {"bash": "command", **{t: "path" for t in FILE_TOOLS}}
+__all__ = ["STAMP_ARG", "Decided", "Gate", "secrets_in_force"]
 
 
 class Decided(NamedTuple):
@@ -81,7 +78,7 @@ class Gate:
         if not isinstance(args, Mapping):
             return _refuse({}, f"{tool} call could not be evaluated: its arguments are not a JSON object")
         clean = {k: v for k, v in args.items() if k != STAMP_ARG}
-        for name in (_FIELDS.get(tool), STAMP_ARG):
+        for name in (TOOLS[tool].argument if tool in TOOLS else None, STAMP_ARG):
             if name is None:
                 continue
             variant = _case_variant(clean, name)
@@ -92,7 +89,7 @@ class Gate:
         try:
             if tool == "bash":
                 return self._bash(clean)
-            if tool in FILE_TOOLS:
+            if tool in PATH_TOOLS:
                 return self._file(tool, clean)
             subjects = (Subject(tool, json.dumps(clean, sort_keys=True), about=f"the {tool} call"),)
             return Decided(self.settings.policy.decide(subjects), clean, subjects)
@@ -133,11 +130,12 @@ class Gate:
         return None
 
     def _file(self, tool: str, args: dict[str, object]) -> Decided:
-        path = args.get("path", None if tool in ("read", "write", "edit") else ".")
+        info = TOOLS[tool]
+        path = args.get(info.argument, info.default)
         subjects = tuple(path_subjects(tool, path, self.ws))
         verdict = self.settings.policy.decide(subjects)
-        names = tuple(s.value for s in subjects if s.tool == tool)
+        names = tuple(s.value for s in subjects if s.tool == tool and s.kind is Kind.PLAIN)
         if self.stamper is not None and verdict.decision is not Decision.DENY and names:
             args = {**args, STAMP_ARG: self.stamper.path_stamp(tool, names, self.ws)}
-        reads = names if tool in ("read", "grep", "glob", "ls") else ()
+        reads = names if info.reads else ()
         return Decided(verdict, args, subjects, None, reads)

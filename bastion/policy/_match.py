@@ -23,6 +23,8 @@ import posixpath
 import re
 from collections.abc import Sequence
 
+from ._tools import COMMAND_TOOLS, PATH_TOOLS
+
 __all__ = [
     "COMMAND_TOOLS",
     "PATH_TOOLS",
@@ -32,9 +34,6 @@ __all__ = [
     "compile_glob",
     "matcher_for",
 ]
-
-COMMAND_TOOLS = frozenset({"bash"})
-PATH_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
 
 _FOLD_CASE_PREFIX = "ci:"
 # What keeps a first word from being a name: in a pattern, and (with the space) in a subject.

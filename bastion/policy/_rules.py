@@ -1,6 +1,6 @@
 """The rule language: `tool` or `tool(specifier)`, one rule per config entry.
 
-    PolicyError
+    PolicyError (a BastionError)
     ├── RuleError     a rule that does not parse or build (kind, column, caret line)
     └── ConfigError   a config file that cannot be used (names the file and the field)
 
@@ -24,6 +24,7 @@ from __future__ import annotations
 import functools
 from typing import TYPE_CHECKING, NamedTuple
 
+from .._errors import BastionError
 from ._shipped import PARSED
 
 if TYPE_CHECKING:
@@ -32,7 +33,7 @@ if TYPE_CHECKING:
 __all__ = ["ConfigError", "PolicyError", "Rule", "RuleError", "parse_rule"]
 
 
-class PolicyError(Exception):
+class PolicyError(BastionError):
     """Anything the policy core refuses to build."""
 
 

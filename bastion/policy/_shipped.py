@@ -8,21 +8,21 @@ names, so these rules never cover it. `builtin = false` drops the allow list; th
 from __future__ import annotations
 
 from ..analyzer import SECRET_PATHS  # the analyzer keeps them out of git's diffs too
+from ._tools import READ_TOOLS, WRITE_TOOLS
 
-__all__ = ["ALIASES", "KNOWN_TOOLS", "LIFTED_TOOLS", "PARSED", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
-
-KNOWN_TOOLS = frozenset({"bash", "read", "write", "edit", "glob", "grep", "ls"})
+__all__ = ["ALIASES", "LIFTED_TOOLS", "PARSED", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
 
 # A rule naming an alias stands for one rule per tool (one level, exact spelling).
 ALIASES: dict[str, tuple[str, ...]] = {
     "Bash": ("bash",),
-    "Read": ("read", "grep", "glob", "ls"),
-    "Edit": ("edit", "write"),
+    "Read": READ_TOOLS,
+    "Edit": WRITE_TOOLS,
     "Write": ("write",),
 }
 
-# A user's allow rule with a specifier for one of these also lifts the shipped asks it names.
-LIFTED_TOOLS = frozenset({"read", "grep", "glob", "ls"})
+# A user's allow rule with a specifier for one of these also lifts the shipped asks it names (the
+# secret-path asks, on `Read`).
+LIFTED_TOOLS = frozenset(READ_TOOLS)
 
 _ALLOWED_COMMANDS = (
     "git status:*", "git diff:*", "git log:*", "git show:*",
@@ -39,7 +39,7 @@ _ALLOWED_COMMANDS = (
     "basename:*", "dirname:*", "which:*", "tr:*",
 )  # fmt: skip
 
-_ALLOWED_TOOLS = ("read", "glob", "grep", "ls")
+_ALLOWED_TOOLS = READ_TOOLS
 
 SHIPPED_ALLOW: tuple[str, ...] = (*_ALLOWED_TOOLS, *(f"bash({c})" for c in _ALLOWED_COMMANDS))
 

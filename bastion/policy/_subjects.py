@@ -14,7 +14,8 @@ from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
 from ..analyzer import Analysis, StageResult, Workspace, resolve, root_relative, walk
-from ._types import SENTINEL, Subject
+from ._tools import TOOLS
+from ._types import Kind, Subject
 from ._wrappers import joined, unwrap
 
 if TYPE_CHECKING:
@@ -22,13 +23,7 @@ if TYPE_CHECKING:
 
 __all__ = ["bash_subjects", "path_subjects", "redirect_targets"]
 
-OUTSIDE = "bastion:outside"
-LINKS_UNKNOWN = "bastion:links-unknown"
-# A line outside the subset that bashlex cannot read (an unterminated quote, a construct it does not
-# know): its parts are a guess, so it asks even where the user allows every bash line.
-UNREADABLE = "bastion:unreadable"
 _MAX_DEPTH = 3
-_PATH_DEFAULTS = frozenset({"glob", "grep", "ls"})
 
 
 def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Subject]:
@@ -42,11 +37,12 @@ def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Sub
         return _unique([_line_sentinel(analysis.line, reason), *_outside(analysis.line, ws, cwd)])
     except Exception as err:  # a failure asks
         why = f"the line could not be cut: {type(err).__name__}: {err}"
-        return [_line_sentinel(analysis.line, why), Subject(UNREADABLE, analysis.line, "the whole line", why)]
+        unreadable = Subject("bash", analysis.line, "the whole line", why, kind=Kind.UNREADABLE)
+        return [_line_sentinel(analysis.line, why), unreadable]
 
 
 def _line_sentinel(line: str, why: str) -> Subject:
-    return Subject("bash", SENTINEL + line, about="the whole line", why=why)
+    return Subject("bash", line, about="the whole line", why=why, kind=Kind.UNCHECKED)
 
 
 def _unique(subjects: Iterable[Subject]) -> list[Subject]:
@@ -75,7 +71,7 @@ def _stage_subjects(
         out: list[Subject] = []
         if r.governed and not r.ok:
             # First, so that a question about this stage gives the checker's reason.
-            out.append(Subject("bash", SENTINEL + r.stage.text, about=about, why=r.why))
+            out.append(Subject("bash", r.stage.text, about=about, why=r.why, kind=Kind.UNCHECKED))
         out.append(Subject("bash", r.stage.text, about=about))
         out += [Subject("read", name, about=f"a file {about} reads") for name in r.reads]
         commands, lines = unwrap(tuple(w.text for w in r.stage.words))
@@ -91,8 +87,10 @@ def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: boo
     pieces = cut(line)
     out: list[Subject] = []
     if not pieces.complete and depth == 0 and not constraint:
+        # Its parts are a guess (an unterminated quote, a construct bashlex does not know), so it
+        # asks even where the user allows every bash line.
         why = "bastion cannot read this line as bash would, so its parts are a guess"
-        out.append(Subject(UNREADABLE, line, about="the whole line", why=why))
+        out.append(Subject("bash", line, about="the whole line", why=why, kind=Kind.UNREADABLE))
     for i, part in enumerate(pieces.parts):
         about = f"part {i + 1} of the line"
         if part.words:
@@ -100,8 +98,8 @@ def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: boo
             out += _wrapped(part.words, about, ws, cwd, depth)
     for target in pieces.targets:
         about = f"a file the line writes ({target.raw})"
-        for tool, value in _writes(ws, cwd, pieces, target):
-            out.append(Subject(tool, value, about=about, constraint=constraint))
+        for value, kind in _writes(ws, cwd, pieces, target):
+            out.append(Subject("write", value, about=about, constraint=constraint, kind=kind))
     return out
 
 
@@ -151,27 +149,28 @@ def _reals(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[str]:
     return reals
 
 
-def _writes(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[tuple[str, str]]:
-    """(tool, value) for one redirect target, from every directory the line may be in."""
+def _writes(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[tuple[str, Kind]]:
+    """(value, kind) of the write subjects of one redirect target, from every directory the line
+    may be in."""
     raw = target.raw
     if raw == "/dev/null":
         return []
     if target.expands:
-        return [("write", raw), ("write", SENTINEL + raw)]
-    out: list[tuple[str, str]] = []
+        return [(raw, Kind.PLAIN), (raw, Kind.UNCHECKED)]
+    out: list[tuple[str, Kind]] = []
     for directory in _directories(ws, cwd, pieces, target.pos):
         name = _lexical(ws, directory, raw)
         if name is None:
-            out += [("write", raw), ("write", SENTINEL + raw)]
+            out += [(raw, Kind.PLAIN), (raw, Kind.UNCHECKED)]
             continue
-        out.append(("write", name))
+        out.append((name, Kind.PLAIN))
         walked = _open_walk(ws, directory or ".", raw)
         if walked == _LEAKS:
-            out.append(("write", SENTINEL + raw))
+            out.append((raw, Kind.UNCHECKED))
         elif walked == _UNKNOWN:
-            out.append((LINKS_UNKNOWN, raw))
+            out.append((raw, Kind.LINKS_UNKNOWN))
         elif walked != name:
-            out.append(("write", walked))
+            out.append((walked, Kind.PLAIN))
     return out
 
 
@@ -234,14 +233,15 @@ def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
 
     bastion never allows a file-tool call outside the workspace: a path outside it (absolute
     elsewhere, climbing out with `..`, `~`, empty, not a string) or leading out through a link
-    becomes a subject of the pseudo-tool "bastion:outside" with the sentinel prefix, which no
-    shipped rule names, so the shipped bare `read` allow does not reach it. Links that cannot be
-    read give a "bastion:links-unknown" subject. Never raises."""
-    if path is None and tool in _PATH_DEFAULTS:
-        path = "."
+    becomes a subject of kind OUTSIDE, which no rule nor fallback allows, so the shipped bare `read`
+    allow does not reach it. Links that cannot be read give a LINKS_UNKNOWN subject. Never raises."""
+    default = TOOLS[tool].default if tool in TOOLS else None
+    if path is None and default is not None:
+        path = default
     raw = path if isinstance(path, str) else repr(path)
     about = f"the path of {tool}"
-    outside = Subject(OUTSIDE, SENTINEL + raw, about=about, why=f"{raw!r} is outside the working directory")
+    why = f"{raw!r} is outside the working directory"
+    outside = Subject(tool, raw, about=about, why=why, kind=Kind.OUTSIDE)
     try:
         if not isinstance(path, str) or path.startswith("~"):
             return [outside]
@@ -254,9 +254,10 @@ def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
             if resolved.real != name:
                 subjects.append(Subject(tool, resolved.real, about=f"where the path of {tool} leads"))
         elif _open_walk(ws, ".", name) == _LEAKS:
-            subjects.append(Subject(OUTSIDE, SENTINEL + raw, about=about, why=resolved.why))
+            subjects.append(Subject(tool, raw, about=about, why=resolved.why, kind=Kind.OUTSIDE))
         else:
-            subjects.append(Subject(LINKS_UNKNOWN, raw, about=about, why=resolved.why))
+            subjects.append(Subject(tool, raw, about=about, why=resolved.why, kind=Kind.LINKS_UNKNOWN))
         return subjects
     except Exception as err:  # a failure asks
-        return [Subject(LINKS_UNKNOWN, raw, about=about, why=f"{type(err).__name__}: {err}")]
+        why = f"{type(err).__name__}: {err}"
+        return [Subject(tool, raw, about=about, why=why, kind=Kind.LINKS_UNKNOWN)]

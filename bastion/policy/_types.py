@@ -5,12 +5,7 @@ from __future__ import annotations
 import enum
 from typing import NamedTuple
 
-__all__ = ["SENTINEL", "Decision", "Subject", "Verdict"]
-
-# The prefix of a subject value that no shipped rule names: a governed stage whose arguments
-# failed, a line outside the subset, a path outside the workspace. Only a bare rule for the tool,
-# a user pattern that matches everything, or the fallback decides it.
-SENTINEL = "$(...) "
+__all__ = ["Decision", "Kind", "Subject", "Verdict"]
 
 
 class Decision(enum.IntEnum):
@@ -24,26 +19,68 @@ class Decision(enum.IntEnum):
         return self.name.lower()
 
 
+class Kind(enum.Enum):
+    """What bastion knows of a subject's value.
+
+    PLAIN: the analyzer read it. UNCHECKED (a sentinel): a governed stage whose arguments failed, a
+    line outside the subset, a redirect target outside the workspace; only a bare rule for the tool,
+    a user pattern that matches everything, or the fallback allows it. The others cannot be judged
+    at all (a path outside the workspace, links that cannot be read, a line bashlex cannot read): no
+    rule nor fallback ever allows them; a deny rule naming their `rule_tool` (or a tool glob) may
+    refuse them."""
+
+    PLAIN = "plain"
+    UNCHECKED = "unchecked"
+    OUTSIDE = "outside"
+    LINKS_UNKNOWN = "links-unknown"
+    UNREADABLE = "unreadable"
+
+
+# The tool name a rule uses for the subjects that cannot be judged (`deny: bastion:*`); it never
+# appears in a reason.
+_RULE_TOOLS = {
+    Kind.OUTSIDE: "bastion:outside",
+    Kind.LINKS_UNKNOWN: "bastion:links-unknown",
+    Kind.UNREADABLE: "bastion:unreadable",
+}
+# A call of a tool named like one of these passes for none of them: it is never allowed either.
+_RULE_TOOL_PREFIX = "bastion:"
+
+
 class Subject(NamedTuple):
     """One thing a call does that a rule may name.
 
-    `tool` is the tool whose rules decide it (bash, read, write, edit, glob, grep, ls, or a
-    pseudo-tool such as "bastion:links-unknown" that no rule names); `value` is the string a
-    rule's specifier is matched against (a command, or a path relative to the working
-    directory); `about` says, for a person, which part of the call it is; `why` carries the
-    analyzer's reason for a sentinel. A `constraint` subject is held to its tool's deny and ask
-    rules only: no allow rule (nor the fallback) ever allows or asks because of it — it exists so
-    that a wrapper (timeout, env, xargs...) cannot hide the command it runs from a deny or ask."""
+    `tool` is the tool the call uses for it (bash, read, write, edit, glob, grep, ls, or any other
+    tool's name); `value` is the string a rule's specifier is matched against (a command, or a path
+    relative to the working directory), exactly as the call gives it; `kind` says what bastion knows
+    of it (a sentinel, a pseudo-tool: see Kind); `about` says, for a person, which part of the call
+    it is; `why` carries the analyzer's reason for a subject that is not plain. A `constraint`
+    subject is held to its tool's deny and ask rules only: no allow rule (nor the fallback) ever
+    allows or asks because of it — it exists so that a wrapper (timeout, env, xargs...) cannot hide
+    the command it runs from a deny or ask."""
 
     tool: str
     value: str
     about: str = ""
     why: str = ""
     constraint: bool = False
+    kind: Kind = Kind.PLAIN
 
     @property
     def sentinel(self) -> bool:
-        return self.value.startswith(SENTINEL)
+        """Whether the analyzer could not vouch for the value (it is not plain)."""
+        return self.kind is not Kind.PLAIN
+
+    @property
+    def pseudo(self) -> bool:
+        """Whether the subject cannot be judged at all: no rule nor fallback ever allows it."""
+        return self.kind in _RULE_TOOLS or self.tool.startswith(_RULE_TOOL_PREFIX)
+
+    @property
+    def rule_tool(self) -> str:
+        """The tool a rule must name to reach this subject: its tool, or for one that cannot be
+        judged the pseudo-tool ("bastion:outside"...) that only deny rules and tool globs reach."""
+        return _RULE_TOOLS.get(self.kind, self.tool)
 
 
 class Verdict(NamedTuple):

@@ -8,7 +8,7 @@ import bastion.policy
 
 PROMISED = [
     "Policy", "Settings", "load_settings", "PolicyError", "ConfigError", "RuleError", "parse_rule",
-    "child_env", "Subject", "Verdict", "Decision", "SENTINEL", "Layer", "PolicyFlags",
+    "child_env", "Subject", "Verdict", "Decision", "Kind", "Layer", "PolicyFlags",
 ]  # fmt: skip
 
 

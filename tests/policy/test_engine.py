@@ -8,9 +8,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.policy import SENTINEL, Decision, Layer, Policy, RuleError, Subject
+from bastion.policy import Decision, Kind, Layer, Policy, RuleError, Subject
 
 A, Q, D = Decision.ALLOW, Decision.ASK, Decision.DENY
+U, OUT = Kind.UNCHECKED, Kind.OUTSIDE
 USER = "~/.config/bastion/config.toml"
 
 
@@ -46,7 +47,7 @@ def _policy(
         (_policy(), Subject("read", "ident.go"), A),
         (_policy(), Subject("read", "docs/keys.md"), A),
         (_policy(), Subject("read", "KEYBOARD.md"), A),
-        (_policy(), Subject("read", f"{SENTINEL}/etc/passwd"), Q),
+        (_policy(), Subject("read", "/etc/passwd", kind=U), Q),
         (_policy(), Subject("write", "x"), Q),
         (_policy(deny=("bash(git log:*)",)), Subject("bash", "git log"), D),
         (_policy(ask=("bash(git log:*)",)), Subject("bash", "git log"), Q),
@@ -79,12 +80,18 @@ def _policy(
         (_policy(fallback=D), Subject("bash", "rm -rf x"), D),
         (_policy(fallback=D), Subject("read", "x"), A),
         (_policy(fallback=A), Subject("bash", "rm -rf x"), A),
-        (_policy(fallback=A), Subject("bastion:outside", f"{SENTINEL}/etc/passwd"), Q),
-        (_policy(fallback=D), Subject("bastion:outside", f"{SENTINEL}/etc/passwd"), D),
+        (_policy(fallback=A), Subject("read", "/etc/passwd", kind=OUT), Q),
+        (_policy(fallback=D), Subject("read", "/etc/passwd", kind=OUT), D),
         (_policy(ask=("bash(make:*)",), fallback=D), Subject("bash", "make"), D),
         (_policy(allow=("bash(make:*)",), ask=("bash(make:*)",), fallback=D), Subject("bash", "make"), Q),
-        (_policy(allow=("bastion:links-unknown",), fallback=A), Subject("bastion:links-unknown", "x"), Q),
-        (_policy(deny=("bastion:*",)), Subject("bastion:outside", f"{SENTINEL}../x"), D),
+        (
+            _policy(allow=("bastion:links-unknown",), fallback=A),
+            Subject("read", "x", kind=Kind.LINKS_UNKNOWN),
+            Q,
+        ),
+        (_policy(deny=("bastion:*",)), Subject("read", "../x", kind=OUT), D),
+        (_policy(allow=("bastion:x",), fallback=A), Subject("bastion:x", "{}"), Q),
+        (_policy(deny=("bastion:*",)), Subject("bastion:x", "{}"), D),
         (_policy(project=(("bash(go test:*)",), ())), Subject("bash", "go test ./..."), Q),
         (_policy(project=((), ("bash(git log:*)",))), Subject("bash", "git log"), D),
         (_policy(project=((), ("bash(git log:*)",))), Subject("bash", "git status"), A),
@@ -178,8 +185,9 @@ def test_a_constraint_never_allows_what_another_subject_asks_about() -> None:
         ),
         (
             _policy(),
-            [Subject("bash", f"{SENTINEL}echo $(x)", why="`$(` at column 6: command substitution")],
-            'asks: `$(` at column 6: command substitution; no rule allows bash "$(...) echo $(x)"',
+            [Subject("bash", "echo $(x)", why="`$(` at column 6: command substitution", kind=U)],
+            "asks: `$(` at column 6: command substitution; "
+            'no rule allows bash "echo $(x)" (a part bastion cannot vouch for)',
         ),
         (
             _policy(),
@@ -276,8 +284,9 @@ _RULES = st.sampled_from(
 _SUBJECTS = st.builds(
     Subject,
     st.sampled_from(["bash", "read", "write", "grep", "mcp__x"]),
-    st.sampled_from(["git status", "rm -rf x", "make", ".env", "docs/a.md", "a", "x", f"{SENTINEL}git x"]),
+    st.sampled_from(["git status", "rm -rf x", "make", ".env", "docs/a.md", "a", "x", "git x"]),
     constraint=st.booleans(),
+    kind=st.sampled_from([Kind.PLAIN, Kind.UNCHECKED]),
 )
 _LISTS = st.lists(_RULES, max_size=4).map(tuple)
 _FALLBACK = st.sampled_from([A, Q, D])

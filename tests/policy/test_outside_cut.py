@@ -13,9 +13,9 @@ from bastion.analyzer import Analysis, LocalWorkspace
 from bastion.grammar import Outside
 from bastion.policy import Decision, Layer, Policy
 from bastion.policy._subjects import bash_subjects, redirect_targets
-from bastion.policy._types import SENTINEL, Subject
+from bastion.policy._types import Kind, Subject
 
-S = SENTINEL
+U = Kind.UNCHECKED
 
 
 @pytest.fixture
@@ -43,8 +43,10 @@ def subjects(line: str, ws: LocalWorkspace) -> list[Subject]:
     return bash_subjects(outside(line), ws)
 
 
-def writes(line: str, ws: LocalWorkspace) -> list[tuple[str, str]]:
-    return [(s.tool, s.value) for s in subjects(line, ws) if s.tool != "bash"]
+def writes(line: str, ws: LocalWorkspace) -> list[tuple[object, ...]]:
+    """(tool, value) of each subject but bash's, and the kind when it is not plain."""
+    found = [s for s in subjects(line, ws) if s.tool != "bash"]
+    return [(s.tool, s.value) if s.kind is Kind.PLAIN else (s.tool, s.value, s.kind) for s in found]
 
 
 def parts(line: str, ws: LocalWorkspace) -> list[str]:
@@ -66,30 +68,30 @@ def parts(line: str, ws: LocalWorkspace) -> list[str]:
         ("echo x > docs/new.txt", [("write", "docs/new.txt"), ("write", "sub/new.txt")]),
         (
             "cd sub && echo x > ../notes",
-            [("write", "../notes"), ("write", S + "../notes"), ("write", "notes"), ("write", ".env")],
+            [("write", "../notes"), ("write", "../notes", U), ("write", "notes"), ("write", ".env")],
         ),
-        ("cd sub && echo x > ../.env", [("write", "../.env"), ("write", S + "../.env"), ("write", ".env")]),
+        ("cd sub && echo x > ../.env", [("write", "../.env"), ("write", "../.env", U), ("write", ".env")]),
         (
             "(cd sub; echo x > ../notes)",
-            [("write", "../notes"), ("write", S + "../notes"), ("write", "notes"), ("write", ".env")],
+            [("write", "../notes"), ("write", "../notes", U), ("write", "notes"), ("write", ".env")],
         ),
         (
             "cd docs && echo x > up/notes",
             [("write", "up/notes"), ("write", "docs/up/notes"), ("write", ".env")],
         ),
         ("echo x > sub/up/notes", [("write", "sub/up/notes"), ("write", ".env")]),
-        ("echo x > out/x", [("write", "out/x"), ("write", S + "out/x")]),
-        ("echo x > sub/up/../x", [("write", "sub/x"), ("write", S + "sub/up/../x")]),
-        ("cd $D && echo x > ../notes", [("write", "../notes"), ("write", S + "../notes")]),
-        ("cd $D && echo x > notes", [("write", "notes"), ("write", ".env"), ("write", S + "notes")]),
-        ("echo x > ../x", [("write", "../x"), ("write", S + "../x")]),
-        ("echo x > /etc/passwd", [("write", "/etc/passwd"), ("write", S + "/etc/passwd")]),
-        ("echo x > $HOME/x", [("write", "$HOME/x"), ("write", S + "$HOME/x")]),
-        ("echo x > ~/.bashrc", [("write", "~/.bashrc"), ("write", S + "~/.bashrc")]),
-        ("echo x > a*", [("write", "a*"), ("write", S + "a*")]),
+        ("echo x > out/x", [("write", "out/x"), ("write", "out/x", U)]),
+        ("echo x > sub/up/../x", [("write", "sub/x"), ("write", "sub/up/../x", U)]),
+        ("cd $D && echo x > ../notes", [("write", "../notes"), ("write", "../notes", U)]),
+        ("cd $D && echo x > notes", [("write", "notes"), ("write", ".env"), ("write", "notes", U)]),
+        ("echo x > ../x", [("write", "../x"), ("write", "../x", U)]),
+        ("echo x > /etc/passwd", [("write", "/etc/passwd"), ("write", "/etc/passwd", U)]),
+        ("echo x > $HOME/x", [("write", "$HOME/x"), ("write", "$HOME/x", U)]),
+        ("echo x > ~/.bashrc", [("write", "~/.bashrc"), ("write", "~/.bashrc", U)]),
+        ("echo x > a*", [("write", "a*"), ("write", "a*", U)]),
         ("git status >&2foo", [("write", "2foo")]),
         ("git status >& notes", [("write", "notes"), ("write", ".env")]),
-        ("echo x > loop1", [("write", "loop1"), ("bastion:links-unknown", "loop1")]),
+        ("echo x > loop1", [("write", "loop1"), ("write", "loop1", Kind.LINKS_UNKNOWN)]),
         ("echo x > /dev/null; true", []),
         ("git status 2>&1 >&2; echo >&-", []),
         ("cat <<EOF\nhi\nEOF", []),
@@ -97,7 +99,7 @@ def parts(line: str, ws: LocalWorkspace) -> list[str]:
     ],
 )
 def test_a_redirect_target_becomes_write_subjects_from_every_directory_the_line_may_be_in(
-    ws: LocalWorkspace, line: str, expected: list[tuple[str, str]]
+    ws: LocalWorkspace, line: str, expected: list[tuple[object, ...]]
 ) -> None:
     assert writes(line, ws) == expected
 
@@ -149,8 +151,8 @@ def test_a_line_bashlex_cannot_read_still_gives_textual_parts_and_the_sentinel(
 ) -> None:
     found = subjects(line, ws)
     assert part in [s.value for s in found if s.tool == "bash"]
-    assert found[0] == Subject("bash", S + line, about="the whole line", why="outside the subset")
-    assert found[1].tool == "bastion:unreadable" and found[1].value == line
+    assert found[0] == Subject("bash", line, about="the whole line", why="outside the subset", kind=U)
+    assert (found[1].tool, found[1].value, found[1].kind) == ("bash", line, Kind.UNREADABLE)
 
 
 def test_a_line_bashlex_cannot_read_still_finds_its_redirect_targets(ws: LocalWorkspace) -> None:
@@ -205,7 +207,7 @@ def test_redirect_targets_name_where_each_write_really_opens(
 def test_arbitrary_text_never_raises_and_starts_with_the_whole_line_sentinel(line: str) -> None:
     ws = LocalWorkspace("/nonexistent-bastion-root")
     found = bash_subjects(outside(line), ws)
-    assert found[0].value == S + line
+    assert (found[0].value, found[0].kind) == (line, U)
     assert all(isinstance(raw, str) and isinstance(real, str) for raw, real in redirect_targets(line, ws))
 
 

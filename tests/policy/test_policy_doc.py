@@ -8,7 +8,7 @@ import re
 import pytest
 
 from bastion.analyzer import LocalWorkspace
-from bastion.policy import ConfigError, Decision, Layer, Policy, RuleError, Subject, load_settings
+from bastion.policy import ConfigError, Decision, Kind, Layer, Policy, RuleError, Subject, load_settings
 
 DOC = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text(encoding="utf-8")
 USER = "~/.config/bastion/config.toml"
@@ -58,7 +58,8 @@ def test_the_doc_has_decision_examples() -> None:
 @pytest.mark.parametrize(("rules", "subject", "decision"), DECISIONS)
 def test_each_decision_example_in_the_doc_holds(rules: str, subject: str, decision: str) -> None:
     tool, value = _code(subject).split(" ", 1)
-    verdict = _policy(_code(rules) if "`" in rules else rules).decide([Subject(tool, value)])
+    kind = subject.split("`")[2].strip(" ()") or "plain"  # `read ../x` (outside)
+    verdict = _policy(_code(rules) if "`" in rules else rules).decide([Subject(tool, value, kind=Kind(kind))])
     assert str(verdict.decision) == decision, verdict.reason
 
 

@@ -13,11 +13,11 @@ from hypothesis import strategies as st
 from bastion.analyzer import Analysis, Check, LocalWorkspace, StageResult, analyze
 from bastion.grammar import Pipeline, Plan, Stage, Word
 from bastion.policy._subjects import bash_subjects, path_subjects
-from bastion.policy._types import SENTINEL, Subject
+from bastion.policy._types import Kind, Subject
 from bastion.policy._wrappers import joined, unwrap
 from fuzz.strategies import plans
 
-S = SENTINEL
+U, OUT, LINKS = Kind.UNCHECKED, Kind.OUTSIDE, Kind.LINKS_UNKNOWN
 
 
 @pytest.fixture
@@ -73,8 +73,8 @@ def test_each_stage_of_a_parsed_line_is_a_command_subject(
           Subject("read", ".env", about="a file part 1 of the line reads"),
           Subject("bash", "wc -l", about="part 2 of the line")]),
         ([("cat /etc/passwd", True, Check.refuse("'/etc/passwd' is outside the working directory"))],
-         [Subject("bash", S + "cat /etc/passwd", about="the command",
-                  why="'/etc/passwd' is outside the working directory"),
+         [Subject("bash", "cat /etc/passwd", about="the command",
+                  why="'/etc/passwd' is outside the working directory", kind=U),
           Subject("bash", "cat /etc/passwd", about="the command")]),
         ([("make x", False, Check(ok=True, auto=False))], [Subject("bash", "make x", about="the command")]),
     ],
@@ -142,13 +142,18 @@ def test_a_failure_while_building_subjects_gives_the_sentinel_and_an_unreadable_
 ) -> None:
     broken = Analysis("make", Plan(()), None, (None,))  # type: ignore[arg-type]
     sentinel, unreadable = bash_subjects(broken, ws)
-    assert sentinel.value == S + "make" and sentinel.tool == "bash"
-    assert (unreadable.tool, unreadable.value) == ("bastion:unreadable", "make")
+    assert (sentinel.tool, sentinel.value, sentinel.kind) == ("bash", "make", U)
+    assert (unreadable.tool, unreadable.value, unreadable.kind) == ("bash", "make", Kind.UNREADABLE)
+
+
+def shown(s: Subject) -> tuple[object, ...]:
+    """(tool, value), and the kind when it is not plain."""
+    return (s.tool, s.value) if s.kind is Kind.PLAIN else (s.tool, s.value, s.kind)
 
 
 def outside(raw: str) -> Subject:
     why = f"{raw!r} is outside the working directory"
-    return Subject("bastion:outside", S + raw, about="the path of read", why=why)
+    return Subject("read", raw, about="the path of read", why=why, kind=OUT)
 
 
 @pytest.mark.parametrize(
@@ -162,21 +167,21 @@ def outside(raw: str) -> Subject:
         ("notes", [("read", "notes"), ("read", ".env")]),
         ("docs/up/notes", [("read", "docs/up/notes"), ("read", ".env")]),
         ("abs", [("read", "abs"), ("read", "README.md")]),
-        ("out/x", [("read", "out/x"), ("bastion:outside", S + "out/x")]),
+        ("out/x", [("read", "out/x"), ("read", "out/x", OUT)]),
         ("sub/up/x", [("read", "sub/up/x"), ("read", "x")]),
-        ("loop1", [("read", "loop1"), ("bastion:links-unknown", "loop1")]),
-        ("..", [("bastion:outside", S + "..")]),
-        ("sub/../../x", [("bastion:outside", S + "sub/../../x")]),
-        ("/etc/passwd", [("bastion:outside", S + "/etc/passwd")]),
-        ("~/.ssh/id_rsa", [("bastion:outside", S + "~/.ssh/id_rsa")]),
-        ("", [("bastion:outside", S)]),
-        ("a\x00b", [("bastion:outside", S + "a\x00b")]),
+        ("loop1", [("read", "loop1"), ("read", "loop1", LINKS)]),
+        ("..", [("read", "..", OUT)]),
+        ("sub/../../x", [("read", "sub/../../x", OUT)]),
+        ("/etc/passwd", [("read", "/etc/passwd", OUT)]),
+        ("~/.ssh/id_rsa", [("read", "~/.ssh/id_rsa", OUT)]),
+        ("", [("read", "", OUT)]),
+        ("a\x00b", [("read", "a\x00b", OUT)]),
     ],
 )
 def test_a_file_tool_path_is_normalised_against_the_root_and_followed_through_links(
-    ws: LocalWorkspace, path: str, expected: list[tuple[str, str]]
+    ws: LocalWorkspace, path: str, expected: list[tuple[object, ...]]
 ) -> None:
-    assert [(s.tool, s.value) for s in path_subjects("read", path, ws)] == expected
+    assert [shown(s) for s in path_subjects("read", path, ws)] == expected
 
 
 @pytest.mark.parametrize(
@@ -185,15 +190,15 @@ def test_a_file_tool_path_is_normalised_against_the_root_and_followed_through_li
         ("glob", None, [("glob", ".")]),
         ("grep", None, [("grep", ".")]),
         ("ls", None, [("ls", ".")]),
-        ("read", None, [("bastion:outside", S + "None")]),
-        ("write", 3, [("bastion:outside", S + "3")]),
-        ("edit", ["x"], [("bastion:outside", S + "['x']")]),
+        ("read", None, [("read", "None", OUT)]),
+        ("write", 3, [("write", "3", OUT)]),
+        ("edit", ["x"], [("edit", "['x']", OUT)]),
     ],
 )
 def test_an_absent_or_odd_path_takes_the_default_or_is_outside(
-    ws: LocalWorkspace, tool: str, path: object, expected: list[tuple[str, str]]
+    ws: LocalWorkspace, tool: str, path: object, expected: list[tuple[object, ...]]
 ) -> None:
-    assert [(s.tool, s.value) for s in path_subjects(tool, path, ws)] == expected
+    assert [shown(s) for s in path_subjects(tool, path, ws)] == expected
 
 
 @pytest.mark.parametrize(

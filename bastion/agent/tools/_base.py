@@ -8,6 +8,7 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._errors import BastionError
 from ...analyzer import (
     CHANGED_PATHS,
     DEFAULT_MAX_READ_BYTES,
@@ -17,6 +18,7 @@ from ...analyzer import (
     Workspace,
     resolve,
 )
+from ...policy import STAMP_ARG, TOOLS
 from ._readable import Readable, shipped_readable
 from ._terminal import clean
 
@@ -33,12 +35,13 @@ __all__ = [
     "file_lock",
     "flag",
     "number",
+    "path_of",
     "readable",
     "schema",
     "text",
 ]
 
-STAMP = "bastion_stamp"
+STAMP = STAMP_ARG
 
 Args = Mapping[str, object]
 # The names a line's redirects would write, as (raw, where it leads) pairs: the policy's reader.
@@ -67,7 +70,7 @@ class ToolContext:
     secrets: tuple[str, ...] = SECRET_PATHS
 
 
-class ToolError(Exception):
+class ToolError(BastionError):
     """A call refused or failed, with the sentence the model is shown."""
 
 
@@ -112,6 +115,12 @@ def schema(properties: dict[str, Any], required: Iterable[str]) -> dict[str, Any
     props = dict(properties)
     props[STAMP] = {"type": "string", "description": "Set by bastion; leave it out."}
     return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
+
+
+def path_of(tool: str, args: Args) -> str:
+    """A file tool's path argument, or the path the table gives it when the call gives none."""
+    info = TOOLS[tool]
+    return text(args, info.argument, info.default)
 
 
 def text(args: Args, key: str, default: str | None = None) -> str:

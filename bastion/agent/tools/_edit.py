@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, file_lock, schema, text
+from ._base import (
+    Args,
+    Tool,
+    ToolContext,
+    ToolError,
+    check_path_stamp,
+    confined,
+    file_lock,
+    path_of,
+    schema,
+    text,
+)
 
 __all__ = ["EDIT"]
 
 
 def _paths(args: Args) -> tuple[str, ...]:
-    return (text(args, "path"),)
+    return (path_of("edit", args),)
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
-    raw = text(args, "path")
+    raw = path_of("edit", args)
     old = text(args, "old_string")
     new = text(args, "new_string")
     if old == "":

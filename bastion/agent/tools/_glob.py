@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, schema, text
+from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, path_of, schema, text
 from ._walk import compile_glob, literal_parts, walk
 
 __all__ = ["GLOB"]
@@ -11,7 +11,7 @@ MAX_MATCHES = 1000
 
 
 def _paths(args: Args) -> tuple[str, ...]:
-    return (text(args, "path", "."),)
+    return (path_of("glob", args),)
 
 
 def shown(raw: str, rel: str) -> str:
@@ -22,7 +22,7 @@ def shown(raw: str, rel: str) -> str:
 
 def _run(args: Args, ctx: ToolContext) -> str:
     pattern = text(args, "pattern")
-    raw = text(args, "path", ".")
+    raw = path_of("glob", args)
     matcher = compile_glob(pattern)
     check_path_stamp("glob", args, _paths(args), ctx)
     r = confined(ctx, raw)

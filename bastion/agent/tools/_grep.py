@@ -30,6 +30,7 @@ from ._base import (
     confined,
     flag,
     number,
+    path_of,
     readable,
     schema,
     text,
@@ -48,7 +49,7 @@ _WORKER = str(Path(__file__).with_name("_grep_worker.py"))
 
 
 def _paths(args: Args) -> tuple[str, ...]:
-    return (text(args, "path", "."),)
+    return (path_of("grep", args),)
 
 
 class _Found(NamedTuple):
@@ -125,7 +126,7 @@ def _payload(ctx: ToolContext, files: list[tuple[str, str]]) -> tuple[list[str],
 
 def _run(args: Args, ctx: ToolContext) -> str:
     pattern = text(args, "pattern")
-    raw = text(args, "path", ".")
+    raw = path_of("grep", args)
     include = text(args, "include", "")
     ignore_case = flag(args, "ignore_case")
     max_results = number(args, "max_results", DEFAULT_RESULTS, low=1, high=10_000)

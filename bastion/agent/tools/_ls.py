@@ -5,13 +5,13 @@ from __future__ import annotations
 import posixpath
 import stat
 
-from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, schema, text
+from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, path_of, schema
 
 __all__ = ["LS"]
 
 
 def _paths(args: Args) -> tuple[str, ...]:
-    return (text(args, "path", "."),)
+    return (path_of("ls", args),)
 
 
 def _describe(ctx: ToolContext, real: str, name: str) -> str:
@@ -32,7 +32,7 @@ def _describe(ctx: ToolContext, real: str, name: str) -> str:
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
-    raw = text(args, "path", ".")
+    raw = path_of("ls", args)
     check_path_stamp("ls", args, _paths(args), ctx)
     r = confined(ctx, raw)
     if not r.is_dir:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, number, schema, text
+from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, number, path_of, schema
 
 __all__ = ["READ"]
 
@@ -10,11 +10,11 @@ DEFAULT_LIMIT = 2000
 
 
 def _paths(args: Args) -> tuple[str, ...]:
-    return (text(args, "path"),)
+    return (path_of("read", args),)
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
-    raw = text(args, "path")
+    raw = path_of("read", args)
     offset = number(args, "offset", 1, low=1, high=1 << 31)
     limit = number(args, "limit", DEFAULT_LIMIT, low=1, high=1 << 31)
     check_path_stamp("read", args, _paths(args), ctx)

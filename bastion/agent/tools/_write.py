@@ -2,17 +2,28 @@
 
 from __future__ import annotations
 
-from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, file_lock, schema, text
+from ._base import (
+    Args,
+    Tool,
+    ToolContext,
+    ToolError,
+    check_path_stamp,
+    confined,
+    file_lock,
+    path_of,
+    schema,
+    text,
+)
 
 __all__ = ["WRITE"]
 
 
 def _paths(args: Args) -> tuple[str, ...]:
-    return (text(args, "path"),)
+    return (path_of("write", args),)
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
-    raw = text(args, "path")
+    raw = path_of("write", args)
     content = text(args, "content")
     check_path_stamp("write", args, _paths(args), ctx)
     r = confined(ctx, raw)

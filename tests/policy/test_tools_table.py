@@ -1,0 +1,55 @@
+"""One table of tools (bastion.policy._tools): the agent's tools are the table's, and no module
+restates a list of tools the table defines."""
+
+from __future__ import annotations
+
+import ast
+import pathlib
+
+import pytest
+
+from bastion.agent.tools import TOOLS as AGENT_TOOLS
+from bastion.policy import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
+from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, SHIPPED_ALLOW
+
+ROOT = pathlib.Path(__file__).resolve().parents[2] / "bastion"
+TABLE = ROOT / "policy" / "_tools.py"
+
+
+def test_the_agent_has_exactly_the_tools_of_the_table() -> None:
+    assert set(AGENT_TOOLS) == set(TOOLS)
+
+
+@pytest.mark.parametrize("name", sorted(TOOLS))
+def test_each_agent_tool_schema_takes_the_table_argument_required_unless_it_has_a_default(name: str) -> None:
+    info, parameters = TOOLS[name], AGENT_TOOLS[name].parameters
+    assert info.argument in parameters["properties"] and STAMP_ARG in parameters["properties"]
+    assert (info.argument in parameters["required"]) is (info.default is None)
+
+
+def test_the_shipped_rules_and_aliases_name_the_table_tools() -> None:
+    assert set(ALIASES["Read"]) == set(READ_TOOLS) == LIFTED_TOOLS
+    assert set(ALIASES["Edit"]) == set(WRITE_TOOLS)
+    assert {rule for rule in SHIPPED_ALLOW if "(" not in rule} == set(READ_TOOLS)
+    assert set(READ_TOOLS) | set(WRITE_TOOLS) == PATH_TOOLS
+
+
+def _restatements(source: str) -> list[int]:
+    """The lines of literal tuples, lists and sets naming three or more of the table's path tools."""
+    found = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Tuple | ast.List | ast.Set):
+            names = {e.value for e in node.elts if isinstance(e, ast.Constant) and e.value in PATH_TOOLS}
+            if len(names) >= 3:
+                found.append(node.lineno)
+    return found
+
+
+def test_the_restatement_check_finds_a_list_of_tools() -> None:
+    assert _restatements('READ_ONLY = frozenset({"read", "glob", "grep", "ls"})\nx = ("glob", "grep")') == [1]
+
+
+def test_no_module_restates_a_list_of_tools() -> None:
+    modules = [p for p in sorted(ROOT.rglob("*.py")) if p != TABLE and not p.name.startswith("_subset_")]
+    found = [(p.name, line) for p in modules for line in _restatements(p.read_text("utf-8"))]
+    assert found == []
