@@ -9,9 +9,8 @@ from pathlib import Path
 
 
 def test_a_closed_pipe_ends_check_without_a_traceback(tmp_path: Path) -> None:
-    requests = "".join(
-        f'{{"cwd": "{tmp_path}", "tool": "bash", "arguments": {{"command": "ls -la x{i}"}}}}\n' for i in range(3000)
-    )
+    request = '{{"cwd": "{cwd}", "tool": "bash", "arguments": {{"command": "ls -la x{i}"}}}}\n'
+    requests = "".join(request.format(cwd=tmp_path, i=i) for i in range(3000))
     proc = subprocess.Popen(
         [sys.executable, "-m", "bastion", "check", "--config", "/dev/null", "--jsonl"],
         stdin=subprocess.PIPE,
