@@ -7,6 +7,7 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 
 from ..analyzer import Stamper, Workspace
+from ..sandbox import SandboxConfig
 from ._types import ToolSpec
 
 __all__ = ["Toolbox"]
@@ -19,13 +20,19 @@ class Toolbox:
         stamper: Stamper,
         max_read_bytes: int,
         on_output: Callable[[str], None] | None = None,
+        sandbox: SandboxConfig | None = None,
     ) -> None:
         from ..policy import redirect_targets
         from .tools import TOOLS, ToolContext
 
         self._tools = TOOLS
         self._ctx = ToolContext(
-            ws, stamper, max_read_bytes, on_output=on_output, redirect_targets=redirect_targets
+            ws,
+            stamper,
+            max_read_bytes,
+            on_output=on_output,
+            redirect_targets=redirect_targets,
+            sandbox=sandbox or SandboxConfig(),
         )
         self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
 

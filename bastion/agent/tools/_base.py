@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ...sandbox import SandboxConfig
 from ._terminal import clean
 
 __all__ = [
@@ -40,8 +41,9 @@ class ToolContext:
     """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
     a stamped call is refused), the read bound, the root-relative working directory, where a
     command's output goes as it arrives, the policy's reader of redirect targets (None: a
-    line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
-    set, ends a running command's process group (Ctrl-C)."""
+    line stamp cannot be checked, so a line-stamped call is refused), the event that, once
+    set, ends a running command's process group (Ctrl-C), and the user's sandbox settings (the
+    kernel's confinement of every command bash starts)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -50,6 +52,7 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None
     redirect_targets: RedirectTargets | None = None
     cancel: threading.Event | None = None
+    sandbox: SandboxConfig = SandboxConfig()
 
 
 class ToolError(Exception):
