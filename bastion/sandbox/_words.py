@@ -86,7 +86,7 @@ def _candidates(line: str) -> list[str]:
     names = _QUOTED.findall(line) + _ABSOLUTE.findall(line)
     fields = line.split(": ")
     names += [f.strip() for f, after in zip(fields, fields[1:], strict=False) if _DENIED.match(after)]
-    return names
+    return [name for name in names if name and "\x00" not in name]
 
 
 def _inside(path: str, places: list[str]) -> bool:

@@ -9,6 +9,8 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import given
+from hypothesis import strategies as st
 
 from bastion.cli import main
 from bastion.sandbox import Confinement, SandboxConfig, denial_note, start_notice
@@ -57,6 +59,15 @@ def test_a_refusal_inside_the_writable_places_or_where_nothing_can_be_written_is
     note = denial_note(out, WORKSPACE, str(tmp_path), str(tmp_path))
     assert note is not None and "refused a write to" not in note
     assert "if a refusal above was of a write or a connection it forbids, the sandbox refused it" in note
+
+
+_PIECES = ["/", "a", "b", ".", ":", "'", "‘", "’", '"', "\x00", "\n", "~", ": ", "Permission denied", "/tmp"]
+
+
+@given(st.lists(st.sampled_from(_PIECES), max_size=30).map("".join))
+def test_any_output_gets_a_note_or_none_and_never_an_error(output: str) -> None:
+    note = denial_note(output, WORKSPACE, "/nonexistent/work", "/nonexistent/work")
+    assert (note is None) == ("Permission denied" not in output)
 
 
 def test_output_without_a_refusal_gets_no_note(tmp_path: pathlib.Path) -> None:
