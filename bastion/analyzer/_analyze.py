@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import functools
 
-from ..grammar import Outside, Pipeline, Plan, Stage, parse, render
+from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._secrets import SECRET_PATHS
 from ._workspace import Workspace
 
 __all__ = ["GOVERNED", "analyze"]
@@ -52,30 +53,48 @@ def analyze(
     *,
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
     probe: bool = True,
+    secrets: tuple[str, ...] = SECRET_PATHS,
 ) -> Analysis:
-    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`."""
+    """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`, with `secrets`
+    the secret-looking path patterns a git plan keeps out of what it prints."""
     parsed = parse(line)
     if isinstance(parsed, Outside):
         return Analysis(line, None, parsed)
     results: list[StageResult] = []
     auto = True
     git = rewritten = False
-    for pipeline in parsed.pipelines:
+    # Where the line may be before each pipeline: (directory, whether the last pipeline run succeeded).
+    states: frozenset[tuple[str, bool]] = frozenset({(cwd, True)})
+    for index, pipeline in enumerate(parsed.pipelines):
+        operator = parsed.operators[index - 1] if index else Operator.SEMI
+        runs = frozenset(s for s in states if _runs_after(operator, s[1]))
+        dirs = sorted({d for d, _ in runs or states})
+        here, moved = dirs[0], None
         stages = pipeline.stages
         lone_cd = len(stages) == 1 and stages[0].command == "cd"
         for position, stage in enumerate(stages):
+            if len(dirs) > 1:
+                auto = False
+                results.append(StageResult(stage, len(results), True, _two_directories(dirs), here))
+                continue
             if stage.command not in GOVERNED:
                 auto = False
-                results.append(StageResult(stage, len(results), False, _UNGOVERNED, cwd))
+                results.append(StageResult(stage, len(results), False, _UNGOVERNED, here))
                 continue
-            ctx = Context(ws, cwd, max_read_bytes, position > 0)
+            ctx = Context(ws, here, max_read_bytes, position > 0, secrets)
             check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
             git = git or check.git
             rewritten = rewritten or check.words is not None
-            results.append(StageResult(stage, len(results), True, check, cwd))
+            results.append(StageResult(stage, len(results), True, check, here))
             if lone_cd and check.ok and check.cwd is not None:
-                cwd = check.cwd
+                moved = check.cwd
+        # A cd that succeeds moves on; one that fails stays, and fails. A skipped pipeline changes nothing.
+        if moved is not None:
+            after = {(moved, True), (here, False)}
+        else:
+            after = {(d, ok) for d in dirs for ok in (True, False)}
+        states = frozenset(after) | (states - runs)
     git_reason = ""
     probed: tuple[str, ...] = ()
     if probe and git:
@@ -85,23 +104,41 @@ def analyze(
     return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
 
 
+def _runs_after(operator: Operator, succeeded: bool) -> bool:
+    """Whether bash runs the pipeline after `operator` when the last pipeline run succeeded or not
+    (a pipeline it skips leaves that status for the next operator)."""
+    if operator is Operator.AND:
+        return succeeded
+    if operator is Operator.OR:
+        return not succeeded
+    return True
+
+
+def _two_directories(dirs: list[str]) -> Check:
+    return Check.refuse(
+        f"this runs in {' or '.join(map(repr, dirs))} depending on whether an earlier cd succeeded, so "
+        "its paths cannot be judged from one directory; join cd to what it is for with &&"
+    )
+
+
 def _probe(
     ws: Workspace, results: list[StageResult], strict: bool
 ) -> tuple[list[StageResult], str, tuple[str, ...]]:
-    """Ask git's configuration once per directory holding a governed, ok git stage. The first
-    reason marks the first ok git stage as failing, naming the key."""
-    dirs: list[str] = []
-    for r in results:
-        if r.governed and r.ok and r.check.git and r.cwd not in dirs:
-            dirs.append(r.cwd)
-    if not dirs:
-        return results, "", ()
+    """Ask git's configuration once per directory holding a governed, ok git stage, for the
+    subcommands run there. The first reason marks the first ok git stage as failing, naming the key."""
+    from ._gitkeys import subcommand
     from ._gitprobe import probe_git
 
+    dirs: dict[str, frozenset[str]] = {}
+    for r in results:
+        if r.governed and r.ok and r.check.git:
+            dirs[r.cwd] = dirs.get(r.cwd, frozenset()) | {subcommand(w.text for w in r.stage.args)}
+    if not dirs:
+        return results, "", ()
     reason = ""
-    for d in dirs:
+    for d, subcommands in dirs.items():
         try:
-            reason = probe_git(ws, d, strict=strict)
+            reason = probe_git(ws, d, strict=strict, subcommands=subcommands)
         except Exception as err:  # a probe that fails asks
             reason = f"git's configuration could not be read: {type(err).__name__}: {err}"
         if reason:
@@ -111,7 +148,7 @@ def _probe(
     out = list(results)
     for i, r in enumerate(out):
         if r.governed and r.ok and r.check.git:
-            failed = Check.refuse(f"git config runs a program: {reason}")
+            failed = Check.refuse(f"git config runs a program or reads what the checks cannot see: {reason}")
             out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
     return out, reason, tuple(dirs)
@@ -122,9 +159,17 @@ _render = functools.lru_cache(maxsize=4096)(render)
 
 
 def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
-    """The plan that runs: each stage with the words its checker chose."""
+    """The plan that runs: each stage with the words its checker chose, joined as typed, after the
+    unsetting of the variables that steer git (`unset ... && `) when a stage is git's, so that the
+    plan is safe in any environment."""
     it = iter(results)
     pipelines = []
+    operators = plan.operators
+    if any(r.check.git for r in results):
+        from ._gitplan import UNSET_GIT_STEERING
+
+        pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
+        operators = (Operator.AND, *operators)
     for pipeline in plan.pipelines:
         stages = []
         for stage in pipeline.stages:
@@ -132,4 +177,4 @@ def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
             words = r.check.words if r.check.words is not None else stage.words
             stages.append(Stage(words, stage.redirects))
         pipelines.append(Pipeline(tuple(stages)))
-    return Plan(tuple(pipelines))
+    return Plan(tuple(pipelines), operators)

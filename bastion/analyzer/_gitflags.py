@@ -70,10 +70,10 @@ SPECS: dict[str, GitSpec] = {
     "status": GitSpec(
         bare=_set(
             "-s --short -b --branch --porcelain --long --ignored -u -uno -unormal -uall --untracked-files"
-            " --no-renames --renames -z --show-stash --ahead-behind --no-ahead-behind -v --verbose"
+            " --no-renames --renames -z --show-stash --ahead-behind --no-ahead-behind"
         ),
         valued=_set("--porcelain --ignored --untracked-files"),
-        letters="sbvz",
+        letters="sbz",
     ),
     "diff": GitSpec(
         bare=_DIFF_BARE | _set("--cached --staged --merge-base"),

@@ -1,14 +1,16 @@
-"""git-config probing: does the repository's own config make git run a program?
+"""git probing: may git run in this directory without reading what the checks cannot see?
 
-One probe looks for a `.git` that redirects git (a file or a link), lists every config entry git
-would use with its scope and origin, asks git where it thinks the repository is, and reads the
-config of every submodule. The user's own scopes (system, global, command) are trusted; the
-repository's (local, worktree, and files they include) are not. Anything unreadable is a reason.
+One probe looks for a `.git` that redirects git (a file or a link), walks the git directory (every
+entry a regular file or a directory: `_gitdir`), lists every config entry git would use with its
+scope and origin, asks git where it thinks the repository is, and reads the config of every
+submodule. The user's own scopes (system, global, command) are trusted; the repository's (local,
+worktree, and files they include) are judged by `_gitkeys`: an allow-list per subcommand for lines
+run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
 git is spawned twice per probe: the listing reads the submodule configs too (each is passed as a
 command-line `include.path`, so its entries come back with scope `command` and their own file as
 origin), then `rev-parse`. Results are cached per directory while a fingerprint of every file and
-directory the probe looked at is unchanged.
+directory the probe looked at (each directory of the git directory included) is unchanged.
 """
 
 from __future__ import annotations
@@ -22,6 +24,7 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
+from ._gitdir import scan_gitdir
 from ._gitkeys import Entry, judge_entries
 from ._neutral import neutral_env
 from ._paths import resolve
@@ -32,23 +35,36 @@ __all__ = ["git_fingerprint", "probe_git"]
 TIMEOUT_SECONDS = 10.0
 MAX_OUTPUT = 8 * 1024 * 1024
 MAX_SUBMODULE_CONFIGS = 200
-MAX_MODULE_ENTRIES = 5000
 _CACHE_SIZE = 256
 
-# A place the probe looked at: ("ws", root-relative name) or ("os", absolute path) for what lies
-# outside the workspace (the repository above it, or config files git names there).
+# A place the probe looked at: ("ws", root-relative name), ("os", absolute path) for what lies
+# outside the workspace (the repository above it, or config files git names there), or ("tree",
+# absolute path) for a directory of the git directory and the files whose contents matter there.
 Place = tuple[str, str]
+# A place's identity (device, inode, size, mtime, ctime, mode), or why there is none.
+Token = tuple[int, ...] | str
 
 
 @dataclass(frozen=True, slots=True)
 class _Snapshot:
     places: tuple[Place, ...]
-    tokens: tuple[str, ...]
+    tokens: tuple[Token, ...]
     problem: str
     where: str
     cacheable: bool
-    # What judge_entries said of git's entries, for lines run neutralised and for lines run as typed.
-    judged: tuple[str, str]
+    entries: tuple[Entry, ...]
+    home: str
+    # What judge_entries said of the entries, per (strict, subcommands) asked so far.
+    judged: dict[tuple[bool, frozenset[str]], str]
+
+    def judge(self, strict: bool, subcommands: frozenset[str]) -> str:
+        key = (strict, frozenset() if strict else subcommands)
+        found = self.judged.get(key)
+        if found is None:
+            origins = frozenset(e.origin for e in self.entries if e.origin)
+            found = judge_entries(self.entries, origins, self.home, strict=strict, subcommands=key[1])
+            self.judged[key] = found
+        return found
 
 
 _cache: OrderedDict[tuple[object, ...], _Snapshot] = OrderedDict()
@@ -59,14 +75,19 @@ class _Unreadable(Exception):
     """The probe could not read what it needs: a reason, never a clean answer."""
 
 
-def probe_git(ws: Workspace, cwd: str, *, strict: bool) -> str:
-    """"" when git's config in the root-relative `cwd` runs nothing, else the reason naming the key.
+def probe_git(
+    ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[str] = frozenset()
+) -> str:
+    """"" when git in the root-relative `cwd` reads and runs only what the checks allow, else the
+    reason naming the key (and its file) or the entry of the git directory.
 
-    `strict` is for lines that will run as typed, without the neutralising environment."""
+    `strict` is for lines that will run as typed, without the neutralising environment; the others
+    are judged against the allow-list of keys for their git `subcommands` (none: only keys harmless
+    for every read-only subcommand)."""
     snap = _snapshot(ws, cwd)
     if snap.problem:
         return snap.problem
-    return snap.judged[strict] or snap.where
+    return snap.judge(strict, subcommands) or snap.where
 
 
 def git_fingerprint(ws: Workspace, cwd: str) -> str:
@@ -113,26 +134,28 @@ def _place(ws: Workspace, absolute: str) -> Place:
 def _lstat(ws: Workspace, place: Place) -> os.stat_result:
     kind, name = place
     # Outside the workspace (a repository root above it, a config file git names there) the probe
-    # reads the real file system by absolute path: the one place the analyzer looks outside.
+    # reads the real file system by absolute path: the one place the analyzer looks outside. The
+    # directories of the git directory, walked without following a link, are stat'ed there by
+    # absolute path too (one system call each, no open): every one of them is a place, so a link
+    # swapped in on the way changes the token of the directory that holds it.
     return ws.lstat(name) if kind == "ws" else os.lstat(name)
 
 
-def _readdir(ws: Workspace, place: Place) -> list[str]:
-    kind, name = place
-    return ws.readdir(name) if kind == "ws" else sorted(os.listdir(name))
+def _identity(st: os.stat_result) -> Token:
+    return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
-def _token(ws: Workspace, place: Place) -> str:
+def _token(ws: Workspace, place: Place) -> Token:
     try:
         st = _lstat(ws, place)
     except FileNotFoundError:
         return "missing"
     except OSError as err:
         return f"error {err.errno}"
-    return f"{st.st_dev}:{st.st_ino}:{st.st_size}:{st.st_mtime_ns}:{st.st_ctime_ns}:{st.st_mode}"
+    return _identity(st)
 
 
-def _tokens(ws: Workspace, places: tuple[Place, ...]) -> tuple[str, ...]:
+def _tokens(ws: Workspace, places: tuple[Place, ...]) -> tuple[Token, ...]:
     return tuple(_token(ws, p) for p in places)
 
 
@@ -143,6 +166,8 @@ class _Probe:
         self.ws = ws
         self.cwd = cwd
         self.places: list[Place] = []
+        # Identities taken as the walk of the git directory read each place: what was checked.
+        self.known: dict[Place, Token] = {}
         self.where = ""
         self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
 
@@ -152,6 +177,22 @@ class _Probe:
             self.places.append(place)
         return place
 
+    def _scan(self, gitdir: str) -> list[str]:
+        """The git directory's entries must be regular files and directories (a reason that holds
+        while nothing changes); the submodule configs it holds."""
+        scan = scan_gitdir(gitdir)
+        # The git directory itself is a place already (the walk up looked at it).
+        for path, st in scan.read[1:]:
+            self.places.append(("tree", path))
+            self.known["tree", path] = _identity(st)
+        if scan.problem:
+            raise _Redirect(scan.problem)
+        if len(scan.configs) > MAX_SUBMODULE_CONFIGS:
+            raise _Redirect(f"{gitdir}/modules holds more than {MAX_SUBMODULE_CONFIGS} submodule configs")
+        for config in scan.configs:
+            self.look(config)
+        return sorted(scan.configs)
+
     def run(self) -> _Snapshot:
         try:
             real = resolve(self.ws, ".", self.cwd)
@@ -160,7 +201,7 @@ class _Probe:
                 raise _Unreadable(f"the directory {self.cwd!r} cannot be probed ({why})")
             abs_cwd = posixpath.normpath(posixpath.join(self.ws.real_root, real.real))
             gitdir = self._walk(abs_cwd)
-            configs = self._submodule_configs(gitdir) if gitdir else []
+            configs = self._scan(gitdir) if gitdir else []
             repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
             entries = self._list(real.real, repo, configs)
             try:
@@ -177,14 +218,9 @@ class _Probe:
 
     def _done(self, problem: str, entries: tuple[Entry, ...], cacheable: bool) -> _Snapshot:
         places = tuple(self.places)
-        origins = frozenset(e.origin for e in entries if e.origin)
         home = self.ws.env().get("HOME", "")
-        tokens = _tokens(self.ws, places)
-        judged = (
-            judge_entries(entries, origins, home, strict=False),
-            judge_entries(entries, origins, home, strict=True),
-        )
-        return _Snapshot(places, tokens, problem, self.where, cacheable, judged)
+        tokens = tuple(self.known.get(p) or _token(self.ws, p) for p in places)
+        return _Snapshot(places, tokens, problem, self.where, cacheable, entries, home, {})
 
     def _walk(self, abs_cwd: str) -> str:
         """The `.git` directory git will use, "" for none; a `.git` that redirects git is a reason."""
@@ -208,35 +244,6 @@ class _Probe:
             if directory == "/":
                 return ""
             directory = posixpath.dirname(directory)
-
-    def _submodule_configs(self, gitdir: str) -> list[str]:
-        """Every regular file named `config` under <gitdir>/modules, links never followed."""
-        found: list[str] = []
-        pending = [posixpath.join(gitdir, "modules")]
-        seen = 0
-        while pending:
-            directory = pending.pop()
-            place = self.look(directory)
-            try:
-                if not stat.S_ISDIR(_lstat(self.ws, place).st_mode):
-                    continue
-                names = _readdir(self.ws, place)
-            except FileNotFoundError:
-                continue
-            for name in names:
-                seen += 1
-                if seen > MAX_MODULE_ENTRIES:
-                    raise _Redirect(f"{gitdir}/modules holds more than {MAX_MODULE_ENTRIES} entries to check")
-                path = posixpath.join(directory, name)
-                mode = _lstat(self.ws, _place(self.ws, path)).st_mode
-                if stat.S_ISDIR(mode):
-                    pending.append(path)
-                elif stat.S_ISREG(mode) and name == "config":
-                    self.look(path)
-                    found.append(path)
-        if len(found) > MAX_SUBMODULE_CONFIGS:
-            raise _Redirect(f"{gitdir}/modules holds more than {MAX_SUBMODULE_CONFIGS} submodule configs")
-        return sorted(found)
 
     def _git(self, run_in: str, argv: list[str]) -> tuple[int | None, bytes]:
         result = self.ws.exec(

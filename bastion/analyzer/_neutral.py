@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
-__all__ = ["NEUTRAL_GIT_CONFIG", "neutral_env", "redact_userinfo"]
+__all__ = ["GIT_STEERING", "NEUTRAL_GIT_CONFIG", "neutral_env", "redact_userinfo"]
 
 # Config keys that make read-only git commands run a program or write, pinned to harmless values.
 NEUTRAL_GIT_CONFIG: tuple[tuple[str, str], ...] = (
@@ -22,6 +22,8 @@ NEUTRAL_GIT_CONFIG: tuple[tuple[str, str], ...] = (
     ("gpg.ssh.program", "/bin/false"),
     # git diff rewrites .git/index to refresh stale stat data, whatever GIT_OPTIONAL_LOCKS says.
     ("diff.autoRefreshIndex", "false"),
+    # git log would verify every signature it shows (with the program above, failing).
+    ("log.showSignature", "false"),
 )
 
 _FIXED = {
@@ -81,6 +83,14 @@ _DROPPED_EXACT = frozenset(
 # Variables that steer the shell running a plan before or while it runs: a file sourced by
 # `bash -c` (BASH_ENV, ENV), exported functions that replace a command (BASH_FUNC_ls%%), options
 # that turn on xtrace (whose PS4 is expanded, $(...) included) or change how words and globs expand.
+# The variables a git run takes its repository, its config or a program from: a git plan unsets
+# them itself (`env -u`), so it is as safe in another program's environment as in this one.
+GIT_STEERING: tuple[str, ...] = (
+    *sorted(name for name in _DROPPED_EXACT if name.startswith("GIT_")),
+    "GIT_SSH",
+    "GIT_SSH_COMMAND",
+    "GIT_SSH_VARIANT",
+)
 _SHELL_STEERING = frozenset(
     {"BASH_ENV", "ENV", "BASHOPTS", "SHELLOPTS", "PS4", "GLOBIGNORE", "POSIXLY_CORRECT", "CDPATH", "IFS",
      "GREP_OPTIONS", "PROMPT_COMMAND", "BASH_XTRACEFD", "EXECIGNORE"}

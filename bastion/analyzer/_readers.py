@@ -1,18 +1,30 @@
 """cat, head, tail, wc and grep as the first stage (they read files) and as filters after a pipe,
-with sort, uniq and cut, which are filters only."""
+with sort, uniq and cut, which are filters only.
+
+GNU sort spills an input bigger than its buffer (about 2 MB from a pipe) to temporary files in
+$TMPDIR or /tmp: a write. Its plan therefore sorts in memory up to SORT_MEMORY (`-S`) and names
+/dev/null as the only temporary directory (`-T`): a bigger input makes sort stop with "cannot
+create temporary file in '/dev/null': Not a directory" (the open fails, nothing is written)."""
 
 from __future__ import annotations
 
 import re
+from typing import NamedTuple
 
-from ..grammar import Stage
+from ..grammar import Stage, Word
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
+from ._glob import expand
 from ._paths import resolve
 from ._result import Check, Checker, Context
 
-__all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES"]
+__all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]
 
 MAX_FILES = 20
+# The words sort's plan runs with: at most this much memory, and a temporary directory that cannot be
+# written (only filled as the input needs it: 20 files at the default read bound, 40 MB of short
+# lines, take ~380 MB).
+SORT_MEMORY = "512M"
+SORT_IN_MEMORY = (Word("-S"), Word(SORT_MEMORY), Word("-T"), Word("/dev/null"))
 
 _FOLLOW = "tail in follow mode never ends and keeps reading whatever the file becomes"
 _TAIL_REFUSED = {
@@ -75,6 +87,8 @@ TABLES: dict[str, FlagTable] = {
         spaced={"-k": re.compile(r"[0-9.,nrb]+"), "-t": ONE_CHAR},
         refused={
             "-o": "sort -o writes its output to a file",
+            "-S": "sort -S sets the memory beyond which sort spills to temporary files (bastion sets it)",
+            "--buffer-size": "sort --buffer-size sets when sort spills to temporary files (bastion sets it)",
             "--output": "sort --output writes its output to a file",
             "-T": "sort -T writes temporary files to a directory of the caller's choice",
             "--temporary-directory": "sort --temporary-directory writes files to a chosen directory",
@@ -174,10 +188,120 @@ def _check_filter(ctx: Context, stage: Stage) -> Check:
     if files:
         return Check.refuse(f"{command} after a pipe reads standard input; the operand {files[0]!r} is a "
                             "file (or uniq's output file) that is not checked")
+    if command == "sort":
+        return Check(ok=True, words=(stage.words[0], *SORT_IN_MEMORY, *stage.args))
     return Check(ok=True)
 
 
-FILE_COMMANDS: dict[str, Checker] = {c: _check_first for c in ("cat", "head", "tail", "wc", "grep")}
+# --- grep: options anywhere (GNU getopt permutes them), values attached, glob operands ----------
+
+# A cluster of grep's letters ending in a flag that takes a value: `-A5`, `-nC3`, `-ie PAT`.
+_GREP_CLUSTER = re.compile(
+    "-([{}]*)([{}])(.*)".format(
+        re.escape(TABLES["grep"].letters), "".join(f[1] for f in TABLES["grep"].spaced if len(f) == 2)
+    ),
+    re.DOTALL,
+)
+
+
+class _GrepWords(NamedTuple):
+    """grep's arguments as GNU grep reads them: its options (each value a word of its own, in
+    order), its operands (pattern, files and globs, in order), and whether an option came after
+    an operand (which POSIXLY_CORRECT would make a file name)."""
+
+    options: tuple[Word, ...]
+    operands: tuple[Word, ...]
+    late: bool
+
+
+def _grep_words(words: tuple[Word, ...]) -> _GrepWords | str:
+    """Options wherever they stand until `--` (GNU getopt's permutation), a cluster ending in a
+    flag with a value split into flags and value; or why the words cannot be read."""
+    options: list[Word] = []
+    operands: list[Word] = []
+    late = ended = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if ended or word.glob or word.text == "-" or not word.text.startswith("-"):
+            operands.append(word)
+            continue
+        if word.text == "--":
+            ended = True
+            continue
+        late = late or bool(operands)
+        cluster = _GREP_CLUSTER.fullmatch(word.text)
+        if cluster is None:
+            options.append(word)
+            continue
+        letters, flag, value = cluster.groups()
+        options.extend(Word(f"-{c}") for c in (*letters, flag))
+        if value:
+            options.append(Word(value))
+        elif i < len(words):
+            options.append(words[i])
+            i += 1
+        else:
+            return f"grep -{flag} needs a value, and without one it takes the next word"
+    return _GrepWords(tuple(options), tuple(operands), late)
+
+
+def _check_grep(ctx: Context, stage: Stage) -> Check:
+    """grep as a first stage (files, globs among them) or after a pipe (standard input only). A
+    line with an option after an operand or a glob runs rewritten: options first, then `--`, then
+    the operands, so that POSIXLY_CORRECT cannot make an option a file name and a name a glob
+    expands to (`-f.py`) is never read as an option."""
+    split = _grep_words(stage.args)
+    if isinstance(split, str):
+        return Check.refuse(split)
+    plain = tuple(w for w in split.operands if not w.glob)
+    args = parse_args("grep", TABLES["grep"], (*split.options, Word("--"), *plain))
+    if not args.ok:
+        return Check.refuse(args.why)
+    if why := _needs_pattern(args, "grep"):
+        return Check.refuse(why)
+    if not args.has("-e") and split.operands[0].glob:
+        return Check.refuse(f"grep's pattern is the glob {split.operands[0].text!r}, which bash expands to "
+                            "names this check never saw")
+    files = split.operands if args.has("-e") else split.operands[1:]
+    if ctx.after_pipe:
+        if files:
+            return Check.refuse(f"grep after a pipe reads standard input; the operand {files[0].text!r} is a "
+                                "file that is not checked")
+        return Check(ok=True, words=_grep_rewritten(stage, split))
+    names: list[str] = []
+    for word in files:
+        if not word.glob:
+            names.append(word.text)
+            continue
+        expansion = expand(ctx.ws, ctx.cwd, word.text)
+        if expansion.why:
+            return Check.refuse(expansion.why)
+        if not expansion.matches:
+            return Check.refuse(f"the glob {word.text!r} matches nothing here: bash would pass it as it "
+                                "is, or drop it under nullglob and leave grep reading standard input")
+        names.extend(expansion.matches)
+    if not names:
+        return Check.refuse("grep without a file reads standard input, which is not checked")
+    if len(names) > MAX_FILES:
+        return Check.refuse(f"grep names more than {MAX_FILES} files, more than one call should read")
+    reads: list[str] = []
+    for raw in names:
+        if why := _read_file(ctx, "grep", raw, reads):
+            return Check.refuse(why)
+    return Check(ok=True, reads=tuple(reads), words=_grep_rewritten(stage, split))
+
+
+def _grep_rewritten(stage: Stage, split: _GrepWords) -> tuple[Word, ...] | None:
+    if not split.late and not any(w.glob for w in split.operands):
+        return None
+    return (stage.words[0], *split.options, Word("--"), *split.operands)
+
+
+FILE_COMMANDS: dict[str, Checker] = {
+    **{c: _check_first for c in ("cat", "head", "tail", "wc")}, "grep": _check_grep,
+}
 FILTER_COMMANDS: dict[str, Checker] = {
-    c: _check_filter for c in ("head", "tail", "wc", "grep", "sort", "uniq", "cut")
+    **{c: _check_filter for c in ("head", "tail", "wc", "sort", "uniq", "cut")}, "grep": _check_grep,
 }

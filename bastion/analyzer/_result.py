@@ -6,6 +6,7 @@ from collections.abc import Callable
 from typing import NamedTuple
 
 from ..grammar import Outside, Plan, Stage, Word
+from ._secrets import SECRET_PATHS
 from ._workspace import Workspace
 
 __all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
@@ -14,12 +15,15 @@ DEFAULT_MAX_READ_BYTES = 2 * 1024 * 1024
 
 
 class Context(NamedTuple):
-    """What a checker may look at: the workspace, the stage's root-relative directory, limits."""
+    """What a checker may look at: the workspace, the stage's root-relative directory, limits, and
+    the secret-looking path patterns in force (the policy's, less what a user's rule lifts), which
+    a git plan that prints file contents excludes."""
 
     ws: Workspace
     cwd: str = "."
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     after_pipe: bool = False
+    secrets: tuple[str, ...] = SECRET_PATHS
 
 
 class Check(NamedTuple):

@@ -8,11 +8,14 @@ hook_event_name, tool_name, tool_input) and reads one on standard output:
 
 Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS are decided; another tool is
 passed through (no output: Claude Code's own permissions decide) unless `others="ask"`. Input that
-cannot be read asks. Claude Code runs a command as typed, in its own environment, not as bastion's
-neutralised plan, so an auto-allowed line is held to more here: the allowed command is replaced by
-the rendered plan (updatedInput) when they differ, git's config is probed as for a line run as
-typed (core.fsmonitor, core.pager, hooks, gpg programs count), and a go stage asks (bastion runs
-go with GOTOOLCHAIN=local, which a hook cannot set). The answer is never allow on any error.
+cannot be read asks. Claude Code runs a command in its own environment, not in bastion's
+neutralised one, so an auto-allowed line is replaced by its rendered plan (updatedInput) when they
+differ. A git plan carries its own safety in its words (`env -u` for the variables that steer git,
+`git -c` for every neutralising key, `--no-pager --no-optional-locks`, the diff flags and the
+secret excludes), so it is as safe there as in bastion. A go stage asks (bastion runs go with
+GOTOOLCHAIN=local, which the plan does not carry). For an agent that runs the line as typed
+(`as_typed`: Codex, Gemini), git's config is probed as for a line run as typed instead
+(core.fsmonitor, core.pager, hooks, gpg programs count). The answer is never allow on any error.
 """
 
 from __future__ import annotations
@@ -65,8 +68,8 @@ def _ask(reason: str) -> dict[str, Any]:
     return _answer("ask", reason)
 
 
-def _bash_allow(o: Outcome, decider: Decider) -> HookVerdict:
-    """An allowed bash line, held to what an agent that runs it as typed will really run."""
+def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
+    """An allowed bash line, held to what the agent will really run: the plan, or the line as typed."""
     decided = o.decided
     a = decided.analysis if decided is not None else None
     if a is None or a.plan is None:
@@ -80,7 +83,7 @@ def _bash_allow(o: Outcome, decider: Decider) -> HookVerdict:
     gate = decider.gate(o.cwd)
     if isinstance(gate, str):
         return HookVerdict("ask", gate)
-    for directory in a.probed:
+    for directory in a.probed if as_typed else ():
         reason = probe_git(gate.ws, directory, strict=True)
         if reason:
             return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
@@ -92,11 +95,17 @@ def _bash_allow(o: Outcome, decider: Decider) -> HookVerdict:
 
 
 def decide_call(
-    decider: Decider, tool: str, args: Mapping[str, object], cwd: str, sub: str = "."
+    decider: Decider,
+    tool: str,
+    args: Mapping[str, object],
+    cwd: str,
+    sub: str = ".",
+    *,
+    as_typed: bool = False,
 ) -> HookVerdict:
     """One call (bastion's tool and arguments, in the workspace at the absolute directory cwd; a
-    bash line in its subdirectory sub) decided for an agent that runs it itself; never allow on
-    an error."""
+    bash line in its subdirectory sub) decided for an agent that runs it itself, as its plan or
+    (`as_typed`) as typed; never allow on an error."""
     try:
         found = decider.decide(Call(tool, dict(args), "hook", cwd), sub)
         if not isinstance(found, Outcome):
@@ -105,7 +114,7 @@ def decide_call(
             return HookVerdict("deny", found.reason)
         if found.decision is not Decision.ALLOW:
             return HookVerdict("ask", found.reason)
-        return _bash_allow(found, decider) if tool == "bash" else HookVerdict("allow", found.reason)
+        return _bash_allow(found, decider, as_typed) if tool == "bash" else HookVerdict("allow", found.reason)
     except Exception as err:  # a hook never crashes, and never allows on an error
         return HookVerdict("ask", f"the call could not be decided: {type(err).__name__}: {err}")
 

@@ -7,13 +7,14 @@ Both agents read one JSON object on standard output, and both are only known to 
              "permissionDecisionReason": "..."}}        (no output: no opinion)
     Gemini: {"decision": "deny", "reason": "..."}       ({}: no opinion)
 
-So a call is decided exactly as `bastion hook claude-code` decides it (decide_call), and only a
-deny is passed on. An ask is no opinion (the agent's own approvals apply), or a deny with
-`strict`. An allow is no opinion too: neither agent is known to run bastion's neutralised plan
-instead of the typed line, so bastion's allow is not claimed for it. Input that cannot be read, an
-unknown tool or any error while reading it is no opinion, never an allow. Codex's apply_patch is
-no opinion, unless `strict`, where a patch whose file headers name a path bastion denies writing
-is denied (an ask there stays no opinion: every edit in a workspace asks).
+So a call is decided as `bastion hook claude-code` decides it (decide_call), for a line run as
+typed (git's config probed strictly), and only a deny is passed on. An ask is no opinion (the
+agent's own approvals apply), or a deny with `strict`. An allow is no opinion too: neither agent
+is known to run bastion's neutralised plan instead of the typed line, so bastion's allow is not
+claimed for it. Input that cannot be read, an unknown tool or any error while reading it is no
+opinion, never an allow. Codex's apply_patch is no opinion, unless `strict`, where a patch whose
+file headers name a path bastion denies writing is denied (an ask there stays no opinion: every
+edit in a workspace asks).
 """
 
 from __future__ import annotations
@@ -140,7 +141,7 @@ def _decide_in(decider: Decider, cwd: str, mapped: Mapped) -> HookVerdict:
     real, root = os.path.realpath(os.path.join(cwd, where)), os.path.realpath(cwd)
     if real != root and not real.startswith(root.rstrip("/") + "/"):
         return HookVerdict("ask", f"the directory {where!r} is outside the working directory")
-    return decide_call(decider, tool, args, cwd, os.path.relpath(real, root))
+    return decide_call(decider, tool, args, cwd, os.path.relpath(real, root), as_typed=True)
 
 
 def _block(found: tuple[str, HookVerdict] | None, strict: bool) -> str | None:

@@ -2,12 +2,13 @@
 
 from ._load import grammar_text, parser
 from ._parser import MAX_LINE_BYTES, MAX_LINE_WORDS, oversized, parse, prepare
-from ._plan import Outside, Pipeline, Plan, Redirect, Stage, Word, shown
+from ._plan import Operator, Outside, Pipeline, Plan, Redirect, Stage, Word, shown
 from ._render import render, render_stage, render_word
 
 __all__ = [
     "MAX_LINE_BYTES",
     "MAX_LINE_WORDS",
+    "Operator",
     "Outside",
     "Pipeline",
     "Plan",

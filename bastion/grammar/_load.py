@@ -17,12 +17,13 @@ from __future__ import annotations
 import contextlib
 import importlib
 import os
+import re
 from functools import lru_cache
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
 from ._lalr import DROP, KEEP, REDUCE, SHIFT, SPLICE, Parser, Token
-from ._plan import Pipeline, Plan, Redirect, Stage, Word
+from ._plan import Operator, Pipeline, Plan, Redirect, Stage, Word
 
 if TYPE_CHECKING:
     from lark import Lark
@@ -47,8 +48,14 @@ def grammar_text() -> str:
         return handle.read()
 
 
+# Inside double quotes bash drops a backslash before these four and keeps every other one.
+_DQUOTED_ESCAPE = re.compile(r'\\([\\"$`])')
+
+
 def _piece_text(token: Token) -> str:
     value = str(token)
+    if token.type == "DQUOTED" and "\\" in value:
+        return _DQUOTED_ESCAPE.sub(r"\1", value[1:-1])
     if token.type.endswith("QUOTED"):
         return value[1:-1]
     return value
@@ -57,8 +64,11 @@ def _piece_text(token: Token) -> str:
 class _ToPlan:
     """Builds plans during the LALR parse (no tree is kept): a method per rule, called by name."""
 
-    def start(self, pipelines: list[Pipeline]) -> Plan:
-        return Plan(tuple(p for p in pipelines if isinstance(p, Pipeline)))
+    def start(self, items: list[Any]) -> Plan:
+        # Pipelines and the operator tokens between them (this module's, or lark's when lark parses).
+        pipelines = tuple(i for i in items if isinstance(i, Pipeline))
+        operators = tuple(Operator[i.type] for i in items if not isinstance(i, Pipeline))
+        return Plan(pipelines, operators)
 
     def pipeline(self, stages: list[Stage]) -> Pipeline:
         return Pipeline(tuple(s for s in stages if isinstance(s, Stage)))

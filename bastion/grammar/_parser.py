@@ -37,8 +37,9 @@ _SEQUENCES: tuple[tuple[str, str], ...] = (
     (">(", "process substitution"),
     ("<<<", "a here-string"),
     ("<<", "a here-document"),
-    ("||", "the `||` operator"),
-    ("|&", "the `|&` operator"),
+    ("|&", "the `|&` operator (a pipe of both outputs)"),
+    (";;", "a case terminator"),
+    (";&", "a case fall-through"),
     (">&", "a redirect to a file or descriptor"),
     (">>", "an appending redirect"),
     ("&>", "a redirect of both outputs"),
@@ -46,20 +47,20 @@ _SEQUENCES: tuple[tuple[str, str], ...] = (
 _CHARACTERS: dict[str, str] = {
     "$": "variable expansion",
     "`": "command substitution",
-    "\\": "a backslash escape",
-    ";": "a command separator",
+    "\\": "a backslash outside double quotes",
+    ";": "a `;` with no command before it",
     "&": "running in the background",
     "|": "an empty pipeline stage",
     "<": "an input redirect",
     ">": "an output redirect",
-    "#": "a comment",
+    "#": "a comment that does not follow a space or start a line",
     "(": "a subshell or grouping",
     ")": "a subshell or grouping",
     "{": "brace expansion or a group",
     "}": "brace expansion or a group",
     "[": "a character class or test",
     "]": "a character class or test",
-    "!": "history expansion or negation",
+    "!": "a `!` that is not a word of its own after the command word (negation, or history expansion)",
     "~": "tilde expansion at the start of a word",
     "^": "a `^` at the start of a word",
     "=": "an assignment in the command word",
@@ -67,19 +68,33 @@ _CHARACTERS: dict[str, str] = {
     "?": "a glob here",
     "'": "an unterminated or misplaced quote",
     '"': "an unterminated, misplaced or expanding double quote",
-    "\n": "a newline",
+    "\n": "a newline that does not join two commands",
     "\r": "a carriage return",
     "\t": "a tab here",
     " ": "an empty stage",
 }
 
 
+# The operators as a token names them, for a person.
+_OPERATORS = {"AND": "`&&`", "OR": "`||`", "PIPE": "`|`", "SEMI": "`;`", "NEWLINE": "a newline"}
+
+
+def _at(line: str, index: int) -> Outside:
+    """The line outside the subset at the byte `index`, said in words (the column is where the
+    construct that is outside begins, which may be before `index` or inside a quoted string)."""
+    # A sequence the byte before began (`|&`: the `|` was read as a pipe) is named whole.
+    for start in (index - 1, index) if index else (index,):
+        for seq, what in _SEQUENCES:
+            if line.startswith(seq, start) and start + len(seq) > index:
+                why = f"`{seq}` at column {start + 1}: {what} is outside the subset"
+                return Outside(line, start + 1, why)
+    if line[index : index + 1] == '"':
+        return _inside_double_quotes(line, index)
+    return Outside(line, index + 1, _describe(line, index))
+
+
 def _describe(line: str, index: int) -> str:
-    rest = line[index:]
-    for seq, what in _SEQUENCES:
-        if rest.startswith(seq):
-            return f"`{seq}` at column {index + 1}: {what} is outside the subset"
-    char = rest[:1]
+    char = line[index : index + 1]
     if char == "~" and line[index - 1 : index] in ("=", ":"):
         return (f"`~` at column {index + 1}: a tilde after `=` or `:` is expanded by bash in a word that "
                 "looks like an assignment, and is outside the subset")
@@ -93,21 +108,55 @@ def _describe(line: str, index: int) -> str:
     return f"`{char}` at column {index + 1} is outside the subset"
 
 
+def _inside_double_quotes(line: str, index: int) -> Outside:
+    """Why the double-quoted string at `index` is not a whole DQUOTED piece: what stops it."""
+    i = index + 1
+    while i < len(line):
+        char = line[i]
+        if char == "\\" and line[i + 1 : i + 2].isprintable() and line[i + 1 : i + 2].isascii():
+            i += 2
+            continue
+        if char == '"':
+            break
+        if char in "$`" or not (char.isascii() and (char.isprintable() or char == "\t")):
+            found = _at(line, i)
+            return found._replace(reason=f"{found.reason} (inside double quotes)")
+        i += 1
+    return Outside(line, index + 1, _describe(line, index))
+
+
+def _operator(line: str, index: int, token_type: str) -> Outside:
+    """An operator where a command must come first: at the start, or right after another."""
+    if token_type == "SEMI" and line[index - 1 : index] == ";" or line.startswith(";;", index):
+        start = index - 1 if line[index - 1 : index] == ";" else index
+        return _at(line, start)
+    return Outside(line, index + 1, f"{_OPERATORS[token_type]} at column {index + 1}: a command is missing "
+                                    "before it")
+
+
 def _outside(line: str, err: Unexpected) -> Outside:
     token = err.token
     if token is not None and token.type == END:
+        last = line.rstrip(_TRIM)[-1:]
+        if last in (";", "\n"):
+            what = "`;`" if last == ";" else "a newline"
+            why = f"the line ends with {what}: in the subset a command must follow it"
+            return Outside(line, len(line), why)
         return Outside(line, len(line), "the line ends where a command or word must follow")
     index = err.pos
+    if index == 0 and line.startswith("#"):
+        return Outside(line, 1, "the line is only a comment: a line without a command is outside the subset")
     if token is not None:
         text = str(token)
         before = line[:index]
-        if token.type in ("AND", "PIPE"):
-            index += len(text) - len(text.lstrip(_TRIM))
-            return Outside(line, index + 1, f"`{text.strip()}` at column {index + 1}: "
-                                            "a stage is empty or a word is missing")
+        if token.type in _OPERATORS:
+            return _operator(line, index + len(text) - len(text.lstrip(_TRIM)), token.type)
+        if token.type == "BANG" or before.endswith("!"):
+            index -= 0 if token.type == "BANG" else 1
+            return _at(line, index)
         if "=" in text and "CMD_BARE" in err.expected:
             index += text.index("=")
-            return Outside(line, index + 1, _describe(line, index))
+            return _at(line, index)
         if before.endswith(tuple(r.value for r in Redirect)):
             return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word, "
                                             "followed by a space, `|`, `&&` or the end of the line")
@@ -115,13 +164,13 @@ def _outside(line: str, err: Unexpected) -> Outside:
             return Outside(line, index + 1, f"`{text}` at column {index + 1}: a redirect is a whole word "
                                             "after the command word: 2>&1, 2>/dev/null or >/dev/null")
         if token.type.endswith("TAIL"):
-            return Outside(line, index + 1, _describe(line, index))
+            return _at(line, index)
         if token.type == "GLOB" or before.endswith(("*", "?")):
             return Outside(line, index + 1, f"`{text}` at column {index + 1}: a glob is a whole unquoted "
                                             "word after the command word, with nothing attached")
         return Outside(line, index + 1, f"`{text}` at column {index + 1}: words must be "
                                         "separated by spaces or tabs here")
-    return Outside(line, index + 1, _describe(line, index))
+    return _at(line, index)
 
 
 def prepare() -> None:

@@ -9,7 +9,7 @@ import enum
 import re
 from typing import NamedTuple
 
-__all__ = ["Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word", "shown"]
+__all__ = ["Operator", "Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word", "shown"]
 
 # A word bash reads as itself when written bare: the subset's unquoted run, with "~" and "^" only
 # after the first character and "~" never after "=" or ":" (where bash would expand it).
@@ -33,6 +33,16 @@ class Redirect(enum.Enum):
     ERR_TO_OUT = "2>&1"
     ERR_TO_NULL = "2>/dev/null"
     OUT_TO_NULL = ">/dev/null"
+
+
+class Operator(enum.Enum):
+    """What joins two pipelines: bash runs the next after `&&` if the last ran succeeded, after `||`
+    if it failed, and after `;` or a newline always."""
+
+    AND = "&&"
+    OR = "||"
+    SEMI = ";"
+    NEWLINE = "\n"
 
 
 class Word(NamedTuple):
@@ -70,9 +80,11 @@ class Pipeline(NamedTuple):
 
 
 class Plan(NamedTuple):
-    """Pipelines joined by `&&`: a whole line inside the subset."""
+    """Pipelines joined by operators: a whole line inside the subset. `operators[i]` joins
+    `pipelines[i]` to `pipelines[i + 1]`, so there is one fewer operator than pipelines."""
 
     pipelines: tuple[Pipeline, ...]
+    operators: tuple[Operator, ...] = ()
 
     @property
     def stages(self) -> tuple[Stage, ...]:

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from ._plan import Pipeline, Plan, Stage, Word
+from ._plan import Operator, Pipeline, Plan, Stage, Word
 
 __all__ = ["render", "render_stage", "render_word"]
 
@@ -32,6 +32,15 @@ def _render_pipeline(pipeline: Pipeline) -> str:
     return " | ".join(render_stage(s) for s in pipeline.stages)
 
 
+_OPERATORS = {Operator.AND: " && ", Operator.OR: " || ", Operator.SEMI: "; ", Operator.NEWLINE: "\n"}
+
+
 def render(plan: Plan) -> str:
-    """The line bash runs for this plan. `parse(render(plan)) == plan` for every plan `parse` makes."""
-    return " && ".join(_render_pipeline(p) for p in plan.pipelines)
+    """The line bash runs for this plan. `parse(render(plan)) == plan` for every plan `parse` makes;
+    a plan with other than one operator fewer than pipelines raises ValueError."""
+    if len(plan.operators) != len(plan.pipelines) - 1:
+        raise ValueError(f"a plan of {len(plan.pipelines)} pipelines has {len(plan.operators)} operators")
+    out = [_render_pipeline(plan.pipelines[0])]
+    for operator, pipeline in zip(plan.operators, plan.pipelines[1:], strict=True):
+        out += (_OPERATORS[operator], _render_pipeline(pipeline))
+    return "".join(out)

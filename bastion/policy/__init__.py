@@ -4,7 +4,7 @@ from ._config import PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
 from ._env import child_env
-from ._gate import STAMP_ARG, Decided, Gate
+from ._gate import STAMP_ARG, Decided, Gate, secrets_in_force
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._types import SENTINEL, Decision, Subject, Verdict
@@ -36,6 +36,7 @@ __all__ = [
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "secrets_in_force",
     "user_config_path",
     "verdict_json",
 ]

@@ -244,6 +244,14 @@ class Policy:
         # A subject's decision depends on nothing but the subject and these (fixed) rules.
         self._decided: dict[Subject, _Found] = {}
 
+    def lifts_every_secret(self, tool: str) -> bool:
+        """Whether an allow rule of yours lifts the shipped asks for `tool` on every path (its
+        pattern matches everything): only then is no secret-looking path asked for it."""
+        return any(
+            c.lift and c.names(tool) and c.matcher is not None and c.matcher.everything
+            for c in self._rules["ask"]
+        )
+
     def _for(self, kind: str, tool: str) -> _Named:
         """The rules and the carve-outs of one list that name `tool`, in rank order."""
         key = (kind, tool)

@@ -12,7 +12,7 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..analyzer import Analysis, Workspace, analyze
+from ..analyzer import SECRET_PATHS, Analysis, Workspace, analyze
 from ..grammar import Outside, oversized
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._types import Decision, Subject, Verdict
@@ -20,8 +20,9 @@ from ._types import Decision, Subject, Verdict
 if TYPE_CHECKING:
     from ..analyzer import Stamper
     from ._config import Settings
+    from ._engine import Policy
 
-__all__ = ["FILE_TOOLS", "STAMP_ARG", "Decided", "Gate"]
+__all__ = ["FILE_TOOLS", "STAMP_ARG", "Decided", "Gate", "secrets_in_force"]
 
 STAMP_ARG = "bastion_stamp"
 FILE_TOOLS = frozenset({"read", "write", "edit", "glob", "grep", "ls"})
@@ -55,8 +56,17 @@ def _case_variant(args: Mapping[str, object], name: str) -> str | None:
     return None
 
 
+def secrets_in_force(policy: Policy) -> tuple[str, ...]:
+    """The secret-looking path patterns a git plan keeps out of what it prints: the shipped ones,
+    unless a rule of yours lifts them for `read` on every path. git cannot put one file back into
+    a diff, so a narrower lift keeps them: a lifted file named in the line asks instead, and the
+    approved line runs as typed."""
+    return () if policy.lifts_every_secret("read") else SECRET_PATHS
+
+
 class Gate:
-    """Decides tool calls for one workspace under one set of settings."""
+    """Decides tool calls for one workspace under one set of settings; `secrets` are the patterns
+    a git plan excludes (`secrets_in_force`)."""
 
     def __init__(
         self, settings: Settings, ws: Workspace, stamper: Stamper | None = None, cwd: str = "."
@@ -65,6 +75,7 @@ class Gate:
         self.ws = ws
         self.stamper = stamper
         self.cwd = cwd
+        self.secrets = secrets_in_force(settings.policy)
 
     def decide(self, tool: str, args: object) -> Decided:
         if not isinstance(args, Mapping):
@@ -99,7 +110,9 @@ class Gate:
             # no line can make a decision slow, and no rule can allow it unread.
             analysis = Analysis(command, None, Outside(command, 0, too_long))
             return Decided(Verdict(Decision.ASK, f"asks: {too_long}"), args, (), analysis)
-        analysis = analyze(command, self.ws, self.cwd, max_read_bytes=self.settings.max_read_bytes)
+        analysis = analyze(
+            command, self.ws, self.cwd, max_read_bytes=self.settings.max_read_bytes, secrets=self.secrets
+        )
         subjects = tuple(bash_subjects(analysis, self.ws, self.cwd))
         verdict = self.settings.policy.decide(subjects)
         reads = tuple(dict.fromkeys(r for s in analysis.stages for r in s.reads))

@@ -7,6 +7,8 @@ names, so these rules never cover it. `builtin = false` drops the allow list; th
 
 from __future__ import annotations
 
+from ..analyzer import SECRET_PATHS  # the analyzer keeps them out of git's diffs too
+
 __all__ = ["ALIASES", "KNOWN_TOOLS", "LIFTED_TOOLS", "PARSED", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
 
 KNOWN_TOOLS = frozenset({"bash", "read", "write", "edit", "glob", "grep", "ls"})
@@ -35,15 +37,10 @@ _ALLOWED_TOOLS = ("read", "glob", "grep", "ls")
 
 SHIPPED_ALLOW: tuple[str, ...] = (*_ALLOWED_TOOLS, *(f"bash({c})" for c in _ALLOWED_COMMANDS))
 
-_SECRET_PATHS = (
-    ".env*", ".npmrc", ".netrc", ".pgpass", ".git-credentials", "id_*", "credentials*", "*.pem", "*.key",
-    "*.p12", "*.pfx", "*secret*", ".kube/config", ".docker/config.json", ".aws/**", ".ssh/**", ".aws", ".ssh",
-)  # fmt: skip
-
 # At the root, and (for a pattern that does not already start with *) in any directory.
 _ASKED_PATTERNS = tuple(
     pattern
-    for path in _SECRET_PATHS
+    for path in SECRET_PATHS
     for pattern in (f"ci:{path}", *(() if path.startswith("*") else (f"ci:*/{path}",)))
 )
 SHIPPED_ASK: tuple[str, ...] = tuple(f"Read({pattern})" for pattern in _ASKED_PATTERNS)

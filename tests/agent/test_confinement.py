@@ -8,9 +8,13 @@ import threading
 from pathlib import Path
 
 import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
 
+from bastion.agent._toolbox import Toolbox
 from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
-from bastion.analyzer import LocalWorkspace, WorkspaceError
+from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
+from bastion.policy import Decision, Gate, Layer, Policy, Settings
 
 ARGS = {
     "read": {},
@@ -186,3 +190,145 @@ def test_a_command_runs_only_in_a_directory_reached_without_links(
     else:
         with pytest.raises(WorkspaceError):
             ws.exec(["pwd"], cwd=cwd)
+
+
+# --- The walking tools below a decided path (issue 12, class 7) -----------------------------------
+# grep is decided on its path; below a directory it opens only the files a read of which the policy
+# would let run unasked. glob and ls list names (a secret's name is not its content) and never follow
+# a link out.
+
+SECRETS = {".env": "TOKEN env", "id_rsa": "TOKEN key", "secrets/x": "TOKEN nested", "deep/a/.npmrc": "TOKEN"}
+MIXED_LINKS = {"notes.txt": ".env", "outlink": "/etc/passwd", "up": "../../outside/secret"}
+
+
+@pytest.fixture
+def mixed(root: Path) -> Path:
+    """vault/: secret-looking files, a link to one, links out, and one plain file."""
+    vault = root / "vault"
+    for name, content in {**SECRETS, "plain.txt": "TOKEN plain"}.items():
+        (vault / name).parent.mkdir(parents=True, exist_ok=True)
+        (vault / name).write_text(content + "\n")
+    for name, target in MIXED_LINKS.items():
+        os.symlink(target, vault / name)
+    return vault
+
+
+def _grep(ctx: ToolContext, policy: Policy | None = None, **args: object) -> str:
+    box = Toolbox(ctx.ws, Stamper(), ctx.max_read_bytes, policy=policy)
+    text, is_error = box.run("grep", {"pattern": "TOKEN|root:|SECRET", **args}, threading.Event())
+    assert not is_error, text
+    return text
+
+
+@pytest.mark.parametrize(
+    "args",
+    [
+        {"path": "vault"},
+        {"path": "."},
+        {"path": "vault", "include": ".env"},
+        {"path": "vault", "include": "*"},
+        {"path": "vault", "include": "**"},
+        {"path": "vault", "include": "{.env,notes.txt,id_rsa}"},
+        {"path": "vault", "include": "secrets/*"},
+        {"path": "vault", "include": "**/.npmrc"},
+    ],
+)
+def test_grep_below_a_directory_never_opens_a_secret_a_link_to_one_or_a_link_out(
+    ctx: ToolContext, mixed: Path, args: dict[str, object]
+) -> None:
+    out = _grep(ctx, **args)
+    for content in ["TOKEN env", "TOKEN key", "TOKEN nested", ".npmrc:1:", "root:x:", ":1:SECRET"]:
+        assert content not in out
+    if not args.get("include"):
+        assert "vault/plain.txt:1:TOKEN plain" in out
+    assert "not searched: the policy would not let a read of them run unasked" in out
+
+
+def test_grep_says_which_files_it_left_closed(ctx: ToolContext, mixed: Path) -> None:
+    note = _grep(ctx, path="vault").splitlines()[-1]
+    assert note.startswith("[5 files not searched")
+    assert note.endswith("vault/.env, vault/deep/a/.npmrc, vault/id_rsa, vault/notes.txt, vault/secrets/x; "
+                         "grep or read one by name to be asked]")
+
+
+def test_a_rule_of_yours_that_lifts_a_secret_lets_grep_open_it_and_links_to_it(
+    ctx: ToolContext, mixed: Path
+) -> None:
+    out = _grep(ctx, Policy([Layer.user("u", allow=["read(vault/.env)"])]), path="vault")
+    assert "vault/.env:1:TOKEN env" in out and "vault/notes.txt:1:TOKEN env" in out
+    assert "TOKEN key" not in out and "[3 files not searched" in out
+
+
+@pytest.mark.parametrize(
+    ("rule", "closed"),
+    [
+        ({"deny": ["grep(vault/plain.txt)"]}, "vault/plain.txt"),
+        ({"ask": ["read(vault/plain.txt)"]}, "vault/plain.txt"),
+        ({"ask": ["Read(vault/**)"]}, "vault/plain.txt"),
+        ({"deny": ["read"]}, "vault/plain.txt"),
+    ],
+)
+def test_your_ask_or_deny_rules_on_read_or_grep_keep_a_file_closed(
+    ctx: ToolContext, mixed: Path, rule: dict[str, list[str]], closed: str
+) -> None:
+    out = _grep(ctx, Policy([Layer.user("u", **rule)]), path="vault")
+    assert "TOKEN plain" not in out and closed in out.splitlines()[-1]
+
+
+def test_a_bare_ask_on_grep_is_about_the_call_and_keeps_no_file_closed(ctx: ToolContext, mixed: Path) -> None:
+    out = _grep(ctx, Policy([Layer.user("u", ask=["grep"])]), path="vault")
+    assert "vault/plain.txt:1:TOKEN plain" in out and "TOKEN env" not in out
+
+
+def test_a_file_named_by_the_path_itself_was_decided_by_the_call(ctx: ToolContext, mixed: Path) -> None:
+    assert "TOKEN env" in _grep(ctx, path="vault/.env")
+
+
+def test_glob_and_ls_list_names_but_never_follow_a_link_out(ctx: ToolContext, mixed: Path) -> None:
+    found = run(ctx, "glob", "vault", pattern="**").text.splitlines()
+    assert "vault/.env" in found and "vault/notes.txt" in found
+    assert not any(name.startswith(("vault/outlink", "vault/up")) for name in found)
+    listing = run(ctx, "ls", "vault").text.splitlines()
+    assert "outlink -> /etc/passwd" in listing and "up -> ../../outside/secret" in listing
+    assert not any("root:" in line or "SECRET" in line for line in found + listing)
+
+
+_NAMES = ["a.txt", ".env", ".env.local", "id_rsa", "k/server.pem", "k/notes.md", "secrets/x", "docs/y.md"]
+_RULES = [
+    ("allow", "read(.env)"), ("allow", "Read(k/**)"), ("allow", "grep(id_rsa)"), ("ask", "grep(docs/**)"),
+    ("deny", "read(a.txt)"), ("ask", "grep"), ("ask", "Read(secrets/**)"), ("allow", "read(*)"),
+]  # fmt: skip
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(
+    files=st.sets(st.sampled_from(_NAMES), min_size=1),
+    links=st.dictionaries(st.sampled_from(["l1", "k/l2"]), st.sampled_from(_NAMES), max_size=2),
+    rules=st.sets(st.sampled_from(_RULES), max_size=3),
+)
+def test_grep_opens_below_its_path_only_what_the_gate_lets_a_read_or_grep_of_run_unasked(
+    tmp_path_factory: pytest.TempPathFactory,
+    files: set[str],
+    links: dict[str, str],
+    rules: set[tuple[str, str]],
+) -> None:
+    root = tmp_path_factory.mktemp("prop")
+    for name in files:
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        (root / name).write_text(f"TOKEN {name}\n")
+    for name, target in links.items():
+        (root / name).parent.mkdir(parents=True, exist_ok=True)
+        os.symlink(os.path.relpath(root / target, (root / name).parent), root / name)
+    ws = LocalWorkspace(str(root))
+    lists = {kind: [text for k, text in rules if k == kind] for kind in ("allow", "ask", "deny")}
+    policy = Policy([Layer.user("u", **lists)])
+    gate = Gate(Settings(policy), ws)
+    text, _ = Toolbox(ws, Stamper(), 4096, policy=policy).run("grep", {"pattern": "TOKEN"}, threading.Event())
+    opened = {line.split(":", 1)[0] for line in text.splitlines() if ":1:TOKEN" in line}
+    for name in opened:
+        read, grep = (gate.decide(tool, {"path": name}).decision for tool in ("read", "grep"))
+        assert Decision.ALLOW in (read, grep), f"{name} opened, but read {read} and grep {grep}"
+        assert Decision.DENY not in (read, grep)
+    for name in files:  # and nothing both would allow is left closed
+        if all(gate.decide(tool, {"path": name}).decision is Decision.ALLOW for tool in ("read", "grep")):
+            assert name in opened

@@ -112,7 +112,6 @@ READERS_ASK = [
     ("cat outdir/escape/x", "a relative link that leads out"),
     ("cat main.go /etc/passwd", "one file of two outside"),
     ("cat main.go -n", "an option after a file (POSIXLY_CORRECT makes it a file)"),
-    ("grep pat main.go -i", "an option after a file"),
     ("cat ''", "an empty name"),
 ]
 
@@ -203,7 +202,6 @@ FILTERS_ASK = [
     ("cat main.go | grep -r fix", "recursive grep reads ."),
     ("cat main.go | grep -f x", "patterns from a file"),
     ("cat main.go | grep", "needs a pattern"),
-    ("cat main.go | grep fix -i", "an option after the pattern"),
     ("cat main.go | head -n x", "not a number"),
     ("cat main.go | head -c 99999999999999999999x", "not a number"),
     ("cat main.go | sort -o x", "writes a file"),

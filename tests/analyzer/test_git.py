@@ -3,14 +3,22 @@ left to the rules. Run through analyze() against a clean repository."""
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from bastion.analyzer import Analysis, LocalWorkspace, analyze
+from bastion.agent.tools import STAMP, TOOLS, ToolContext
+from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, LocalWorkspace, Stamper, analyze
+from bastion.analyzer._gitplan import GIT_PREFIX, UNSET_GIT_STEERING
+from bastion.analyzer._secrets import git_excludes, hidden_by
+from bastion.grammar import Word, render_word
+from bastion.policy import Decision, Gate, Policy, Subject, load_settings
 
-from .gitrepo import make_repo, workspace
+from .gitrepo import make_repo, workspace, write
 
 FILES = {
     "README.md": "# hi\n",
@@ -252,17 +260,33 @@ def test_diff_log_show_and_blame_read_their_names_and_where_links_lead(
     ws: LocalWorkspace, line: str, reads: tuple[str, ...]
 ) -> None:
     a = run(ws, line)
-    assert a.stages[0].ok, a.stages[0].why
+    assert a.stages[0].ok or "excludes would hide" in a.stages[0].why, a.stages[0].why
     assert a.stages[0].reads == reads
 
 
+# What every git plan starts with, and the secret excludes a form that prints contents ends with.
+PREFIX = " && ".join(
+    " ".join(render_word(Word(w)) for w in words) for words in (UNSET_GIT_STEERING, GIT_PREFIX)
+)
+EXCLUDES = " ".join(render_word(Word(e)) for e in git_excludes(SECRET_PATHS))
+FLAGS = "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all'"
+
 RENDERED = [
-    ("git log -p -n1", "'git' 'log' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-n1'"),
-    ("git diff", "'git' 'diff' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all'"),
-    ("git show HEAD", "'git' 'show' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' 'HEAD'"),
-    ("git blame main.go", "'git' 'blame' '--no-ext-diff' '--no-textconv' 'main.go'"),
-    ("git stash list -p", "'git' 'stash' 'list' '--no-ext-diff' '--no-textconv' '-p'"),
-    ("git status", "'git' 'status' '--ignore-submodules=all'"),
+    ("git log -p -n1", f"'log' {FLAGS} '-p' '-n1' '--' {EXCLUDES}"),
+    ("git log -n1", f"'log' {FLAGS} '-n1'"),
+    ("git diff", f"'diff' {FLAGS} '--' {EXCLUDES}"),
+    ("git show HEAD", f"'show' {FLAGS} 'HEAD' '--' {EXCLUDES}"),
+    ("git diff README.md --stat", f"'diff' {FLAGS} '--stat' '--' 'README.md' {EXCLUDES}"),
+    ("git diff HEAD~1 README.md", f"'diff' {FLAGS} 'HEAD~1' '--' 'README.md' {EXCLUDES}"),
+    ("git diff HEAD -- sub", f"'diff' {FLAGS} 'HEAD' '--' 'sub' {EXCLUDES}"),
+    ("git log -n 2 -p main", f"'log' {FLAGS} '-n' '2' '-p' 'main' '--' {EXCLUDES}"),
+    ("git show 1234abcd", f"'show' {FLAGS} '1234abcd^{{commit}}' '--' {EXCLUDES}"),
+    ("git diff cafe..HEAD~1", f"'diff' {FLAGS} 'cafe^{{commit}}..HEAD~1' '--' {EXCLUDES}"),
+    ("git blame main.go", "'blame' '--no-ext-diff' '--no-textconv' 'main.go'"),
+    ("git stash list", f"'stash' 'list' {FLAGS}"),
+    ("git status", "'status' '--ignore-submodules=all'"),
+    ("git branch -a", "'branch' '-a'"),
+    ("git remote -v", "'remote' '-v'"),
 ]
 
 
@@ -270,10 +294,82 @@ RENDERED = [
 def test_the_plan_that_runs_turns_off_external_diffs_and_text_conversion(
     ws: LocalWorkspace, line: str, rendered: str
 ) -> None:
-    assert run(ws, line).rendered == rendered
+    assert run(ws, line).rendered == f"{PREFIX} {rendered}"
 
 
 def test_a_workspace_that_is_not_a_repository_still_runs_read_only_git(tmp_path: Path) -> None:
     (tmp_path / "plain").mkdir()
     a = analyze("git status", workspace(tmp_path / "plain"))
     assert a.auto, a.git_reason
+
+
+# The secret excludes' seam: the gate passes the patterns in force, the bash tool re-checks with
+# the same ones, and the excludes cover every path the shipped asks name.
+
+
+def _gate(tmp_path: Path, allow: list[str], builtin: bool = True) -> Gate:
+    repo = make_repo(tmp_path / "repo", {"a.txt": "a\n", ".env": "TOKEN=hunter2\n"})
+    write(repo, {".env": "TOKEN=hunter3\n", "a.txt": "b\n"})
+    config = tmp_path / "user.toml"
+    config.write_text(f"[policy]\nbuiltin = {str(builtin).lower()}\nallow = {json.dumps(allow)}\n")
+    ws = workspace(repo)
+    return Gate(load_settings(ws, str(config)), ws, Stamper())
+
+
+@pytest.mark.parametrize(
+    ("allow", "builtin", "lifted"),
+    [
+        ([], True, False),
+        (["Read(.env*)"], True, False),
+        (["read(.env)"], True, False),
+        (["Read(**/.env*)"], True, False),
+        (["Read(*)"], True, True),
+        (["read(**)"], True, True),
+        (["grep(*)"], True, False),
+        (["bash(cat:*)"], True, False),
+        ([], False, False),
+    ],
+)
+def test_the_secret_excludes_drop_only_when_a_rule_of_yours_lifts_every_secret_path(
+    tmp_path: Path, allow: list[str], builtin: bool, lifted: bool
+) -> None:
+    gate = _gate(tmp_path, allow, builtin)
+    assert gate.secrets == (() if lifted else SECRET_PATHS)
+
+
+def test_a_lifted_secret_named_in_a_diff_asks_so_that_the_approved_line_runs_as_typed(tmp_path: Path) -> None:
+    gate = _gate(tmp_path, ["read(.env)"])
+    decided = gate.decide("bash", {"command": "git diff -- .env"})
+    assert decided.analysis is not None and not decided.analysis.auto
+    assert decided.decision is Decision.ASK
+    assert "excludes would hide" in decided.verdict.reason
+
+
+def test_the_bash_tool_runs_the_gates_plan_only_with_the_gates_secret_patterns(tmp_path: Path) -> None:
+    gate = _gate(tmp_path, ["Read(*)"])
+    decided = gate.decide("bash", {"command": "git diff"})
+    assert decided.decision is Decision.ALLOW and STAMP in decided.args
+    assert gate.stamper is not None
+    same = ToolContext(gate.ws, gate.stamper, secrets=gate.secrets)
+    out = TOOLS["bash"].run(decided.args, same)
+    assert "hunter3" in out.text and not out.is_error  # lifted: the user's own choice
+    other = ToolContext(gate.ws, gate.stamper)  # the shipped patterns: another plan
+    refused = TOOLS["bash"].run(decided.args, other)
+    assert refused.is_error and CHANGED_COMMAND in refused.text
+
+
+_NAME_PARTS = st.sampled_from(
+    [".env", "ENV", ".Env.local", "id_", "ID_RSA", "credentials", "x.pem", ".KEY", "p12", ".pfx", "Secret",
+     ".kube", "config", ".docker", "config.json", ".aws", ".ssh", ".npmrc", ".netrc", ".pgpass",
+     ".git-credentials", "a", "b.txt", "-", "_", "."]
+)  # fmt: skip
+_NAMES = st.lists(st.lists(_NAME_PARTS, min_size=1, max_size=3).map("".join), min_size=1, max_size=4).map(
+    "/".join
+)
+
+
+@settings(max_examples=400, deadline=None)
+@given(_NAMES)
+def test_every_path_a_shipped_ask_names_is_hidden_from_a_diff(name: str) -> None:
+    asked = Policy().decide((Subject("read", name),)).decision is Decision.ASK
+    assert not asked or hidden_by(name, SECRET_PATHS) is not None, name

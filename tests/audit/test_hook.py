@@ -4,6 +4,10 @@ Allow only for what bastion allows; ask for anything unreadable; never a crash."
 from __future__ import annotations
 
 import json
+import os
+import pathlib
+import re
+import shutil
 import subprocess
 import sys
 from typing import Any
@@ -12,7 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from bastion.analyzer import LocalWorkspace, probe_git
 from bastion.audit import claude_code_hook, hook_main
+from tests.analyzer.gitrepo import GIT_ENV, git, make_repo, set_config, write
 
 from .conftest import PAYLOADS, Workspace, run
 
@@ -87,20 +93,25 @@ def test_the_reason_is_bastions_own(ws: Workspace) -> None:
 def test_an_auto_allowed_line_that_bastion_would_rewrite_runs_as_its_plan(ws: Workspace) -> None:
     spec = _hook(ws, "bash_git_log_patch")
     assert spec is not None
-    assert spec["updatedInput"] == {
-        "command": "'git' 'log' '--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-3'",
-        "description": "Recent commits with diffs",
-    }
+    assert set(spec["updatedInput"]) == {"command", "description"}
+    assert spec["updatedInput"]["description"] == "Recent commits with diffs"
+    command = spec["updatedInput"]["command"]
+    assert command.startswith("'unset' '-v' ") and "'GIT_DIR'" in command
+    assert "'-c' 'core.fsmonitor=false'" in command and "'--no-pager' '--no-optional-locks' 'log'" in command
+    assert "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-3' '--' " in command
+    assert "':(top,exclude,icase,glob)**/.env*'" in command
     status = _hook(ws, "bash_git_status")
     assert status is not None
-    assert status["updatedInput"]["command"] == "'git' 'status' '--ignore-submodules=all'"
+    assert status["updatedInput"]["command"].endswith("'status' '--ignore-submodules=all'")
 
 
-def test_a_repository_whose_git_config_runs_a_program_when_typed_asks(ws: Workspace) -> None:
+def test_a_repository_whose_git_config_runs_a_program_is_allowed_as_its_self_contained_plan(
+    ws: Workspace,
+) -> None:
     subprocess.run(["git", "-C", str(ws.root), "config", "core.fsmonitor", "/tmp/evil"], check=True)
     spec = _hook(ws, "bash_git_status")
-    assert spec is not None and spec["permissionDecision"] == "ask"
-    assert "core.fsmonitor" in spec["permissionDecisionReason"]
+    assert spec is not None and spec["permissionDecision"] == "allow"
+    assert "'-c' 'core.fsmonitor=false'" in spec["updatedInput"]["command"]
 
 
 def test_the_users_rules_decide_allow_and_deny(ws: Workspace) -> None:
@@ -165,3 +176,112 @@ def test_the_installed_command_speaks_the_protocol_end_to_end(ws: Workspace) -> 
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
+
+
+# --- The plan in updatedInput runs in Claude Code's environment, not bastion's (issue 12, class 6) --
+# A repository whose own config and hooks would run a program for every read-only form: the plan
+# the hook hands over must run none of them in a plain environment, leave .git/index alone and
+# print no secret.
+
+_SPY = '#!/bin/sh\necho "$0" >> "{marker}"\ncat "$1" 2>/dev/null\nexit 0\n'
+_PLAIN_FORMS = [
+    "git status", "git status -s", "git diff", "git diff --stat", "git log", "git log -p", "git log --stat",
+    "git show", "git show --stat HEAD", "git blame a.txt", "git stash list", "git shortlog -s HEAD",
+    "git branch -v", "git describe --always", "git ls-files", "git tag -l", "git rev-parse HEAD",
+]  # fmt: skip
+
+
+def _hostile_repo(tmp_path: pathlib.Path) -> tuple[pathlib.Path, pathlib.Path]:
+    """A repository with a tracked, modified .env, a signed-looking commit, and config that names a
+    spy program for fsmonitor, hooks, the pager, signatures, external diffs and textconv."""
+    marker = tmp_path / "ran"
+    spy = tmp_path / "spy.sh"
+    spy.write_text(_SPY.format(marker=marker))
+    spy.chmod(0o755)
+    repo = make_repo(tmp_path / "repo", {"a.txt": "one\n", ".env": "TOKEN=hunter2\n"})
+    signature = "gpgsig -----BEGIN PGP SIGNATURE-----\n \n -----END PGP SIGNATURE-----\n"
+    signed = git(repo, "cat-file", "commit", "HEAD").replace("\n\n", f"\n{signature}\n", 1)
+    done = subprocess.run(
+        ["git", "hash-object", "-t", "commit", "-w", "--stdin"], cwd=repo, input=signed, text=True,
+        capture_output=True, env=GIT_ENV, check=True,
+    )  # fmt: skip
+    git(repo, "update-ref", "HEAD", done.stdout.strip())
+    write(repo, {".env": "TOKEN=hunter3\n", "a.txt": "two\n"})
+    hooks = repo / "hooks"
+    hooks.mkdir()
+    for place in (hooks, repo / ".git" / "hooks"):
+        for name in ("post-index-change", "post-checkout", "reference-transaction"):
+            (place / name).write_text(_SPY.format(marker=marker))
+            (place / name).chmod(0o755)
+    for key, value in [
+        ("core.fsmonitor", str(spy)), ("core.hooksPath", "hooks"), ("core.pager", str(spy)),
+        ("log.showSignature", "true"), ("gpg.program", str(spy)),
+    ]:  # fmt: skip
+        set_config(repo, key, value)
+    return repo, marker
+
+
+def _executed(trace: pathlib.Path) -> set[str]:
+    """The programs a strace log says were executed (successful execve calls)."""
+    found = re.findall(r'execve\\("([^"]+)".*\\) = 0$', trace.read_text(), re.MULTILINE)
+    return {os.path.basename(path) for path in found}
+
+
+@pytest.mark.parametrize("line", ["git status", "git diff", "git log"])
+def test_the_hostile_repository_runs_its_programs_and_prints_the_secret_when_typed(
+    tmp_path: pathlib.Path, line: str
+) -> None:
+    repo, marker = _hostile_repo(tmp_path)
+    plain = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(tmp_path)}
+    argv = ["bash", "-c", line]
+    done = subprocess.run(argv, cwd=repo, env=plain, capture_output=True, text=True, check=False)
+    assert marker.exists() and ("hunter" in done.stdout or line != "git diff")
+
+
+def _steering(spy: str) -> dict[str, str]:
+    """Variables another agent's environment could hold that make git run a program or write a file
+    (GIT_TRACE: the trace file, next to the spy)."""
+    return {
+        "GIT_TRACE": f"{spy}.trace", "GIT_TRACE2_EVENT": f"{spy}.trace2",
+        "GIT_EXTERNAL_DIFF": spy, "GIT_PAGER": spy, "PAGER": spy,
+        "GIT_CONFIG_PARAMETERS": f"'core.pager'='{spy}'", "GIT_CONFIG_COUNT": "1",
+        "GIT_CONFIG_KEY_0": "core.fsmonitor", "GIT_CONFIG_VALUE_0": spy,
+    }  # fmt: skip
+
+
+@pytest.mark.parametrize("steered", [False, True], ids=["plain", "steered"])
+@pytest.mark.parametrize("line", _PLAIN_FORMS)
+def test_the_plan_handed_to_claude_code_runs_nothing_of_the_repositorys_in_a_plain_environment(
+    tmp_path: pathlib.Path, line: str, steered: bool
+) -> None:
+    repo, marker = _hostile_repo(tmp_path)
+    ws = LocalWorkspace(str(repo), env={"PATH": os.environ.get("PATH", "/usr/bin:/bin")})
+    assert probe_git(ws, ".", strict=True), "the repository runs nothing as typed: the test proves nothing"
+    config = tmp_path / "config.toml"
+    config.write_text("")
+    payload = {"cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": "Bash",
+               "tool_input": {"command": line}}  # fmt: skip
+    answer = claude_code_hook(json.dumps(payload), str(config))
+    assert answer is not None
+    spec = answer["hookSpecificOutput"]
+    assert spec["permissionDecision"] == "allow", spec["permissionDecisionReason"]
+    command = spec["updatedInput"]["command"]
+    home = tmp_path / "home"
+    home.mkdir()
+    index = repo / ".git" / "index"
+    before = (index.read_bytes(), index.stat().st_mtime_ns)
+    plain = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(home), "LC_ALL": "C"}
+    if steered:
+        plain.update(_steering(str(tmp_path / "spy.sh")))
+    argv = ["bash", "-c", command]
+    trace = tmp_path / "trace"
+    if shutil.which("strace"):
+        argv = ["strace", "-f", "-qq", "-e", "trace=execve", "-o", str(trace), *argv]
+    done = subprocess.run(argv, cwd=repo, env=plain, capture_output=True, text=True, timeout=60, check=False)
+    assert done.returncode == 0, done.stderr
+    assert not marker.exists(), marker.read_text()
+    assert not list(tmp_path.glob("spy.sh.trace*"))
+    assert (index.read_bytes(), index.stat().st_mtime_ns) == before
+    assert "hunter" not in done.stdout
+    if trace.exists():
+        assert _executed(trace) <= {"bash", "git"}

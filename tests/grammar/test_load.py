@@ -103,7 +103,7 @@ def test_the_tables_run_as_lark_runs_them(line: str) -> None:
 
 
 @settings(max_examples=500, deadline=None)
-@given(st.text(st.sampled_from("ab =-*?~^'\"|&>21/devnul\t$;:"), min_size=1, max_size=30))
+@given(st.text(st.sampled_from("ab =-*?~^'\"|&>21/devnul\t$;:#!\n\\"), min_size=1, max_size=30))
 def test_the_tables_run_as_lark_runs_them_on_any_text(text: str) -> None:
     assert _by_tables(text) == _by_lark(text)
 

@@ -6,7 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.grammar import Outside, Plan, Redirect, Word, grammar_text, parse, render
+from bastion.grammar import Operator, Outside, Plan, Redirect, Word, grammar_text, parse, render
 
 INSIDE = {
     "git status": [["git", "status"]],
@@ -26,6 +26,25 @@ INSIDE = {
     "git show HEAD^~2": [["git", "show", "HEAD^~2"]],
     "git log --format=%h": [["git", "log", "--format=%h"]],
     "grep a@b.c,d+e:f file": [["grep", "a@b.c,d+e:f", "file"]],
+    # A backslash in double quotes stays unless it escapes one of $ ` " \ (then only that is left).
+    'grep -n "a\\|b" f': [["grep", "-n", "a\\|b", "f"]],
+    'grep "\\.py\\b" f': [["grep", "\\.py\\b", "f"]],
+    'echo "a\\"b"': [["echo", 'a"b']],
+    'echo "\\\\"': [["echo", "\\"]],
+    'echo "\\$x \\`id\\`"': [["echo", "$x `id`"]],
+    'echo "\\\\\\""': [["echo", '\\"']],
+    "echo \"\\'\"": [["echo", "\\'"]],
+    # Pipelines joined by ||, ; or a newline; comments where bash starts one; ! as a word of its own.
+    "ls || echo none": [["ls"], ["echo", "none"]],
+    "a;b": [["a"], ["b"]],
+    "a ; b | c": [["a"], ["b"], ["c"]],
+    "a\nb": [["a"], ["b"]],
+    "a \n\n  # c\n\tb": [["a"], ["b"]],
+    "# note\nls -la": [["ls", "-la"]],
+    "# a\n\n# b\nls": [["ls"]],
+    "ls # x; rm -rf /": [["ls"]],
+    "ls 'a'\t# $(id)\ncat f # y": [["ls", "a"], ["cat", "f"]],
+    "find . ! -path x": [["find", ".", "!", "-path", "x"]],
 }
 
 
@@ -60,9 +79,10 @@ def test_the_three_redirects_are_whole_words_after_the_command(
 OUTSIDE = {
     "echo $(id)": ("$(", 6),
     "echo `id`": ("`", 6),
-    'echo "$(id)"': ('"', 6),
-    'echo "`id`"': ('"', 6),
-    'echo "a\\"b"': ('"', 6),
+    'echo "$(id)"': ("$(", 7),
+    'echo "`id`"': ("`", 7),
+    'echo "a\\"': ('"', 6),
+    'echo "a\\\nb"': ("\n", 9),
     "echo $HOME": ("$", 6),
     "echo ${x}": ("${", 6),
     "cat <(id)": ("<(", 5),
@@ -75,16 +95,22 @@ OUTSIDE = {
     "'a=b' x": ("=", 3),
     "ls \\-la": ("\\", 4),
     "ls -la \\\nx": ("\\", 8),
-    "ls\nid": ("\n", 3),
+    "ls\n": ("", 2),
+    "\nls": ("\n", 1),
     "cat notes.txt\r": ("\r", 14),
     "cat a\x00b": ("\x00", 6),
     "cat \u200bx": ("\u200b", 5),
     "cat \u00a0x": ("\u00a0", 5),
     "cat é": ("é", 5),
-    "a;b": (";", 2),
+    "a;;b": (";;", 2),
+    "a ;": ("", 3),
+    "; a": (";", 1),
+    "a && ; b": (";", 6),
     "a & b": ("&", 3),
-    "a||b": ("|", 3),
-    "a |& b": ("&", 4),
+    "a|||b": ("|", 4),
+    "a || || b": ("||", 6),
+    "a |& b": ("|&", 3),
+    "a &&\nb": ("\n", 5),
     "a | | b": ("|", 5),
     "| a": ("|", 1),
     "a |": ("", 3),
@@ -117,9 +143,17 @@ OUTSIDE = {
     "cat x=~/y": ("~", 7),
     "echo a=b:~": ("~", 10),
     "echo x+=~": ("~", 9),
-    "echo x # y": ("#", 8),
+    "echo x#y": ("#", 7),
+    "echo x;#y": ("#", 8),
+    "# only a comment": ("#", 1),
+    "echo 'x'#y": ("#", 9),
     "(ls)": ("(", 1),
     "! ls": ("!", 1),
+    "ls || ! ls": ("!", 7),
+    "ls !x": ("!", 4),
+    "ls x!": ("!", 5),
+    "ls !!": ("!", 5),
+    "! -x": ("!", 1),
     "echo 'unterminated": ("'", 6),
     "": ("", 0),
     " \t ": ("", 0),
@@ -134,6 +168,7 @@ def test_a_line_outside_the_subset_says_where_and_never_raises(line: str, where:
     assert result.column == column or (text == "" and result.column in (0, len(line.strip(" \t"))))
     assert "outside" in result.reason or "empty" in result.reason or "missing" in result.reason \
         or "must follow" in result.reason or "whole" in result.reason or "separated" in result.reason
+    assert "a stage is empty" not in result.reason  # the words of the old reason for `||`
 
 
 def test_the_reason_for_command_substitution_names_it_with_its_column() -> None:
@@ -176,7 +211,8 @@ def plans(draw: st.DrawFn) -> Plan:
             redirects = tuple(draw(st.lists(st.sampled_from(list(Redirect)), max_size=2)))
             stages.append(Stage(words, redirects))
         pipelines.append(Pipeline(tuple(stages)))
-    return Plan(tuple(pipelines))
+    operators = tuple(draw(st.sampled_from(list(Operator))) for _ in pipelines[1:])
+    return Plan(tuple(pipelines), operators)
 
 
 @settings(max_examples=400, deadline=None, suppress_health_check=[HealthCheck.too_slow])
@@ -186,13 +222,13 @@ def test_render_then_parse_gives_back_the_same_plan(plan: Plan) -> None:
 
 
 @settings(max_examples=400, deadline=None)
-@given(plans(), st.integers(0, 200), st.sampled_from("$`\\;&<>(){}[]!#\n\r\x00\x7f\u00a0\u200b\u2028é"))
+@given(plans(), st.integers(0, 200), st.sampled_from("$`\\&<>(){}[]\r\x00\x7f\u00a0\u200b\u2028é"))
 def test_a_line_with_a_byte_outside_the_alphabet_never_parses(plan: Plan, at: int, bad: str) -> None:
     line = render(plan)
     at %= len(line) + 1
     mutated = line[:at] + bad + line[at:]
     # Inside single quotes most bytes are literal text; the alphabet forbids only what can change meaning.
-    if bad in "$`\\;&<>(){}[]!#" and mutated.count("'") >= 2:
+    if bad in "$`\\&<>(){}[]" and mutated.count("'") >= 2:
         return
     assert isinstance(parse(mutated), Outside)
 
@@ -204,3 +240,18 @@ def test_arbitrary_text_never_raises(text: str) -> None:
     assert isinstance(result, (Plan, Outside))
     if isinstance(result, Plan):
         assert parse(render(result)) == result
+
+
+def test_the_plan_keeps_each_operator_and_renders_it_back() -> None:
+    plan = parse("a || b; c\n# note\nd && e # end")
+    assert isinstance(plan, Plan)
+    assert plan.operators == (Operator.OR, Operator.SEMI, Operator.NEWLINE, Operator.AND)
+    assert render(plan) == "'a' || 'b'; 'c'\n'd' && 'e'"
+    assert parse(render(plan)) == plan
+
+
+def test_a_plan_whose_operators_do_not_fit_its_pipelines_is_never_rendered() -> None:
+    plan = parse("a && b")
+    assert isinstance(plan, Plan)
+    with pytest.raises(ValueError, match="operators"):
+        render(plan._replace(operators=()))

@@ -6,6 +6,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+import fuzz.oracle
 from fuzz.oracle import ArgvOracle, bash_glob
 from fuzz.strategies import grammar_lines
 
@@ -53,3 +54,11 @@ def test_glob_expansion_matches_bash_for_ls(oracle: ArgvOracle) -> None:
     assert bash_glob(oracle.ws, "s*/*.go") == ["sub/a.go"]
     assert bash_glob(oracle.ws, "nomatch*") == ["nomatch*"]
     assert oracle.check(["ls *", "ls */", "ls ?ain.go sub//*", "ls .*"]) == []
+
+
+def test_a_stage_after_or_runs_and_is_recorded(oracle: ArgvOracle, monkeypatch: pytest.MonkeyPatch) -> None:
+    lines = ["cat main.go || ls -la; grep x main.go\n# c\nls ! # d", "ls | cat || cat main.go && ls"]
+    assert oracle.check(lines) == []
+    # Recorders that all succeed never run what follows `||`: the oracle must then see the gap.
+    monkeypatch.setattr(fuzz.oracle, "statuses", lambda plan: [0] * len(plan.stages))
+    assert {m.how for m in oracle.check(lines)} == {"rendered", "raw"}

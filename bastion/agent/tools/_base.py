@@ -8,8 +8,17 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from ...analyzer import CHANGED_PATHS, DEFAULT_MAX_READ_BYTES, Resolved, Stamper, Workspace, resolve
+from ...analyzer import (
+    CHANGED_PATHS,
+    DEFAULT_MAX_READ_BYTES,
+    SECRET_PATHS,
+    Resolved,
+    Stamper,
+    Workspace,
+    resolve,
+)
 from ...sandbox import SandboxConfig
+from ._readable import Readable, shipped_readable
 from ._terminal import clean
 
 __all__ = [
@@ -25,6 +34,7 @@ __all__ = [
     "file_lock",
     "flag",
     "number",
+    "readable",
     "schema",
     "text",
 ]
@@ -41,9 +51,12 @@ class ToolContext:
     """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
     a stamped call is refused), the read bound, the root-relative working directory, where a
     command's output goes as it arrives, the policy's reader of redirect targets (None: a
-    line stamp cannot be checked, so a line-stamped call is refused), the event that, once
-    set, ends a running command's process group (Ctrl-C), and the user's sandbox settings (the
-    kernel's confinement of every command bash starts)."""
+    line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
+    set, ends a running command's process group (Ctrl-C); `readable` is the policy's word on which
+    files below a decided path a walking tool may open (None: the shipped rules'); `secrets` are
+    the secret-looking path patterns the gate's git plans exclude (a re-check with others renders
+    another plan, which is refused); `sandbox` is the user's sandbox settings (the kernel's
+    confinement of every command bash starts)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -52,6 +65,8 @@ class ToolContext:
     on_output: Callable[[str], None] | None = None
     redirect_targets: RedirectTargets | None = None
     cancel: threading.Event | None = None
+    readable: Readable | None = None
+    secrets: tuple[str, ...] = SECRET_PATHS
     sandbox: SandboxConfig = SandboxConfig()
 
 
@@ -137,6 +152,11 @@ def confined(ctx: ToolContext, raw: str) -> Resolved:
     if not r.ok:
         raise ToolError(f"{raw} is outside the workspace ({r.why})")
     return r
+
+
+def readable(ctx: ToolContext) -> Readable:
+    """Which files a walk below a decided path may open: the session's policy, else the shipped rules."""
+    return ctx.readable if ctx.readable is not None else shipped_readable()
 
 
 def check_path_stamp(tool: str, args: Args, names: tuple[str, ...], ctx: ToolContext) -> None:

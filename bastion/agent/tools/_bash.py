@@ -34,7 +34,7 @@ def _decided(line: str, stamp: object, ctx: ToolContext) -> tuple[str, dict[str,
     if ctx.stamper is None:
         raise ToolError(CHANGED_COMMAND)
     try:
-        analysis = analyze(line, ctx.ws, ctx.cwd, max_read_bytes=ctx.max_read_bytes)
+        analysis = analyze(line, ctx.ws, ctx.cwd, max_read_bytes=ctx.max_read_bytes, secrets=ctx.secrets)
         if analysis.auto and analysis.rendered is not None:
             if ctx.stamper.verify_plan(stamp, analysis, ctx.ws):
                 return analysis.rendered, neutral_env(ctx.ws.env()), True

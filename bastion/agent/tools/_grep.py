@@ -3,6 +3,11 @@
 Files bigger than max_read_bytes, binary files and non-regular files are skipped, the bytes
 scanned in one call are bounded, and the pattern runs in a worker process with a deadline, since
 Python's `re` backtracks and a pattern can take exponential time.
+
+The call is decided on its path; below a directory, a file the policy would not let a read of run
+unasked (a secret-looking name, a link to one, a path a rule of yours asks or denies) is not opened,
+and the result says which were skipped. The walk never follows a link out of the workspace, and
+`include` only narrows the files the walk already may open.
 """
 
 from __future__ import annotations
@@ -14,8 +19,21 @@ import re
 import subprocess
 import sys
 from pathlib import Path
+from typing import NamedTuple
 
-from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, flag, number, schema, text
+from ._base import (
+    Args,
+    Tool,
+    ToolContext,
+    ToolError,
+    check_path_stamp,
+    confined,
+    flag,
+    number,
+    readable,
+    schema,
+    text,
+)
 from ._glob import shown
 from ._walk import compile_glob, literal_parts, walk
 
@@ -25,6 +43,7 @@ DEFAULT_RESULTS = 200
 MAX_SCANNED = 32 * 1024 * 1024
 DEADLINE_SECONDS = 20.0
 LINE_WIDTH = 500
+NAMED_SKIPS = 20
 _WORKER = str(Path(__file__).with_name("_grep_worker.py"))
 
 
@@ -32,24 +51,52 @@ def _paths(args: Args) -> tuple[str, ...]:
     return (text(args, "path", "."),)
 
 
-def _candidates(ctx: ToolContext, raw: str, include: str) -> list[tuple[str, str]]:
-    """(shown name, root-relative real name) of each regular file to search."""
+class _Found(NamedTuple):
+    """The files to search, as (shown name, root-relative real name), and the shown names of those
+    the policy keeps closed."""
+
+    files: list[tuple[str, str]]
+    closed: list[str]
+
+
+def _candidates(ctx: ToolContext, raw: str, include: str) -> _Found:
+    """The regular files to search: the path itself (the call was decided on it), or the files below
+    it that the include glob names and the policy lets a read of run unasked."""
     r = confined(ctx, raw)
     if not r.exists:
         raise ToolError(f"{raw} does not exist")
     if r.is_regular:
-        return [(raw, r.real)]
+        return _Found([(raw, r.real)], [])
     if not r.is_dir:
         raise ToolError(f"{raw} is not a regular file or a directory")
     keep = compile_glob(include) if include else None
-    files: list[tuple[str, str]] = []
+    may_open = readable(ctx)
+    found = _Found([], [])
     for e in walk(ctx.ws, r.real, literal_parts(raw, include)):
         if e.is_dir:
             continue
         if keep is not None and not keep.match(e.rel if "/" in include else posixpath.basename(e.rel)):
             continue
-        files.append((shown(raw, e.rel), e.real))
-    return sorted(files)
+        name = posixpath.join(r.name, e.rel) if r.name != "." else e.rel
+        if not may_open((name, e.real) if e.real != name else (name,)):
+            found.closed.append(shown(raw, e.rel))
+            continue
+        found.files.append((shown(raw, e.rel), e.real))
+    found.files.sort()
+    found.closed.sort()
+    return found
+
+
+def _closed_note(closed: list[str]) -> str:
+    if not closed:
+        return ""
+    more = len(closed) - NAMED_SKIPS
+    names = ", ".join(closed[:NAMED_SKIPS]) + (f" and {more} more" if more > 0 else "")
+    files = "1 file" if len(closed) == 1 else f"{len(closed)} files"
+    return (
+        f"[{files} not searched: the policy would not let a read of them run unasked (a secret-looking "
+        f"name, a link to one, or a rule of yours): {names}; grep or read one by name to be asked]"
+    )
 
 
 def _payload(ctx: ToolContext, files: list[tuple[str, str]]) -> tuple[list[str], bytes, str]:
@@ -87,7 +134,8 @@ def _run(args: Args, ctx: ToolContext) -> str:
     except (re.error, RecursionError, OverflowError) as err:
         raise ToolError(f"the pattern {pattern!r} is not a valid regular expression: {err}") from err
     check_path_stamp("grep", args, _paths(args), ctx)
-    names, frames, note = _payload(ctx, _candidates(ctx, raw, include))
+    found = _candidates(ctx, raw, include)
+    names, frames, note = _payload(ctx, found.files)
     header = {"pattern": pattern, "ignore_case": ignore_case, "max_results": max_results, "width": LINE_WIDTH}
     proc = subprocess.Popen(
         [sys.executable, "-I", "-S", _WORKER],
@@ -113,14 +161,18 @@ def _run(args: Args, ctx: ToolContext) -> str:
         lines.append(f"... [more than {max_results} matches; narrow the search or raise max_results]")
     if note:
         lines.append(note)
-    return "\n".join(lines) if lines else f"no matches for {pattern} under {raw}"
+    if not lines:
+        lines.append(f"no matches for {pattern} under {raw}")
+    if closed := _closed_note(found.closed):
+        lines.append(closed)
+    return "\n".join(lines)
 
 
 GREP = Tool(
     "grep",
     "Search files under path for a regular expression (Python syntax); prints path:line:text. include "
-    "is a glob the file names must match (*.py). Skips big, binary and non-regular files and the "
-    "trees glob skips.",
+    "is a glob the file names must match (*.py). Skips big, binary and non-regular files, the "
+    "trees glob skips, and files the policy asks before reading (secret-looking ones: it says which).",
     schema(
         {
             "pattern": {"type": "string", "description": "A regular expression."},
