@@ -14,7 +14,7 @@ import functools
 import os
 import stat
 import sys
-from typing import NamedTuple
+from typing import NamedTuple, NoReturn
 
 __all__ = ["Grant", "Rights", "abi", "build", "rights"]
 
@@ -102,13 +102,14 @@ def rights(version: int, *, read_only: bool, network: bool) -> Rights:
     return Rights(fs, net, scoped)
 
 
-def _raise(what: str) -> None:
+def _raise(what: str) -> NoReturn:
     err = ctypes.get_errno()
     raise OSError(err, f"the sandbox could not {what}: {os.strerror(err)}")
 
 
 def _add(ruleset: int, grant: Grant, handled: int) -> None:
-    fd = grant.where if isinstance(grant.where, int) else os.open(grant.where, os.O_PATH | os.O_CLOEXEC)
+    opened = isinstance(grant.where, str)
+    fd = os.open(grant.where, os.O_PATH | os.O_CLOEXEC) if isinstance(grant.where, str) else grant.where
     try:
         allowed = grant.fs & handled
         if not stat.S_ISDIR(os.fstat(fd).st_mode):
@@ -121,9 +122,9 @@ def _add(ruleset: int, grant: Grant, handled: int) -> None:
             ctypes.byref(attr), ctypes.c_uint32(0),
         )  # fmt: skip
         if done != 0:
-            _raise(f"grant writes to {grant.where if isinstance(grant.where, str) else 'the workspace'}")
+            _raise(f"grant writes to {grant.where if opened else 'the workspace'}")
     finally:
-        if fd is not grant.where:
+        if opened:
             os.close(fd)
 
 
