@@ -1,14 +1,20 @@
 """The execution oracle for property 2: an auto-allowed line, run for real in a scratch copy of a
-fixture, changes nothing. The tree (names, types, sizes, contents, modes, link targets) is the
-same after, HOME and TMPDIR (scratch directories) stay empty, no process of the run's session is
-left, and under `strace -f` no file is opened for writing (outside /dev/null and /dev/tty), no file
-is created, removed, renamed, linked or re-moded, and no program runs but the plan's own commands,
-bash and git's own helpers."""
+fixture, changes nothing, reads no secret and runs nothing hostile. The tree (names, types, sizes,
+contents, modes, link targets) is the same after, HOME and TMPDIR (scratch directories) stay empty,
+no process of the run's session is left, no canary (fixtures.CANARIES) shows in its output, and
+under `strace -f` no file is opened for writing (outside /dev/null and /dev/tty), no file holding a
+canary is opened at all, no file is created, removed, renamed, linked or re-moded, and no program
+runs but the plan's own commands, bash and git's own helpers.
+
+A line is run as bastion runs it (the rendered plan in the neutral environment when stamped, else
+the line as typed) or, with `agent="claude"`, as Claude Code runs what bastion's PreToolUse hook
+answered (the updated command, or the line, in the plain environment: issue 12, class 6)."""
 
 from __future__ import annotations
 
 import contextlib
 import hashlib
+import json
 import os
 import re
 import shutil
@@ -20,16 +26,22 @@ from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.analyzer._neutral import neutral_env
+from bastion.audit._hook import claude_code_hook
 from bastion.grammar import Plan, parse
 from bastion.policy import Decision, load_settings
 from bastion.policy._gate import STAMP_ARG, Gate
 
-from .fixtures import HOSTILE_CONFIG, MAX_READ, build, copy, scratch_env
+from .fixtures import CANARY, HOSTILE_CONFIG, MAX_READ, build, copy, scratch_env
 
-__all__ = ["Outcome", "ReadOnlyRunner", "snapshot", "strace_violations"]
+__all__ = ["Fixture", "Outcome", "ReadOnlyRunner", "canaries_in", "snapshot", "strace_violations"]
+
+Fixture = int | str | None  # benign, an entry of HOSTILE_CONFIG, or a variant of fuzz/hostile.py
 
 STRACE = shutil.which("strace")
 _OPEN = re.compile(r'^(?:open|openat|openat2|creat)\((?:[^,"]+, )?"((?:[^"\\]|\\.)*)",? ?([A-Z_|0-9]*)')
+_OPENED = re.compile(r"= \d+(?: <[^>]*>)?$")
+_CHDIR = re.compile(r'^chdir\("((?:[^"\\]|\\.)*)"\) = 0$')
+_SYSTEM = ("/usr/", "/lib", "/etc/", "/proc/", "/dev/", "/sys/", "/bin/", "/sbin/", "/run/")
 _WRITE_FLAGS = ("O_WRONLY", "O_RDWR", "O_CREAT", "O_TRUNC")
 _MUTATING = re.compile(
     r"^(mkdir|mkdirat|unlink|unlinkat|rmdir|rename|renameat|renameat2|link|linkat|symlink|symlinkat|"
@@ -59,20 +71,47 @@ def snapshot(base: Path) -> dict[str, tuple[object, ...]]:
     return out
 
 
-def strace_violations(log_prefix: str, commands: set[str]) -> list[str]:
-    """What the strace logs (one per process) show that a read-only run must not do."""
+def _holds_canary(path: str) -> bool:
+    try:
+        if not os.path.isfile(path):
+            return False
+        with open(path, "rb") as f:
+            return CANARY.encode() in f.read(1 << 20)
+    except OSError:
+        return False
+
+
+def _secret_read(path: str, ws: Path, dirs: list[str]) -> bool:
+    """Whether an opened path (relative ones tried against the workspace and every directory the
+    process changed to) is a file holding a canary: a secret inside, or a file outside."""
+    if path.startswith(_SYSTEM):
+        return False
+    if os.path.isabs(path):
+        return _holds_canary(path)
+    return any(_holds_canary(os.path.join(ws, d, path)) for d in ("", *dirs))
+
+
+def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = None) -> list[str]:
+    """What the strace logs (one per process) show that a read-only run must not do; with `ws`,
+    an open of a file that holds a canary is one too."""
     bad: list[str] = []
     directory, stem = os.path.split(log_prefix)
     first_exec = True
     for name in sorted(os.listdir(directory)):
         if not name.startswith(stem + "."):
             continue
+        dirs: list[str] = []
         with open(os.path.join(directory, name), errors="replace") as f:
             for line in f:
                 line = line.strip()
-                if (m := _OPEN.match(line)) and any(flag in m.group(2) for flag in _WRITE_FLAGS):
-                    if m.group(1) not in ("/dev/null", "/dev/tty"):
-                        bad.append(f"open for writing: {line}")
+                if m := _CHDIR.match(line):
+                    dirs.append(m.group(1))
+                elif m := _OPEN.match(line):
+                    if any(flag in m.group(2) for flag in _WRITE_FLAGS):
+                        if m.group(1) not in ("/dev/null", "/dev/tty"):
+                            bad.append(f"open for writing: {line}")
+                    elif ws is not None and _OPENED.search(line) and _secret_read(m.group(1), ws, dirs):
+                        bad.append(f"read of a secret: {line}")
                 elif _MUTATING.match(line):
                     bad.append(f"file system change: {line}")
                 elif m := _EXEC.match(line):
@@ -85,6 +124,14 @@ def strace_violations(log_prefix: str, commands: set[str]) -> list[str]:
                         continue
                     bad.append(f"exec of a program not in the plan: {line}")
     return bad
+
+
+def canaries_in(output: bytes, line: str) -> list[str]:
+    """The canary tokens an output shows (a line that names one itself excepted)."""
+    if CANARY in line:
+        return []
+    found = re.findall(re.escape(CANARY.encode()) + rb"[a-z-]+", output)
+    return sorted({t.decode() for t in found})
 
 
 def _session_left(sid: int) -> list[int]:
@@ -105,58 +152,109 @@ def _session_left(sid: int) -> list[int]:
 @dataclass
 class Outcome:
     line: str
-    hostile: int | None
+    hostile: Fixture
     decision: Decision
-    ran: str | None = None  # what ran ("rendered" or "raw"), None if not allowed
+    ran: str | None = None  # what ran ("rendered", "raw" or "hook"), None if not allowed
     problems: list[str] = field(default_factory=list)
+    agent: str = "bastion"
 
 
 class ReadOnlyRunner:
-    """Fixture templates (benign and hostile git config) under `work`, scratch copies reused while
-    a run leaves them unchanged."""
+    """Fixture templates (benign, hostile git config, hostile repositories) under `work`, built when
+    first used; scratch copies reused while a run leaves them unchanged. `agent` is who runs an
+    allowed line: bastion, or Claude Code after bastion's hook."""
 
-    def __init__(
-        self, work: Path, hostile: tuple[int | None, ...] = HOSTILE_SAMPLE, trace: bool = True
-    ) -> None:
+    def __init__(self, work: Path, hostile: tuple[Fixture, ...] = HOSTILE_SAMPLE, trace: bool = True) -> None:
         self.work = work
         self.trace = trace and STRACE is not None
-        self.templates = {h: build(work / f"template-{h}", h) for h in hostile}
-        self.scratch: dict[int | None, Path] = {}
+        self.fixtures = hostile
+        self.templates: dict[Fixture, Path] = {}
+        self.scratch: dict[Fixture, Path] = {}
         self.user_config = work / "user.toml"
         self.user_config.write_text(f"max_read_bytes = {MAX_READ}\n")
         self.stamper = Stamper()
         self.executed = 0
         self.decided = 0
 
-    def _ws(self, hostile: int | None) -> Path:
+    def _ws(self, hostile: Fixture) -> Path:
         if hostile not in self.scratch:
-            self.scratch[hostile] = copy(self.templates[hostile], self.work / f"scratch-{hostile}")
+            if hostile not in self.templates:
+                self.templates[hostile] = build(self.work / f"template-{_slug(hostile)}", hostile)
+            self.scratch[hostile] = copy(self.templates[hostile], self.work / f"scratch-{_slug(hostile)}")
         return self.scratch[hostile]
 
-    def check(self, line: str, hostile: int | None = None) -> Outcome:
+    def check(self, line: str, hostile: Fixture = None, agent: str = "bastion") -> Outcome:
         ws_path = self._ws(hostile)
-        ws = LocalWorkspace(str(ws_path))
-        settings = load_settings(ws, str(self.user_config))
-        decided = Gate(settings, ws, self.stamper).decide("bash", {"command": line})
-        self.decided += 1
-        out = Outcome(line, hostile, decided.decision)
-        if decided.decision is not Decision.ALLOW:
-            return out
-        analysis = decided.analysis
         plan = parse(line)
         commands = {s.command for s in plan.stages} if isinstance(plan, Plan) else set()
         base_env = scratch_env(self.work / "home", self.work / "tmp")
-        if analysis is not None and analysis.auto and analysis.rendered and STAMP_ARG in decided.args:
-            out.ran, script, env = "rendered", analysis.rendered, neutral_env(base_env)
+        if agent == "claude":
+            out, script = self._hook(line, hostile, ws_path)
+            env = base_env
         else:
-            out.ran, script, env = "raw", line, base_env
-        out.problems = self._run(ws_path, script, env, commands)
+            out, script, env = self._bastion(line, hostile, ws_path, base_env)
+        self.decided += 1
+        if script is None:
+            return out
+        out.problems = self._run(ws_path, script, env, commands, line)
         self.executed += 1
         if out.problems:
             self.scratch.pop(hostile, None)
         return out
 
-    def _run(self, ws: Path, script: str, env: dict[str, str], commands: set[str]) -> list[str]:
+    def _bastion(
+        self, line: str, hostile: Fixture, ws_path: Path, base_env: dict[str, str]
+    ) -> tuple[Outcome, str | None, dict[str, str]]:
+        ws = LocalWorkspace(str(ws_path))
+        settings = load_settings(ws, str(self.user_config))
+        decided = Gate(settings, ws, self.stamper).decide("bash", {"command": line})
+        out = Outcome(line, hostile, decided.decision)
+        if decided.decision is not Decision.ALLOW:
+            return out, None, base_env
+        analysis = decided.analysis
+        if analysis is not None and analysis.auto and analysis.rendered and STAMP_ARG in decided.args:
+            out.ran = "rendered"
+            return out, analysis.rendered, neutral_env(base_env)
+        out.ran = "raw"
+        return out, line, base_env
+
+    def check_tool(self, tool: str, args: dict[str, object], hostile: Fixture = None) -> Outcome:
+        """A file tool's call (read, grep, glob, ls) decided by the gate and, when allowed, run by
+        bastion's own tool: its output must show no canary (the tools run in-process: no strace)."""
+        from bastion.agent.tools import TOOLS, ToolContext
+
+        ws_path = self._ws(hostile)
+        ws = LocalWorkspace(str(ws_path))
+        decided = Gate(load_settings(ws, str(self.user_config)), ws, self.stamper).decide(tool, args)
+        self.decided += 1
+        out = Outcome(f"{tool} {json.dumps(args, sort_keys=True)}", hostile, decided.decision, agent="tool")
+        if decided.decision is not Decision.ALLOW:
+            return out
+        out.ran = "tool"
+        result = TOOLS[tool].run(decided.args, ToolContext(ws, self.stamper, MAX_READ))
+        self.executed += 1
+        shown = canaries_in(result.text.encode("utf-8", "surrogateescape"), "")
+        if shown:
+            out.problems.append(f"the output shows a secret's canary: {shown}")
+        return out
+
+    def _hook(self, line: str, hostile: Fixture, ws_path: Path) -> tuple[Outcome, str | None]:
+        """What Claude Code runs after bastion's PreToolUse hook: the updated command or the line."""
+        request = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(ws_path),
+                   "tool_input": {"command": line}}
+        answer = claude_code_hook(json.dumps(request), str(self.user_config)) or {}
+        said = answer.get("hookSpecificOutput", {})
+        verdicts = {"allow": Decision.ALLOW, "deny": Decision.DENY}
+        decision = verdicts.get(said.get("permissionDecision"), Decision.ASK)
+        out = Outcome(line, hostile, decision, agent="claude")
+        if decision is not Decision.ALLOW:
+            return out, None
+        out.ran = "hook"
+        return out, str(said.get("updatedInput", {}).get("command", line))
+
+    def _run(
+        self, ws: Path, script: str, env: dict[str, str], commands: set[str], line: str = ""
+    ) -> list[str]:
         home, tmp = self.work / "home", self.work / "tmp"
         for d in (home, tmp):
             shutil.rmtree(d, ignore_errors=True)
@@ -170,21 +268,26 @@ class ReadOnlyRunner:
             argv = [STRACE, "-f", "-ff", "-qq", "-s", "4096", "-e", "trace=%file,%process", "-o", prefix,
                     *argv]
         problems: list[str] = []
-        proc = subprocess.Popen(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL,
-                                stderr=subprocess.DEVNULL, start_new_session=True)
-        try:
-            proc.wait(timeout=30)
-        except subprocess.TimeoutExpired:
-            problems.append("the run did not end within 30 s")
-        left = _session_left(proc.pid)
-        if left:
-            problems.append(f"processes left behind: {left}")
-            for pid in left:
-                with contextlib.suppress(OSError):
-                    os.kill(pid, 9)
-        if proc.poll() is None:
-            proc.kill()
-            proc.wait()
+        with open(os.path.join(logdir, "output"), "w+b") as output:
+            proc = subprocess.Popen(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=output,
+                                    stderr=output, start_new_session=True)
+            try:
+                proc.wait(timeout=30)
+            except subprocess.TimeoutExpired:
+                problems.append("the run did not end within 30 s")
+            left = _session_left(proc.pid)
+            if left:
+                problems.append(f"processes left behind: {left}")
+                for pid in left:
+                    with contextlib.suppress(OSError):
+                        os.kill(pid, 9)
+            if proc.poll() is None:
+                proc.kill()
+                proc.wait()
+            output.seek(0)
+            shown = canaries_in(output.read(64 << 20), line or script)
+        if shown:
+            problems.append(f"the output shows a secret's canary: {shown}")
         after = snapshot(ws.parent)
         if after != before:
             changed = sorted(k for k in set(before) | set(after) if before.get(k) != after.get(k))
@@ -193,9 +296,13 @@ class ReadOnlyRunner:
             if os.listdir(d):
                 problems.append(f"{d.name} was written: {os.listdir(d)[:10]}")
         if self.trace:
-            problems.extend(strace_violations(prefix, commands))
+            problems.extend(strace_violations(prefix, commands, ws))
         shutil.rmtree(logdir, ignore_errors=True)
         return problems
+
+
+def _slug(hostile: Fixture) -> str:
+    return re.sub(r"[^A-Za-z0-9.@-]", "_", str(hostile))
 
 
 def hostile_names() -> dict[int, str]:

@@ -1,6 +1,7 @@
 """A fast twin of the hypothesis strategies for long runs: the same walk over the grammar's compiled
 rules, with terminals sampled from their own regexps (via sre_parse) or from the same word pools,
-driven by `random.Random` (hypothesis's engine costs ~50 ms a line; this costs ~0.1 ms)."""
+driven by `random.Random` (hypothesis's engine costs ~50 ms a line; this costs ~0.1 ms), and the
+same attack lines of issue 12 (strategies.hostile_line) when asked for."""
 
 from __future__ import annotations
 
@@ -12,7 +13,7 @@ from typing import Any
 
 from bastion.grammar import Plan, parse
 
-from .strategies import ARG_POOL, COMMAND_POOL, _grammar
+from .strategies import ARG_POOL, COMMAND_POOL, _grammar, hostile_line
 
 __all__ = ["RandomLines", "sample_regex"]
 
@@ -71,9 +72,9 @@ def _sample(rng: random.Random, pattern: Any) -> list[str]:
 class RandomLines:
     """Lines of the subset from the grammar; `mode` and `stop` as in strategies.grammar_lines."""
 
-    def __init__(self, seed: int, mode: str = "mixed", stop: int = 50) -> None:
+    def __init__(self, seed: int, mode: str = "mixed", stop: int = 50, hostile: float = 0.0) -> None:
         self.rng = random.Random(seed)
-        self.mode, self.stop = mode, stop
+        self.mode, self.stop, self.hostile = mode, stop, hostile
         self.rules, regexps = _grammar()
         self.regexps = {name: re.compile(r) for name, r in regexps.items()}
         self.pools = {name: self._fitting(name) for name in regexps}
@@ -101,9 +102,13 @@ class RandomLines:
         return "".join(self._terminal(n) if term else self._expand(n, depth + 1) for n, term in choice)
 
     def line(self) -> str:
-        """One line that parses."""
+        """One line that parses: from the grammar, or (a `hostile` fraction of the time) an attack
+        of issue 12 (strategies.hostile_line)."""
         while True:
-            text = self._expand("start", 0)
+            if self.hostile and self.rng.random() < self.hostile:
+                text = hostile_line(self.rng.choice)
+            else:
+                text = self._expand("start", 0)
             self.generated += 1
             if isinstance(parse(text), Plan):
                 return text

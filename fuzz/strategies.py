@@ -9,7 +9,7 @@ replace one byte of a grammar line, and `BYPASSES` are the known bypass shapes f
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from functools import cache, lru_cache
 
 from hypothesis import strategies as st
@@ -18,12 +18,18 @@ from lark import Lark
 from bastion.grammar import Outside, Plan, parse
 from bastion.grammar._parser import parser
 
+from .pool14 import with_pool14
+
 __all__ = [
     "ARG_POOL",
     "BYPASSES",
     "COMMAND_POOL",
     "RAW_COMMANDS",
+    "GIT_FORMS",
+    "HOSTILE_COMMANDS",
     "grammar_lines",
+    "hostile_lines",
+    "hostile_tool_call",
     "near_misses",
     "outside_lines",
     "plans",
@@ -37,7 +43,36 @@ RAW_COMMANDS: tuple[str, ...] = (
     "echo", "printf", "true", "test", "exec", "command", "eval", "xargs", "tee", "sh",
     "env", "timeout", "c0", "c_1", "x.y", "a-b", "A+B", "n%1", "u@h", "k,v", "p:q",
 )  # fmt: skip
-COMMAND_POOL: tuple[str, ...] = (*RAW_COMMANDS, "./run", "/bin/ls", "sub/x", "'git'", '"ls"', "g'it'")
+# Command words that look like a command and name a program (issue 12, class 1): the fixture has
+# directories `ls `, `cat `, `git ` and an executable `evil.sh` at the root.
+HOSTILE_COMMANDS: tuple[str, ...] = (
+    "'ls /../evil.sh'", '"ls /../evil.sh"', "'ls '/../evil.sh", "'cat /../evil.sh'", "'git /../evil.sh'",
+    "'git /..'/evil.sh", "'ls /'../evil.sh", "./evil.sh", "'ls '", "'ls -la'", "'git status'", '"cat" ',
+)  # fmt: skip
+COMMAND_POOL: tuple[str, ...] = (
+    *RAW_COMMANDS, "./run", "/bin/ls", "sub/x", "'git'", '"ls"', "g'it'", *HOSTILE_COMMANDS,
+)  # fmt: skip
+# Git forms that print file contents or walk config, and names that make other programs run.
+GIT_FORMS: tuple[str, ...] = (
+    "git diff", "git diff --stat", "git diff HEAD", "git diff --cached", "git diff HEAD~1", "git log -p",
+    "git log -p -1", "git log --stat", "git log", "git log --oneline", "git log ORIG_HEAD", "git show",
+    "git show HEAD", "git show --stat", "git show v1", "git stash list -p", "git stash list", "git status",
+    "git stash list -p --stat", "git stash list --patch",
+    "git status -v", "git status -vv", "git status --short", "git blame main.go", "git blame README.md",
+    "git shortlog -s HEAD", "git branch", "git branch -a", "git tag", "git describe", "git rev-parse HEAD",
+    "git ls-files", "git remote -v", "git diff sub other", "git diff docs .", "git diff sub docs",
+    "git diff --stat other sub", "git log x", "git show t",
+)  # fmt: skip
+PATHSPECS: tuple[str, ...] = (
+    "", "", "", "-- .", "-- main.go", ".", "sub", "-- sub", "-- ':(top)'", "-- '*.go'", "-- 'sub dir'",
+    "docs",
+)  # fmt: skip
+# go 1.19 runs the C compiler (and makes a go-build directory in TMPDIR) for GOGCCFLAGS and CGO_*.
+GO_ENV_NAMES: tuple[str, ...] = (
+    "CC", "CXX", "GOGCCFLAGS", "CGO_CFLAGS", "CGO_LDFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_FFLAGS",
+    "GOROOT", "GOENV", "GOFLAGS", "AR",
+)  # fmt: skip
+PIPED: tuple[str, ...] = ("sort", "sort", "sort -r", "sort -u", "head -n 3", "wc -l", "uniq", "cut -c 1-5")
 ARG_POOL: tuple[str, ...] = (
     # git subcommands and flags the checker knows
     "status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "tag", "describe",
@@ -51,11 +86,17 @@ ARG_POOL: tuple[str, ...] = (
     ".", "./", "main.go", "README.md", "notes.txt", "sub", "sub/a.go", "sub/deep", "docs/guide.txt",
     ".env", "id_rsa", "secrets/token.txt", "big.bin", "pipe", "etclink", "outfile", "outlink",
     "inlink", "dangling", "sub/up", "empty", "repo", "vendor/evil", ".git", ".git/config", "/etc/passwd",
-    "café.txt", "a b.txt",
+    "café.txt", "a b.txt", "evil.sh", "./evil.sh", "-rf", "'ls '", "\"it's.txt\"", "'say \"hi\".txt'",
+    "'sub dir'", "'sub dir/x.go'", "data.txt", "other", "docs", "secrets", "ORIG_HEAD", "v1", "t",
+    # git forms of issue 12 and go env names
+    "-vv", "--patch", "--name-status", "--numstat", "--submodule=diff", "--use-mailmap", "-1", "CC",
+    "GOGCCFLAGS", "CGO_CFLAGS",
     # quoted and glob shapes
     "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
     "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",
 )  # fmt: skip
+
+RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
 
 _KEEP_TERMINALS = ("AND", "PIPE", "SEP")
 _MAX_DEPTH = 12
@@ -189,6 +230,58 @@ BYPASSES: tuple[str, ...] = (
     "cat x=~/.ssh/id_rsa", "cat a=b:~/x", "cat notes.txt\x0b", "cat notes.txt\x0c", "cat notes.txt\u0085",
     "cat notes.txt\u2028", "exec cat x", "command cat x", "env cat x", "xargs cat", "cat x | sh",
 )  # fmt: skip
+
+
+def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
+    """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
+    files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
+    piped to a filter."""
+    kind = choice(("git", "git", "git", "word", "go", "read", "pipe"))
+    if kind == "pipe":  # what git prints of a big history, sorted: sort spills to TMPDIR
+        return f"{choice(GIT_FORMS)} | {choice(PIPED)}"
+    if kind == "git":
+        return f"{choice(GIT_FORMS)} {choice(PATHSPECS)}".rstrip()
+    if kind == "word":
+        return f"{choice(HOSTILE_COMMANDS)} {choice(('', '.', '-la', 'main.go', 'evil.sh'))}".rstrip()
+    if kind == "go":
+        return f"go env {choice(GO_ENV_NAMES)}"
+    readers, files = ('cat', 'head -n 2', 'wc -c'), ('main.go', 'README.md', 'notes.txt', '"it\'s.txt"')
+    return f"{choice(readers)} {choice(files)}"
+
+
+def hostile_line(choice: Callable[[Sequence[str]], str]) -> str:
+    """One to three hostile stages joined by `&&`, sometimes piped to a filter (sort spills)."""
+    stages = [hostile_stage(choice) for _ in range(len(choice(("x", "x", "xx", "xxx"))))]
+    line = " && ".join(stages)
+    return f"{line} | {choice(PIPED)}" if choice(("", "", "pipe")) else line
+
+
+_TOOL_PATHS = (".", "sub", "sub/up", "inlink", "other", "vendor", "docs", ".git", "secrets", "notes.txt",
+               "empty")
+
+
+def hostile_tool_call(choice: Callable[[Sequence[str]], str]) -> tuple[str, dict[str, object]]:
+    """A file tool's call (grep, read, glob, ls) on a directory or link that holds or leads to secrets."""
+    tool = choice(("grep", "grep", "grep", "read", "glob", "ls"))
+    path = choice(_TOOL_PATHS)
+    if tool == "grep":
+        pattern = choice(("KEY", "CANARY", ".", "package", "BEGIN"))
+        args: dict[str, object] = {"pattern": pattern, "path": path}
+        include = choice(("", "", "*", ".env", "*.txt", "id_*"))
+        return tool, {**args, "include": include} if include else args
+    if tool == "glob":
+        return tool, {"pattern": choice(("**", "*", "**/.env", "sub/**"))}
+    return tool, {"path": choice(("README.md", "main.go", "notes.txt", "chain")) if tool == "read" else path}
+
+
+def hostile_lines() -> st.SearchStrategy[str]:
+    """The attacks of issue 12 as lines of the subset (fuzz/hostile.py has the fixtures)."""
+
+    @st.composite
+    def draw_line(draw: st.DrawFn) -> str:
+        return hostile_line(lambda options: draw(st.sampled_from(list(options))))
+
+    return draw_line().filter(lambda line: isinstance(parse(line), Plan))
 
 
 def outside_lines() -> st.SearchStrategy[str]:

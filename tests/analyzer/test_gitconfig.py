@@ -378,8 +378,7 @@ READS_A_FILE = [
     ("core.attributesFile", ".env", "git diff"),
     ("diff.orderFile", ".env", "git diff"),
     ("commit.template", ".env", "git status"),
-    ("log.showSignature", "true", "git log"),
-    ("log.showSignature", "true", "git show"),
+    ("format.pretty", "%G?", "git show"),
     ("format.pretty", "%G?", "git log"),
     ("pretty.sig", "%GS", "git stash list"),
     ("log.mailmap", "true", "git log"),
@@ -441,8 +440,8 @@ def test_keys_in_odd_case_or_with_subsections_are_judged_as_git_reads_them(
 @pytest.mark.parametrize(
     ("key", "value", "asks_for", "runs_for"),
     [
-        ("log.showSignature", "true", "git log -n 1", "git status"),
-        ("log.showSignature", "true", "git stash list", "git branch -a"),
+        ("format.pretty", "%GS", "git log -n 1", "git status"),
+        ("pretty.sig", "%G?", "git stash list", "git branch -a"),
         ("format.pretty", "%G?", "git show HEAD", "git diff"),
         ("status.submoduleSummary", "true", "git status", "git log -n 1"),
     ],
@@ -461,9 +460,9 @@ def test_a_key_harmless_for_one_subcommand_asks_for_the_one_that_uses_it(
 
 def test_without_a_subcommand_only_keys_harmless_for_all_of_them_pass(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
-    set_config(repo, "log.showSignature", "true")
+    set_config(repo, "format.pretty", "%G?")
     ws = workspace(repo)
-    assert "log.showsignature" in probe_git(ws, ".", strict=False)
+    assert "format.pretty" in probe_git(ws, ".", strict=False)
     assert probe_git(ws, ".", strict=False, subcommands=frozenset({"status"})) == ""
 
 

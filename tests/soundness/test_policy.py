@@ -27,7 +27,10 @@ _RULES = st.sampled_from([
 ])
 
 
-@settings(max_examples=40, deadline=None, database=None,
+# Derandomized: the base fixture has issue 12's look-alike names and committed secrets, which the
+# pool's lines can reach; CI runs the same 40 examples every time (tests/soundness/test_hostile.py
+# has the attacks; fuzz/readonly.py explores).
+@settings(max_examples=40, deadline=None, database=None, derandomize=True,
           suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
 @given(grammar_lines("pool", padded=False, stop=80), st.sampled_from([None, 0, 3, 4]))
 def test_an_allowed_line_run_for_real_changes_nothing(

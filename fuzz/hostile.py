@@ -1,0 +1,147 @@
+"""The hostile-repository variants of the fixture (issue 12): a repository that tries to get a read, a
+write or a program out of a line the policy allows. Each variant is named, belongs to one class of
+the issue, and is applied to a freshly built workspace by `fixtures.build(base, name)`.
+
+Classes: 1 names that look like something else (in every fixture: `ls `, `evil.sh`, `-rf`, quotes);
+2 config keys that make git read a file; 3 links and odd files inside `.git`; 4 committed and
+modified secrets (in every fixture) and a workspace that is no repository (`git diff A B` is then
+`--no-index`); 5 an embedded repository with its own config, entered through a stash;
+7 a history big enough that `sort` spills to temporary files. Class 6 (the plan run by another
+agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+from collections.abc import Callable
+from pathlib import Path
+from typing import NamedTuple
+
+__all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
+
+Git = Callable[..., None]
+
+CLASSES = {
+    1: "a quoted command word with a space or slash, matched by a command rule",
+    2: "a git config key that makes git read a file",
+    3: "a link or odd file inside .git",
+    4: "a committed or modified secret printed by git; git diff outside a work tree",
+    5: "an embedded repository's own config run by git",
+    6: "the plan run by another agent in its own environment",
+    7: "a helper program or temporary file (sort spills, go env runs the C compiler)",
+}
+
+# Classes whose fix is not merged on this branch: tests/soundness expects their attacks to succeed
+# (strict xfails). The lead removes a class here when its fix lands.
+UNFIXED: frozenset[int] = frozenset()
+
+
+class Variant(NamedTuple):
+    klass: int
+    make: Callable[[Path, Git], None]  # (workspace, git runner) -> None
+    embed: bool = False
+
+
+def _outside(ws: Path) -> str:
+    return str(ws.parent / "outside" / "canary.txt")
+
+
+# Keys whose value names a file git reads (or a blob it reads), each pointed at `.env` and at a
+# file outside the workspace.
+FILE_KEYS = (
+    "blame.ignoreRevsFile", "mailmap.file", "core.excludesFile", "diff.orderFile", "core.attributesFile",
+    "commit.template", "gpg.ssh.allowedSignersFile", "include.path",
+)  # fmt: skip
+
+
+def _key(key: str, where: str) -> Callable[[Path, Git], None]:
+    def make(ws: Path, git: Git) -> None:
+        git(ws, "config", key, ".env" if where == "env" else _outside(ws))
+        if key == "gpg.ssh.allowedSignersFile":
+            git(ws, "config", "gpg.format", "ssh")
+            git(ws, "config", "log.showSignature", "true")
+
+    return make
+
+
+def _mailmap_blob(ws: Path, git: Git) -> None:
+    git(ws, "config", "mailmap.blob", "HEAD:.env")
+    git(ws, "config", "log.mailmap", "true")
+
+
+# Files inside .git made links to `.env` (relative to the file) or to a file outside.
+GIT_LINKS = (
+    "packed-refs", "shallow", "info/exclude", "info/grafts", "info/attributes", "objects/info/alternates",
+    "refs/heads/x", "refs/tags/t", "ORIG_HEAD",
+)  # fmt: skip
+
+
+def _link(name: str, where: str) -> Callable[[Path, Git], None]:
+    def make(ws: Path, git: Git) -> None:
+        path = ws / ".git" / name
+        path.parent.mkdir(parents=True, exist_ok=True)
+        if path.exists() or path.is_symlink():
+            path.unlink()
+        depth = name.count("/") + 1
+        target = "../" * depth + ".env" if where == "env" else _outside(ws)
+        os.symlink(target, path)
+
+    return make
+
+
+def _alternates_outside(ws: Path, git: Git) -> None:
+    objects = ws.parent / "outside" / "objects"
+    shutil.copytree(ws / ".git" / "objects", objects)
+    (ws / ".git" / "objects" / "info" / "alternates").write_text(f"{objects}\n")
+    (objects / "info").mkdir(exist_ok=True)  # a chained alternate: git reads it, and prints it
+    shutil.copy(ws.parent / "outside" / "canary.txt", objects / "info" / "alternates")
+
+
+def _no_repository(ws: Path, git: Git) -> None:
+    shutil.rmtree(ws / ".git")
+    (ws / "other").mkdir()
+    (ws / "other" / ".env").write_text((ws / ".env").read_text())
+
+
+def _embedded(ws: Path, git: Git) -> None:
+    """vendor/evil (fully hostile config, hooks) committed as a gitlink; a stash whose entry moves
+    the gitlink, and config that makes diffs enter submodules."""
+    nested = ws / "vendor" / "evil"
+    git(ws, "config", "diff.submodule", "diff")
+    git(ws, "config", "status.submoduleSummary", "true")
+    (nested / "lib.go").write_text("package evil\n// two\n")
+    git(nested, "commit", "-q", "-a", "-m", "second")
+    git(ws, "add", "vendor/evil")
+    git(ws, "stash", "push", "-q", "--", "main.go", "vendor/evil")  # not .env: that is class 4's
+    (ws / "main.go").write_text("package main\n// changed\n")
+    (nested / "lib.go").write_text("package evil\n// dirty\n")
+
+
+def _big_history(ws: Path, git: Git) -> None:
+    """A tracked file of 1.2 million short lines: what git prints of it is more than sort keeps
+    in memory."""
+    with open(ws / "data.txt", "w") as f:
+        f.writelines(f"{i}\n" for i in range(1_200_000, 0, -1))
+    git(ws, "add", "data.txt")
+    git(ws, "commit", "-q", "-m", "data")
+
+
+def _variants() -> dict[str, Variant]:
+    out: dict[str, Variant] = {}
+    for key in FILE_KEYS:
+        out[f"key:{key}"] = Variant(2, _key(key, "env"))
+        out[f"key:{key}@outside"] = Variant(2, _key(key, "outside"))
+    out["key:mailmap.blob"] = Variant(2, _mailmap_blob)
+    for name in GIT_LINKS:
+        out[f"link:{name}"] = Variant(3, _link(name, "env"))
+    for name in ("packed-refs", "refs/heads/x", "info/exclude"):
+        out[f"link:{name}@outside"] = Variant(3, _link(name, "outside"))
+    out["alternates@outside"] = Variant(3, _alternates_outside)
+    out["no-repository"] = Variant(4, _no_repository)
+    out["embedded"] = Variant(5, _embedded, embed=True)
+    out["big-history"] = Variant(7, _big_history)
+    return out
+
+
+VARIANTS: dict[str, Variant] = _variants()

@@ -1,0 +1,105 @@
+"""Issue 12: a hostile repository gets no read, no write and no program out of an allowed line.
+
+Each class has attacks (fixture, who runs the allowed line, line) run by the execution oracle of
+property 2: today's fixes make them pass; a class whose fix is not merged yet is an xfail naming it
+(strict: the lead removes the class from UNFIXED when its fix lands). Run ungated, the same attacks
+must do harm the oracle sees, so that a passing case means a refusal or a neutralised run, not a
+fixture that lost its teeth. The long runs are `fuzz/readonly.py --fixtures all` (docs/soundness.md).
+"""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+from bastion.policy import Decision
+from fuzz.execution import Fixture, ReadOnlyRunner
+from fuzz.fixtures import scratch_env
+from fuzz.hostile import CLASSES, UNFIXED
+from fuzz.strategies import hostile_lines
+
+ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
+    1: ((None, "bastion", "'ls /../evil.sh'"), (None, "claude", "\"cat /../evil.sh\" main.go")),
+    2: (("key:blame.ignoreRevsFile", "bastion", "git blame main.go"),
+        ("key:mailmap.file@outside", "bastion", "git shortlog -s HEAD"),
+        ("key:core.excludesFile", "bastion", "git status")),
+    3: (("link:packed-refs", "bastion", "git log --oneline"),
+        ("link:info/exclude@outside", "bastion", "git status"),
+        ("alternates@outside", "bastion", "git log --oneline")),
+    4: ((None, "bastion", "git show"), (None, "bastion", "git diff --stat"),
+        ("no-repository", "bastion", "git diff sub other"),
+        (None, "bastion", "git status -vv -- main.go")),  # status's verbose diff ignores the pathspec
+    # status's verbose diff enters the submodule despite --ignore-submodules=all (and shows .env)
+    5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'")),
+    6: ((None, "claude", "git status"),),
+    7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS"),
+        (None, "bastion", "go env CGO_LDFLAGS")),
+}  # fmt: skip
+# File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory.
+TOOL_ATTACKS: dict[int, tuple[tuple[Fixture, str, dict[str, object]], ...]] = {
+    7: ((None, "grep", {"pattern": "KEY", "path": "."}), (None, "grep", {"pattern": "C", "path": "sub/up"})),
+}
+
+
+@pytest.fixture(scope="module")
+def hostile(tmp_path_factory: pytest.TempPathFactory) -> ReadOnlyRunner:
+    return ReadOnlyRunner(tmp_path_factory.mktemp("hostile"), hostile=())
+
+
+def _plain(runner: ReadOnlyRunner) -> dict[str, str]:
+    return scratch_env(runner.work / "home", runner.work / "tmp")
+
+
+def _case(klass: int) -> object:
+    unfixed = pytest.mark.xfail(strict=True, reason=f"issue 12 class {klass} not merged")
+    return pytest.param(klass, marks=[unfixed] if klass in UNFIXED else [], id=f"class-{klass}")
+
+
+@pytest.mark.parametrize("klass", [_case(k) for k in ATTACKS])
+def test_a_hostile_repository_gets_nothing_from_an_allowed_line(
+    hostile: ReadOnlyRunner, klass: int
+) -> None:
+    failed = []
+    for fixture, agent, line in ATTACKS[klass]:
+        outcome = hostile.check(line, fixture, agent)
+        if outcome.problems:
+            failed.append((fixture, agent, line, outcome.problems[:2]))
+    for fixture, tool, args in TOOL_ATTACKS.get(klass, ()):
+        outcome = hostile.check_tool(tool, args, fixture)
+        if outcome.problems:
+            failed.append((fixture, "tool", outcome.line, outcome.problems[:2]))
+    assert failed == [], CLASSES[klass]
+
+
+@pytest.mark.parametrize("klass", list(ATTACKS), ids=[f"class-{k}" for k in ATTACKS])
+def test_each_attack_does_harm_the_oracle_sees_when_run_ungated(
+    hostile: ReadOnlyRunner, klass: int
+) -> None:
+    fixture, _, line = ATTACKS[klass][0]
+    ws = hostile._ws(fixture)
+    problems = hostile._run(ws, line, _plain(hostile), {"git", "go"}, line)
+    hostile.scratch.pop(fixture, None)
+    assert problems, f"class {klass}: {line!r} in {fixture} did no harm the oracle sees"
+
+
+_FIXTURES = (None, "key:diff.orderFile", "link:packed-refs", "embedded", "no-repository", "big-history")
+
+
+@pytest.mark.xfail(bool(UNFIXED), strict=True, reason=f"issue 12 classes {sorted(UNFIXED)} not merged")
+@settings(max_examples=30, deadline=None, database=None, derandomize=True,
+          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
+                                 HealthCheck.function_scoped_fixture])
+@given(hostile_lines(), st.sampled_from(_FIXTURES), st.sampled_from(["bastion", "bastion", "claude"]))
+def test_an_allowed_attack_line_gets_nothing(
+    hostile: ReadOnlyRunner, line: str, fixture: Fixture, agent: str
+) -> None:
+    outcome = hostile.check(line, fixture, agent)
+    assert outcome.problems == [] or outcome.decision is not Decision.ALLOW, outcome
+
+
+def test_every_secret_holds_a_canary_the_oracle_finds(hostile: ReadOnlyRunner) -> None:
+    ws = hostile._ws(None)
+    for name in (".env", "id_rsa", "secrets/token.txt", "../outside/secret.txt", "notes.txt"):
+        problems = hostile._run(ws, f"cat {name}", _plain(hostile), {"cat"}, f"cat {name}")
+        assert any("canary" in p for p in problems) and any("read of a secret" in p for p in problems), name
