@@ -67,6 +67,7 @@ def _build(
     from ..analyzer import LocalWorkspace, Stamper
     from ..policy import ConfigError as PolicyConfigError
     from ..policy import Gate, PolicyFlags, child_env, load_settings
+    from ..sandbox import start_notice
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
     from .providers import RetryPolicy, key_variables, make_model
@@ -97,7 +98,10 @@ def _build(
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
-    tools = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy)
+    tools = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
+    notice = start_notice(settings.sandbox)
+    if notice is not None:
+        printer.err.write(f"bastion: {notice}\n")
     home = bastion_home(environ)
     if args.resume:
         session, messages = Session.resume(home, args.resume, cwd)

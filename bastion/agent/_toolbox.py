@@ -8,6 +8,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
 from ..analyzer import SECRET_PATHS, Stamper, Workspace
+from ..sandbox import SandboxConfig
 from ._types import ToolSpec
 
 if TYPE_CHECKING:
@@ -24,9 +25,11 @@ class Toolbox:
         max_read_bytes: int,
         on_output: Callable[[str], None] | None = None,
         policy: Policy | None = None,
+        sandbox: SandboxConfig | None = None,
     ) -> None:
         """`policy` (the session's) says which files below a decided path grep may open and which
-        secret-looking paths git plans exclude (as the gate does); without one, the shipped rules do."""
+        secret-looking paths git plans exclude (as the gate does); without one, the shipped rules do.
+        `sandbox` confines every command bash starts (None: the default, "auto")."""
         from ..policy import redirect_targets, secrets_in_force
         from .tools import TOOLS, ToolContext
         from .tools._readable import readable_by
@@ -40,6 +43,7 @@ class Toolbox:
             redirect_targets=redirect_targets,
             readable=readable_by(policy) if policy is not None else None,
             secrets=secrets_in_force(policy) if policy is not None else SECRET_PATHS,
+            sandbox=sandbox or SandboxConfig(),
         )
         self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
 

@@ -14,8 +14,12 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
+from typing import TYPE_CHECKING
 
 from ._workspace import ExecResult
+
+if TYPE_CHECKING:
+    from ..sandbox import Confinement
 
 __all__ = ["run"]
 
@@ -38,9 +42,39 @@ def run(
     on_output: Callable[[bytes], None] | None,
     stdin: bytes | None,
     cancel: threading.Event | None,
+    sandbox: Confinement | None = None,
+    root_fd: int | None = None,
 ) -> ExecResult:
     """Run argv in the directory open as `dfd` (closed here; `fallback` names it where /proc is
-    missing), as LocalWorkspace.exec describes."""
+    missing), as LocalWorkspace.exec describes; under `sandbox` (the workspace root open as
+    `root_fd`), through the launcher that applies it before exec."""
+    if sandbox is None:
+        return _run(argv, dfd, fallback, env, timeout, max_output, on_output, stdin, cancel, ())
+    from ..sandbox._confine import launch
+
+    with contextlib.ExitStack() as stack:
+        try:
+            ready = stack.enter_context(launch(sandbox, argv, env, root_fd))
+        except BaseException:
+            os.close(dfd)  # _run closes it once it is called
+            raise
+        # The ruleset is closed and the private temporary directory removed once the command ended.
+        return _run(ready.argv, dfd, fallback, ready.env, timeout, max_output, on_output, stdin, cancel,
+                    (ready.ruleset,))  # fmt: skip
+
+
+def _run(
+    argv: list[str],
+    dfd: int,
+    fallback: str,
+    env: dict[str, str],
+    timeout: float,
+    max_output: int,
+    on_output: Callable[[bytes], None] | None,
+    stdin: bytes | None,
+    cancel: threading.Event | None,
+    keep: tuple[int, ...],
+) -> ExecResult:
     try:
         # The child enters the directory through the descriptor, so a link swapped into the path
         # since it was walked is not followed.
@@ -48,7 +82,7 @@ def run(
         proc = subprocess.Popen(
             argv,
             cwd=where,
-            pass_fds=(dfd,),
+            pass_fds=(dfd, *keep),
             env=env,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,

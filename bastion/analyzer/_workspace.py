@@ -22,6 +22,8 @@ from .._errors import BastionError
 if TYPE_CHECKING:
     import threading
 
+    from ..sandbox import Confinement
+
 __all__ = ["ExecResult", "LocalWorkspace", "Workspace", "WorkspaceError"]
 
 
@@ -92,10 +94,14 @@ class Workspace(Protocol):
         on_output: Callable[[bytes], None] | None = None,
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
+        sandbox: Confinement | None = None,
     ) -> ExecResult:
         """Run argv (never through a shell) in cwd under the root, in its own process group, its
         combined output passed to on_output as it arrives; the group is ended at the timeout, when
-        `cancel` is set (within a tenth of a second), and when the command has exited."""
+        `cancel` is set (within a tenth of a second), and when the command has exited. Under
+        `sandbox`, the kernel confines it (writes only where the confinement grants, the root
+        being the workspace's); a confinement that cannot be applied raises OSError and nothing
+        runs."""
         ...
 
 
@@ -282,13 +288,15 @@ class LocalWorkspace:
         on_output: Callable[[bytes], None] | None = None,
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
+        sandbox: Confinement | None = None,
     ) -> ExecResult:
         from ._exec import run  # processes are the agent's business: a dry-run never loads this
 
         parts = _components(cwd)
         dfd = self._walk(cwd, parts)
         fallback = os.path.join(self._real_root, *parts)
+        root_fd = self._root_fd() if sandbox is not None else None
         return run(
             list(argv), dfd, fallback, dict(self._env if env is None else env), timeout, max_output,
-            on_output, stdin, cancel,
+            on_output, stdin, cancel, sandbox, root_fd,
         )

@@ -2,8 +2,9 @@
 
 The parse (stages, words as bash will see them, redirects), each stage's checker result, the git
 configuration probe, every subject with the verdict it gets alone and the rule and source that
-decided it, the call's verdict, and for an auto-allowed line the plan that runs and the facts its
-stamp would bind. Nothing runs and no stamp is made.
+decided it, the call's verdict, for an auto-allowed line the plan that runs and the facts its
+stamp would bind, and for a bash line the sandbox it would run under. Nothing runs and no stamp is
+made.
 """
 
 from __future__ import annotations
@@ -132,3 +133,10 @@ def explain(gate: Gate, decided: Decided, out: TextIO) -> None:
         _facts(a, gate.ws, out)
     elif a is not None and str(v.decision) == "allow":
         out.write(f"runs as typed (a rule allowed it, not the analyzer): {a.line}\n")
+    if a is not None and str(v.decision) != "deny":
+        from ..sandbox import describe  # the kernel's ABI, asked only to explain
+
+        label = "sandbox" if str(v.decision) == "allow" else "sandbox, if approved"
+        read_only = a.auto and a.rendered is not None
+        sandbox = describe(gate.settings.sandbox, read_only=read_only, root=gate.ws.real_root)
+        out.write(f"{label}: {sandbox}\n")

@@ -1,10 +1,11 @@
 """Settings from three layers: the user's TOML config, the project's `.bastion/config.toml`, flags.
 
-The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env`, `max_read_bytes`
-and the provider's keys (kept in `Settings.extra`, uninterpreted, for the agent). The project's file
-comes from a repository, so it is read through the workspace (a link out, a FIFO, a file over 1 MiB
-is an error) and may only tighten: ask and deny rules without carve-outs, `builtin = false`, and a
-fallback of ask or deny that applies only when stricter. Flags rank 3 and override the user's file.
+The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env`, `max_read_bytes`,
+the sandbox's writable paths and network, and the provider's keys (kept in `Settings.extra`,
+uninterpreted, for the agent). The project's file comes from a repository, so it is read through the
+workspace (a link out, a FIFO, a file over 1 MiB is an error) and may only tighten: ask and deny
+rules without carve-outs, `builtin = false`, a fallback of ask or deny that applies only when
+stricter, and `sandbox = "require"`. Flags rank 3 and override the user's file.
 """
 
 from __future__ import annotations
@@ -15,6 +16,7 @@ from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
+from bastion.sandbox import SandboxConfig
 
 from ._engine import Layer, Policy
 from ._rules import ConfigError, RuleError, parse_rule
@@ -52,6 +54,7 @@ class Settings(NamedTuple):
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     sources: tuple[str, ...] = ()
     extra: Mapping[str, Any] = MappingProxyType({})
+    sandbox: SandboxConfig = SandboxConfig()
 
 
 def user_config_path(environ: Mapping[str, str] | None = None) -> str:
@@ -140,7 +143,28 @@ def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     return user, True
 
 
-def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str] | None:
+def _user_sandbox(sandbox: SandboxConfig, path: str) -> SandboxConfig:
+    """The user's sandbox with each writable path absolute (`~` expanded, normalised)."""
+    paths = []
+    for index, raw in enumerate(sandbox.writable):
+        full = os.path.expanduser(raw)
+        if not os.path.isabs(full):
+            raise ConfigError(f"{path}: sandbox.writable[{index}]: {raw!r}: the home directory is not known")
+        paths.append(os.path.normpath(full))
+    return sandbox._replace(writable=tuple(paths))
+
+
+def _project_requires(value: object, path: str, user_path: str) -> bool:
+    """A project's `sandbox`: it may only make the sandbox required."""
+    if value in ("require", {"mode": "require"}):
+        return True
+    raise ConfigError(
+        f'{path}: sandbox: a project file may only set sandbox = "require" (a repository cannot loosen '
+        f"or redirect the sandbox); put other sandbox settings in your own config ({user_path})"
+    )
+
+
+def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | None:
     path = os.path.join(ws.root, PROJECT_CONFIG)
     found = resolve(ws, ".", PROJECT_CONFIG)
     if not found.ok:
@@ -156,6 +180,7 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str] | None:
     if len(data) > MAX_PROJECT_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_PROJECT_CONFIG_BYTES} bytes")
     raw = _parse_toml(data, path)
+    requires = "sandbox" in raw and _project_requires(raw.pop("sandbox"), path, user_path)
     for key in raw:
         if key != "policy":
             raise ConfigError(
@@ -176,7 +201,7 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str] | None:
     if section.fallback == "allow":
         raise ConfigError(f"{path}: policy.fallback: a project file may only make the fallback ask or deny")
     _check_rules(section, path, project=True)
-    return section, path
+    return section, path, requires
 
 
 def load_settings(
@@ -195,8 +220,11 @@ def load_settings(
     fallback = _FALLBACKS[flags.fallback or (section.fallback if section is not None else None) or "ask"]
     layers = [Layer.user(user_path, allow=allow, ask=ask, deny=deny)]
     sources = [user_path] if user_found else []
+    sandbox = _user_sandbox(user.sandbox, user_path) if user is not None else SandboxConfig()
     if project is not None:
-        tighten, project_path = project
+        tighten, project_path, requires = project
+        if requires:
+            sandbox = sandbox._replace(mode="require")
         if tighten.builtin is False:
             builtin = False
         if tighten.fallback is not None:
@@ -211,5 +239,5 @@ def load_settings(
     except RuleError as err:
         raise ConfigError(str(err)) from None
     if user is None:
-        return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), {})
-    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), user.extra)
+        return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), {}, sandbox)
+    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), user.extra, sandbox)

@@ -13,17 +13,20 @@ import re
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
+from bastion.sandbox import MODES, SandboxConfig
 
 if TYPE_CHECKING:
-    from ._schema import PolicySection, UserFile
+    from ._schema import PolicySection, SandboxSection, UserFile
 
-__all__ = ["PROVIDER_KEYS", "Section", "UserData", "plain_project", "plain_user"]
+__all__ = ["PROVIDER_KEYS", "Section", "UserData", "plain_project", "plain_user", "sandbox_of"]
 
 Fallback = Literal["allow", "ask", "deny"]
 PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
-_USER_KEYS = frozenset({"policy", "pass_env", "max_read_bytes", *PROVIDER_KEYS})
+_USER_KEYS = frozenset({"policy", "sandbox", "pass_env", "max_read_bytes", *PROVIDER_KEYS})
+_SANDBOX_KEYS = frozenset({"mode", "writable", "network"})
+_WRITABLE_PATH = re.compile(r"(/|~/)[^\x00]*")
 _FALLBACKS = ("allow", "ask", "deny")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_INT = (1 << 63) - 1  # beyond it, let pydantic say what it accepts
@@ -43,6 +46,11 @@ class Section(NamedTuple):
         return cls(tuple(model.allow), tuple(model.ask), tuple(model.deny), model.fallback, model.builtin)
 
 
+def sandbox_of(model: SandboxSection) -> SandboxConfig:
+    """A file's [sandbox] table as written (`~` not expanded yet)."""
+    return SandboxConfig(model.mode, tuple(model.writable), model.network)
+
+
 class UserData(NamedTuple):
     """The user's file. `extra` holds the provider's keys the file sets, uninterpreted."""
 
@@ -50,11 +58,13 @@ class UserData(NamedTuple):
     pass_env: tuple[str, ...]
     max_read_bytes: int
     extra: dict[str, Any]
+    sandbox: SandboxConfig = SandboxConfig()
 
     @classmethod
     def of(cls, model: UserFile) -> UserData:
         extra = {key: getattr(model, key) for key in PROVIDER_KEYS if key in model.model_fields_set}
-        return cls(Section.of(model.policy), tuple(model.pass_env), model.max_read_bytes, extra)
+        sandbox = sandbox_of(model.sandbox)
+        return cls(Section.of(model.policy), tuple(model.pass_env), model.max_read_bytes, extra, sandbox)
 
 
 def _strings(value: object) -> bool:
@@ -77,6 +87,19 @@ def _section(raw: object) -> Section | None:
     return Section(allow, ask, deny, fallback, builtin)
 
 
+def _sandbox(raw: object) -> SandboxConfig | None:
+    if type(raw) is str:
+        return SandboxConfig(raw) if raw in MODES else None
+    if type(raw) is not dict or not raw.keys() <= _SANDBOX_KEYS:
+        return None
+    mode, writable, network = raw.get("mode", "auto"), raw.get("writable", []), raw.get("network", True)
+    if type(mode) is not str or mode not in MODES or type(network) is not bool:
+        return None
+    if not _strings(writable) or not all(_WRITABLE_PATH.fullmatch(path) for path in writable):
+        return None
+    return SandboxConfig(mode, tuple(writable), network)
+
+
 def _provider_value(key: str, value: object) -> bool:
     if key == "think":
         return type(value) is bool
@@ -90,16 +113,19 @@ def plain_user(raw: dict[str, Any]) -> UserData | None:
     if not raw.keys() <= _USER_KEYS:
         return None
     section = _section(raw.get("policy", {}))
+    sandbox = _sandbox(raw.get("sandbox", {}))
     pass_env = raw.get("pass_env", [])
     size = raw.get("max_read_bytes", DEFAULT_MAX_READ_BYTES)
-    if section is None or not _strings(pass_env) or not all(_ENV_NAME.fullmatch(n) for n in pass_env):
+    if section is None or sandbox is None:
+        return None
+    if not _strings(pass_env) or not all(_ENV_NAME.fullmatch(n) for n in pass_env):
         return None
     if type(size) is not int or not 0 < size <= _MAX_INT:
         return None
     extra = {key: raw[key] for key in PROVIDER_KEYS if key in raw}
     if not all(_provider_value(key, value) for key, value in extra.items()):
         return None
-    return UserData(section, tuple(pass_env), size, extra)
+    return UserData(section, tuple(pass_env), size, extra, sandbox)
 
 
 def plain_project(raw: dict[str, Any]) -> Section | None:

@@ -5,13 +5,15 @@ from __future__ import annotations
 
 from typing import Annotated, Literal
 
-from pydantic import BaseModel, ConfigDict, Field, StringConstraints
+from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
 
-__all__ = ["PolicySection", "ProjectFile", "Strict", "UserFile"]
+__all__ = ["PolicySection", "ProjectFile", "SandboxSection", "Strict", "UserFile"]
 
 _EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
+# A path an approved command may also write: absolute, or from the home directory.
+_WritablePath = Annotated[str, StringConstraints(pattern=r"^(/|~/)[^\x00]*$")]
 Fallback = Literal["allow", "ask", "deny"]
 
 
@@ -27,8 +29,20 @@ class PolicySection(Strict):
     builtin: bool | None = None
 
 
+class SandboxSection(Strict):
+    mode: Literal["auto", "require", "off"] = "auto"
+    writable: list[_WritablePath] = []
+    network: bool = True
+
+
+def _mode_only(value: object) -> object:
+    """`sandbox = "require"` is the table `[sandbox]` with `mode = "require"`."""
+    return {"mode": value} if isinstance(value, str) else value
+
+
 class UserFile(Strict):
     policy: PolicySection = PolicySection()
+    sandbox: Annotated[SandboxSection, BeforeValidator(_mode_only)] = SandboxSection()
     pass_env: list[_EnvName] = []
     max_read_bytes: int = Field(default=DEFAULT_MAX_READ_BYTES, gt=0)
     # The provider's settings: read by the agent from Settings.extra, only type-checked here.

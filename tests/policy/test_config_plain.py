@@ -31,8 +31,16 @@ _GOOD_SECTION = st.fixed_dictionaries({}, optional={
 _SECTION = _GOOD_SECTION | st.dictionaries(
     st.sampled_from(["allow", "ask", "deny", "fallback", "builtin", "other"]), _VALUES
 )
+_PATHS = st.lists(st.sampled_from(["/x", "~/c", "/", "rel", "~x", "~", "/a\x00b", "", "/\n"]), max_size=3)
+_GOOD_SANDBOX = st.fixed_dictionaries({}, optional={
+    "mode": st.sampled_from(["auto", "require", "off", "on"]), "writable": _PATHS, "network": st.booleans(),
+})
+_SANDBOX = st.sampled_from(["auto", "require", "off", "Auto", ""]) | _GOOD_SANDBOX | st.dictionaries(
+    st.sampled_from(["mode", "writable", "network", "other"]), _VALUES
+)
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
+    "sandbox": _SANDBOX,
     "pass_env": st.lists(st.sampled_from(["A", "_b1", "GITHUB_TOKEN", "1X", "A-B", "A\n", "Ä"]), max_size=3),
     "max_read_bytes": st.integers(-1, 5) | st.sampled_from([4096, (1 << 63) - 1, 1 << 63]),
     "think": st.booleans(),

@@ -19,6 +19,7 @@ from ...analyzer import (
     resolve,
 )
 from ...policy import STAMP_ARG, TOOLS
+from ...sandbox import SandboxConfig
 from ._readable import Readable, shipped_readable
 from ._terminal import clean
 
@@ -57,7 +58,8 @@ class ToolContext:
     set, ends a running command's process group (Ctrl-C); `readable` is the policy's word on which
     files below a decided path a walking tool may open (None: the shipped rules'); `secrets` are
     the secret-looking path patterns the gate's git plans exclude (a re-check with others renders
-    another plan, which is refused)."""
+    another plan, which is refused); `sandbox` is the user's sandbox settings (the kernel's
+    confinement of every command bash starts)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -68,6 +70,7 @@ class ToolContext:
     cancel: threading.Event | None = None
     readable: Readable | None = None
     secrets: tuple[str, ...] = SECRET_PATHS
+    sandbox: SandboxConfig = SandboxConfig()
 
 
 class ToolError(BastionError):

@@ -4,14 +4,20 @@ With a stamp, what runs is what was decided: the line is analysed again and runs
 plan (in the neutralising environment, URL userinfo masked) only if the plan stamp verifies, or,
 outside the subset, as typed only if the line stamp over its redirect targets verifies. Anything
 else is refused and nothing runs. Without a stamp the line runs as typed.
+
+Every command runs in the kernel's sandbox (bastion.sandbox) unless the user turned it off: the
+rendered plan read-only (the kernel enforces what the analyzer proved), any other line with writes
+only in the workspace, a private temporary directory and the config's writable paths.
 """
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Callable, Sequence
 
 from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
+from ...sandbox import SandboxUnavailable, confinement_for, denial_note
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
 from ._terminal import OutputStream, clean
 
@@ -41,7 +47,13 @@ def _decided(line: str, stamp: object, ctx: ToolContext) -> tuple[str, dict[str,
     raise ToolError(CHANGED_COMMAND)
 
 
-def _execute(ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout: int, redact: bool) -> str:
+def _execute(
+    ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout: int, redact: bool, *, read_only: bool
+) -> str:
+    try:
+        sandbox = confinement_for(ctx.sandbox, read_only=read_only)
+    except SandboxUnavailable as err:
+        raise ToolError(str(err)) from err
     mask: Callable[[str], str] = redact_userinfo if redact else (lambda s: s)
     stream = OutputStream(ctx.on_output, mask) if ctx.on_output is not None else None
     try:
@@ -53,6 +65,7 @@ def _execute(ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout
             max_output=MAX_OUTPUT,
             on_output=stream.feed if stream is not None else None,
             cancel=ctx.cancel,
+            sandbox=sandbox,
         )
     except OSError as err:
         raise ToolError(f"the command could not be started: {err.strerror or err}") from err
@@ -67,6 +80,10 @@ def _execute(ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout
         out += f"\n... [truncated, {result.omitted} bytes omitted]"
     if out and not out.endswith("\n"):
         out += "\n"
+    if sandbox is not None:
+        where = os.path.join(ctx.ws.real_root, ctx.cwd)
+        note = denial_note(out, sandbox, ctx.ws.real_root, where)
+        out += f"{note}\n" if note is not None else ""
     if result.timed_out:
         return out + f"[killed after {timeout}s]"
     if result.cancelled:
@@ -83,9 +100,10 @@ def _run(args: Args, ctx: ToolContext) -> str:
     timeout = number(args, "timeout_seconds", DEFAULT_TIMEOUT, low=1, high=3600)
     stamp = args.get(STAMP)
     if stamp is None:
-        return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False)
+        return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False, read_only=False)
     runs, env, redact = _decided(line, stamp, ctx)
-    return _execute(ctx, ["bash", "-c", runs], env, timeout, redact)
+    # Redacted is the analyzer's plan, which it proved read-only; a line-stamped line is approved.
+    return _execute(ctx, ["bash", "-c", runs], env, timeout, redact, read_only=redact)
 
 
 BASH = Tool(
