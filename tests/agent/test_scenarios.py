@@ -30,7 +30,7 @@ def _cases() -> list[Any]:
     return [
         pytest.param(path, fmt, id=f"{path.stem}-{fmt}")
         for path in SCENARIOS
-        for fmt in json.loads(path.read_text()).get("formats", ["chat"])
+        for fmt in json.loads(path.read_text()).get("formats", list(FORMATS))
     ]
 
 
