@@ -14,8 +14,8 @@ from typing import Any, TextIO
 from ._front import Fanout, Printer, parse_answer, question
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, Failure, ToolCall
-from .loop import Agent, Answer, RunResult
+from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
+from .loop import Agent, Answer, Denial, RunResult
 from .providers import EFFORTS
 
 __all__ = ["main"]
@@ -124,44 +124,64 @@ def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
     return answer
 
 
-def _document(model: str, result: RunResult | None, error: AgentError | None, usage: Any) -> dict[str, Any]:
+def _usage(usage: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_creation_tokens": usage.cache_creation_tokens,
+        "cost_usd": None if usage.cost_usd is None else round(usage.cost_usd, 8),
+    }
+
+
+def _denial(d: Denial) -> dict[str, Any]:
+    return {
+        "tool": d.tool,
+        "tool_use_id": d.call_id,
+        "arguments": dict(d.arguments),
+        "verdict": d.verdict,
+        "reason": d.reason,
+        "rule": d.rule,
+        "source": d.source,
+        "decided_by": d.decided_by,
+    }
+
+
+def _failure(error: AgentError) -> dict[str, Any]:
+    return {
+        "kind": str(error.kind),
+        "retryable": error.retryable,
+        "http_status": error.http_status,
+        "retry_after_ms": None if error.retry_after is None else round(error.retry_after * 1000),
+        "attempts": error.attempts,
+    }
+
+
+def _document(
+    model: str, result: RunResult | None, error: AgentError | None, usage: Usage, denials: list[Denial]
+) -> dict[str, Any]:
+    """The one-shot JSON: `result` is the model's last text when the run completed (a run that went on
+    after a denied or refused call completes too); every such call is in `permission_denials`."""
+    done = error is None and result is not None
     doc: dict[str, Any] = {
         "schema_version": SCHEMA_VERSION,
-        "result": result.text if result is not None and error is None else None,
+        "result": result.text if done and result is not None else None,
         "model": model,
-        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
+        "usage": _usage(usage),
+        "permission_denials": [_denial(d) for d in denials],
     }
-    if error is None and result is not None:
+    if done and result is not None:
         doc["outcome"] = {"status": "completed", "result": result.text}
     else:
         assert error is not None
-        doc["outcome"] = {
-            "status": "error",
-            "message": str(error),
-            "failure": {
-                "kind": str(error.kind),
-                "retryable": error.retryable,
-                "http_status": error.http_status,
-            },
-        }
+        doc["outcome"] = {"status": "error", "message": str(error), "failure": _failure(error)}
     return doc
 
 
-class _Rejected(AgentError):
-    """The run's outcome when the model's last turn followed a denied or refused call: the model
-    stopped right after being refused, so what it set out to do was not done (exit 14). A denial it
-    worked around (a later call ran, then it finished) completes."""
-
-    kind = Failure.POLICY_REJECTION
-
-
 def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
-    from ._types import Usage
-
     as_json = args.output_format == "json"
     printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json)
     model_name = args.model or ""
-    usage = Usage()
     result: RunResult | None = None
     error: AgentError | None = None
     built: Built | None = None
@@ -169,11 +189,6 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
         built = _build(args, environ, cwd, printer, _stdin_answerer(sys.stderr, args.yes_to == "none"))
         model_name = built.model_name
         result = built.agent.run(args.prompt)
-        usage = result.usage
-        if result.rejected:
-            error = _Rejected(
-                "the run ended after a call was denied or refused: " + (result.text or "(no reply)")
-            )
     except AgentError as err:
         error = err
     except KeyboardInterrupt:
@@ -186,8 +201,10 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
                 kind=None if error is None else str(error.kind),
             )
             built.session.close()
+    usage = built.agent.usage if built is not None else Usage(cost_usd=None)
+    denials = built.agent.denials if built is not None else []
     if as_json:
-        sys.stdout.write(json.dumps(_document(model_name, result, error, usage)) + "\n")
+        sys.stdout.write(json.dumps(_document(model_name, result, error, usage, denials)) + "\n")
     elif result is not None and result.text and not result.text.endswith("\n"):
         sys.stdout.write("\n")
     sys.stdout.flush()

@@ -4,6 +4,11 @@ OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, whichever path
 A round is one of:
   {"status": 429, "retry_after": "0"}              an error answer (any status), Retry-After if given
   {"text": "...", "calls": [{"name": ..., "arguments": {...} or "raw text"}], "usage": [in, out]}
+with, in a reply, any of:
+  "usage": [in, out, cache_read, cache_write]     in: the tokens neither read from nor written to cache
+  "cost": 0.0012                                  the cost the provider reports (Chat and Responses)
+  "refusal": "I can't help with that."            the provider refuses, in its format's way
+  "limit": true                                   the reply stops at the output token limit
 Every request is kept (path, headers, JSON body) for the test to look at.
 """
 
@@ -19,6 +24,11 @@ from typing import Any
 def _halves(text: str) -> list[str]:
     mid = len(text) // 2
     return [p for p in (text[:mid], text[mid:]) if p]
+
+
+def _usage(round_: dict[str, Any]) -> tuple[int, int, int, int]:
+    fresh, out, read, write = [*round_.get("usage", [10, 5]), 0, 0][:4]
+    return fresh, out, read, write
 
 
 def _arguments(call: dict[str, Any]) -> str:
@@ -37,6 +47,8 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
     yield "", chunk({"role": "assistant"})
     for part in _halves(round_.get("text", "")):
         yield "", chunk({"content": part})
+    if "refusal" in round_:
+        yield "", chunk({"refusal": round_["refusal"]})
     calls = round_.get("calls", [])
     for i, call in enumerate(calls):
         args = _arguments(call)
@@ -57,16 +69,17 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
         )
         for part in _halves(args):
             yield "", chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
-    yield "", chunk({}, "tool_calls" if calls else "stop")
-    usage = round_.get("usage", [10, 5])
-    yield (
-        "",
-        {
-            "id": f"c{index}",
-            "choices": [],
-            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]},
-        },
-    )
+    yield "", chunk({}, "length" if round_.get("limit") else "tool_calls" if calls else "stop")
+    fresh, out, read, write = _usage(round_)
+    usage: dict[str, Any] = {
+        "prompt_tokens": fresh + read + write,
+        "completion_tokens": out,
+        "total_tokens": fresh + read + write + out,
+        "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
+    }
+    if "cost" in round_:
+        usage["cost"] = round_["cost"]
+    yield "", {"id": f"c{index}", "choices": [], "usage": usage}
     yield "", "[DONE]"
 
 
@@ -77,6 +90,8 @@ def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
     )
     for part in _halves(round_.get("text", "")):
         yield "response.output_text.delta", {"type": "response.output_text.delta", "delta": part}
+    if "refusal" in round_:
+        yield "response.refusal.delta", {"type": "response.refusal.delta", "delta": round_["refusal"]}
     for i, call in enumerate(round_.get("calls", [])):
         item = {
             "type": "function_call",
@@ -90,28 +105,34 @@ def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
             {"type": "response.output_item.added", "item": {**item, "arguments": ""}},
         )
         yield "response.output_item.done", {"type": "response.output_item.done", "item": item}
-    usage = round_.get("usage", [10, 5])
-    yield (
-        "response.completed",
-        {
-            "type": "response.completed",
-            "response": {
-                "id": f"r{index}",
-                "status": "completed",
-                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
-            },
-        },
-    )
+    fresh, out, read, write = _usage(round_)
+    usage: dict[str, Any] = {
+        "input_tokens": fresh + read + write,
+        "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
+        "output_tokens": out,
+        "total_tokens": fresh + read + write + out,
+    }
+    if "cost" in round_:
+        usage["cost"] = round_["cost"]
+    response: dict[str, Any] = {"id": f"r{index}", "status": "completed", "usage": usage}
+    kind = "response.completed"
+    if round_.get("limit"):
+        kind = "response.incomplete"
+        response.update(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+    yield kind, {"type": kind, "response": response}
 
 
 def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
-    usage = round_.get("usage", [10, 5])
+    fresh, out, read, write = _usage(round_)
+    start_usage = {
+        "input_tokens": fresh,
+        "output_tokens": 0,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": write,
+    }
     yield (
         "message_start",
-        {
-            "type": "message_start",
-            "message": {"id": f"m{index}", "usage": {"input_tokens": usage[0], "output_tokens": 0}},
-        },
+        {"type": "message_start", "message": {"id": f"m{index}", "usage": start_usage}},
     )
     block = 0
     if round_.get("text"):
@@ -156,13 +177,14 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
             )
         yield "content_block_stop", {"type": "content_block_stop", "index": block}
         block += 1
+    stop = "tool_use" if calls else "end_turn"
+    if "refusal" in round_:
+        stop = "refusal"
+    elif round_.get("limit"):
+        stop = "max_tokens"
     yield (
         "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use" if calls else "end_turn"},
-            "usage": {"output_tokens": usage[1]},
-        },
+        {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": out}},
     )
     yield "message_stop", {"type": "message_stop"}
 

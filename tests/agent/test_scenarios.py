@@ -104,11 +104,16 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
     assert (outcome["status"] if outcome["status"] == "completed" else outcome["failure"]["kind"]) == expect[
         "status"
     ]
-    for key in ("retryable", "http_status"):
-        if key in expect:
-            assert outcome["failure"][key] == expect[key]
+    for key, value in expect.get("failure", {}).items():
+        assert outcome["failure"][key] == value, key
     if "result" in expect:
         assert doc["result"] == expect["result"]
+    if "denials" in expect:
+        assert len(doc["permission_denials"]) == len(expect["denials"])
+        for got, want in zip(doc["permission_denials"], expect["denials"], strict=True):
+            assert {k: got[k] for k in want} == want
+    for key, value in expect.get("usage", {}).items():
+        assert doc["usage"][key] == value, key
     if "requests" in expect:
         assert len(server.requests) == expect["requests"]
     events = _session_events(tmp_path)
