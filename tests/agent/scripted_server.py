@@ -189,6 +189,20 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
     yield "message_stop", {"type": "message_stop"}
 
 
+def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
+    """A reply round as the SSE body of the wire format `path` names (…/messages, …/responses, else Chat)."""
+    render = _chat
+    if path.endswith("/messages"):
+        render = _anthropic
+    elif path.endswith("/responses"):
+        render = _responses
+    frames = []
+    for event, data in render(round_, index):
+        text = data if isinstance(data, str) else json.dumps(data)
+        frames.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
+    return "".join(frames).encode()
+
+
 class ScriptedServer:
     """Serve `rounds` in order, one per request; run it with `with ScriptedServer(rounds) as server:`."""
 
@@ -239,18 +253,11 @@ class ScriptedServer:
             handler.end_headers()
             handler.wfile.write(body)
             return
-        path = handler.path
-        render = (
-            _anthropic if path.endswith("/messages") else _responses if path.endswith("/responses") else _chat
-        )
         handler.send_response(200)
         handler.send_header("content-type", "text/event-stream")
         handler.end_headers()
-        for event, data in render(round_, index):
-            text = data if isinstance(data, str) else json.dumps(data)
-            frame = (f"event: {event}\n" if event else "") + f"data: {text}\n\n"
-            handler.wfile.write(frame.encode())
-            handler.wfile.flush()
+        handler.wfile.write(sse_body(handler.path, round_, index))
+        handler.wfile.flush()
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()

@@ -10,10 +10,11 @@ from pathlib import Path
 
 import pytest
 
+from bastion.agent._types import User
 from tests.loaded import modules_loaded
 
 from .agent_fixtures import run_main
-from .scripted_server import ScriptedServer
+from .scripted_server import ScriptedServer, sse_body
 from .test_scenarios import _env, _workspace
 
 
@@ -130,3 +131,90 @@ def test_a_flag_that_switches_the_provider_leaves_the_configs_model_behind(tmp_p
 def test_importing_the_agent_loads_no_sdk_or_http_client() -> None:
     heavy = ("anthropic", "openai", "httpx2", "prompt_toolkit", "mcp", "httpx")
     assert modules_loaded("import bastion.agent", heavy) == []
+
+
+def _usage_of(tmp: Path, argv: list[str], rounds: list[dict[str, object]]) -> dict[str, object]:
+    with ScriptedServer(rounds) as server:
+        base = server.url if "anthropic" in argv else server.url + "/v1"
+        code, doc, err = _json_run(tmp, [*argv, "--base-url", base], {"OPENROUTER_API_KEY": "k"})
+    assert code == 0, err
+    return doc["usage"]  # type: ignore[return-value]
+
+
+def test_the_cost_is_the_providers_own_figure_when_it_reports_one(tmp_path: Path) -> None:
+    rounds = [
+        {"calls": [{"name": "ls", "arguments": {}}], "cost": 0.25},
+        {"text": "done", "cost": 0.5},
+    ]
+    usage = _usage_of(tmp_path, ["--provider", "openrouter"], rounds)
+    assert usage["cost_usd"] == 0.75
+
+
+def test_the_cost_of_a_default_model_comes_from_the_built_in_prices(tmp_path: Path) -> None:
+    # gpt-5: $1.25 in, $10 out, $0.125 cache read, $1.25 cache write per million tokens.
+    rounds = [{"text": "done", "usage": [1_000_000, 100_000, 2_000_000, 0]}]
+    usage = _usage_of(tmp_path, ["--provider", "openai"], rounds)
+    assert usage["cost_usd"] == 1.25 + 1.0 + 0.25
+    assert (usage["input_tokens"], usage["cache_read_tokens"]) == (1_000_000, 2_000_000)
+
+
+def test_the_cost_of_a_model_without_a_price_is_null_not_zero(tmp_path: Path) -> None:
+    argv = ["--provider", "openrouter", "--model", "someone/unpriced"]
+    assert _usage_of(tmp_path, argv, [{"text": "done"}])["cost_usd"] is None
+
+
+def test_anthropic_requests_mark_the_system_the_tools_and_the_last_two_user_turns_for_caching(
+    tmp_path: Path,
+) -> None:
+    rounds = [
+        {"calls": [{"name": "ls", "arguments": {}}]},
+        {"calls": [{"name": "ls", "arguments": {}}]},
+        {"text": "done"},
+    ]
+    with ScriptedServer(rounds) as server:
+        code, _, err = _json_run(tmp_path, ["--provider", "anthropic", "--base-url", server.url])
+    assert code == 0, err
+    body = server.requests[-1]["body"]
+    assert body["system"][-1]["cache_control"] == {"type": "ephemeral"}
+    assert [("cache_control" in t) for t in body["tools"]] == [False] * (len(body["tools"]) - 1) + [True]
+    marked = [
+        i for i, m in enumerate(body["messages"]) if any("cache_control" in block for block in m["content"])
+    ]
+    users = [i for i, m in enumerate(body["messages"]) if m["role"] == "user"]
+    assert marked == users[-2:] and len(users) == 3
+
+
+@pytest.mark.parametrize("provider", ["openai", "openresponses", "anthropic"])
+def test_an_injected_transport_carries_the_wire_format_with_the_key_in_a_header_only(provider: str) -> None:
+    import httpx2
+
+    from bastion.agent._settings import ProviderConfig
+    from bastion.agent.providers import RetryPolicy, make_model
+
+    seen: list[httpx2.Request] = []
+    answers = [httpx2.Response(529 if provider == "anthropic" else 503, json={"error": {"message": "busy"}})]
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        seen.append(request)
+        if answers:
+            return answers.pop(0)
+        body = sse_body(request.url.path, {"text": "hello", "usage": [7, 3, 11, 0]})
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    cfg = ProviderConfig(
+        provider=provider,  # type: ignore[arg-type]
+        model="m",
+        base_url="http://wire.test/v1",
+        api_key_env="WIRE_KEY" if provider == "openresponses" else None,
+    )
+    environ = {"OPENAI_API_KEY": "sk-WIRE", "ANTHROPIC_API_KEY": "sk-WIRE", "WIRE_KEY": "sk-WIRE"}
+    model = make_model(cfg, environ, RetryPolicy(base=0.0), transport=httpx2.MockTransport(handle))
+    texts: list[str] = []
+    reply = model.stream("system", [User("hi")], [], texts.append)
+    assert reply.message.text == "hello" and "".join(texts) == "hello"
+    assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.cache_read_tokens) == (7, 3, 11)
+    assert len(seen) == 2  # ours retried once; the SDK itself never does
+    for request in seen:
+        header = request.headers.get("x-api-key") or request.headers.get("authorization")
+        assert header is not None and header.endswith("sk-WIRE")
+        assert b"sk-WIRE" not in request.content and "sk-WIRE" not in str(request.url)

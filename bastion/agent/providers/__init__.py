@@ -14,7 +14,7 @@ from ._clients import Connection
 from ._failures import KINDS, RetryPolicy
 from ._keys import KeySource
 from ._options import EFFORTS, ModelOptions
-from ._pricing import Price, pricing_table
+from ._pricing import Price
 from ._responses import ResponsesModel
 
 __all__ = [
@@ -25,7 +25,6 @@ __all__ = [
     "ModelOptions",
     "Price",
     "RetryPolicy",
-    "pricing_table",
     "StreamingModel",
     "make_model",
     "key_variable",
