@@ -6,21 +6,21 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ._front import Fanout, Printer, parse_answer, question
+from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
 from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
-from .loop import Agent, Answer, Denial, RunResult
+from .loop import Agent, Answer, RunResult
 from .providers import EFFORTS
 
 __all__ = ["main"]
-
-SCHEMA_VERSION = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
     p.add_argument("--output-format", choices=("text", "json"), default="text")
     p.add_argument(
+        "--transcript",
+        metavar="FILE",
+        help="with -p: write the run's transcript (JSON, 0600) to FILE, checkpointed as it goes",
+    )
+    p.add_argument(
         "--yes-to",
         choices=("ask", "none"),
         default="ask",
@@ -59,6 +64,7 @@ class Built:
     agent: Agent
     session: Session
     model_name: str
+    provider: str
 
 
 def _build(
@@ -107,7 +113,7 @@ def _build(
     agent = Agent(
         model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
     )
-    return Built(agent, session, model.options.model)
+    return Built(agent, session, model.options.model, cfg.provider)
 
 
 def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
@@ -124,58 +130,8 @@ def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
     return answer
 
 
-def _usage(usage: Usage) -> dict[str, Any]:
-    return {
-        "input_tokens": usage.input_tokens,
-        "output_tokens": usage.output_tokens,
-        "cache_read_tokens": usage.cache_read_tokens,
-        "cache_creation_tokens": usage.cache_creation_tokens,
-        "cost_usd": None if usage.cost_usd is None else round(usage.cost_usd, 8),
-    }
-
-
-def _denial(d: Denial) -> dict[str, Any]:
-    return {
-        "tool": d.tool,
-        "tool_use_id": d.call_id,
-        "arguments": dict(d.arguments),
-        "verdict": d.verdict,
-        "reason": d.reason,
-        "rule": d.rule,
-        "source": d.source,
-        "decided_by": d.decided_by,
-    }
-
-
-def _failure(error: AgentError) -> dict[str, Any]:
-    return {
-        "kind": str(error.kind),
-        "retryable": error.retryable,
-        "http_status": error.http_status,
-        "retry_after_ms": None if error.retry_after is None else round(error.retry_after * 1000),
-        "attempts": error.attempts,
-    }
-
-
-def _document(
-    model: str, result: RunResult | None, error: AgentError | None, usage: Usage, denials: list[Denial]
-) -> dict[str, Any]:
-    """The one-shot JSON: `result` is the model's last text when the run completed (a run that went on
-    after a denied or refused call completes too); every such call is in `permission_denials`."""
-    done = error is None and result is not None
-    doc: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "result": result.text if done and result is not None else None,
-        "model": model,
-        "usage": _usage(usage),
-        "permission_denials": [_denial(d) for d in denials],
-    }
-    if done and result is not None:
-        doc["outcome"] = {"status": "completed", "result": result.text}
-    else:
-        assert error is not None
-        doc["outcome"] = {"status": "error", "message": str(error), "failure": _failure(error)}
-    return doc
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM cancels as Ctrl-C does: calls stopped, results paired, reports written
 
 
 def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
@@ -185,15 +141,20 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     result: RunResult | None = None
     error: AgentError | None = None
     built: Built | None = None
+    transcript: Transcript | None = None
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         built = _build(args, environ, cwd, printer, _stdin_answerer(sys.stderr, args.yes_to == "none"))
         model_name = built.model_name
+        if args.transcript:
+            transcript = _transcript(args.transcript, built)
         result = built.agent.run(args.prompt)
     except AgentError as err:
         error = err
     except KeyboardInterrupt:
         error = Cancelled("cancelled")
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if built is not None:
             built.session.record(
                 "outcome",
@@ -201,10 +162,14 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
                 kind=None if error is None else str(error.kind),
             )
             built.session.close()
+    if transcript is not None:
+        transcript.checkpoint(outcome(result, error))
+        if transcript.write_error is not None:
+            sys.stderr.write(f"bastion: --transcript {args.transcript}: {transcript.write_error}\n")
     usage = built.agent.usage if built is not None else Usage(cost_usd=None)
     denials = built.agent.denials if built is not None else []
     if as_json:
-        sys.stdout.write(json.dumps(_document(model_name, result, error, usage, denials)) + "\n")
+        sys.stdout.write(json.dumps(document(model_name, result, error, usage, denials)) + "\n")
     elif result is not None and result.text and not result.text.endswith("\n"):
         sys.stdout.write("\n")
     sys.stdout.flush()
@@ -214,11 +179,25 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     return 0
 
 
+def _transcript(path: str, built: Built) -> Transcript:
+    """The transcript, written once (running) before the first request: a path that cannot be
+    written stops the run before it starts."""
+    transcript = Transcript(path, built.agent, built.provider, built.model_name)
+    transcript.checkpoint()
+    if transcript.write_error is not None:
+        raise ConfigError(f"--transcript {path}: {transcript.write_error.strerror or transcript.write_error}")
+    built.agent.events = Fanout(built.agent.events, transcript)
+    return transcript
+
+
 def main(argv: Sequence[str]) -> int:
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    if args.transcript and args.prompt is None:
+        print("bastion: --transcript needs -p (a transcript is of one run)", file=sys.stderr)
+        return 2
     environ = dict(os.environ)
     cwd = os.getcwd()
     if args.list:

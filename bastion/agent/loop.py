@@ -103,6 +103,12 @@ class Events:
     def error(self, call: ToolCall, reason: str) -> None:
         pass
 
+    def started(self, call: ToolCall) -> None:
+        """A call began to run (on its own thread)."""
+
+    def finished(self, call: ToolCall) -> None:
+        """A call that began has ended, whichever way (on its own thread)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Denial:
@@ -317,6 +323,7 @@ class Agent:
 
     def _one(self, p: _Pending) -> None:
         assert p.args is not None
+        self.events.started(p.call)
         try:
             try:
                 output, error = self.tools.run(p.call.name, p.args, self.cancel)
@@ -328,4 +335,5 @@ class Agent:
                         p.call.id, p.call.name, f"{output}\n{p.note}" if p.note else output, is_error=error
                     )
         finally:
+            self.events.finished(p.call)
             p.done.set()

@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -206,8 +206,10 @@ def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
 class ScriptedServer:
     """Serve `rounds` in order, one per request; run it with `with ScriptedServer(rounds) as server:`."""
 
-    def __init__(self, rounds: list[dict[str, Any]]) -> None:
+    def __init__(self, rounds: list[dict[str, Any]], on_request: Callable[[int], None] | None = None) -> None:
+        """`on_request(n)` runs when request n (from 0) arrives, before it is answered."""
         self.rounds = list(rounds)
+        self.on_request = on_request
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         server = self
@@ -231,6 +233,8 @@ class ScriptedServer:
                         if server.rounds
                         else {"status": 500, "error": "script exhausted"}
                     )
+                if server.on_request is not None:
+                    server.on_request(index)
                 server._answer(self, round_, index)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
