@@ -218,3 +218,57 @@ def test_an_injected_transport_carries_the_wire_format_with_the_key_in_a_header_
         header = request.headers.get("x-api-key") or request.headers.get("authorization")
         assert header is not None and header.endswith("sk-WIRE")
         assert b"sk-WIRE" not in request.content and "sk-WIRE" not in str(request.url)
+
+
+@pytest.mark.parametrize("sdk", ["openai", "anthropic"])
+@pytest.mark.parametrize(
+    ("status", "body", "kind", "retryable"),
+    [
+        (429, "slow down", "rate_limited", True),
+        (500, "oops", "unavailable", True),
+        (529, "overloaded", "unavailable", True),
+        (401, "bad key", "authentication", False),
+        (402, "pay up", "authentication", False),
+        (403, "forbidden", "authentication", False),
+        (404, "no such model", "model_not_found", False),
+        (400, "prompt is too long: maximum context length is 200000", "context_exceeded", False),
+        (400, "the request was flagged by our content policy", "policy_rejection", False),
+        (418, "teapot", "other", False),
+    ],
+)
+def test_every_status_error_of_either_sdk_maps_to_its_failure_kind(
+    sdk: str, status: int, body: str, kind: str, retryable: bool
+) -> None:
+    import httpx2
+
+    from bastion.agent.providers._failures import classify
+
+    response = httpx2.Response(
+        status,
+        json={"error": {"message": body}},
+        headers={"retry-after": "3"},
+        request=httpx2.Request("POST", "http://wire.test/v1/x"),
+    )
+    if sdk == "openai":
+        import openai
+
+        client: object = openai.OpenAI(api_key="k", base_url="http://wire.test/v1")
+    else:
+        import anthropic
+
+        client = anthropic.Anthropic(api_key="k", base_url="http://wire.test")
+    err = client._make_status_error_from_response(response)  # type: ignore[attr-defined]
+    failure = classify("p", err)
+    assert (str(failure.kind), failure.retryable, failure.http_status) == (kind, retryable, status)
+    assert failure.retry_after == 3.0 and "k" not in failure.args[0].split()
+
+
+def test_a_dropped_stream_is_a_network_failure_and_anything_else_is_named_not_a_traceback() -> None:
+    import httpx2
+
+    from bastion.agent.providers._failures import classify
+
+    dropped = classify("p", httpx2.RemoteProtocolError("peer closed connection"))
+    assert (str(dropped.kind), dropped.retryable) == ("network", True)
+    odd = classify("p", TypeError("unexpected"))
+    assert (str(odd.kind), odd.retryable) == ("other", False) and "TypeError" in str(odd)

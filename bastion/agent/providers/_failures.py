@@ -19,10 +19,10 @@ from ._keys import KeySource
 
 __all__ = ["KINDS", "RetryPolicy", "Surfaced", "classify", "with_retries"]
 
-# What names a failure -> its kind, and whether another try may help. The names are the SDKs'
-# exception classes (and httpx2's, whose errors a stream raises as they are), first match along the
-# exception's bases; and the `type` of an error event in an Anthropic stream, which the SDK raises as
-# a bare APIStatusError.
+# What names a failure -> its kind, and whether another try may help. Looked up in this order: the
+# `type` of an error event in an Anthropic stream (which the SDK raises as a bare APIStatusError);
+# the SDKs' exception classes (and httpx2's, whose errors a stream raises as they are) along the
+# exception's bases; its HTTP status; the SDKs' generic classes.
 KINDS: dict[str, tuple[Failure, bool]] = {
     "RateLimitError": (Failure.RATE_LIMITED, True),  # 429
     "rate_limit_error": (Failure.RATE_LIMITED, True),
@@ -43,9 +43,18 @@ KINDS: dict[str, tuple[Failure, bool]] = {
     "APITimeoutError": (Failure.NETWORK, True),
     "APIConnectionError": (Failure.NETWORK, True),
     "TransportError": (Failure.NETWORK, True),  # the connection broke while the stream was read
+    # A status no class above names (OpenAI has no class for 402, nor either SDK for 418, ...).
+    "HTTP 401": (Failure.AUTHENTICATION, False),
+    "HTTP 402": (Failure.AUTHENTICATION, False),
+    "HTTP 403": (Failure.AUTHENTICATION, False),
+    "HTTP 404": (Failure.MODEL_NOT_FOUND, False),
+    "HTTP 413": (Failure.CONTEXT_EXCEEDED, False),
+    "HTTP 429": (Failure.RATE_LIMITED, True),
+    "HTTP 5xx": (Failure.UNAVAILABLE, True),
     "APIStatusError": (Failure.OTHER, False),  # any other status (400, 418, ...)
     "APIError": (Failure.UNAVAILABLE, True),  # an error in an OpenAI stream
 }
+_GENERIC = ("APIStatusError", "APIError", "OpenAIError", "AnthropicError")
 # Words in a 4xx body that say what went wrong when the status does not.
 _CONTEXT_WORDS = ("context length", "context window", "context_length", "too long", "too many tokens")
 _POLICY_WORDS = ("content_filter", "content filter", "content policy", "content_policy", "flagged")
@@ -97,16 +106,20 @@ def _printable(text: str) -> str:
     return "".join(c for c in " ".join(text.split())[:300] if c.isprintable())
 
 
-def classify(provider: str, err: Exception) -> ModelError | None:
-    """The failure an SDK's (or its HTTP client's) exception stands for; None for any other exception."""
+def classify(provider: str, err: Exception) -> ModelError:
+    """The failure an exception raised while a request was made stands for: the SDKs' and httpx2's
+    by the table; anything else (an SDK's own TypeError, say) is `other`, named, never a traceback."""
     names = [cls.__name__ for cls in type(err).__mro__ if cls.__module__.split(".")[0] in _OURS]
-    if not names:
-        return None
-    error_type = _error_type(getattr(err, "body", None))
-    name = next((n for n in (error_type, *names) if n in KINDS), "")
-    kind, retryable = KINDS.get(name, (Failure.OTHER, False))
     status = getattr(err, "status_code", None)
     status = status if isinstance(status, int) and status >= 400 else None
+    by_status = [f"HTTP {status}", "HTTP 5xx" if status >= 500 else ""] if status else []
+    candidates = (
+        _error_type(getattr(err, "body", None)),
+        *(n for n in names if n not in _GENERIC),
+        *by_status,
+        *(n for n in names if n in _GENERIC),
+    )
+    kind, retryable = KINDS[next((n for n in candidates if n in KINDS), "APIStatusError")]
     text = _printable(str(getattr(err, "message", "") or err))
     low = text.lower()
     if kind is Failure.OTHER and status in (400, 413, 422) and any(w in low for w in _CONTEXT_WORDS):
@@ -140,10 +153,7 @@ def with_retries(
         except ModelError as err:
             failure = err
         except Exception as err:
-            classified = classify(provider, err)
-            if classified is None:
-                raise
-            failure = classified
+            failure = classify(provider, err)
         failure.attempts = requests
         if (
             failure.kind is Failure.AUTHENTICATION
