@@ -18,7 +18,7 @@ from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
 from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
 from .loop import Agent, Answer, RunResult
-from .providers import EFFORTS
+from .providers import EFFORTS, Connection
 
 __all__ = ["main"]
 
@@ -65,6 +65,7 @@ class Built:
     session: Session
     model_name: str
     provider: str
+    connection: Connection
 
 
 def _build(
@@ -113,7 +114,7 @@ def _build(
     agent = Agent(
         model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
     )
-    return Built(agent, session, model.options.model, cfg.provider)
+    return Built(agent, session, model.options.model, cfg.provider, model.connection)
 
 
 def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
@@ -187,6 +188,7 @@ def _transcript(path: str, built: Built) -> Transcript:
     if transcript.write_error is not None:
         raise ConfigError(f"--transcript {path}: {transcript.write_error.strerror or transcript.write_error}")
     built.agent.events = Fanout(built.agent.events, transcript)
+    built.connection.on_retry = transcript.retried
     return transcript
 
 

@@ -15,7 +15,16 @@ import time
 from typing import Any
 
 from ..policy import Decision, Verdict
-from ._types import AgentError, Assistant, Message, ToolCall, ToolResult, Usage, message_to_dict
+from ._types import (
+    AgentError,
+    Assistant,
+    Message,
+    ModelError,
+    ToolCall,
+    ToolResult,
+    Usage,
+    message_to_dict,
+)
 from .loop import READ_ONLY, Agent, Answer, Denial, Events, RunResult
 
 __all__ = ["SCHEMA_VERSION", "TRANSCRIPT_VERSION", "Transcript", "document", "outcome"]
@@ -47,18 +56,21 @@ def _denial(d: Denial) -> dict[str, Any]:
     }
 
 
-def outcome(result: RunResult | None, error: AgentError | None) -> dict[str, Any]:
-    if error is None and result is not None:
-        return {"status": "completed", "result": result.text}
-    assert error is not None
-    failure = {
+def _failure(error: AgentError) -> dict[str, Any]:
+    return {
         "kind": str(error.kind),
         "retryable": error.retryable,
         "http_status": error.http_status,
         "retry_after_ms": None if error.retry_after is None else round(error.retry_after * 1000),
         "attempts": error.attempts,
     }
-    return {"status": "error", "message": str(error), "failure": failure}
+
+
+def outcome(result: RunResult | None, error: AgentError | None) -> dict[str, Any]:
+    if error is None and result is not None:
+        return {"status": "completed", "result": result.text}
+    assert error is not None
+    return {"status": "error", "message": str(error), "failure": _failure(error)}
 
 
 def document(
@@ -112,6 +124,7 @@ class Transcript(Events):
             if isinstance(message, Assistant):
                 self._rounds.append(
                     {
+                        "status": "ok",
                         "start_ms": self._ms(self._asked_at),
                         "duration_ms": self._ms() - self._ms(self._asked_at),
                         "usage": _usage(usage or Usage(cost_usd=None)),
@@ -128,6 +141,21 @@ class Transcript(Events):
                 return
             if self._waiting:
                 return
+        self.checkpoint()
+
+    def retried(self, failure: ModelError, wait: float) -> None:
+        """A request failed and is sent again after `wait` seconds: a round of its own."""
+        with self._lock:
+            self._rounds.append(
+                {
+                    "status": "retry",
+                    "start_ms": self._ms(self._asked_at),
+                    "duration_ms": self._ms() - self._ms(self._asked_at),
+                    "failure": _failure(failure),
+                    "wait_ms": round(wait * 1000),
+                }
+            )
+            self._asked_at = time.monotonic() + wait
         self.checkpoint()
 
     def _entry(self, call: ToolCall, **fields: Any) -> None:

@@ -275,3 +275,15 @@ def test_a_transcript_that_cannot_be_written_stops_the_run_before_any_request(tm
             env=_env(tmp_path),
         )
     assert code == 1 and "--transcript" in err and server.requests == []
+
+
+def test_a_retried_request_is_a_round_of_its_own_in_the_transcript(tmp_path: Path) -> None:
+    rounds = [{"status": 429, "retry_after": "1"}, {"text": "hello"}]
+    code, path, seen = _transcript_run(tmp_path, rounds)
+    assert code == 0
+    assert [r["status"] for r in seen[0]["rounds"]] == ["retry"]  # on disk before the retry was sent
+    final = json.loads(path.read_text())
+    retry, ok = final["rounds"]
+    assert (retry["status"], ok["status"]) == ("retry", "ok")
+    assert retry["failure"]["kind"] == "rate_limited" and retry["failure"]["http_status"] == 429
+    assert retry["failure"]["retry_after_ms"] == 1000 and retry["failure"]["attempts"] == 1

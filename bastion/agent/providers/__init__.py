@@ -19,6 +19,7 @@ from ._responses import ResponsesModel
 
 __all__ = [
     "DEFAULTS",
+    "Connection",
     "EFFORTS",
     "KINDS",
     "KeySource",

@@ -142,7 +142,9 @@ class AnthropicModel:
         if self.options.think:
             params["thinking"] = {"type": "enabled", "budget_tokens": _BUDGET.get(self.options.effort, 2048)}
         c = self.connection
-        return with_retries(c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text))
+        return with_retries(
+            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
+        )
 
     def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider

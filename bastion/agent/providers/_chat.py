@@ -91,7 +91,9 @@ class ChatModel:
         elif self.options.provider == "ollama":
             params["reasoning_effort"] = "none"
         c = self.connection
-        return with_retries(c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text))
+        return with_retries(
+            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
+        )
 
     def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider

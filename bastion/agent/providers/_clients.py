@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._failures import RetryPolicy
+from ._failures import OnRetry, RetryPolicy
 from ._keys import KeySource
 from ._pricing import Price
 
@@ -30,7 +30,8 @@ _CONNECT_TIMEOUT = 30.0
 
 @dataclass(slots=True)
 class Connection:
-    """`transport` replaces the network (an httpx2 transport: tests speak the wire format through it)."""
+    """`transport` replaces the network (an httpx2 transport: tests speak the wire format through it);
+    `on_retry` hears of each request that is tried again."""
 
     provider: str
     base_url: str
@@ -38,6 +39,7 @@ class Connection:
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     pricing: Mapping[str, Price] = field(default_factory=dict)
     transport: Any = None
+    on_retry: OnRetry | None = None
     _http: Any = None
     _openai: Any = None
     _anthropic: Any = None

@@ -17,7 +17,7 @@ from typing import Any
 from .._types import Failure, ModelError, Reply
 from ._keys import KeySource
 
-__all__ = ["KINDS", "RetryPolicy", "Surfaced", "classify", "with_retries"]
+__all__ = ["KINDS", "OnRetry", "RetryPolicy", "Surfaced", "classify", "with_retries"]
 
 # What names a failure -> its kind, and whether another try may help. Looked up in this order: the
 # `type` of an error event in an Anthropic stream (which the SDK raises as a bare APIStatusError);
@@ -137,11 +137,19 @@ def classify(provider: str, err: Exception) -> ModelError:
     )
 
 
+OnRetry = Callable[[ModelError, float], None]
+
+
 def with_retries(
-    provider: str, key: KeySource | None, retry: RetryPolicy, once: Callable[[Surfaced], Reply]
+    provider: str,
+    key: KeySource | None,
+    retry: RetryPolicy,
+    once: Callable[[Surfaced], Reply],
+    on_retry: OnRetry | None = None,
 ) -> Reply:
     """`once` until it answers: a retryable failure is tried again up to retry.attempts times, never
-    once a tool call was surfaced; a refused key from a command is fetched again once."""
+    once a tool call was surfaced; a refused key from a command is fetched again once. `on_retry`
+    hears of each failure that is tried again, and the seconds waited first."""
     requests = 0
     retries = 0
     refreshed = False
@@ -167,5 +175,8 @@ def with_retries(
             continue
         if not failure.retryable or surfaced.tool_call or retries >= retry.attempts:
             raise failure from None
-        time.sleep(retry.delay(retries, failure.retry_after))
+        wait = retry.delay(retries, failure.retry_after)
+        if on_retry is not None:
+            on_retry(failure, wait)
+        time.sleep(wait)
         retries += 1

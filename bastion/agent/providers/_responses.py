@@ -81,7 +81,9 @@ class ResponsesModel:
         if self.options.think:
             params["reasoning"] = {"effort": self.options.effort}
         c = self.connection
-        return with_retries(c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text))
+        return with_retries(
+            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
+        )
 
     def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider
