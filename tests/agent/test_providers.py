@@ -272,3 +272,36 @@ def test_a_dropped_stream_is_a_network_failure_and_anything_else_is_named_not_a_
     assert (str(dropped.kind), dropped.retryable) == ("network", True)
     odd = classify("p", TypeError("unexpected"))
     assert (str(odd.kind), odd.retryable) == ("other", False) and "TypeError" in str(odd)
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_sdks_debug_logs_do_not_carry_the_key(tmp_path: Path, provider: str) -> None:
+    import os
+    import subprocess
+
+    secret = "sk-LOGGED-0001"
+    work = tmp_path / "work"
+    work.mkdir()
+    env = {
+        **os.environ,
+        **_env(tmp_path),
+        "OPENAI_API_KEY": secret,
+        "ANTHROPIC_API_KEY": secret,
+        "OPENAI_LOG": "debug",
+        "ANTHROPIC_LOG": "debug",
+    }
+    rounds = [{"status": 500}, {"calls": [{"name": "ls", "arguments": {}}]}, {"text": "ok"}]
+    with ScriptedServer(rounds) as server:
+        base = server.url if provider == "anthropic" else server.url + "/v1"
+        done = subprocess.run(
+            [sys.executable, "-m", "bastion", "-p", "hi", "--provider", provider, "--base-url", base],
+            cwd=work,
+            env=env,
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
+    assert done.returncode == 0, done.stderr
+    assert "HTTP" in done.stderr or "http" in done.stderr  # the debug log was on
+    assert secret not in done.stdout + done.stderr
+    assert any(secret in json.dumps(r["headers"]) for r in server.requests)
