@@ -305,3 +305,16 @@ def test_the_sdks_debug_logs_do_not_carry_the_key(tmp_path: Path, provider: str)
     assert "HTTP" in done.stderr or "http" in done.stderr  # the debug log was on
     assert secret not in done.stdout + done.stderr
     assert any(secret in json.dumps(r["headers"]) for r in server.requests)
+
+
+@pytest.mark.parametrize("effort", ["minimal", "low", "medium", "high", "xhigh"])
+def test_every_anthropic_thinking_budget_is_below_the_output_limit_the_api_requires(
+    tmp_path: Path, effort: str
+) -> None:
+    with ScriptedServer([{"text": "ok"}]) as server:
+        code, _, err = _json_run(
+            tmp_path, ["--provider", "anthropic", "--base-url", server.url, "--effort", effort]
+        )
+    assert code == 0, err
+    body = server.requests[0]["body"]
+    assert 1024 <= body["thinking"]["budget_tokens"] < body["max_tokens"]

@@ -25,8 +25,10 @@ from ._pricing import cost
 
 __all__ = ["AnthropicModel", "with_cache_breakpoints"]
 
-_BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
-# Also the largest budget bastion asks for: a reply that reaches it fails as output_limit_exceeded.
+# Thinking budgets: each below _MAX_TOKENS, as the API requires (32000 for xhigh was refused).
+_BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 30000}
+# The largest output bastion asks for (what every current model allows): a reply that reaches it fails
+# as output_limit_exceeded.
 _MAX_TOKENS = 32000
 _EPHEMERAL = {"type": "ephemeral"}
 # Anthropic allows four cache breakpoints: the system prompt, the tools, and the last two user turns.
