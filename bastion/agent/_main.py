@@ -18,7 +18,7 @@ from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
 from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
 from .loop import Agent, Answer, RunResult
-from .providers import EFFORTS, Connection
+from .providers import EFFORTS, Connection, model_limits
 
 __all__ = ["main"]
 
@@ -98,14 +98,14 @@ def _build(
         },
     )
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
-    model = make_model(cfg, environ, retry)
+    home = bastion_home(environ)
+    model = make_model(cfg, environ, retry, limits_cache=os.path.join(home, "models.json"))
     # The key's variables leave the tools' environment even when pass_env names them.
     scrub = {name.upper() for name in key_variables(cfg)}
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
     tools = Toolbox(ws, stamper, settings.max_read_bytes)
-    home = bastion_home(environ)
     if args.resume:
         session, messages = Session.resume(home, args.resume, cwd)
     else:
@@ -183,7 +183,8 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
 def _transcript(path: str, built: Built) -> Transcript:
     """The transcript, written once (running) before the first request: a path that cannot be
     written stops the run before it starts."""
-    transcript = Transcript(path, built.agent, built.provider, built.model_name)
+    limits = model_limits(built.connection, built.model_name, built.connection.limits_cache)
+    transcript = Transcript(path, built.agent, built.provider, built.model_name, limits)
     transcript.checkpoint()
     if transcript.write_error is not None:
         raise ConfigError(f"--transcript {path}: {transcript.write_error.strerror or transcript.write_error}")

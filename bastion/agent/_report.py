@@ -26,6 +26,7 @@ from ._types import (
     message_to_dict,
 )
 from .loop import READ_ONLY, Agent, Answer, Denial, Events, RunResult
+from .providers import ModelLimits
 
 __all__ = ["SCHEMA_VERSION", "TRANSCRIPT_VERSION", "Transcript", "document", "outcome"]
 
@@ -100,10 +101,18 @@ class Transcript(Events):
     """The --transcript artifact of one run: the conversation, each model round, and an ordered tool
     trace (each call with its verdict, rule, source, who decided, start offset and duration)."""
 
-    def __init__(self, path: str, agent: Agent, provider: str, model: str) -> None:
+    def __init__(self, path: str, agent: Agent, provider: str, model: str, limits: ModelLimits) -> None:
         self.path = path
         self._agent = agent
-        self._head = {"transcript_version": TRANSCRIPT_VERSION, "provider": provider, "model": model}
+        self._head = {
+            "transcript_version": TRANSCRIPT_VERSION,
+            "provider": provider,
+            "model": model,
+            "model_limits": {
+                "context_window": limits.context_window,
+                "max_output_tokens": limits.max_output_tokens,
+            },
+        }
         self._lock = threading.Lock()
         self._start = time.monotonic()
         self._asked_at = self._start

@@ -206,10 +206,20 @@ def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
 class ScriptedServer:
     """Serve `rounds` in order, one per request; run it with `with ScriptedServer(rounds) as server:`."""
 
-    def __init__(self, rounds: list[dict[str, Any]], on_request: Callable[[int], None] | None = None) -> None:
-        """`on_request(n)` runs when request n (from 0) arrives, before it is answered."""
+    def __init__(
+        self,
+        rounds: list[dict[str, Any]],
+        on_request: Callable[[int], None] | None = None,
+        models: dict[str, dict[str, int]] | None = None,
+    ) -> None:
+        """`on_request(n)` runs when request n (from 0) arrives, before it is answered. `models` are
+        what the vendors' model APIs say (Anthropic's GET /v1/models/ID, OpenRouter's GET /v1/models,
+        Ollama's POST /api/show): {"ID": {"context_window": N, "max_output_tokens": N}}; those asks
+        go to `lookups`, not `requests`."""
         self.rounds = list(rounds)
         self.on_request = on_request
+        self.models = models or {}
+        self.lookups: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         server = self
@@ -218,6 +228,10 @@ class ScriptedServer:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                server.lookups.append(self.path)
+                server._model_info(self, None)
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("content-length", "0"))
                 raw = self.rfile.read(length)
@@ -225,6 +239,10 @@ class ScriptedServer:
                     body = json.loads(raw)
                 except json.JSONDecodeError:
                     body = None
+                if self.path == "/api/show":
+                    server.lookups.append(self.path)
+                    server._model_info(self, body)
+                    return
                 with server._lock:
                     index = len(server.requests)
                     server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
@@ -245,6 +263,43 @@ class ScriptedServer:
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    def _model_info(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        path = handler.path
+        answer: dict[str, Any] | None = None
+        if path == "/api/show" and isinstance(body, dict) and body.get("model") in self.models:
+            limits = self.models[body["model"]]
+            answer = {"model_info": {"qwen3.context_length": limits["context_window"]}}
+        elif path == "/v1/models":
+            answer = {
+                "object": "list",
+                "data": [
+                    {
+                        "id": name,
+                        "object": "model",
+                        "context_length": limits["context_window"],
+                        "top_provider": {"max_completion_tokens": limits["max_output_tokens"]},
+                    }
+                    for name, limits in self.models.items()
+                ],
+            }
+        elif path.startswith("/v1/models/") and path.removeprefix("/v1/models/") in self.models:
+            name = path.removeprefix("/v1/models/")
+            limits = self.models[name]
+            answer = {
+                "type": "model",
+                "id": name,
+                "display_name": name,
+                "created_at": "2026-01-01T00:00:00Z",
+                "max_input_tokens": limits["context_window"],
+                "max_tokens": limits["max_output_tokens"],
+            }
+        data = json.dumps(answer if answer is not None else {"error": {"message": "no such model"}}).encode()
+        handler.send_response(200 if answer is not None else 404)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
 
     def _answer(self, handler: BaseHTTPRequestHandler, round_: dict[str, Any], index: int) -> None:
         if "status" in round_:

@@ -318,3 +318,49 @@ def test_every_anthropic_thinking_budget_is_below_the_output_limit_the_api_requi
     assert code == 0, err
     body = server.requests[0]["body"]
     assert 1024 <= body["thinking"]["budget_tokens"] < body["max_tokens"]
+
+
+def test_anthropic_asks_for_the_models_own_output_limit_once_a_day_and_keeps_the_budget_below_it(
+    tmp_path: Path,
+) -> None:
+    models = {"claude-sonnet-5-5": {"context_window": 1_000_000, "max_output_tokens": 64000}}
+    with ScriptedServer([{"text": "one"}, {"text": "two"}], models=models) as server:
+        for _ in range(2):  # the second run reads the cache
+            code, _, err = _json_run(
+                tmp_path, ["--provider", "anthropic", "--base-url", server.url, "--effort", "xhigh"]
+            )
+            assert code == 0, err
+    assert server.lookups == ["/v1/models/claude-sonnet-5-5"]
+    assert [r["body"]["max_tokens"] for r in server.requests] == [64000, 64000]
+    assert all(r["body"]["thinking"]["budget_tokens"] < 64000 for r in server.requests)
+    cache = tmp_path / "home" / ".bastion" / "models.json"
+    assert cache.stat().st_mode & 0o777 == 0o600 and "64000" in cache.read_text()
+
+
+def test_a_model_the_vendor_does_not_describe_gets_the_default_output_limit(tmp_path: Path) -> None:
+    with ScriptedServer([{"text": "ok"}]) as server:
+        code, _, err = _json_run(tmp_path, ["--provider", "anthropic", "--base-url", server.url])
+    assert code == 0, err
+    assert server.requests[0]["body"]["max_tokens"] == 32000
+
+
+@pytest.mark.parametrize("provider", ["ollama", "openrouter"])
+def test_the_transcript_says_the_models_limits_as_the_vendor_gives_them(
+    tmp_path: Path, provider: str
+) -> None:
+    model = "qwen3.5:9b" if provider == "ollama" else "deepseek/deepseek-v4-pro-0813"
+    models = {model: {"context_window": 131072, "max_output_tokens": 16384}}
+    transcript = tmp_path / "t.json"
+    with ScriptedServer([{"text": "ok"}], models=models) as server:
+        base = server.url if provider == "ollama" else server.url + "/v1"
+        code, _, err = _json_run(
+            tmp_path,
+            ["--provider", provider, "--base-url", base, "--transcript", str(transcript)],
+            {"OPENROUTER_API_KEY": "k"},
+        )
+    assert code == 0, err
+    limits = json.loads(transcript.read_text())["model_limits"]
+    assert limits == {
+        "context_window": 131072,
+        "max_output_tokens": None if provider == "ollama" else 16384,
+    }

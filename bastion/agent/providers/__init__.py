@@ -13,6 +13,7 @@ from ._chat import ChatModel
 from ._clients import Connection
 from ._failures import KINDS, RetryPolicy
 from ._keys import KeySource
+from ._limits import ModelLimits, model_limits
 from ._options import EFFORTS, ModelOptions
 from ._pricing import Price
 from ._responses import ResponsesModel
@@ -23,11 +24,13 @@ __all__ = [
     "EFFORTS",
     "KINDS",
     "KeySource",
+    "ModelLimits",
     "ModelOptions",
     "Price",
     "RetryPolicy",
     "StreamingModel",
     "make_model",
+    "model_limits",
     "key_variable",
     "key_variables",
 ]
@@ -65,6 +68,7 @@ def make_model(
     *,
     pricing: Mapping[str, Price] | None = None,
     transport: Any = None,
+    limits_cache: str | None = None,
 ) -> StreamingModel:
     """A model for the config; a missing key or a required setting left out is a ConfigError, before
     any request. `transport` (an httpx2 transport) replaces the network, for tests."""
@@ -87,7 +91,9 @@ def make_model(
         base = base.removesuffix("/v1")  # the SDK adds /v1/messages
     elif cfg.provider == "ollama" and not base.endswith("/v1"):
         base += "/v1"
-    connection = Connection(cfg.provider, base, key, retry or RetryPolicy(), pricing or {}, transport)
+    connection = Connection(
+        cfg.provider, base, key, retry or RetryPolicy(), pricing or {}, transport, limits_cache=limits_cache
+    )
     if cfg.provider == "anthropic":
         return AnthropicModel(options, connection)
     if cfg.provider == "openresponses":

@@ -20,16 +20,18 @@ from .._types import (
 )
 from ._clients import Connection
 from ._failures import Surfaced, with_retries
+from ._limits import model_limits
 from ._options import ModelOptions
 from ._pricing import cost
 
 __all__ = ["AnthropicModel", "with_cache_breakpoints"]
 
-# Thinking budgets: each below _MAX_TOKENS, as the API requires (32000 for xhigh was refused).
+# Thinking budgets: each kept below max_tokens, as the API requires.
 _BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 30000}
-# The largest output bastion asks for (what every current model allows): a reply that reaches it fails
-# as output_limit_exceeded.
+# The output asked for when the models API does not say the model's own limit: a reply that reaches
+# max_tokens fails as output_limit_exceeded.
 _MAX_TOKENS = 32000
+_MIN_BUDGET = 1024
 _EPHEMERAL = {"type": "ephemeral"}
 # Anthropic allows four cache breakpoints: the system prompt, the tools, and the last two user turns.
 _TURN_BREAKPOINTS = 2
@@ -118,6 +120,15 @@ class AnthropicModel:
     def __init__(self, options: ModelOptions, connection: Connection) -> None:
         self.options = options
         self.connection = connection
+        self._max_tokens: dict[str, int] = {}
+
+    def max_tokens(self) -> int:
+        """The model's own output limit (its largest budget), asked once per model; else 32000."""
+        model = self.options.model
+        if model not in self._max_tokens:
+            limits = model_limits(self.connection, model, self.connection.limits_cache)
+            self._max_tokens[model] = limits.max_output_tokens or _MAX_TOKENS
+        return self._max_tokens[model]
 
     def stream(
         self,
@@ -132,9 +143,10 @@ class AnthropicModel:
         system_blocks, tool_params, message_params = with_cache_breakpoints(
             system, tool_params, _messages(messages)
         )
+        max_tokens = self.max_tokens()
         params: dict[str, Any] = {
             "model": self.options.model,
-            "max_tokens": _MAX_TOKENS,
+            "max_tokens": max_tokens,
             "system": system_blocks,
             "messages": message_params,
             "stream": True,
@@ -142,7 +154,8 @@ class AnthropicModel:
         if tool_params:
             params["tools"] = tool_params
         if self.options.think:
-            params["thinking"] = {"type": "enabled", "budget_tokens": _BUDGET.get(self.options.effort, 2048)}
+            budget = min(_BUDGET.get(self.options.effort, 2048), max_tokens - _MIN_BUDGET)
+            params["thinking"] = {"type": "enabled", "budget_tokens": max(_MIN_BUDGET, budget)}
         c = self.connection
         return with_retries(
             c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
@@ -199,7 +212,7 @@ class AnthropicModel:
             )
         if stop == "max_tokens":
             raise ModelError(
-                f"{provider}: the reply reached the output token limit ({_MAX_TOKENS}, bastion's largest)",
+                f"{provider}: the reply reached the output token limit (the largest bastion asks for)",
                 Failure.OUTPUT_LIMIT_EXCEEDED,
             )
         text: list[str] = []

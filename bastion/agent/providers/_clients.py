@@ -31,7 +31,8 @@ _CONNECT_TIMEOUT = 30.0
 @dataclass(slots=True)
 class Connection:
     """`transport` replaces the network (an httpx2 transport: tests speak the wire format through it);
-    `on_retry` hears of each request that is tried again."""
+    `on_retry` hears of each request that is tried again; `limits_cache` is the file the models'
+    limits are kept in."""
 
     provider: str
     base_url: str
@@ -40,6 +41,7 @@ class Connection:
     pricing: Mapping[str, Price] = field(default_factory=dict)
     transport: Any = None
     on_retry: OnRetry | None = None
+    limits_cache: str | None = None
     _http: Any = None
     _openai: Any = None
     _anthropic: Any = None
