@@ -4,6 +4,8 @@ a dry-run loads only what its line needs."""
 from __future__ import annotations
 
 import ast
+import json
+import os
 import pathlib
 import subprocess
 import sys
@@ -14,7 +16,8 @@ from tests.loaded import modules_loaded
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("grammar", "analyzer", "policy")
-FORBIDDEN = ("bastion.agent", "anthropic", "openai", "prompt_toolkit", "mcp", "httpx")
+# The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs.
+FORBIDDEN = ("bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp")
 
 
 def _imports(path: pathlib.Path) -> list[str]:
@@ -51,6 +54,40 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+_HOOK_CALL = (
+    '{"session_id": "s", "cwd": CWD, "hook_event_name": "PreToolUse", "tool_name": "Bash",'
+    ' "tool_input": {"command": "ls -la"}}'
+)
+
+
+@pytest.mark.parametrize(
+    ("argv", "stdin"),
+    [
+        (["hook", "claude-code"], _HOOK_CALL),
+        (["audit", "--format", "jsonl", "CALLS"], ""),
+    ],
+    ids=["hook", "audit"],
+)
+def test_the_hooks_and_audit_load_no_sdk_or_http_client(
+    tmp_path: pathlib.Path, argv: list[str], stdin: str
+) -> None:
+    calls = tmp_path / "calls.jsonl"
+    call = {"tool": "bash", "args": {"command": "ls -la"}, "cwd": str(tmp_path)}
+    calls.write_text(json.dumps(call) + "\n")
+    argv = [str(calls) if a == "CALLS" else a for a in argv]
+    stdin = stdin.replace("CWD", json.dumps(str(tmp_path)))
+    code = (
+        "import contextlib, io, os, sys\n"
+        "from bastion.cli import main\n"
+        f"sys.stdin = io.StringIO({stdin!r})\n"
+        "with contextlib.redirect_stdout(io.StringIO()), contextlib.redirect_stderr(io.StringIO()):\n"
+        f"    code = main({argv!r})\n"
+        "assert code == 0, code  # the call was decided (allowed), not refused as bad input\n"
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
+    assert modules_loaded(code, FORBIDDEN, env) == []
 
 
 # What a dry-run of a line inside the subset, without git and without a config, never needs: the

@@ -1,6 +1,6 @@
 """The agent: providers, the turn loop under the policy, one-shot runs, the REPL and sessions.
 
-Importing it is light: the SDKs, httpx and prompt_toolkit are imported where they are used.
+Importing it is light: the SDKs (and their httpx2) and prompt_toolkit are imported where they are used.
 """
 
 from __future__ import annotations

@@ -116,3 +116,9 @@ class Fanout(Events):
 
     def error(self, call: ToolCall, reason: str) -> None:
         self._each("error")(call, reason)
+
+    def started(self, call: ToolCall) -> None:
+        self._each("started")(call)
+
+    def finished(self, call: ToolCall) -> None:
+        self._each("finished")(call)

@@ -6,21 +6,21 @@ import argparse
 import json
 import os
 import shlex
+import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
 from ._front import Fanout, Printer, parse_answer, question
+from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, Failure, ToolCall
+from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
 from .loop import Agent, Answer, RunResult
-from .providers import EFFORTS
+from .providers import EFFORTS, Connection, model_limits
 
 __all__ = ["main"]
-
-SCHEMA_VERSION = 1
 
 
 def _parser() -> argparse.ArgumentParser:
@@ -41,6 +41,11 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
     p.add_argument("--output-format", choices=("text", "json"), default="text")
     p.add_argument(
+        "--transcript",
+        metavar="FILE",
+        help="with -p: write the run's transcript (JSON, 0600) to FILE, checkpointed as it goes",
+    )
+    p.add_argument(
         "--yes-to",
         choices=("ask", "none"),
         default="ask",
@@ -59,6 +64,8 @@ class Built:
     agent: Agent
     session: Session
     model_name: str
+    provider: str
+    connection: Connection
 
 
 def _build(
@@ -92,7 +99,8 @@ def _build(
         },
     )
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
-    model = make_model(cfg, environ, retry)
+    home = bastion_home(environ)
+    model = make_model(cfg, environ, retry, limits_cache=os.path.join(home, "models.json"))
     # The key's variables leave the tools' environment even when pass_env names them.
     scrub = {name.upper() for name in key_variables(cfg)}
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
@@ -102,7 +110,6 @@ def _build(
     notice = start_notice(settings.sandbox)
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
-    home = bastion_home(environ)
     if args.resume:
         session, messages = Session.resume(home, args.resume, cwd)
     else:
@@ -111,7 +118,7 @@ def _build(
     agent = Agent(
         model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
     )
-    return Built(agent, session, model.options.model)
+    return Built(agent, session, model.options.model, cfg.provider, model.connection)
 
 
 def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
@@ -128,61 +135,31 @@ def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
     return answer
 
 
-def _document(model: str, result: RunResult | None, error: AgentError | None, usage: Any) -> dict[str, Any]:
-    doc: dict[str, Any] = {
-        "schema_version": SCHEMA_VERSION,
-        "result": result.text if result is not None and error is None else None,
-        "model": model,
-        "usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens},
-    }
-    if error is None and result is not None:
-        doc["outcome"] = {"status": "completed", "result": result.text}
-    else:
-        assert error is not None
-        doc["outcome"] = {
-            "status": "error",
-            "message": str(error),
-            "failure": {
-                "kind": str(error.kind),
-                "retryable": error.retryable,
-                "http_status": error.http_status,
-            },
-        }
-    return doc
-
-
-class _Rejected(AgentError):
-    """The run's outcome when the model's last turn followed a denied or refused call: the model
-    stopped right after being refused, so what it set out to do was not done (exit 14). A denial it
-    worked around (a later call ran, then it finished) completes."""
-
-    kind = Failure.POLICY_REJECTION
+def _terminate(signum: int, frame: object) -> None:
+    raise KeyboardInterrupt  # SIGTERM cancels as Ctrl-C does: calls stopped, results paired, reports written
 
 
 def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
-    from ._types import Usage
-
     as_json = args.output_format == "json"
     printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json)
     model_name = args.model or ""
-    usage = Usage()
     result: RunResult | None = None
     error: AgentError | None = None
     built: Built | None = None
+    transcript: Transcript | None = None
+    previous = signal.signal(signal.SIGTERM, _terminate)
     try:
         built = _build(args, environ, cwd, printer, _stdin_answerer(sys.stderr, args.yes_to == "none"))
         model_name = built.model_name
+        if args.transcript:
+            transcript = _transcript(args.transcript, built)
         result = built.agent.run(args.prompt)
-        usage = result.usage
-        if result.rejected:
-            error = _Rejected(
-                "the run ended after a call was denied or refused: " + (result.text or "(no reply)")
-            )
     except AgentError as err:
         error = err
     except KeyboardInterrupt:
         error = Cancelled("cancelled")
     finally:
+        signal.signal(signal.SIGTERM, previous)
         if built is not None:
             built.session.record(
                 "outcome",
@@ -190,8 +167,14 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
                 kind=None if error is None else str(error.kind),
             )
             built.session.close()
+    if transcript is not None:
+        transcript.checkpoint(outcome(result, error))
+        if transcript.write_error is not None:
+            sys.stderr.write(f"bastion: --transcript {args.transcript}: {transcript.write_error}\n")
+    usage = built.agent.usage if built is not None else Usage(cost_usd=None)
+    denials = built.agent.denials if built is not None else []
     if as_json:
-        sys.stdout.write(json.dumps(_document(model_name, result, error, usage)) + "\n")
+        sys.stdout.write(json.dumps(document(model_name, result, error, usage, denials)) + "\n")
     elif result is not None and result.text and not result.text.endswith("\n"):
         sys.stdout.write("\n")
     sys.stdout.flush()
@@ -201,11 +184,27 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     return 0
 
 
+def _transcript(path: str, built: Built) -> Transcript:
+    """The transcript, written once (running) before the first request: a path that cannot be
+    written stops the run before it starts."""
+    limits = model_limits(built.connection, built.model_name, built.connection.limits_cache)
+    transcript = Transcript(path, built.agent, built.provider, built.model_name, limits)
+    transcript.checkpoint()
+    if transcript.write_error is not None:
+        raise ConfigError(f"--transcript {path}: {transcript.write_error.strerror or transcript.write_error}")
+    built.agent.events = Fanout(built.agent.events, transcript)
+    built.connection.on_retry = transcript.retried
+    return transcript
+
+
 def main(argv: Sequence[str]) -> int:
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    if args.transcript and args.prompt is None:
+        print("bastion: --transcript needs -p (a transcript is of one run)", file=sys.stderr)
+        return 2
     environ = dict(os.environ)
     cwd = os.getcwd()
     if args.list:

@@ -35,6 +35,7 @@ class Failure(enum.StrEnum):
     """Why a run did not complete; each kind has its exit status."""
 
     CONTEXT_EXCEEDED = "context_exceeded"
+    OUTPUT_LIMIT_EXCEEDED = "output_limit_exceeded"
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"
     AUTHENTICATION = "authentication"
@@ -61,6 +62,7 @@ _EXIT = {
     Failure.PROTOCOL_ERROR: 15,
     Failure.MODEL_NOT_FOUND: 16,
     Failure.NETWORK: 17,
+    Failure.OUTPUT_LIMIT_EXCEEDED: 18,
 }
 
 
@@ -70,6 +72,8 @@ class AgentError(BastionError):
     kind: Failure = Failure.OTHER
     retryable: bool = False
     http_status: int | None = None
+    retry_after: float | None = None
+    attempts: int | None = None
 
 
 class ConfigError(AgentError):
@@ -87,12 +91,15 @@ class ModelError(AgentError):
         retryable: bool = False,
         http_status: int | None = None,
         retry_after: float | None = None,
+        attempts: int | None = None,
     ) -> None:
         super().__init__(message)
         self.kind = kind
         self.retryable = retryable
         self.http_status = http_status
         self.retry_after = retry_after
+        # How many requests were made before the run gave up (retries included), when it was a request.
+        self.attempts = attempts
 
 
 class Cancelled(AgentError):
@@ -147,12 +154,24 @@ Message = User | Assistant | ToolResult
 
 @dataclass(slots=True)
 class Usage:
+    """Tokens as every provider is reported alike: `input_tokens` are those neither read from nor
+    written to the prompt cache (OpenAI's prompt_tokens less the cached ones), so the four counts add
+    up to what was sent and received. `cost_usd` is None when it is not known for some round."""
+
     input_tokens: int = 0
     output_tokens: int = 0
+    cache_read_tokens: int = 0
+    cache_creation_tokens: int = 0
+    cost_usd: float | None = 0.0
 
     def add(self, other: Usage) -> None:
         self.input_tokens += other.input_tokens
         self.output_tokens += other.output_tokens
+        self.cache_read_tokens += other.cache_read_tokens
+        self.cache_creation_tokens += other.cache_creation_tokens
+        self.cost_usd = (
+            None if self.cost_usd is None or other.cost_usd is None else self.cost_usd + other.cost_usd
+        )
 
 
 @dataclass(slots=True)

@@ -20,7 +20,18 @@ from typing import Protocol
 from ..policy import READ_TOOLS, Decision, Verdict, load_json
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
 
-__all__ = ["Agent", "Answer", "Answerer", "Decided", "Events", "Gate", "Model", "RunResult", "Tools"]
+__all__ = [
+    "Agent",
+    "Answer",
+    "Answerer",
+    "Decided",
+    "Denial",
+    "Events",
+    "Gate",
+    "Model",
+    "RunResult",
+    "Tools",
+]
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
 # How long an abort waits for the calls it stopped to end (a command's group is killed within 0.1 s).
@@ -90,14 +101,37 @@ class Events:
     def error(self, call: ToolCall, reason: str) -> None:
         pass
 
+    def started(self, call: ToolCall) -> None:
+        """A call began to run (on its own thread)."""
+
+    def finished(self, call: ToolCall) -> None:
+        """A call that began has ended, whichever way (on its own thread)."""
+
+
+@dataclass(frozen=True, slots=True)
+class Denial:
+    """A call that did not run because the policy denied it or its question was answered no:
+    `decided_by` is "policy" (a deny), "person" or "flag" (an ask refused), or "rule" (the question
+    could not be asked); `verdict` is the policy's decision, deny or ask."""
+
+    tool: str
+    call_id: str
+    arguments: Mapping[str, object]
+    verdict: str
+    reason: str
+    rule: str | None
+    source: str | None
+    decided_by: str
+
 
 @dataclass(slots=True)
 class RunResult:
-    """How a run ended: `rejected` when the model's last turn followed a denied or refused call."""
+    """How a run ended: the model's last text, the run's usage and the calls denied or refused on
+    the way (a run that goes on after a refusal completes: the model was told, and answered)."""
 
     text: str
     usage: Usage = field(default_factory=Usage)
-    rejected: bool = False
+    denials: list[Denial] = field(default_factory=list)
 
 
 @dataclass(slots=True)
@@ -145,6 +179,9 @@ class Agent:
         # Guards a call's result against the abort that drops it; the calls running.
         self._lock = threading.Lock()
         self._running: list[_Pending] = []
+        # The current (or last) run's usage and denials, kept when it fails too.
+        self.usage = Usage()
+        self.denials: list[Denial] = []
 
     def _add(self, message: Message, usage: Usage | None = None) -> None:
         self.messages.append(message)
@@ -155,30 +192,29 @@ class Agent:
         ModelError (the prompt and every completed step kept)."""
         self.cancel.clear()
         self._add(User(prompt))
-        total = Usage()
-        rejected = False
+        self.usage = Usage()
+        self.denials = []
         while True:
             self.events.request(len(self.messages))
             try:
                 reply = self.model.stream(self.system, self.messages, self.tools.specs(), self.events.text)
             except KeyboardInterrupt:
                 raise Cancelled("cancelled while the model was answering") from None
-            total.add(reply.usage)
+            self.usage.add(reply.usage)
             self._add(reply.message, reply.usage)
             if not reply.message.calls:
-                return RunResult(reply.message.text, total, rejected)
+                return RunResult(reply.message.text, self.usage, list(self.denials))
             if self.cancel.is_set():
                 self._finish([_Pending(c) for c in reply.message.calls])
                 raise Cancelled("cancelled")
-            rejected = self._calls(reply.message)
+            self._calls(reply.message)
 
-    def _calls(self, message: Assistant) -> bool:
-        """Decide, then run, one turn's calls; True when any of them was denied or refused."""
+    def _calls(self, message: Assistant) -> None:
+        """Decide, then run, one turn's calls."""
         pending = [_Pending(c) for c in message.calls]
-        rejected = False
         try:
             for p in pending:
-                rejected |= self._decide(p)
+                self._decide(p)
             batch: list[_Pending] = []
             for p in pending:
                 if p.args is None:
@@ -196,7 +232,6 @@ class Agent:
             self._finish(pending)
             raise Cancelled("cancelled while tools ran") from None
         self._finish(pending)
-        return rejected
 
     def _stop(self) -> None:
         """Set the cancel event, so the calls still running stop and their results are dropped, and
@@ -213,14 +248,14 @@ class Agent:
         for p in pending:
             self._add(p.result or ToolResult(p.call.id, p.call.name, INTERRUPTED, is_error=True))
 
-    def _decide(self, p: _Pending) -> bool:
+    def _decide(self, p: _Pending) -> None:
         call = p.call
         args = _parse_args(call)
         if isinstance(args, str) or not self.tools.has(call.name):
             reason = args if isinstance(args, str) else f"error: there is no tool named {call.name!r}"
             self.events.error(call, reason)
             p.result = ToolResult(call.id, call.name, reason, is_error=True)
-            return False
+            return
         try:
             decided = self.gate.decide(call.name, args)
             verdict, run_args = decided.verdict, decided.args
@@ -230,7 +265,7 @@ class Agent:
         if verdict.decision is Decision.ALLOW:
             self.events.verdict(call, verdict, None)
             p.args = run_args
-            return False
+            return
         if verdict.decision is Decision.ASK:
             try:
                 answer = self.answer(call, args, verdict)
@@ -240,18 +275,35 @@ class Agent:
             if answer.allow:
                 p.args = run_args
                 p.note = f"(the user allowed this call and said: {answer.note})" if answer.note else ""
-                return False
+                return
             why = f": {answer.note}" if answer.note else ""
             who = "--yes-to none" if answer.by == "flag" else "the user"
             p.result = ToolResult(
                 call.id, call.name, f"refused by {who}{why}; the call was not run", is_error=True
             )
-            return True
+            self._denied(call, args, verdict, answer.note or verdict.reason, answer.by)
+            return
         self.events.verdict(call, verdict, None)
         p.result = ToolResult(
             call.id, call.name, f"denied by policy: {verdict.reason}; the call was not run", is_error=True
         )
-        return True
+        self._denied(call, args, verdict, verdict.reason, "policy")
+
+    def _denied(
+        self, call: ToolCall, args: Mapping[str, object], verdict: Verdict, reason: str, by: str
+    ) -> None:
+        self.denials.append(
+            Denial(
+                call.name,
+                call.id,
+                {k: v for k, v in args.items() if k != "bastion_stamp"},
+                str(verdict.decision),
+                reason,
+                verdict.rule,
+                verdict.source,
+                by,
+            )
+        )
 
     def _run(self, batch: Sequence[_Pending]) -> None:
         """Run calls at once, each on a daemon thread (a call still running when the process exits
@@ -270,6 +322,7 @@ class Agent:
 
     def _one(self, p: _Pending) -> None:
         assert p.args is not None
+        self.events.started(p.call)
         try:
             try:
                 output, error = self.tools.run(p.call.name, p.args, self.cancel)
@@ -281,4 +334,5 @@ class Agent:
                         p.call.id, p.call.name, f"{output}\n{p.note}" if p.note else output, is_error=error
                     )
         finally:
+            self.events.finished(p.call)
             p.done.set()

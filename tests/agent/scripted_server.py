@@ -4,6 +4,11 @@ OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, whichever path
 A round is one of:
   {"status": 429, "retry_after": "0"}              an error answer (any status), Retry-After if given
   {"text": "...", "calls": [{"name": ..., "arguments": {...} or "raw text"}], "usage": [in, out]}
+with, in a reply, any of:
+  "usage": [in, out, cache_read, cache_write]     in: the tokens neither read from nor written to cache
+  "cost": 0.0012                                  the cost the provider reports (Chat and Responses)
+  "refusal": "I can't help with that."            the provider refuses, in its format's way
+  "limit": true                                   the reply stops at the output token limit
 Every request is kept (path, headers, JSON body) for the test to look at.
 """
 
@@ -11,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -19,6 +24,11 @@ from typing import Any
 def _halves(text: str) -> list[str]:
     mid = len(text) // 2
     return [p for p in (text[:mid], text[mid:]) if p]
+
+
+def _usage(round_: dict[str, Any]) -> tuple[int, int, int, int]:
+    fresh, out, read, write = [*round_.get("usage", [10, 5]), 0, 0][:4]
+    return fresh, out, read, write
 
 
 def _arguments(call: dict[str, Any]) -> str:
@@ -37,6 +47,8 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
     yield "", chunk({"role": "assistant"})
     for part in _halves(round_.get("text", "")):
         yield "", chunk({"content": part})
+    if "refusal" in round_:
+        yield "", chunk({"refusal": round_["refusal"]})
     calls = round_.get("calls", [])
     for i, call in enumerate(calls):
         args = _arguments(call)
@@ -57,16 +69,17 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
         )
         for part in _halves(args):
             yield "", chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
-    yield "", chunk({}, "tool_calls" if calls else "stop")
-    usage = round_.get("usage", [10, 5])
-    yield (
-        "",
-        {
-            "id": f"c{index}",
-            "choices": [],
-            "usage": {"prompt_tokens": usage[0], "completion_tokens": usage[1]},
-        },
-    )
+    yield "", chunk({}, "length" if round_.get("limit") else "tool_calls" if calls else "stop")
+    fresh, out, read, write = _usage(round_)
+    usage: dict[str, Any] = {
+        "prompt_tokens": fresh + read + write,
+        "completion_tokens": out,
+        "total_tokens": fresh + read + write + out,
+        "prompt_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
+    }
+    if "cost" in round_:
+        usage["cost"] = round_["cost"]
+    yield "", {"id": f"c{index}", "choices": [], "usage": usage}
     yield "", "[DONE]"
 
 
@@ -77,6 +90,8 @@ def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
     )
     for part in _halves(round_.get("text", "")):
         yield "response.output_text.delta", {"type": "response.output_text.delta", "delta": part}
+    if "refusal" in round_:
+        yield "response.refusal.delta", {"type": "response.refusal.delta", "delta": round_["refusal"]}
     for i, call in enumerate(round_.get("calls", [])):
         item = {
             "type": "function_call",
@@ -90,28 +105,34 @@ def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
             {"type": "response.output_item.added", "item": {**item, "arguments": ""}},
         )
         yield "response.output_item.done", {"type": "response.output_item.done", "item": item}
-    usage = round_.get("usage", [10, 5])
-    yield (
-        "response.completed",
-        {
-            "type": "response.completed",
-            "response": {
-                "id": f"r{index}",
-                "status": "completed",
-                "usage": {"input_tokens": usage[0], "output_tokens": usage[1]},
-            },
-        },
-    )
+    fresh, out, read, write = _usage(round_)
+    usage: dict[str, Any] = {
+        "input_tokens": fresh + read + write,
+        "input_tokens_details": {"cached_tokens": read, "cache_write_tokens": write},
+        "output_tokens": out,
+        "total_tokens": fresh + read + write + out,
+    }
+    if "cost" in round_:
+        usage["cost"] = round_["cost"]
+    response: dict[str, Any] = {"id": f"r{index}", "status": "completed", "usage": usage}
+    kind = "response.completed"
+    if round_.get("limit"):
+        kind = "response.incomplete"
+        response.update(status="incomplete", incomplete_details={"reason": "max_output_tokens"})
+    yield kind, {"type": kind, "response": response}
 
 
 def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
-    usage = round_.get("usage", [10, 5])
+    fresh, out, read, write = _usage(round_)
+    start_usage = {
+        "input_tokens": fresh,
+        "output_tokens": 0,
+        "cache_read_input_tokens": read,
+        "cache_creation_input_tokens": write,
+    }
     yield (
         "message_start",
-        {
-            "type": "message_start",
-            "message": {"id": f"m{index}", "usage": {"input_tokens": usage[0], "output_tokens": 0}},
-        },
+        {"type": "message_start", "message": {"id": f"m{index}", "usage": start_usage}},
     )
     block = 0
     if round_.get("text"):
@@ -156,22 +177,49 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
             )
         yield "content_block_stop", {"type": "content_block_stop", "index": block}
         block += 1
+    stop = "tool_use" if calls else "end_turn"
+    if "refusal" in round_:
+        stop = "refusal"
+    elif round_.get("limit"):
+        stop = "max_tokens"
     yield (
         "message_delta",
-        {
-            "type": "message_delta",
-            "delta": {"stop_reason": "tool_use" if calls else "end_turn"},
-            "usage": {"output_tokens": usage[1]},
-        },
+        {"type": "message_delta", "delta": {"stop_reason": stop}, "usage": {"output_tokens": out}},
     )
     yield "message_stop", {"type": "message_stop"}
+
+
+def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
+    """A reply round as the SSE body of the wire format `path` names (…/messages, …/responses, else Chat)."""
+    render = _chat
+    if path.endswith("/messages"):
+        render = _anthropic
+    elif path.endswith("/responses"):
+        render = _responses
+    frames = []
+    for event, data in render(round_, index):
+        text = data if isinstance(data, str) else json.dumps(data)
+        frames.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
+    return "".join(frames).encode()
 
 
 class ScriptedServer:
     """Serve `rounds` in order, one per request; run it with `with ScriptedServer(rounds) as server:`."""
 
-    def __init__(self, rounds: list[dict[str, Any]]) -> None:
+    def __init__(
+        self,
+        rounds: list[dict[str, Any]],
+        on_request: Callable[[int], None] | None = None,
+        models: dict[str, dict[str, int]] | None = None,
+    ) -> None:
+        """`on_request(n)` runs when request n (from 0) arrives, before it is answered. `models` are
+        what the vendors' model APIs say (Anthropic's GET /v1/models/ID, OpenRouter's GET /v1/models,
+        Ollama's POST /api/show): {"ID": {"context_window": N, "max_output_tokens": N}}; those asks
+        go to `lookups`, not `requests`."""
         self.rounds = list(rounds)
+        self.on_request = on_request
+        self.models = models or {}
+        self.lookups: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
         server = self
@@ -180,6 +228,10 @@ class ScriptedServer:
             def log_message(self, format: str, *args: Any) -> None:  # noqa: A002 - the base class's name
                 pass
 
+            def do_GET(self) -> None:  # noqa: N802 - http.server's name
+                server.lookups.append(self.path)
+                server._model_info(self, None)
+
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("content-length", "0"))
                 raw = self.rfile.read(length)
@@ -187,6 +239,10 @@ class ScriptedServer:
                     body = json.loads(raw)
                 except json.JSONDecodeError:
                     body = None
+                if self.path == "/api/show":
+                    server.lookups.append(self.path)
+                    server._model_info(self, body)
+                    return
                 with server._lock:
                     index = len(server.requests)
                     server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
@@ -195,6 +251,8 @@ class ScriptedServer:
                         if server.rounds
                         else {"status": 500, "error": "script exhausted"}
                     )
+                if server.on_request is not None:
+                    server.on_request(index)
                 server._answer(self, round_, index)
 
         self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
@@ -205,6 +263,43 @@ class ScriptedServer:
     def url(self) -> str:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}"
+
+    def _model_info(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
+        path = handler.path
+        answer: dict[str, Any] | None = None
+        if path == "/api/show" and isinstance(body, dict) and body.get("model") in self.models:
+            limits = self.models[body["model"]]
+            answer = {"model_info": {"qwen3.context_length": limits["context_window"]}}
+        elif path == "/v1/models":
+            answer = {
+                "object": "list",
+                "data": [
+                    {
+                        "id": name,
+                        "object": "model",
+                        "context_length": limits["context_window"],
+                        "top_provider": {"max_completion_tokens": limits["max_output_tokens"]},
+                    }
+                    for name, limits in self.models.items()
+                ],
+            }
+        elif path.startswith("/v1/models/") and path.removeprefix("/v1/models/") in self.models:
+            name = path.removeprefix("/v1/models/")
+            limits = self.models[name]
+            answer = {
+                "type": "model",
+                "id": name,
+                "display_name": name,
+                "created_at": "2026-01-01T00:00:00Z",
+                "max_input_tokens": limits["context_window"],
+                "max_tokens": limits["max_output_tokens"],
+            }
+        data = json.dumps(answer if answer is not None else {"error": {"message": "no such model"}}).encode()
+        handler.send_response(200 if answer is not None else 404)
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
 
     def _answer(self, handler: BaseHTTPRequestHandler, round_: dict[str, Any], index: int) -> None:
         if "status" in round_:
@@ -217,18 +312,11 @@ class ScriptedServer:
             handler.end_headers()
             handler.wfile.write(body)
             return
-        path = handler.path
-        render = (
-            _anthropic if path.endswith("/messages") else _responses if path.endswith("/responses") else _chat
-        )
         handler.send_response(200)
         handler.send_header("content-type", "text/event-stream")
         handler.end_headers()
-        for event, data in render(round_, index):
-            text = data if isinstance(data, str) else json.dumps(data)
-            frame = (f"event: {event}\n" if event else "") + f"data: {text}\n\n"
-            handler.wfile.write(frame.encode())
-            handler.wfile.flush()
+        handler.wfile.write(sse_body(handler.path, round_, index))
+        handler.wfile.flush()
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()

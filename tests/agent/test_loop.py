@@ -30,7 +30,7 @@ def test_an_allowed_call_runs_and_its_result_goes_back_to_the_model() -> None:
     model = ScriptedModel([Assistant("", (call("read", {"path": "a"}),)), Assistant("done")])
     tools = FakeTools()
     result = _agent(model, FakeGate(), tools).run("look")
-    assert result.text == "done" and not result.rejected
+    assert result.text == "done" and result.denials == []
     assert tools.ran == [("read", {"path": "a"})]
     assert isinstance(model.seen[1][-1], ToolResult) and model.seen[1][-1].content == "read ran"
 
@@ -41,10 +41,12 @@ def test_a_denied_call_never_runs_and_the_model_is_told_why() -> None:
     result = _agent(model, FakeGate({"bash": Decision.DENY}), tools).run("go")
     assert tools.ran == []
     assert "denied by policy: bash is deny" in model.seen[1][-1].content  # type: ignore[union-attr]
-    assert result.rejected
+    (denial,) = result.denials
+    assert (denial.tool, denial.verdict, denial.decided_by) == ("bash", "deny", "policy")
+    assert denial.arguments == {"command": "rm -rf /"} and denial.reason == "bash is deny"
 
 
-def test_a_denial_the_model_worked_around_is_not_a_rejection() -> None:
+def test_a_run_that_goes_on_after_a_denial_completes_with_the_denial_listed() -> None:
     model = ScriptedModel(
         [
             Assistant("", (call("bash", {"command": "x"}),)),
@@ -53,7 +55,7 @@ def test_a_denial_the_model_worked_around_is_not_a_rejection() -> None:
         ]
     )
     result = _agent(model, FakeGate({"bash": Decision.DENY}), FakeTools()).run("go")
-    assert not result.rejected
+    assert result.text == "done" and [d.tool for d in result.denials] == ["bash"]
 
 
 def test_an_ask_answered_yes_runs_with_the_note_and_no_refuses_with_the_reason() -> None:
@@ -66,7 +68,10 @@ def test_an_ask_answered_yes_runs_with_the_note_and_no_refuses_with_the_reason()
     )
     tools = FakeTools()
     agent = _agent(model, FakeGate({"write": Decision.ASK}), tools, lambda c, a, v: next(answers))
-    assert agent.run("go").rejected
+    denials = agent.run("go").denials
+    assert [(d.call_id, d.verdict, d.reason, d.decided_by) for d in denials] == [
+        ("w2", "ask", "not that file", "person")
+    ]
     assert tools.ran == [("write", {"path": "a"})]
     first, second = _results(agent)
     assert "keep it short" in first.content and "write ran" in first.content

@@ -30,7 +30,7 @@ def _cases() -> list[Any]:
     return [
         pytest.param(path, fmt, id=f"{path.stem}-{fmt}")
         for path in SCENARIOS
-        for fmt in json.loads(path.read_text()).get("formats", ["chat"])
+        for fmt in json.loads(path.read_text()).get("formats", list(FORMATS))
     ]
 
 
@@ -104,11 +104,16 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
     assert (outcome["status"] if outcome["status"] == "completed" else outcome["failure"]["kind"]) == expect[
         "status"
     ]
-    for key in ("retryable", "http_status"):
-        if key in expect:
-            assert outcome["failure"][key] == expect[key]
+    for key, value in expect.get("failure", {}).items():
+        assert outcome["failure"][key] == value, key
     if "result" in expect:
         assert doc["result"] == expect["result"]
+    if "denials" in expect:
+        assert len(doc["permission_denials"]) == len(expect["denials"])
+        for got, want in zip(doc["permission_denials"], expect["denials"], strict=True):
+            assert {k: got[k] for k in want} == want
+    for key, value in expect.get("usage", {}).items():
+        assert doc["usage"][key] == value, key
     if "requests" in expect:
         assert len(server.requests) == expect["requests"]
     events = _session_events(tmp_path)
@@ -128,8 +133,12 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
         assert SECRET not in where
 
 
-def test_ctrl_c_mid_tool_kills_the_command_interrupts_the_call_and_exits_10(tmp_path: Path) -> None:
+@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+def test_a_signal_mid_tool_kills_the_command_interrupts_the_call_writes_the_transcript_and_exits_10(
+    tmp_path: Path, signum: signal.Signals
+) -> None:
     work = _workspace(tmp_path, {})
+    transcript = tmp_path / "transcript.json"
     rounds = [
         {"calls": [{"name": "bash", "arguments": {"command": SLOW}, "id": "slow"}]},
         {"text": "late"},
@@ -144,6 +153,8 @@ def test_ctrl_c_mid_tool_kills_the_command_interrupts_the_call_and_exits_10(tmp_
             server.url + "/v1",
             "--provider",
             "openai",
+            "--transcript",
+            str(transcript),
         ]
         proc = subprocess.Popen(
             [
@@ -163,7 +174,7 @@ def test_ctrl_c_mid_tool_kills_the_command_interrupts_the_call_and_exits_10(tmp_
         proc.stdin.write("y\n")
         proc.stdin.flush()
         pid = wait_for_pid(work)
-        proc.send_signal(signal.SIGINT)
+        proc.send_signal(signum)
         out, err = proc.communicate(timeout=20)
     assert proc.returncode == 10, err
     assert gone(pid), "the command's process group outlived the agent"
@@ -176,3 +187,103 @@ def test_ctrl_c_mid_tool_kills_the_command_interrupts_the_call_and_exits_10(tmp_
     ]
     assert [r["call_id"] for r in results] == ["slow"] and results[0]["content"].startswith("interrupted")
     assert len(server.requests) == 1
+    final = json.loads(transcript.read_text())
+    assert final["outcome"]["failure"]["kind"] == "cancelled"
+    assert final["messages"][-1]["content"].startswith("interrupted")
+    assert [(e["call_id"], e["ran"]) for e in final["tool_trace"]] == [("slow", True)]
+
+
+def _transcript_run(
+    tmp_path: Path, rounds: list[dict[str, Any]], argv: list[str] = ()
+) -> tuple[int, Path, list[dict[str, Any]]]:
+    work = _workspace(tmp_path, {"files": {"notes.txt": "the answer is 42\n"}})
+    path = tmp_path / "out" / "transcript.json"
+    path.parent.mkdir()
+    seen: list[dict[str, Any]] = []
+
+    def snapshot(index: int) -> None:
+        if index > 0:
+            seen.append(json.loads(path.read_text()))
+
+    with ScriptedServer(rounds, on_request=snapshot) as server:
+        code, _, err = run_main(
+            [
+                "-p",
+                "go",
+                "--transcript",
+                str(path),
+                "--base-url",
+                server.url + "/v1",
+                "--provider",
+                "openai",
+                *argv,
+            ],
+            cwd=str(work),
+            env=_env(tmp_path),
+        )
+    return code, path, seen
+
+
+def test_the_transcript_is_checkpointed_mid_run_and_ends_with_the_outcome(tmp_path: Path) -> None:
+    rounds = [
+        {"calls": [{"name": "read", "arguments": {"path": "notes.txt"}, "id": "r1"}], "usage": [10, 5, 3, 0]},
+        {"calls": [{"name": "bash", "arguments": {"command": "rm notes.txt"}, "id": "b1"}]},
+        {"text": "It says 42."},
+    ]
+    code, path, seen = _transcript_run(tmp_path, rounds, ("--deny", "bash(rm:*)"))
+    assert code == 0
+    # While the second request was made, the first round and the read it ran were on disk.
+    first = seen[0]
+    assert first["outcome"] == {"status": "running"} and first["transcript_version"] == 1
+    assert [(e["tool"], e["verdict"], e["ran"]) for e in first["tool_trace"]] == [("read", "allow", True)]
+    assert first["tool_trace"][0]["is_error"] is False and first["usage"]["cache_read_tokens"] == 3
+    final = json.loads(path.read_text())
+    assert final["outcome"] == {"status": "completed", "result": "It says 42."}
+    trace = [(e["call_id"], e["verdict"], e["decided_by"], e["ran"]) for e in final["tool_trace"]]
+    assert trace == [("r1", "allow", "policy", True), ("b1", "deny", "policy", False)]
+    assert final["tool_trace"][1]["rule"] == "bash(rm:*)" and final["tool_trace"][1]["source"] == "flags"
+    assert [d["tool"] for d in final["permission_denials"]] == ["bash"]
+    assert len(final["rounds"]) == 3 and final["messages"][-1]["text"] == "It says 42."
+    assert path.stat().st_mode & 0o777 == 0o600
+    assert SECRET not in path.read_text()
+    assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
+
+
+def test_a_failed_run_still_writes_its_transcript_with_the_failure(tmp_path: Path) -> None:
+    rounds = [{"calls": [{"name": "ls", "arguments": {}}]}, {"status": 404, "error": "no such model"}]
+    code, path, _ = _transcript_run(tmp_path, rounds)
+    final = json.loads(path.read_text())
+    assert code == 16 and final["outcome"]["failure"]["kind"] == "model_not_found"
+    assert [e["tool"] for e in final["tool_trace"]] == ["ls"]
+
+
+def test_a_transcript_that_cannot_be_written_stops_the_run_before_any_request(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    with ScriptedServer([{"text": "never"}]) as server:
+        code, _, err = run_main(
+            [
+                "-p",
+                "go",
+                "--transcript",
+                str(tmp_path / "missing" / "t.json"),
+                "--provider",
+                "openai",
+                "--base-url",
+                server.url + "/v1",
+            ],
+            cwd=str(work),
+            env=_env(tmp_path),
+        )
+    assert code == 1 and "--transcript" in err and server.requests == []
+
+
+def test_a_retried_request_is_a_round_of_its_own_in_the_transcript(tmp_path: Path) -> None:
+    rounds = [{"status": 429, "retry_after": "1"}, {"text": "hello"}]
+    code, path, seen = _transcript_run(tmp_path, rounds)
+    assert code == 0
+    assert [r["status"] for r in seen[0]["rounds"]] == ["retry"]  # on disk before the retry was sent
+    final = json.loads(path.read_text())
+    retry, ok = final["rounds"]
+    assert (retry["status"], ok["status"]) == ("retry", "ok")
+    assert retry["failure"]["kind"] == "rate_limited" and retry["failure"]["http_status"] == 429
+    assert retry["failure"]["retry_after_ms"] == 1000 and retry["failure"]["attempts"] == 1

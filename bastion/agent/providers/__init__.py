@@ -1,25 +1,36 @@
-"""The providers: ollama, openai, openrouter, openresponses and anthropic, each a streaming Model."""
+"""The providers: ollama, openai, openrouter, openresponses and anthropic, each a streaming Model on
+its vendor's SDK (openai, anthropic), imported the first time a request is made."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from typing import Any
 
 from .._settings import ProviderConfig
 from .._types import ConfigError
 from ._anthropic import AnthropicModel
 from ._chat import ChatModel
-from ._http import KeySource, Poster, RetryPolicy
+from ._clients import Connection
+from ._failures import KINDS, RetryPolicy
+from ._keys import KeySource
+from ._limits import ModelLimits, model_limits
 from ._options import EFFORTS, ModelOptions
+from ._pricing import Price
 from ._responses import ResponsesModel
 
 __all__ = [
     "DEFAULTS",
+    "Connection",
     "EFFORTS",
+    "KINDS",
     "KeySource",
+    "ModelLimits",
     "ModelOptions",
+    "Price",
     "RetryPolicy",
     "StreamingModel",
     "make_model",
+    "model_limits",
     "key_variable",
     "key_variables",
 ]
@@ -51,10 +62,16 @@ def key_variables(cfg: ProviderConfig) -> tuple[str, ...]:
 
 
 def make_model(
-    cfg: ProviderConfig, environ: Mapping[str, str], retry: RetryPolicy | None = None
+    cfg: ProviderConfig,
+    environ: Mapping[str, str],
+    retry: RetryPolicy | None = None,
+    *,
+    pricing: Mapping[str, Price] | None = None,
+    transport: Any = None,
+    limits_cache: str | None = None,
 ) -> StreamingModel:
     """A model for the config; a missing key or a required setting left out is a ConfigError, before
-    any request."""
+    any request. `transport` (an httpx2 transport) replaces the network, for tests."""
     default_model, default_url, _ = DEFAULTS[cfg.provider]
     model = cfg.model or default_model
     base = cfg.base_url or default_url
@@ -70,20 +87,15 @@ def make_model(
     elif variable is not None:
         key = KeySource(cfg.provider, env_name=variable, environ=environ)
     options = ModelOptions(cfg.provider, model, cfg.think, cfg.effort)
-    retry = retry or RetryPolicy()
     if cfg.provider == "anthropic":
-
-        def anthropic_headers(k: str | None) -> dict[str, str]:
-            return {"x-api-key": k or "", "anthropic-version": "2023-06-01", "accept": "text/event-stream"}
-
-        url = base + "/messages" if base.endswith("/v1") else base + "/v1/messages"
-        return AnthropicModel(options, Poster(cfg.provider, url, anthropic_headers, key, retry))
-
-    def bearer(k: str | None) -> dict[str, str]:
-        return {"accept": "text/event-stream", **({"authorization": f"Bearer {k}"} if k else {})}
-
-    if cfg.provider == "ollama" and not base.endswith("/v1"):
+        base = base.removesuffix("/v1")  # the SDK adds /v1/messages
+    elif cfg.provider == "ollama" and not base.endswith("/v1"):
         base += "/v1"
+    connection = Connection(
+        cfg.provider, base, key, retry or RetryPolicy(), pricing or {}, transport, limits_cache=limits_cache
+    )
+    if cfg.provider == "anthropic":
+        return AnthropicModel(options, connection)
     if cfg.provider == "openresponses":
-        return ResponsesModel(options, Poster(cfg.provider, base + "/responses", bearer, key, retry))
-    return ChatModel(options, Poster(cfg.provider, base + "/chat/completions", bearer, key, retry))
+        return ResponsesModel(options, connection)
+    return ChatModel(options, connection)

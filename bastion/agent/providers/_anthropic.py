@@ -1,9 +1,9 @@
-"""Anthropic Messages, streamed."""
+"""Anthropic Messages, streamed through the anthropic SDK, with prompt-cache breakpoints."""
 
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._types import (
@@ -18,13 +18,23 @@ from .._types import (
     Usage,
     User,
 )
-from ._http import Poster, Surfaced, parse_json
+from ._clients import Connection
+from ._failures import Surfaced, with_retries
+from ._limits import model_limits
 from ._options import ModelOptions
+from ._pricing import cost
 
-__all__ = ["AnthropicModel"]
+__all__ = ["AnthropicModel", "with_cache_breakpoints"]
 
-_BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 32000}
+# Thinking budgets: each kept below max_tokens, as the API requires.
+_BUDGET = {"minimal": 1024, "low": 2048, "medium": 8192, "high": 16384, "xhigh": 30000}
+# The output asked for when the models API does not say the model's own limit: a reply that reaches
+# max_tokens fails as output_limit_exceeded.
 _MAX_TOKENS = 32000
+_MIN_BUDGET = 1024
+_EPHEMERAL = {"type": "ephemeral"}
+# Anthropic allows four cache breakpoints: the system prompt, the tools, and the last two user turns.
+_TURN_BREAKPOINTS = 2
 
 
 def _input_of(arguments: str) -> dict[str, Any]:
@@ -69,10 +79,56 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def with_cache_breakpoints(
+    system: str, tools: list[dict[str, Any]], messages: list[dict[str, Any]]
+) -> tuple[list[dict[str, Any]], list[dict[str, Any]], list[dict[str, Any]]]:
+    """The request's system, tools and messages with cache_control on the system prompt, the last
+    tool, and the last block of each of the last two user turns, so each request reads the prefix the
+    one before wrote."""
+    system_blocks = [{"type": "text", "text": system, "cache_control": _EPHEMERAL}]
+    if tools:
+        tools = [*tools[:-1], {**tools[-1], "cache_control": _EPHEMERAL}]
+    marked = 0
+    out = list(messages)
+    for i in range(len(out) - 1, -1, -1):
+        if marked == _TURN_BREAKPOINTS:
+            break
+        if out[i]["role"] == "user" and out[i]["content"]:
+            content = list(out[i]["content"])
+            content[-1] = {**content[-1], "cache_control": _EPHEMERAL}
+            out[i] = {**out[i], "content": content}
+            marked += 1
+    return system_blocks, tools, out
+
+
+def _usage(start: Any, delta: Any) -> Usage:
+    """message_start's usage, with the counts message_delta reports at the end (they are cumulative)."""
+
+    def count(name: str) -> int:
+        late = getattr(delta, name, None)
+        return int(late if late is not None else getattr(start, name, 0) or 0)
+
+    return Usage(
+        count("input_tokens"),
+        count("output_tokens"),
+        count("cache_read_input_tokens"),
+        count("cache_creation_input_tokens"),
+    )
+
+
 class AnthropicModel:
-    def __init__(self, options: ModelOptions, poster: Poster) -> None:
+    def __init__(self, options: ModelOptions, connection: Connection) -> None:
         self.options = options
-        self._poster = poster
+        self.connection = connection
+        self._max_tokens: dict[str, int] = {}
+
+    def max_tokens(self) -> int:
+        """The model's own output limit (its largest budget), asked once per model; else 32000."""
+        model = self.options.model
+        if model not in self._max_tokens:
+            limits = model_limits(self.connection, model, self.connection.limits_cache)
+            self._max_tokens[model] = limits.max_output_tokens or _MAX_TOKENS
+        return self._max_tokens[model]
 
     def stream(
         self,
@@ -81,81 +137,94 @@ class AnthropicModel:
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
     ) -> Reply:
-        body: dict[str, Any] = {
+        tool_params = [
+            {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
+        ]
+        system_blocks, tool_params, message_params = with_cache_breakpoints(
+            system, tool_params, _messages(messages)
+        )
+        max_tokens = self.max_tokens()
+        params: dict[str, Any] = {
             "model": self.options.model,
-            "max_tokens": _MAX_TOKENS,
-            "system": system,
-            "messages": _messages(messages),
+            "max_tokens": max_tokens,
+            "system": system_blocks,
+            "messages": message_params,
             "stream": True,
         }
-        if tools:
-            body["tools"] = [
-                {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
-            ]
+        if tool_params:
+            params["tools"] = tool_params
         if self.options.think:
-            body["thinking"] = {"type": "enabled", "budget_tokens": _BUDGET.get(self.options.effort, 2048)}
-        return self._poster.post(body, lambda events, surfaced: self._parse(events, surfaced, on_text))
+            budget = min(_BUDGET.get(self.options.effort, 2048), max_tokens - _MIN_BUDGET)
+            params["thinking"] = {"type": "enabled", "budget_tokens": max(_MIN_BUDGET, budget)}
+        c = self.connection
+        return with_retries(
+            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
+        )
 
-    def _parse(
-        self, events: Iterator[tuple[str, str]], surfaced: Surfaced, on_text: Callable[[str], None]
-    ) -> Reply:
+    def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider
         blocks: dict[int, dict[str, Any]] = {}
-        usage = Usage()
+        start_usage: Any = None
+        delta_usage: Any = None
         stop = ""
-        for _event, data in events:
-            item = parse_json(provider, data)
-            kind = item.get("type")
-            if kind == "message_start":
-                u = (item.get("message") or {}).get("usage") or {}
-                usage.input_tokens = int(u.get("input_tokens") or 0)
-            elif kind == "content_block_start":
-                block = dict(item.get("content_block") or {})
-                if block.get("type") == "tool_use":
-                    surfaced.tool_call = True
-                    block["partial"] = ""
-                blocks[int(item.get("index", len(blocks)))] = block
-            elif kind == "content_block_delta":
-                block = blocks.setdefault(int(item.get("index", 0)), {"type": "text", "text": ""})
-                delta = item.get("delta") or {}
-                if delta.get("type") == "text_delta":
-                    block["text"] = block.get("text", "") + delta.get("text", "")
-                    on_text(delta.get("text", ""))
-                elif delta.get("type") == "input_json_delta":
-                    block["partial"] = block.get("partial", "") + delta.get("partial_json", "")
-                elif delta.get("type") == "thinking_delta":
-                    block["thinking"] = block.get("thinking", "") + delta.get("thinking", "")
-                elif delta.get("type") == "signature_delta":
-                    block["signature"] = block.get("signature", "") + delta.get("signature", "")
-            elif kind == "message_delta":
-                stop = str((item.get("delta") or {}).get("stop_reason") or stop)
-                usage.output_tokens = int(
-                    (item.get("usage") or {}).get("output_tokens") or usage.output_tokens
-                )
-            elif kind == "message_stop":
-                return self._reply(blocks, usage, stop)
-            elif kind == "error":
-                err = item.get("error") or {}
-                etype = str(err.get("type", ""))
-                message = f"{provider}: {etype}: {err.get('message', '')}"
-                if etype == "overloaded_error":
-                    raise ModelError(message, Failure.UNAVAILABLE, retryable=True)
-                if etype == "rate_limit_error":
-                    raise ModelError(message, Failure.RATE_LIMITED, retryable=True)
-                raise ModelError(message, Failure.OTHER)
+        with self.connection.anthropic().messages.create(**params) as events:
+            for event in events:
+                kind = getattr(event, "type", "")
+                if kind == "message_start":
+                    start_usage = getattr(getattr(event, "message", None), "usage", None)
+                elif kind == "content_block_start":
+                    raw = getattr(event, "content_block", None)
+                    block = raw.model_dump(exclude_none=True) if raw is not None else {}
+                    if block.get("type") == "tool_use":
+                        surfaced.tool_call = True
+                        block["partial"] = ""
+                    index = getattr(event, "index", None)
+                    blocks[len(blocks) if index is None else int(index)] = block
+                elif kind == "content_block_delta":
+                    index = int(getattr(event, "index", 0) or 0)
+                    block = blocks.setdefault(index, {"type": "text", "text": ""})
+                    self._delta(block, getattr(event, "delta", None), on_text)
+                elif kind == "message_delta":
+                    stop = str(getattr(getattr(event, "delta", None), "stop_reason", None) or stop)
+                    delta_usage = getattr(event, "usage", None) or delta_usage
+                elif kind == "message_stop":
+                    return self._reply(blocks, _usage(start_usage, delta_usage), stop)
         raise ModelError(f"{provider}: the stream ended before the message did", Failure.PROTOCOL_ERROR)
 
     @staticmethod
-    def _reply(blocks: dict[int, dict[str, Any]], usage: Usage, stop: str) -> Reply:
+    def _delta(block: dict[str, Any], delta: Any, on_text: Callable[[str], None]) -> None:
+        kind = getattr(delta, "type", "")
+        if kind == "text_delta":
+            block["text"] = block.get("text", "") + delta.text
+            on_text(delta.text)
+        elif kind == "input_json_delta":
+            block["partial"] = block.get("partial", "") + delta.partial_json
+        elif kind == "thinking_delta":
+            block["thinking"] = block.get("thinking", "") + delta.thinking
+        elif kind == "signature_delta":
+            block["signature"] = block.get("signature", "") + delta.signature
+
+    def _reply(self, blocks: dict[int, dict[str, Any]], usage: Usage, stop: str) -> Reply:
+        provider = self.options.provider
+        if stop == "refusal":
+            raise ModelError(
+                f"{provider}: the provider refused (stop_reason: refusal)", Failure.POLICY_REJECTION
+            )
+        if stop == "max_tokens":
+            raise ModelError(
+                f"{provider}: the reply reached the output token limit (the largest bastion asks for)",
+                Failure.OUTPUT_LIMIT_EXCEEDED,
+            )
         text: list[str] = []
         calls: list[ToolCall] = []
         opaque: list[dict[str, Any]] = []
-        for _i, block in sorted(blocks.items()):
+        for i, block in sorted(blocks.items()):
             if block.get("type") == "text":
                 text.append(str(block.get("text", "")))
             elif block.get("type") == "tool_use":
                 raw = block.get("partial") or json.dumps(block.get("input") or {})
-                calls.append(ToolCall(str(block.get("id", f"toolu_{_i}")), str(block.get("name", "")), raw))
+                calls.append(ToolCall(str(block.get("id", f"toolu_{i}")), str(block.get("name", "")), raw))
             elif block.get("type") in ("thinking", "redacted_thinking"):
                 opaque.append(block)
+        usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, None)
         return Reply(Assistant("".join(text), tuple(calls), tuple(opaque)), usage, stop)

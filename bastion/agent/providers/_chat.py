@@ -1,8 +1,8 @@
-"""OpenAI Chat Completions, streamed: OpenAI, OpenRouter and Ollama's /v1."""
+"""OpenAI Chat Completions, streamed through the openai SDK: OpenAI, OpenRouter and Ollama's /v1."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterator, Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from .._types import (
@@ -17,10 +17,12 @@ from .._types import (
     Usage,
     User,
 )
-from ._http import Poster, Surfaced, parse_json
+from ._clients import Connection
+from ._failures import Surfaced, with_retries
 from ._options import ModelOptions
+from ._pricing import cost
 
-__all__ = ["ChatModel"]
+__all__ = ["ChatModel", "chat_usage"]
 
 
 def _messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
@@ -41,10 +43,27 @@ def _messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
+def chat_usage(raw: Any) -> tuple[Usage, float | None]:
+    """A usage object as every provider reports it, and the cost the provider reported (OpenRouter's
+    `cost`), if any."""
+    details = getattr(raw, "prompt_tokens_details", None)
+    cached = int(getattr(details, "cached_tokens", 0) or 0)
+    written = int(getattr(details, "cache_write_tokens", 0) or 0)
+    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
+    reported = getattr(raw, "cost", None)
+    usage = Usage(
+        max(0, prompt - cached - written),
+        int(getattr(raw, "completion_tokens", 0) or 0),
+        cached,
+        written,
+    )
+    return usage, float(reported) if isinstance(reported, int | float) else None
+
+
 class ChatModel:
-    def __init__(self, options: ModelOptions, poster: Poster) -> None:
+    def __init__(self, options: ModelOptions, connection: Connection) -> None:
         self.options = options
-        self._poster = poster
+        self.connection = connection
 
     def stream(
         self,
@@ -53,14 +72,14 @@ class ChatModel:
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
     ) -> Reply:
-        body: dict[str, Any] = {
+        params: dict[str, Any] = {
             "model": self.options.model,
             "messages": _messages(system, messages),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
         if tools:
-            body["tools"] = [
+            params["tools"] = [
                 {
                     "type": "function",
                     "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
@@ -68,57 +87,56 @@ class ChatModel:
                 for t in tools
             ]
         if self.options.think:
-            body["reasoning_effort"] = self.options.effort
+            params["reasoning_effort"] = self.options.effort
         elif self.options.provider == "ollama":
-            body["reasoning_effort"] = "none"
-        return self._poster.post(body, lambda events, surfaced: self._parse(events, surfaced, on_text))
+            params["reasoning_effort"] = "none"
+        c = self.connection
+        return with_retries(
+            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
+        )
 
-    def _parse(
-        self, events: Iterator[tuple[str, str]], surfaced: Surfaced, on_text: Callable[[str], None]
-    ) -> Reply:
+    def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider
         text: list[str] = []
+        refusal: list[str] = []
         calls: dict[int, dict[str, str]] = {}
-        usage = Usage()
+        usage, reported = Usage(), None
         finish = ""
-        done = False
-        for _event, data in events:
-            if data.strip() == "[DONE]":
-                done = True
-                break
-            chunk = parse_json(provider, data)
-            if "error" in chunk:
-                err = chunk["error"]
-                message = err.get("message", err) if isinstance(err, dict) else err
-                raise ModelError(
-                    f"{provider}: error in stream: {message}", Failure.UNAVAILABLE, retryable=True
-                )
-            if isinstance(chunk.get("usage"), dict):
-                usage = Usage(
-                    int(chunk["usage"].get("prompt_tokens") or 0),
-                    int(chunk["usage"].get("completion_tokens") or 0),
-                )
-            for choice in chunk.get("choices") or ():
-                delta = choice.get("delta") or {}
-                if delta.get("content"):
-                    text.append(delta["content"])
-                    on_text(delta["content"])
-                for tc in delta.get("tool_calls") or ():
-                    surfaced.tool_call = True
-                    slot = calls.setdefault(
-                        int(tc.get("index", len(calls))), {"id": "", "name": "", "arguments": ""}
-                    )
-                    slot["id"] = tc.get("id") or slot["id"]
-                    fn = tc.get("function") or {}
-                    slot["name"] += fn.get("name") or ""
-                    slot["arguments"] += fn.get("arguments") or ""
-                finish = choice.get("finish_reason") or finish
-        if not done and not finish:
+        with self.connection.openai().chat.completions.create(
+            **params, **self.connection.openai_extras()
+        ) as chunks:
+            for chunk in chunks:
+                if getattr(chunk, "usage", None) is not None:
+                    usage, reported = chat_usage(chunk.usage)
+                for choice in getattr(chunk, "choices", None) or ():
+                    delta: Any = getattr(choice, "delta", None)
+                    if getattr(delta, "content", None):
+                        text.append(delta.content)
+                        on_text(delta.content)
+                    if getattr(delta, "refusal", None):
+                        refusal.append(delta.refusal)
+                    for tc in getattr(delta, "tool_calls", None) or ():
+                        surfaced.tool_call = True
+                        index = getattr(tc, "index", None)
+                        index = len(calls) if index is None else int(index)
+                        slot = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
+                        slot["id"] = getattr(tc, "id", None) or slot["id"]
+                        fn = getattr(tc, "function", None)
+                        slot["name"] += getattr(fn, "name", None) or ""
+                        slot["arguments"] += getattr(fn, "arguments", None) or ""
+                    finish = getattr(choice, "finish_reason", None) or finish
+        if refusal or finish == "content_filter":
+            why = "".join(refusal) or "finish_reason content_filter"
+            raise ModelError(f"{provider}: the provider refused: {why}", Failure.POLICY_REJECTION)
+        if not finish:
             raise ModelError(f"{provider}: the stream ended before the reply did", Failure.PROTOCOL_ERROR)
+        if finish == "length":
+            raise ModelError(
+                f"{provider}: the reply reached the model's output token limit", Failure.OUTPUT_LIMIT_EXCEEDED
+            )
         out = tuple(
             ToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"] or "{}")
             for i, c in sorted(calls.items())
         )
-        if finish == "length" and not out and not text:
-            raise ModelError(f"{provider}: the reply hit the output token limit", Failure.OTHER)
+        usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, reported)
         return Reply(Assistant("".join(text), out), usage, finish)

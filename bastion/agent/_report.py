@@ -1,0 +1,247 @@
+"""What a one-shot run reports for machines: the JSON document (--output-format json) and the
+transcript (--transcript FILE), which share their outcome, usage and denials.
+
+The transcript is checkpointed after every model round and every batch of tool results with
+`outcome.status: "running"`, each time written whole to a new 0600 file that then replaces the
+old one, so a reader never sees half a file; the last write carries the final outcome.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+import time
+from typing import Any
+
+from ..policy import READ_TOOLS, Decision, Verdict
+from ._types import (
+    AgentError,
+    Assistant,
+    Message,
+    ModelError,
+    ToolCall,
+    ToolResult,
+    Usage,
+    message_to_dict,
+)
+from .loop import Agent, Answer, Denial, Events, RunResult
+from .providers import ModelLimits
+
+__all__ = ["SCHEMA_VERSION", "TRANSCRIPT_VERSION", "Transcript", "document", "outcome"]
+
+SCHEMA_VERSION = 1
+TRANSCRIPT_VERSION = 1
+
+
+def _usage(usage: Usage) -> dict[str, Any]:
+    return {
+        "input_tokens": usage.input_tokens,
+        "output_tokens": usage.output_tokens,
+        "cache_read_tokens": usage.cache_read_tokens,
+        "cache_creation_tokens": usage.cache_creation_tokens,
+        "cost_usd": None if usage.cost_usd is None else round(usage.cost_usd, 8),
+    }
+
+
+def _denial(d: Denial) -> dict[str, Any]:
+    return {
+        "tool": d.tool,
+        "tool_use_id": d.call_id,
+        "arguments": dict(d.arguments),
+        "verdict": d.verdict,
+        "reason": d.reason,
+        "rule": d.rule,
+        "source": d.source,
+        "decided_by": d.decided_by,
+    }
+
+
+def _failure(error: AgentError) -> dict[str, Any]:
+    return {
+        "kind": str(error.kind),
+        "retryable": error.retryable,
+        "http_status": error.http_status,
+        "retry_after_ms": None if error.retry_after is None else round(error.retry_after * 1000),
+        "attempts": error.attempts,
+    }
+
+
+def outcome(result: RunResult | None, error: AgentError | None) -> dict[str, Any]:
+    if error is None and result is not None:
+        return {"status": "completed", "result": result.text}
+    assert error is not None
+    return {"status": "error", "message": str(error), "failure": _failure(error)}
+
+
+def document(
+    model: str, result: RunResult | None, error: AgentError | None, usage: Usage, denials: list[Denial]
+) -> dict[str, Any]:
+    """The one-shot JSON: `result` is the model's last text when the run completed (a run that went on
+    after a denied or refused call completes too); every such call is in `permission_denials`."""
+    done = error is None and result is not None
+    return {
+        "schema_version": SCHEMA_VERSION,
+        "result": result.text if done and result is not None else None,
+        "model": model,
+        "usage": _usage(usage),
+        "permission_denials": [_denial(d) for d in denials],
+        "outcome": outcome(result, error),
+    }
+
+
+def _arguments(call: ToolCall) -> object:
+    try:
+        return json.loads(call.arguments or "{}")
+    except (json.JSONDecodeError, RecursionError):
+        return call.arguments  # as the model sent it: the call was refused for it
+
+
+class Transcript(Events):
+    """The --transcript artifact of one run: the conversation, each model round, and an ordered tool
+    trace (each call with its verdict, rule, source, who decided, start offset and duration)."""
+
+    def __init__(self, path: str, agent: Agent, provider: str, model: str, limits: ModelLimits) -> None:
+        self.path = path
+        self._agent = agent
+        self._head = {
+            "transcript_version": TRANSCRIPT_VERSION,
+            "provider": provider,
+            "model": model,
+            "model_limits": {
+                "context_window": limits.context_window,
+                "max_output_tokens": limits.max_output_tokens,
+            },
+        }
+        self._lock = threading.Lock()
+        self._start = time.monotonic()
+        self._asked_at = self._start
+        self._rounds: list[dict[str, Any]] = []
+        self._trace: list[dict[str, Any]] = []
+        self._by_id: dict[str, dict[str, Any]] = {}
+        self._waiting: set[str] = set()
+        self.write_error: OSError | None = None
+
+    def _ms(self, at: float | None = None) -> int:
+        return round(((time.monotonic() if at is None else at) - self._start) * 1000)
+
+    def request(self, messages: int) -> None:
+        self._asked_at = time.monotonic()
+
+    def message(self, message: Message, usage: Usage | None = None) -> None:
+        with self._lock:
+            if isinstance(message, Assistant):
+                self._rounds.append(
+                    {
+                        "status": "ok",
+                        "start_ms": self._ms(self._asked_at),
+                        "duration_ms": self._ms() - self._ms(self._asked_at),
+                        "usage": _usage(usage or Usage(cost_usd=None)),
+                        "calls": len(message.calls),
+                    }
+                )
+                self._waiting = {c.id for c in message.calls}
+            elif isinstance(message, ToolResult):
+                entry = self._by_id.get(message.call_id)
+                if entry is not None:
+                    entry["is_error"] = message.is_error
+                self._waiting.discard(message.call_id)
+            else:
+                return
+            if self._waiting:
+                return
+        self.checkpoint()
+
+    def retried(self, failure: ModelError, wait: float) -> None:
+        """A request failed and is sent again after `wait` seconds: a round of its own."""
+        with self._lock:
+            self._rounds.append(
+                {
+                    "status": "retry",
+                    "start_ms": self._ms(self._asked_at),
+                    "duration_ms": self._ms() - self._ms(self._asked_at),
+                    "failure": _failure(failure),
+                    "wait_ms": round(wait * 1000),
+                }
+            )
+            self._asked_at = time.monotonic() + wait
+        self.checkpoint()
+
+    def _entry(self, call: ToolCall, **fields: Any) -> None:
+        entry = {
+            "call_id": call.id,
+            "tool": call.name,
+            "arguments": _arguments(call),
+            "read_only": call.name in READ_TOOLS,
+            "ran": False,
+            "start_ms": None,
+            "duration_ms": None,
+            "is_error": None,
+            **fields,
+        }
+        with self._lock:
+            self._trace.append(entry)
+            self._by_id[call.id] = entry
+
+    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+        self._entry(
+            call,
+            verdict=str(verdict.decision),
+            reason=verdict.reason,
+            rule=verdict.rule,
+            source=verdict.source,
+            decided_by=answer.by if answer else "policy",
+            allowed=answer.allow if answer else verdict.decision is Decision.ALLOW,
+        )
+
+    def error(self, call: ToolCall, reason: str) -> None:
+        self._entry(
+            call, verdict="error", reason=reason, rule=None, source=None, decided_by="bastion", allowed=False
+        )
+
+    def started(self, call: ToolCall) -> None:
+        with self._lock:
+            entry = self._by_id.get(call.id)
+            if entry is not None:
+                entry.update(ran=True, start_ms=self._ms())
+
+    def finished(self, call: ToolCall) -> None:
+        with self._lock:
+            entry = self._by_id.get(call.id)
+            if entry is not None and entry["start_ms"] is not None:
+                entry["duration_ms"] = self._ms() - entry["start_ms"]
+
+    def checkpoint(self, final: dict[str, Any] | None = None) -> None:
+        """Write the transcript as it is now: `final` is the outcome once the run has ended."""
+        with self._lock:
+            doc = {
+                **self._head,
+                "outcome": final or {"status": "running"},
+                "duration_ms": self._ms(),
+                "usage": _usage(self._agent.usage),
+                "permission_denials": [_denial(d) for d in self._agent.denials],
+                "rounds": list(self._rounds),
+                "tool_trace": [dict(e) for e in self._trace],
+                "messages": [message_to_dict(m) for m in self._agent.messages],
+            }
+        try:
+            _write_private(self.path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+        except OSError as err:
+            self.write_error = err
+
+
+def _write_private(path: str, text: str) -> None:
+    """`text` into `path` at once: a new 0600 file in the same directory replaces the old one."""
+    tmp = f"{path}.{os.getpid()}.tmp"
+    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    try:
+        os.fchmod(fd, 0o600)  # a file left from an earlier run keeps its mode otherwise
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            handle.write(text)
+            handle.flush()
+            os.fsync(handle.fileno())
+        os.replace(tmp, path)
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+        raise

@@ -1,0 +1,100 @@
+"""Where a provider is and how it is reached: its URL, key, retries and prices, and the SDK clients made
+from them. Each SDK is imported here, the first time its provider is used, never before.
+
+The key goes into the SDK as a header value only: OpenAI's client asks `KeySource.get` before every
+request (so a key command's output is fetched again once five minutes old); Anthropic's is copied
+with the key whenever it changes. Neither SDK retries (max_retries=0: the retries are ours), and
+neither may pick up a key, base URL or other credential of its own from the environment.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+from typing import TYPE_CHECKING, Any
+
+from ._failures import OnRetry, RetryPolicy
+from ._keys import KeySource
+from ._pricing import Price
+
+if TYPE_CHECKING:
+    import anthropic
+    import httpx2
+    import openai
+
+__all__ = ["Connection"]
+
+_TIMEOUT = 600.0
+_CONNECT_TIMEOUT = 30.0
+
+
+@dataclass(slots=True)
+class Connection:
+    """`transport` replaces the network (an httpx2 transport: tests speak the wire format through it);
+    `on_retry` hears of each request that is tried again; `limits_cache` is the file the models'
+    limits are kept in."""
+
+    provider: str
+    base_url: str
+    key: KeySource | None
+    retry: RetryPolicy = field(default_factory=RetryPolicy)
+    pricing: Mapping[str, Price] = field(default_factory=dict)
+    transport: Any = None
+    on_retry: OnRetry | None = None
+    limits_cache: str | None = None
+    _http: Any = None
+    _openai: Any = None
+    _anthropic: Any = None
+    _anthropic_key: str | None = None
+
+    def http_client(self) -> httpx2.Client:
+        import httpx2
+
+        if self._http is None:
+            self._http = httpx2.Client(
+                transport=self.transport,
+                timeout=httpx2.Timeout(_TIMEOUT, connect=_CONNECT_TIMEOUT),
+                follow_redirects=False,
+            )
+        client: httpx2.Client = self._http
+        return client
+
+    def openai(self) -> openai.OpenAI:
+        import openai
+
+        if self._openai is None:
+            key = self.key
+            self._openai = openai.OpenAI(
+                api_key=key.get if key is not None else (lambda: ""),
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=self.http_client(),
+            )
+            # Read from OPENAI_ORG_ID and OPENAI_PROJECT_ID otherwise, and sent to whichever server this is.
+            self._openai.organization = None
+            self._openai.project = None
+        client: openai.OpenAI = self._openai
+        return client
+
+    def openai_extras(self) -> dict[str, Any]:
+        """What every OpenAI request adds: without a key (Ollama), no authorization header at all."""
+        import openai
+
+        return {} if self.key is not None else {"extra_headers": {"Authorization": openai.omit}}
+
+    def anthropic(self) -> anthropic.Anthropic:
+        """The client with the key as it is now (a key command's output may have changed)."""
+        import anthropic
+
+        key = self.key.get() if self.key is not None else ""
+        if self._anthropic is None or key != self._anthropic_key:
+            self._anthropic = anthropic.Anthropic(
+                api_key=key,
+                base_url=self.base_url,
+                max_retries=0,
+                http_client=self.http_client(),
+                open_telemetry=False,
+            )
+            self._anthropic_key = key
+        client: anthropic.Anthropic = self._anthropic
+        return client

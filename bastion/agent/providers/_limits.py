@@ -1,0 +1,99 @@
+"""What the vendor says a model can take: its context window and output limit, from Anthropic's
+models API, OpenRouter's model list or Ollama's /api/show, asked once and kept a day in a cache file.
+Unknown (None) where the vendor does not say or cannot be asked: the limits only tune a request
+(Anthropic's max_tokens) and inform the transcript, so asking never fails a run."""
+
+from __future__ import annotations
+
+import json
+import os
+import time
+from dataclasses import asdict, dataclass
+from typing import Any
+
+from ._clients import Connection
+
+__all__ = ["ModelLimits", "model_limits"]
+
+_TTL = 24 * 3600.0
+_TIMEOUT = 10.0
+
+
+@dataclass(frozen=True, slots=True)
+class ModelLimits:
+    context_window: int | None = None
+    max_output_tokens: int | None = None
+
+
+def _int(value: object) -> int | None:
+    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+
+
+def _field(item: object, name: str) -> object:
+    return item.get(name) if isinstance(item, dict) else getattr(item, name, None)
+
+
+def _ask(connection: Connection, model: str) -> ModelLimits | None:
+    provider = connection.provider
+    if provider == "anthropic":
+        info = connection.anthropic().models.retrieve(model, timeout=_TIMEOUT)
+        return ModelLimits(_int(info.max_input_tokens), _int(info.max_tokens))
+    if provider == "openrouter":
+        listed = connection.openai().models.list(timeout=_TIMEOUT, **connection.openai_extras())
+        for entry in listed.data:
+            if entry.id == model:
+                top = _field(entry, "top_provider")
+                return ModelLimits(
+                    _int(_field(entry, "context_length")), _int(_field(top, "max_completion_tokens"))
+                )
+        return ModelLimits()
+    if provider == "ollama":
+        root = connection.base_url.removesuffix("/v1")
+        response = connection.http_client().post(root + "/api/show", json={"model": model}, timeout=_TIMEOUT)
+        response.raise_for_status()
+        body = response.json()
+        shown = body.get("model_info") if isinstance(body, dict) else None
+        found = [v for k, v in (shown or {}).items() if str(k).endswith(".context_length")]
+        return ModelLimits(_int(found[0]) if found else None, None)
+    return None  # OpenAI's model API says nothing of limits; an Open Responses server, nothing known
+
+
+def _load(path: str) -> dict[str, Any]:
+    try:
+        with open(path, encoding="utf-8") as handle:
+            data = json.load(handle)
+    except (OSError, ValueError, RecursionError):
+        return {}
+    return data if isinstance(data, dict) else {}
+
+
+def _store(path: str, data: dict[str, Any]) -> None:
+    tmp = f"{path}.{os.getpid()}.tmp"
+    try:
+        os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
+        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w", encoding="utf-8") as handle:
+            json.dump(data, handle)
+        os.replace(tmp, path)
+    except OSError:
+        if os.path.lexists(tmp):
+            os.unlink(tmp)
+
+
+def model_limits(connection: Connection, model: str, cache: str | None) -> ModelLimits:
+    """The model's limits: from `cache` (a JSON file) when asked less than a day ago, else asked now."""
+    key = f"{connection.provider} {connection.base_url} {model}"
+    known = _load(cache) if cache else {}
+    entry = known.get(key)
+    if isinstance(entry, dict) and time.time() - float(entry.get("at", 0)) < _TTL:
+        return ModelLimits(_int(entry.get("context_window")), _int(entry.get("max_output_tokens")))
+    try:
+        limits = _ask(connection, model)
+    except Exception:  # a vendor that cannot be asked leaves the limits unknown, as documented
+        return ModelLimits()
+    if limits is None:
+        return ModelLimits()
+    if cache:
+        known[key] = {**asdict(limits), "at": time.time()}
+        _store(cache, known)
+    return limits
