@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Literal, NamedTuple
 
+from .._errors import BastionError
+
 __all__ = [
     "MODES",
     "Confinement",
@@ -39,7 +41,7 @@ class Confinement(NamedTuple):
     network: bool = False
 
 
-class SandboxUnavailable(Exception):
+class SandboxUnavailable(BastionError):
     """The sandbox is required and this kernel cannot give it: nothing may run."""
 
 
