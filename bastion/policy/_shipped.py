@@ -31,12 +31,14 @@ _ALLOWED_COMMANDS = (
     "git stash list:*", "git tag:*", "git describe:*", "git shortlog:*", "git config:*",
     "cat:*", "head:*", "tail:*", "wc:*", "grep:*", "sort:*", "uniq:*", "cut:*", "cd:*",
     "ls:*", "pwd",
-    # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _names.py, _words.py).
+    # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _names.py,
+    # _words.py, _prints.py).
     "sed:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
     "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
     "python3 --version", "python3 -V", "python --version", "python -V", "node --version", "node -v",
     "ruff --version", "ruff -V", "tmux -V", "mypy --version", "mypy -V",
     "basename:*", "dirname:*", "which:*", "tr:*",
+    "echo:*", "printf:*", "true", "false", "test:*", "od:*",
 )  # fmt: skip
 
 _ALLOWED_TOOLS = READ_TOOLS
