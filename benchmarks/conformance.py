@@ -31,6 +31,22 @@ SUPERSEDED = {
     "dax-1388": 'ls "x\\y": a backslash bash keeps in double quotes is in the subset',
     "dax-1397": "ls #c: a comment after a space is skipped by bash and not part of the plan",
     "dax-1398": "ls # c: likewise",
+    # echo and true have checkers: the line runs unasked as its neutralised plan (git -c ... per key),
+    # so the repository's config no longer counts; each traced in its fixture, no program run
+    # (tests/analyzer/test_superseded14.py).
+    "dax-0658": "git status && echo hi: auto, the plan sets core.fsmonitor=false, /bin/true never runs",
+    "dax-0659": "git diff | head && echo done: auto, the plan sets core.fsmonitor=false",
+    "dax-0662": "echo hi && git status -s: auto, the plan sets core.hooksPath=/dev/null",
+    "dax-0663": "echo a && git show HEAD && echo b: auto, the plan sets core.hooksPath=/dev/null",
+    "dax-0669": "git diff | head && echo done: auto, the plan sets core.pager=cat and --no-pager",
+    "dax-0673": "git status && echo hi: auto, the plan sets gpg.program=/bin/false (no signature read)",
+    "dax-0674": "echo a && git show HEAD && echo b: auto, the plan sets gpg.program and log.showSignature",
+    "dax-0677": "echo hi && git status -s: auto, the plan sets gpg.openpgp.program=/bin/false",
+    "dax-0845": "git log | cat: cat after a pipe reads standard input only, a filter like head",
+    "dax-1267": "echo hi && git status: echo has a checker; the plan sets core.sshCommand=ssh",
+    "dax-1275": "go env GOTOOLCHAIN && true: true is a builtin with a checker; go env of a plain setting",
+    "dax-1276": "echo a && echo b | tr b c: echo and tr have checkers; they print words, run nothing",
+    "dax-1285": "git remote -v; true: `;` is in the subset and true has a checker; URLs shown redacted",
 }
 
 

@@ -16,7 +16,7 @@ RUN = [
     "echo", "echo hi", "echo 'a b' c", "echo -n x", "echo -e 'a\\tb\\n'", "echo -E x", "echo -ne x",
     "echo --", "echo -- -n", 'echo "Patch file contains changes to:"', "echo COMPLETE && cat main.go",
     "printf '%s\\n' a b", "printf -- '-%d\\n' 3", "printf '%(%F)T\\n' -1", "printf '%5.2f|%-8s|%%' 3 x",
-    "printf x", "printf '%q %b' 'a b' 'c\\td'", "printf '%04x' 255",
+    "printf x", "printf '%q %b' 'a b' 'c\\td'", "printf '%04x' 255", "printf -- -v",
     "true", "false", "go env GOTOOLCHAIN && true", "cat main.go && false || true",
     "test x", "test ''", "test -f main.go", "test -d sub", "test -e missing.txt", "test -s README.md",
     "test -r main.go", "test -w main.go", "test -x main.go", "test -L notes.txt", "test -h alias.txt",
