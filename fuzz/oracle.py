@@ -289,4 +289,6 @@ class ArgvOracle:
         return out
 
 
-_BUILTINS = frozenset({"cd", "pwd", "echo", "printf", "true", "test", "exec", "command", "builtin", "eval"})
+_BUILTINS = frozenset(
+    {"cd", "pwd", "echo", "printf", "true", "false", "test", "exec", "command", "builtin", "eval"}
+)

@@ -1,5 +1,6 @@
 """Generator words for the commands issue 14 gave checkers (sed, nl, find, strings, file, diff, cmp,
-realpath, readlink, stat, du, tree, basename, dirname, which, tr, X --version): their names, and per
+realpath, readlink, stat, du, tree, basename, dirname, which, tr, X --version, echo, printf, true,
+false, test, od, cat as a filter): their names, and per
 command the flags, values and scripts they allow beside the dangerous siblings that must ask, so
 that the properties of docs/soundness.md draw both. Quoted words are written as the line holds them."""
 
@@ -42,9 +43,17 @@ WORDS14: dict[str, tuple[str, ...]] = {
     "ruff": ("--version", "-V", "check"),
     "tmux": ("-V", "ls"),
     "mypy": ("--version", "-V", "."),
+    "echo": ("-n", "-e", "-E", "hi", "'a\\tb'", "--"),
+    "printf": ("'%s\\n'", "-v", "x", "--", "'%d'", "'%*d'", "'%(%F)T'", "'%n'", "'%99999s'", "'%b'"),
+    "true": (),
+    "false": (),
+    "test": ("-f", "-d", "-e", "-s", "-r", "-w", "-x", "-L", "-n", "-z", "=", "'!='", "!", "-a", "-o", "-t",
+             "-nt", "../x"),
+    "od": ("-c", "-An", "-tx1", "-w", "-w16", "-N", "4", "-j", "--traditional", "+1"),
+    "cat": ("-A", "-v", "-e"),
 }
 COMMANDS14: tuple[str, ...] = tuple(WORDS14)
-FILTERS14: tuple[str, ...] = ("sed", "nl", "strings", "tr")
+FILTERS14: tuple[str, ...] = ("sed", "nl", "strings", "tr", "od", "cat")
 ARGS14: tuple[str, ...] = tuple(dict.fromkeys(w for words in WORDS14.values() for w in words))
 
 Pools = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]

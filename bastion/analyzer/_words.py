@@ -3,8 +3,7 @@ which as the first stage, and tr as a filter of standard input.
 
 Their operands are text, not names of files read, so any word runs but a glob (which bash would
 expand to names this check never saw). which looks programs up on PATH and prints where they are:
-it runs none of them and reads no file of the workspace. (echo, true and false are left to the
-rules: the reference corpus holds lines such as `git status && echo hi` that must run as typed.)"""
+it runs none of them and reads no file of the workspace. (echo, printf, true and false: _prints.py.)"""
 
 from __future__ import annotations
 
