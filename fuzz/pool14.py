@@ -61,4 +61,5 @@ Pools = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 
 def with_pool14(raw: tuple[str, ...], commands: tuple[str, ...], args: tuple[str, ...]) -> Pools:
     """The generators' (raw commands, command pool, argument pool) with these words added."""
-    return (*raw, *COMMANDS14), (*commands, *COMMANDS14), (*args, *ARGS14)
+    raw_all = tuple(dict.fromkeys((*raw, *COMMANDS14)))  # one recorder per name (echo, cat ... are in both)
+    return raw_all, (*commands, *COMMANDS14), (*args, *ARGS14)
