@@ -31,6 +31,11 @@ SUPERSEDED = {
     "dax-1388": 'ls "x\\y": a backslash bash keeps in double quotes is in the subset',
     "dax-1397": "ls #c: a comment after a space is skipped by bash and not part of the plan",
     "dax-1398": "ls # c: likewise",
+    "dax-0197": "git show HEAD:sub/x: REV:path judged as a read from the repository's top, which must"
+    " lie inside the workspace (above it, it asks)",
+    "dax-1367": "git show main:cmd/dax/main.go: likewise",
+    "dax-1088": "git -C sub status && ls: -C into a directory inside, probed there, before a read-only form",
+    "dax-1335": "git -C . status: likewise",
 }
 
 

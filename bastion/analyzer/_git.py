@@ -9,6 +9,7 @@ file contents).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
@@ -164,6 +165,12 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:
                 reads.append(resolved.real)
+    if name == "grep" and "--cached" not in args.options and not args.before[:paths_at]:
+        return Check.refuse(
+            "git grep in the work tree follows a link that replaced a tracked directory, out of the"
+            " workspace or into a secret directory no exclude names; with --cached or a revision it"
+            " reads only git's objects"
+        )
     form = DIFF_FORMS.get(name)
     if form is None or not prints_contents(form, args.options):
         words = plan_words(sub, form, rest)
@@ -177,8 +184,8 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
 
 def _blob_names(ctx: Context, raw: str) -> tuple[str, list[str]]:
     """`REV:path`, a blob or tree of a revision: why it cannot be judged ("" when it can) and the
-    root-relative names it reads. git takes the path from the repository's top (the workspace root
-    here) unless it starts with `./`, which is from the working directory."""
+    root-relative names it reads. git takes the path from the repository's top (which must lie
+    inside the workspace) unless it starts with `./`, which is from the working directory."""
     rev, _, path = raw.partition(":")
     if not _REVISION.fullmatch(rev):
         return (
@@ -189,12 +196,36 @@ def _blob_names(ctx: Context, raw: str) -> tuple[str, list[str]]:
     if path in ("", "."):
         return "", []  # the revision's top tree: names only
     relative = path == "./" or path.startswith("./")
-    resolved = resolve(ctx.ws, ctx.cwd if relative else ".", path)
+    top = ctx.cwd if relative else _top(ctx)
+    if top is None:
+        return (
+            f"{raw!r} names a file from the repository's top, which is not inside the working"
+            " directory: the path checks cannot see what it names",
+            [],
+        )
+    resolved = resolve(ctx.ws, top, path)
     if not resolved.ok:
         return f"{raw!r}: {resolved.why}", []
     if _PATHSPEC_CHARS & set(path):
         return f"{raw!r} holds a character the read rules take as a pattern", []
     return "", list(dict.fromkeys(n for n in (resolved.name, resolved.real) if n))
+
+
+def _top(ctx: Context) -> str | None:
+    """The root-relative directory holding the `.git` git finds from the working directory (the
+    probe checks it is git's top and binds it), or None when there is none inside."""
+    directory = ctx.cwd
+    while True:
+        try:
+            ctx.ws.lstat(".git" if directory == "." else f"{directory}/.git")
+            return directory
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        if directory == ".":
+            return None
+        directory = posixpath.dirname(directory) or "."
 
 
 def _check_cat_file(ctx: Context, rest: list[str]) -> Check:
