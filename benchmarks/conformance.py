@@ -47,6 +47,11 @@ SUPERSEDED = {
     "dax-1275": "go env GOTOOLCHAIN && true: true is a builtin with a checker; go env of a plain setting",
     "dax-1276": "echo a && echo b | tr b c: echo and tr have checkers; they print words, run nothing",
     "dax-1285": "git remote -v; true: `;` is in the subset and true has a checker; URLs shown redacted",
+    "dax-0197": "git show HEAD:sub/x: REV:path judged as a read from the repository's top, which must"
+    " lie inside the workspace (above it, it asks)",
+    "dax-1367": "git show main:cmd/dax/main.go: likewise",
+    "dax-1088": "git -C sub status && ls: -C into a directory inside, probed there, before a read-only form",
+    "dax-1335": "git -C . status: likewise",
 }
 
 

@@ -127,6 +127,16 @@ def _big_history(ws: Path, git: Git) -> None:
     git(ws, "commit", "-q", "-m", "data")
 
 
+def _tracked_dir_link(ws: Path, git: Git) -> None:
+    """The tracked directory `docs` replaced by a link to a directory outside holding the same
+    name with the outside canary: git grep in the work tree follows it (git diff does not)."""
+    target = ws.parent / "outside" / "docs"
+    target.mkdir()
+    shutil.copy(_outside(ws), target / "guide.txt")
+    shutil.rmtree(ws / "docs")
+    os.symlink("../outside/docs", ws / "docs")
+
+
 def _variants() -> dict[str, Variant]:
     out: dict[str, Variant] = {}
     for key in FILE_KEYS:
@@ -139,6 +149,7 @@ def _variants() -> dict[str, Variant]:
         out[f"link:{name}@outside"] = Variant(3, _link(name, "outside"))
     out["alternates@outside"] = Variant(3, _alternates_outside)
     out["no-repository"] = Variant(4, _no_repository)
+    out["tracked-dir-link@outside"] = Variant(4, _tracked_dir_link)
     out["embedded"] = Variant(5, _embedded, embed=True)
     out["big-history"] = Variant(7, _big_history)
     return out

@@ -62,6 +62,12 @@ GIT_FORMS: tuple[str, ...] = (
     "git shortlog -s HEAD", "git branch", "git branch -a", "git tag", "git describe", "git rev-parse HEAD",
     "git ls-files", "git remote -v", "git diff sub other", "git diff docs .", "git diff sub docs",
     "git diff --stat other sub", "git log x", "git show t",
+    # issue 14's forms: -C, REV:path, cat-file, ls-tree, grep, check-ignore, status -v in short
+    "git -C sub log -p", "git -C sub/deep show HEAD", "git -C 'sub dir' status -sv", "git status -sbv",
+    "git show HEAD:.env", "git show HEAD:main.go", "git show HEAD:./a.go", "git cat-file -p HEAD:.env",
+    "git cat-file -p HEAD", "git cat-file blob HEAD:secrets/token.txt", "git ls-tree -r HEAD",
+    "git grep -n KEY HEAD", "git grep --cached -e SECRET", "git grep -c x HEAD~1", "git grep KEY",
+    "git check-ignore -v main.go", "git log --full-history -p", "git --version",
 )  # fmt: skip
 PATHSPECS: tuple[str, ...] = (
     "", "", "", "-- .", "-- main.go", ".", "sub", "-- sub", "-- ':(top)'", "-- '*.go'", "-- 'sub dir'",
@@ -91,6 +97,9 @@ ARG_POOL: tuple[str, ...] = (
     # git forms of issue 12 and go env names
     "-vv", "--patch", "--name-status", "--numstat", "--submodule=diff", "--use-mailmap", "-1", "CC",
     "GOGCCFLAGS", "CGO_CFLAGS",
+    # issue 14's git forms
+    "-C", "ls-tree", "cat-file", "grep", "check-ignore", "--version", "HEAD:.env", "HEAD:main.go",
+    "HEAD:./a.go", "--full-history", "--git-common-dir", "-sbv", "--porcelain=v2", "--batch", "-O",
     # quoted and glob shapes
     "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
     "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",

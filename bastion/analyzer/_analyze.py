@@ -132,7 +132,8 @@ def _probe(
     dirs: dict[str, frozenset[str]] = {}
     for r in results:
         if r.governed and r.ok and r.check.git:
-            dirs[r.cwd] = dirs.get(r.cwd, frozenset()) | {subcommand(w.text for w in r.stage.args)}
+            where = r.check.runs_in or r.cwd  # git -C DIR is probed in DIR
+            dirs[where] = dirs.get(where, frozenset()) | {subcommand(w.text for w in r.stage.args)}
     if not dirs:
         return results, "", ()
     reason = ""

@@ -9,12 +9,13 @@ file contents).
 
 from __future__ import annotations
 
+import posixpath
 import re
 from collections.abc import Sequence
 
-from ..grammar import Stage
+from ..grammar import Stage, Word
 from ._gitflags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
-from ._gitplan import DIFF_FORMS, GitArgs, excluding_words, plan_words, prints_contents
+from ._gitplan import DIFF_FORMS, GIT_PREFIX, GitArgs, excluding_words, plan_words, prints_contents
 from ._paths import resolve
 from ._result import Check, Context
 from ._secrets import git_excludes, hidden_by
@@ -28,6 +29,14 @@ _CONFIG_KEY = re.compile(CONFIG_KEYS, re.IGNORECASE)
 _PATHSPEC_CHARS = frozenset("*?[\\")
 # Peeling that keeps a blob a blob (`X^{}`, `X^{blob}`, `X^{object}`).
 _BLOB_PEEL = re.compile(r"\^\{(?:|blob|object)\}")
+# Subcommands that take REV:path (a file of a revision) among their revisions.
+_BLOB_FORMS = frozenset({"show", "cat-file", "ls-tree"})
+# The revision before REV:path's ':' (a name, ~, ^, @{...}, ^{...}; no ':' and no leading '-').
+_REVISION = re.compile(r"[\w@][\w@./~^{}+-]*")
+_OBJECT_TYPES = frozenset({"blob", "tree", "commit", "tag"})
+_NO_BLOB = ("^{commit}", "^{tree}", "^{tag}")
+# cat-file's one object, judged with the table's positional checks.
+_CAT_FILE_OBJECT = GitSpec(reads=True)
 
 
 def check_git(ctx: Context, stage: Stage) -> Check:
@@ -36,7 +45,41 @@ def check_git(ctx: Context, stage: Stage) -> Check:
         return Check(ok=True, auto=False, git=True)
     if any(w.glob for w in stage.args):
         return Check.refuse("a glob makes bash choose git's arguments from whatever file names exist")
+    if args[0] == "-C":
+        return _check_moved(ctx, args[1:])
+    return _check_sub(ctx, args)
+
+
+def _check_moved(ctx: Context, args: list[str]) -> Check:
+    """`git -C DIR SUB ...`: DIR inside the working directory, SUB one of the read-only forms,
+    checked (and probed) as if it ran in DIR."""
+    if len(args) < 2:
+        return Check.refuse("git -C needs a directory and then a read-only subcommand")
+    target = resolve(ctx.ws, ctx.cwd, args[0])
+    if not target.ok:
+        return Check.refuse(f"git -C: {target.why}")
+    if not target.is_dir:
+        return Check.refuse(f"git -C {args[0]!r}: git can only move into a directory that exists")
+    check = _check_sub(ctx._replace(cwd=target.real), args[1:])
+    if not check.ok:
+        return check
+    if check.words is None:
+        return Check.refuse(
+            "git -C moves git into another directory; only a read-only form may follow it, so that"
+            " the rules see the command that runs"
+        )
+    at = len(GIT_PREFIX)
+    words = (*check.words[:at], Word("-C"), Word(args[0]), *check.words[at:])
+    depends = tuple(dict.fromkeys((*check.depends, target.name, target.real)))
+    return check._replace(words=words, runs_in=target.real, depends=depends)
+
+
+def _check_sub(ctx: Context, args: list[str]) -> Check:
     sub, rest = args[0], args[1:]
+    if sub == "--version":
+        if rest:
+            return Check.refuse("git --version takes nothing after it here")
+        return Check(ok=True, words=plan_words([sub], None, rest), git=True)
     if sub.startswith("-"):
         return Check.refuse(
             f"git {sub} before the subcommand can point git at other config, directories or programs"
@@ -51,18 +94,35 @@ def check_git(ctx: Context, stage: Stage) -> Check:
         if rest[:1] != ["list"]:
             return Check.refuse("git stash changes the work tree unless it only lists (git stash list)")
         return _check_table(ctx, ("stash", "list"), STASH_LIST, rest[1:])
-    if sub == "status" and any(a == "--verbose" or (a[:1] == "-" != a[1:2] and "v" in a) for a in rest):
+    if sub == "status" and _long_verbose(rest):
         return Check.refuse(
-            "git status -v prints the staged diff and runs the textconv programs a repository's config"
-            " names; status has no flag to stop them"
+            "git status -v in the long format prints the staged diff of every file, whatever the"
+            " pathspec says (so secret files cannot be excluded), and runs textconv programs; with"
+            " -s or --porcelain last it prints no diff"
         )
     if sub == "config":
         check = _check_config(rest)
         return check._replace(words=plan_words([sub], None, rest)) if check.ok else check
+    if sub == "cat-file":
+        return _check_cat_file(ctx, rest)
     spec = SPECS.get(sub)
     if spec is None:
         return Check(ok=True, auto=False, git=True)
     return _check_table(ctx, (sub,), spec, rest)
+
+
+def _long_verbose(args: Sequence[str]) -> bool:
+    """Whether `git status` prints the staged diff: -v with the long format (the last of -s,
+    --short, --porcelain and --long chooses; git's status.short config only sets the default)."""
+    verbose = short = False
+    for arg in args:
+        cluster = arg[:1] == "-" != arg[1:2]
+        verbose = verbose or arg == "--verbose" or (cluster and "v" in arg)
+        if arg in ("--short", "--porcelain") or arg.startswith("--porcelain=") or (cluster and "s" in arg):
+            short = True
+        elif arg == "--long":
+            short = False
+    return verbose and not short
 
 
 def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[str]) -> Check:
@@ -70,14 +130,25 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
     why, args = _read_args(name, spec, rest)
     if why:
         return Check.refuse(why)
+    if name == "grep" and not any(o == "-e" or o.startswith("-e") and o[:2] != "--" for o in args.options):
+        if not args.before:
+            return Check.refuse("git grep takes its pattern first (or with -e), before any name or --")
+        # the pattern is no name: it runs with the options, before the revisions
+        args = GitArgs((*args.options, args.before[0]), args.before[1:], args.after, args.dashdash)
     reads: list[str] = []
     paths_at = len(args.before)
     for index, raw in enumerate((*args.before, *args.after)):
         if ":" in raw:
-            return Check.refuse(
-                f"{raw!r} has a ':', which names a blob, an index entry or a magic pathspec"
-                " that the path checks cannot see"
-            )
+            if name not in _BLOB_FORMS or index >= min(paths_at, len(args.before)):
+                return Check.refuse(
+                    f"{raw!r} has a ':', which names a blob, an index entry or a magic pathspec"
+                    " that the path checks cannot see"
+                )
+            why, names = _blob_names(ctx, raw)
+            if why:
+                return Check.refuse(why)
+            reads += names if spec.reads else []
+            continue
         if _BLOB_PEEL.search(raw):
             return Check.refuse(
                 f"{raw!r} can name a blob, whose contents git prints whatever the path checks and"
@@ -94,6 +165,12 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:
                 reads.append(resolved.real)
+    if name == "grep" and "--cached" not in args.options and not args.before[:paths_at]:
+        return Check.refuse(
+            "git grep in the work tree follows a link that replaced a tracked directory, out of the"
+            " workspace or into a secret directory no exclude names; with --cached or a revision it"
+            " reads only git's objects"
+        )
     form = DIFF_FORMS.get(name)
     if form is None or not prints_contents(form, args.options):
         words = plan_words(sub, form, rest)
@@ -103,6 +180,77 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             return Check.refuse(why)._replace(reads=tuple(dict.fromkeys(reads)))
         words = excluding_words(sub, form, args, paths_at, ctx.secrets)
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words, git=True)
+
+
+def _blob_names(ctx: Context, raw: str) -> tuple[str, list[str]]:
+    """`REV:path`, a blob or tree of a revision: why it cannot be judged ("" when it can) and the
+    root-relative names it reads. git takes the path from the repository's top (which must lie
+    inside the workspace) unless it starts with `./`, which is from the working directory."""
+    rev, _, path = raw.partition(":")
+    if not _REVISION.fullmatch(rev):
+        return (
+            f"{raw!r}: only REV:path names a file of a revision here (an index entry ':path', a"
+            " commit message search ':/text' or a second ':' is not judged)",
+            [],
+        )
+    if path in ("", "."):
+        return "", []  # the revision's top tree: names only
+    relative = path == "./" or path.startswith("./")
+    top = ctx.cwd if relative else _top(ctx)
+    if top is None:
+        return (
+            f"{raw!r} names a file from the repository's top, which is not inside the working"
+            " directory: the path checks cannot see what it names",
+            [],
+        )
+    resolved = resolve(ctx.ws, top, path)
+    if not resolved.ok:
+        return f"{raw!r}: {resolved.why}", []
+    if _PATHSPEC_CHARS & set(path):
+        return f"{raw!r} holds a character the read rules take as a pattern", []
+    return "", list(dict.fromkeys(n for n in (resolved.name, resolved.real) if n))
+
+
+def _top(ctx: Context) -> str | None:
+    """The root-relative directory holding the `.git` git finds from the working directory (the
+    probe checks it is git's top and binds it), or None when there is none inside."""
+    directory = ctx.cwd
+    while True:
+        try:
+            ctx.ws.lstat(".git" if directory == "." else f"{directory}/.git")
+            return directory
+        except FileNotFoundError:
+            pass
+        except OSError:
+            return None
+        if directory == ".":
+            return None
+        directory = posixpath.dirname(directory) or "."
+
+
+def _check_cat_file(ctx: Context, rest: list[str]) -> Check:
+    """`git cat-file (-t|-s|-e|-p) OBJ` or `git cat-file TYPE OBJ`: contents only of `REV:path`
+    (a read) or of an object that is no blob (a bare name is peeled to a commit)."""
+    why, args = _read_args("cat-file", SPECS["cat-file"], rest)
+    if why:
+        return Check.refuse(why)
+    options, names = args.options, (*args.before, *args.after)
+    typed = not options and len(names) == 2 and names[0] in _OBJECT_TYPES
+    if not typed and (len(options) != 1 or len(names) != 1):
+        return Check.refuse("git cat-file takes one of -t, -s, -e, -p and one object here, or a type and one")
+    check = _check_table(ctx, ("cat-file",), _CAT_FILE_OBJECT, [names[-1]])
+    if not check.ok:
+        return check
+    obj = names[-1]
+    contents = typed and names[0] == "blob" or options == ("-p",)
+    if contents and ":" not in obj and not obj.endswith(_NO_BLOB):
+        if typed:
+            return Check.refuse(
+                "git cat-file blob prints a blob only as REV:path here, so that its path is judged"
+            )
+        obj += "^{commit}"  # a blob named by its object name or a ref would bypass the path checks
+    words = plan_words(("cat-file",), None, (*options, *names[:-1], obj))
+    return check._replace(words=words, reads=check.reads if contents else ())
 
 
 def _hides(ctx: Context, name: str, args: GitArgs, reads: list[str]) -> str:
@@ -132,6 +280,8 @@ def _hides(ctx: Context, name: str, args: GitArgs, reads: list[str]) -> str:
 
 def _unknown(sub: str, arg: str) -> str:
     name = arg.split("=", 1)[0]
+    if sub == "grep" and name[:2] == "-O":
+        return f"git grep: {REFUSED['--open-files-in-pager']}"
     if name in REFUSED:
         return f"git {sub}: {REFUSED[name]}"
     if not name.startswith("--") and name[:2] in REFUSED:

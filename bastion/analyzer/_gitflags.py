@@ -45,7 +45,7 @@ _LOG_BARE = _set(
     " -E --extended-regexp -F --fixed-strings --all-match --invert-grep --abbrev-commit --no-abbrev-commit"
     " --relative-date --reverse --merges --no-merges --first-parent --follow --topo-order --date-order"
     " --author-date-order --left-right --cherry-pick --cherry --no-walk --parents --children --source -m"
-    " --stat --cached"
+    " --stat --cached --full-history"
 )
 _LOG_VALUED = _set(
     "--decorate --max-count --skip --since --until --after --before --author --committer --grep --pretty"
@@ -70,10 +70,10 @@ SPECS: dict[str, GitSpec] = {
     "status": GitSpec(
         bare=_set(
             "-s --short -b --branch --porcelain --long --ignored -u -uno -unormal -uall --untracked-files"
-            " --no-renames --renames -z --show-stash --ahead-behind --no-ahead-behind"
+            " --no-renames --renames -z --show-stash --ahead-behind --no-ahead-behind -v -vv --verbose"
         ),
         valued=_set("--porcelain --ignored --untracked-files"),
-        letters="sbz",
+        letters="sbzv",  # -v only beside a short format (the checker)
     ),
     "diff": GitSpec(
         bare=_DIFF_BARE | _set("--cached --staged --merge-base"),
@@ -103,6 +103,7 @@ SPECS: dict[str, GitSpec] = {
             "--show-toplevel --git-dir --absolute-git-dir --show-prefix --show-cdup --is-inside-work-tree"
             " --is-inside-git-dir --is-bare-repository --is-shallow-repository --abbrev-ref --symbolic"
             " --symbolic-full-name --verify -q --quiet --short --all --branches --tags --remotes"
+            " --git-common-dir"
         ),
         valued=_set("--short --abbrev-ref --abbrev"),
         letters="q",
@@ -150,6 +151,37 @@ SPECS: dict[str, GitSpec] = {
         spaced=_set("--since --until --after --before --group"),
         letters="nsec",
     ),
+    # names of a tree's entries (with modes, types, object names, sizes), never their contents
+    "ls-tree": GitSpec(
+        bare=_set(
+            "-d -r -t -l --long -z --name-only --name-status --object-only --full-name --full-tree --abbrev"
+        ),
+        valued=_set("--abbrev --format"),
+        letters="drtlz",
+    ),
+    # whether names are ignored, and by which pattern of which ignore file (-v)
+    "check-ignore": GitSpec(
+        bare=_set("-q --quiet -v --verbose -n --non-matching -z"), letters="qvnz"
+    ),
+    # an object's type, size or existence (-t -s -e), or its contents (-p, or a type named first):
+    # blobs only as REV:path, whose path is a read
+    "cat-file": GitSpec(bare=_set("-t -s -e -p"), reads=True),
+    # tracked files' lines (the first positional is the pattern unless -e gives one)
+    "grep": GitSpec(
+        bare=_set(
+            "--cached -a --text -I -i --ignore-case -w --word-regexp -v --invert-match -h -H --full-name"
+            " -E --extended-regexp -G --basic-regexp -F --fixed-strings -P --perl-regexp -n --line-number"
+            " --column -l --files-with-matches --name-only -L --files-without-match -z --null -o"
+            " --only-matching -c --count --color --no-color --break --heading -p --show-function -W"
+            " --function-context --all-match -q --quiet --and --or --not --no-textconv"
+        ),
+        valued=_set("--color --max-depth --threads --max-count"),
+        spaced=_set("-e -A -B -C --after-context --before-context --context --max-depth --threads -m"
+                    " --max-count"),
+        letters="aIiwvhHEGFPnlLzocpWq",
+        reads=True,
+        counts=True,
+    ),
 }
 
 # `git stash list` takes log's flags and no positional at all.
@@ -166,12 +198,22 @@ REFUSED: dict[str, str] = {
     "-o": "-o writes a file of git's choosing, outside any check of what may be written",
     "--ext-diff": "--ext-diff runs the external diff program a repository's config names",
     "--textconv": "--textconv runs the conversion program a repository's config names",
-    "--no-index": "--no-index compares arbitrary files, outside the repository's checks",
     "--contents": "--contents reads a file git names, outside the path checks",
     "-O": "-O reads an order file git names, outside the path checks",
     "--exec-path": "--exec-path chooses which programs git runs",
     "--git-dir": "--git-dir points git at another repository whose config is not checked",
     "--upload-pack": "--upload-pack runs a program on the remote side",
+    "--open-files-in-pager": "--open-files-in-pager runs a pager program on the files it found",
+    "--filters": "--filters runs the clean/smudge programs a repository's attributes name",
+    "--batch": "--batch prints the contents of objects named on standard input, which no check sees",
+    "--batch-check": "--batch-check reads object names from standard input, which no check sees",
+    "--batch-command": "--batch-command reads commands from standard input, which no check sees",
+    "--no-index": "--no-index compares or searches arbitrary files, outside the repository's checks",
+    "--untracked": "--untracked searches files git does not track, beyond what the checks name",
+    "--recurse-submodules": "--recurse-submodules runs a git of its own in each submodule, beyond the"
+    " neutralised config",
+    "--stdin": "--stdin takes names from standard input, which no check sees",
+    "--work-tree": "--work-tree points git at another work tree whose files are not checked",
 }
 
 # `git config`: the flags of a single lookup, and the keys whose values hold no secret.

@@ -46,7 +46,8 @@ _INCLUDE = re.compile(r"include\.path|includeif\..+\.path", re.IGNORECASE)
 # The subcommands a line may run neutralised (the git checker's read-only forms).
 READ_ONLY = frozenset(
     {"status", "diff", "log", "show", "branch", "rev-parse", "ls-files", "blame", "tag", "describe",
-     "shortlog", "stash list", "remote", "config"}
+     "shortlog", "stash list", "remote", "config", "ls-tree", "cat-file", "grep", "check-ignore",
+     "--version"}
 )
 # Subcommands that print commits through log's machinery (signatures, pretty formats).
 _PRINTS_COMMITS = frozenset({"log", "show", "shortlog", "stash list"})
@@ -78,6 +79,8 @@ _HARMLESS: dict[str, frozenset[str] | None] = {
             "blame.blankboundary", "blame.coloring", "blame.date", "blame.showemail", "blame.showroot",
             "blame.markunblamablelines", "blame.markignoredlines",
             "branch.sort", "tag.sort",
+            "grep.linenumber", "grep.column", "grep.patterntype", "grep.extendedregexp", "grep.threads",
+            "grep.fullname",
             # read only by commands that write, fetch or push, never by a read-only one
             "branch.autosetupmerge", "branch.autosetuprebase", "pull.rebase", "pull.ff", "push.default",
             "push.autosetupremote", "push.followtags", "fetch.prune", "fetch.prunetags", "merge.ff",
@@ -133,8 +136,11 @@ class Entry:
 
 
 def subcommand(args: Iterable[str]) -> str:
-    """The subcommand a git stage's arguments name ("stash list" for stash's listing)."""
+    """The subcommand a git stage's arguments name ("stash list" for stash's listing), after a
+    leading `-C DIR`."""
     words = list(args)
+    if words[:1] == ["-C"]:
+        words = words[2:]
     if not words:
         return ""
     return "stash list" if words[0] == "stash" and words[1:2] == ["list"] else words[0]

@@ -63,6 +63,8 @@ DIFF_FORMS: dict[str, DiffForm] = {
     "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "patch"),
     "blame": DiffForm(_NO_PROGRAMS, "never"),
     "status": DiffForm(_NO_SUBMODULES, "never"),
+    # git grep prints the lines of tracked files (a textconv only with --textconv, refused)
+    "grep": DiffForm(("--no-textconv",), "always"),
 }
 
 # Flags that print a patch (or part of one), or pick commits by what their patches contain.

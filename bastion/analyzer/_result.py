@@ -32,7 +32,8 @@ class Check(NamedTuple):
     `auto` says the stage may run unasked as a rendered plan when ok; `reads` are the root-relative
     files it reads (with the names links lead to); `words` replace the stage's words in the plan
     that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the directory later stages
-    run in (cd); `depends` are other root-relative names whose identity the decision rested on
+    run in (cd); `runs_in` the directory the stage itself runs in when it moves there (`git -C`);
+    `depends` are other root-relative names whose identity the decision rested on
     (ls's expanded matches, cd's directory), bound into the stamp with the reads."""
 
     ok: bool
@@ -43,6 +44,7 @@ class Check(NamedTuple):
     words: tuple[Word, ...] | None = None
     cwd: str | None = None
     git: bool = False
+    runs_in: str | None = None
 
     @staticmethod
     def refuse(why: str) -> Check:

@@ -125,7 +125,8 @@ def test_a_read_only_git_form_runs_unasked(ws: LocalWorkspace, line: str) -> Non
 ASKS = [
     # options before the subcommand move git or add config
     ("git -c core.pager=sh status", "before the subcommand"),
-    ("git -C sub status", "before the subcommand"),
+    ("git -C /etc status", "outside"),
+    ("git -C sub -C .. status", "before the subcommand"),
     ("git --git-dir=/tmp/x log", "before the subcommand"),
     ("git --work-tree=/ status", "before the subcommand"),
     ("git --exec-path=/tmp log", "before the subcommand"),
@@ -161,7 +162,6 @@ ASKS = [
     ("git blame -5 main.go", "not known to be read-only"),
     ("git log -px", "not known to be read-only"),
     # a ':' names blobs and magic pathspecs
-    ("git show HEAD:README.md", "':'"),
     ("git log -- :/x", "':'"),
     ("git diff :0:main.go", "':'"),
     ("git log -- ':(top)main.go'", "':'"),
@@ -195,7 +195,7 @@ ASKS = [
     ("git rev-parse --parseopt", "not known to be read-only"),
     ("git rev-parse --local-env-vars", "not known to be read-only"),
     ("git ls-files --exclude-from=x", "not known to be read-only"),
-    ("git ls-files --recurse-submodules", "not known to be read-only"),
+    ("git ls-files --recurse-submodules", "a git of its own"),
     ("git ls-files -X x", "not known to be read-only"),
     ("git blame -S revs main.go", "not known to be read-only"),
     ("git blame -C main.go", "not known to be read-only"),

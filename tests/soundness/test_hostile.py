@@ -29,7 +29,8 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
         ("alternates@outside", "bastion", "git log --oneline")),
     4: ((None, "bastion", "git show"), (None, "bastion", "git diff --stat"),
         ("no-repository", "bastion", "git diff sub other"),
-        (None, "bastion", "git status -vv -- main.go")),  # status's verbose diff ignores the pathspec
+        (None, "bastion", "git status -vv -- main.go"),  # status's verbose diff ignores the pathspec
+        ("tracked-dir-link@outside", "bastion", "git grep -e e")),  # grep follows the link out
     # status's verbose diff enters the submodule despite --ignore-submodules=all (and shows .env)
     5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'")),
     6: ((None, "claude", "git status"),),
