@@ -75,6 +75,7 @@ def _build(
     from ..policy import ConfigError as PolicyConfigError
     from ..policy import Gate, PolicyFlags, child_env, load_settings
     from ..sandbox import start_notice
+    from ._checkpoint import Checkpoints
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
     from .providers import RetryPolicy, key_variables, make_model
@@ -116,7 +117,14 @@ def _build(
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
     gate = Gate(settings, ws, stamper)
     agent = Agent(
-        model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
+        model,
+        gate,
+        tools,
+        answer,
+        system_prompt(ws, tools.specs()),
+        Fanout(session, printer),
+        messages,
+        checkpoint=Checkpoints(ws),
     )
     return Built(agent, session, model.options.model, cfg.provider, model.connection)
 

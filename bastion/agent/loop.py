@@ -24,6 +24,7 @@ __all__ = [
     "Agent",
     "Answer",
     "Answerer",
+    "Checkpoint",
     "Decided",
     "Denial",
     "Events",
@@ -69,6 +70,18 @@ class Tools(Protocol):
         """The call's output for the model, and whether it failed; once `cancel` is set the call
         should stop (a command's process group is killed)."""
         ...
+
+
+class Checkpoint(Protocol):
+    """Keeps what a turn changes (bastion.agent._checkpoint): `begin` before a prompt's first
+    request, `before` ahead of each call that may write (`approved`: a person, a flag or the user's
+    own rule let it run, not the shipped read-only rules), `end` once the prompt's run is over."""
+
+    def begin(self) -> None: ...
+
+    def before(self, tool: str, args: Mapping[str, object], approved: bool) -> None: ...
+
+    def end(self) -> None: ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -140,6 +153,7 @@ class _Pending:
     args: Mapping[str, object] | None = None
     result: ToolResult | None = None
     note: str = ""
+    approved: bool = False
     # Set when its run ends. Waited on rather than its thread: in Python 3.11 a join that Ctrl-C
     # interrupts marks the thread stopped while it still runs.
     done: threading.Event = field(default_factory=threading.Event)
@@ -167,6 +181,7 @@ class Agent:
         system: str,
         events: Events | None = None,
         messages: Sequence[Message] = (),
+        checkpoint: Checkpoint | None = None,
     ) -> None:
         self.model = model
         self.gate = gate
@@ -175,6 +190,7 @@ class Agent:
         self.system = system
         self.events = events or Events()
         self.messages: list[Message] = list(messages)
+        self.checkpoint = checkpoint
         self.cancel = threading.Event()
         # Guards a call's result against the abort that drops it; the calls running.
         self._lock = threading.Lock()
@@ -194,6 +210,15 @@ class Agent:
         self._add(User(prompt))
         self.usage = Usage()
         self.denials = []
+        if self.checkpoint is None:
+            return self._turn()
+        self.checkpoint.begin()
+        try:
+            return self._turn()
+        finally:
+            self.checkpoint.end()
+
+    def _turn(self) -> RunResult:
         while True:
             self.events.request(len(self.messages))
             try:
@@ -224,6 +249,8 @@ class Agent:
                     batch.append(p)
                     continue
                 self._run(batch)
+                if self.checkpoint is not None:
+                    self.checkpoint.before(p.call.name, p.args, p.approved)
                 self._run([p])
                 batch = []
             self._run(batch)
@@ -265,6 +292,7 @@ class Agent:
         if verdict.decision is Decision.ALLOW:
             self.events.verdict(call, verdict, None)
             p.args = run_args
+            p.approved = verdict.source not in (None, "builtin")
             return
         if verdict.decision is Decision.ASK:
             try:
@@ -274,6 +302,7 @@ class Agent:
             self.events.verdict(call, verdict, answer)
             if answer.allow:
                 p.args = run_args
+                p.approved = True
                 p.note = f"(the user allowed this call and said: {answer.note})" if answer.note else ""
                 return
             why = f": {answer.note}" if answer.note else ""

@@ -1,0 +1,37 @@
+"""The REPL's long-session commands in a pseudo-terminal: /diff and /undo-turn after a turn."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pexpect
+
+from .scripted_server import ScriptedServer
+from .test_repl import _spawn
+from .test_scenarios import _session_events
+
+
+def test_diff_shows_the_last_turn_and_undo_turn_puts_it_back(tmp_path: Path) -> None:
+    rounds = [
+        {"calls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
+        {"text": "Written it."},
+    ]
+    with ScriptedServer(rounds) as server:
+        child = _spawn(tmp_path, server.url)
+        child.expect("/help for commands")
+        child.sendline("write out.txt")
+        child.expect(r"\[y/N\]")
+        child.sendline("y")
+        child.expect("Written it.")
+        child.sendline("/diff")
+        child.expect(r"\+\+\+ b/out\.txt")
+        child.expect(r"\+hi")
+        child.sendline("/undo-turn")
+        child.expect("undone: out.txt")
+        child.sendline("/undo-turn")
+        child.expect("refused: the last turn changed no file")
+        child.sendline("/quit")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert not (tmp_path / "work" / "out.txt").exists()
+    assert any(e["type"] == "undo_turn" and e["files"] == ["out.txt"] for e in _session_events(tmp_path))
