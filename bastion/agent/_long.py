@@ -1,4 +1,5 @@
-"""The REPL's commands for long sessions: /diff and /undo-turn over the last turn's checkpoint."""
+"""The REPL's commands for long sessions: /diff and /undo-turn over the last turn's checkpoint,
+/compact [focus] and /context over the conversation's space."""
 
 from __future__ import annotations
 
@@ -6,7 +7,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ._checkpoint import Checkpoints, UndoRefused
+from ._compact import Compactor, NotShrunk
 from ._front import clean
+from ._types import AgentError
 
 __all__ = ["LONG_COMMANDS"]
 
@@ -42,4 +45,45 @@ def _undo(rest: str, agent: Any, session: Any) -> None:
     print(clean("undone: " + ", ".join(names)))
 
 
-LONG_COMMANDS: dict[str, Callable[[str, Any, Any], None]] = {"/diff": _diff, "/undo-turn": _undo}
+def _compactor(agent: Any, command: str) -> Compactor | None:
+    found = getattr(agent, "compaction", None)
+    if not isinstance(found, Compactor):
+        print(f"bastion: {command}: this session does not compact")
+        return None
+    return found
+
+
+def _compact(rest: str, agent: Any, session: Any) -> None:
+    compactor = _compactor(agent, "/compact")
+    if compactor is None:
+        return
+    try:
+        done = compactor.compact(agent, len(agent.messages), rest)
+    except NotShrunk as err:
+        print(clean(f"bastion: /compact refused: {err}"))
+        return
+    except AgentError as err:
+        print(clean(f"bastion: /compact failed, the conversation is kept: {err}"))
+        return
+    print(f"compacted: {done.replaced} messages, {done.before_tokens} -> {done.after_tokens} tokens")
+
+
+def _context(rest: str, agent: Any, session: Any) -> None:
+    compactor = _compactor(agent, "/context")
+    if compactor is None:
+        return
+    space = compactor.space(agent)
+    print(f"used: {space.used} tokens" + (f" (last request: {space.reported})" if space.reported else ""))
+    print(f"window: {space.window if space.window else 'not known'}")
+    print(f"compacts at: {space.threshold if space.threshold else 'never (no window, no compact_at)'}")
+    print(
+        f"system {space.system} · tools {space.tools} · turns {space.turns} ({len(agent.messages)} messages)"
+    )
+
+
+LONG_COMMANDS: dict[str, Callable[[str, Any, Any], None]] = {
+    "/diff": _diff,
+    "/undo-turn": _undo,
+    "/compact": _compact,
+    "/context": _context,
+}

@@ -76,6 +76,7 @@ def _build(
     from ..policy import Gate, PolicyFlags, child_env, load_settings
     from ..sandbox import start_notice
     from ._checkpoint import Checkpoints
+    from ._compact import Compactor, compact_at_setting
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
     from .providers import RetryPolicy, key_variables, make_model
@@ -116,6 +117,19 @@ def _build(
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
     gate = Gate(settings, ws, stamper)
+    cache = os.path.join(home, "models.json")
+
+    def window() -> int | None:
+        return model_limits(model.connection, model.options.model, cache).context_window
+
+    def record_compaction(summary: str, replaced: int, focus: str) -> None:
+        session.record("compaction", summary=summary, replaced=replaced, focus=focus)
+
+    def say(text: str) -> None:
+        printer.err.write(f"[{text}]\n")
+        printer.err.flush()
+
+    compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
     agent = Agent(
         model,
         gate,
@@ -125,6 +139,7 @@ def _build(
         Fanout(session, printer),
         messages,
         checkpoint=Checkpoints(ws),
+        compaction=compactor,
     )
     return Built(agent, session, model.options.model, cfg.provider, model.connection)
 

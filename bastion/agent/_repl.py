@@ -22,6 +22,8 @@ HELP = """/model NAME     use another model from the next request
 /session        this session's ID and file
 /diff           what the last turn changed, as a unified diff
 /undo-turn      put back the files the last turn changed (refused if any changed since)
+/compact [FOCUS] summarise the conversation so far to save space (FOCUS: what to keep above all)
+/context        tokens used, the window, when it compacts, and what takes the space
 /help           this list
 /quit           leave
 A line that starts with // sends the rest with one slash."""

@@ -15,11 +15,12 @@ import os
 import re
 import secrets
 import time
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from ..policy import Verdict, load_json
+from ._compact import summary_messages
 from ._types import (
     Assistant,
     ConfigError,
@@ -32,7 +33,7 @@ from ._types import (
 )
 from .loop import INTERRUPTED, Answer, Events
 
-__all__ = ["Session", "SessionInfo", "bastion_home", "list_sessions"]
+__all__ = ["Session", "SessionInfo", "bastion_home", "conversation", "list_sessions"]
 
 _ID = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9a-f]{6}")
 
@@ -89,7 +90,10 @@ class Session(Events):
         path = os.path.join(_store(home), session_id + ".jsonl")
         if not os.path.isfile(path):
             raise ConfigError(f"--resume: no session {session_id} in {os.path.dirname(path)}")
-        messages = [message_from_dict(e["message"]) for e in _events(path) if e.get("type") == "message"]
+        try:
+            messages = conversation(_events(path))
+        except (ValueError, KeyError, TypeError) as err:
+            raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
         session = cls(path, session_id)
         answered = {m.call_id for m in messages if isinstance(m, ToolResult)}
         for m in list(messages):
@@ -137,6 +141,26 @@ class Session(Events):
 
     def close(self) -> None:
         self._file.close()
+
+
+def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
+    """The conversation a record leaves: its messages in order, each compaction replacing the
+    messages it summarised (the record keeps them all). Raises ValueError naming a bad event."""
+    messages: list[Message] = []
+    for e in events:
+        kind = e.get("type")
+        if kind == "message":
+            messages.append(message_from_dict(e["message"]))
+        elif kind == "compaction":
+            replaced, summary = e.get("replaced"), e.get("summary")
+            if (
+                not isinstance(replaced, int)
+                or not isinstance(summary, str)
+                or not 0 < replaced <= len(messages)
+            ):
+                raise ValueError("a compaction event names no summary or more messages than there are")
+            messages[:replaced] = summary_messages(summary)
+    return messages
 
 
 def _events(path: str) -> list[dict[str, Any]]:

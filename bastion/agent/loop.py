@@ -25,6 +25,7 @@ __all__ = [
     "Answer",
     "Answerer",
     "Checkpoint",
+    "Compaction",
     "Decided",
     "Denial",
     "Events",
@@ -82,6 +83,17 @@ class Checkpoint(Protocol):
     def before(self, tool: str, args: Mapping[str, object], approved: bool) -> None: ...
 
     def end(self) -> None: ...
+
+
+class Compaction(Protocol):
+    """Keeps the conversation within the model's window (bastion.agent._compact)."""
+
+    def replied(self, usage: Usage) -> None: ...
+
+    def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
+        """May replace agent.messages before `turn_start` (where the running prompt is) by a
+        summary; returns the prompt's index after it."""
+        ...
 
 
 @dataclass(frozen=True, slots=True)
@@ -182,6 +194,7 @@ class Agent:
         events: Events | None = None,
         messages: Sequence[Message] = (),
         checkpoint: Checkpoint | None = None,
+        compaction: Compaction | None = None,
     ) -> None:
         self.model = model
         self.gate = gate
@@ -191,6 +204,8 @@ class Agent:
         self.events = events or Events()
         self.messages: list[Message] = list(messages)
         self.checkpoint = checkpoint
+        self.compaction = compaction
+        self._turns = 0
         self.cancel = threading.Event()
         # Guards a call's result against the abort that drops it; the calls running.
         self._lock = threading.Lock()
@@ -207,6 +222,7 @@ class Agent:
         """Run one prompt to the model's last turn. Raises Cancelled (conversation kept valid) or
         ModelError (the prompt and every completed step kept)."""
         self.cancel.clear()
+        self._turns += 1
         self._add(User(prompt))
         self.usage = Usage()
         self.denials = []
@@ -219,13 +235,18 @@ class Agent:
             self.checkpoint.end()
 
     def _turn(self) -> RunResult:
+        start = len(self.messages) - 1
         while True:
+            if self.compaction is not None:
+                start = self.compaction.before_request(self, start, self._turns)
             self.events.request(len(self.messages))
             try:
                 reply = self.model.stream(self.system, self.messages, self.tools.specs(), self.events.text)
             except KeyboardInterrupt:
                 raise Cancelled("cancelled while the model was answering") from None
             self.usage.add(reply.usage)
+            if self.compaction is not None:
+                self.compaction.replied(reply.usage)
             self._add(reply.message, reply.usage)
             if not reply.message.calls:
                 return RunResult(reply.message.text, self.usage, list(self.denials))

@@ -35,3 +35,23 @@ def test_diff_shows_the_last_turn_and_undo_turn_puts_it_back(tmp_path: Path) -> 
         child.close()
     assert not (tmp_path / "work" / "out.txt").exists()
     assert any(e["type"] == "undo_turn" and e["files"] == ["out.txt"] for e in _session_events(tmp_path))
+
+
+def test_compact_that_does_not_shrink_is_refused_and_context_shows_the_space(tmp_path: Path) -> None:
+    rounds = [{"text": "hello"}, {"text": "a summary far longer than the conversation it replaces " * 20}]
+    with ScriptedServer(rounds) as server:
+        child = _spawn(tmp_path, server.url)
+        child.expect("/help for commands")
+        child.sendline("hi")
+        child.expect("hello")
+        child.sendline("/compact the greeting")
+        child.expect("/compact refused: the summary .* does not shrink the conversation")
+        child.sendline("/context")
+        child.expect(r"used: \d+ tokens")
+        child.expect("window: not known")
+        child.expect(r"system \d+ · tools \d+ · turns \d+ \(2 messages\)")
+        child.sendline("/quit")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert "keep above all: the greeting" in server.requests[1]["body"]["messages"][1]["content"]
+    assert not any(e["type"] == "compaction" for e in _session_events(tmp_path))

@@ -44,8 +44,9 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "pass_env": st.lists(st.sampled_from(["A", "_b1", "GITHUB_TOKEN", "1X", "A-B", "A\n", "Ä"]), max_size=3),
     "max_read_bytes": st.integers(-1, 5) | st.sampled_from([4096, (1 << 63) - 1, 1 << 63]),
     "think": st.booleans(),
+    "compact_at": st.integers(-1, 5) | st.sampled_from([100_000, (1 << 63) - 1, 1 << 63]),
     "api_key_command": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
-    **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in ("think", "api_key_command")},
+    **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in ("think", "api_key_command", "compact_at")},
 }
 
 
