@@ -221,6 +221,10 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 def main(argv: Sequence[str]) -> int:
+    if list(argv[:1]) == ["sessions"]:
+        from ._sessions_cli import sessions_main
+
+        return sessions_main(argv[1:], dict(os.environ), os.getcwd())
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exit_:
