@@ -24,6 +24,7 @@ from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
+from .._errors import BastionError
 from ..analyzer import Workspace, resolve
 
 __all__ = ["SNAPSHOT_BYTES", "SNAPSHOT_FILES", "Change", "Checkpoints", "Turn", "UndoRefused"]
@@ -35,7 +36,7 @@ FILE_BYTES = 16 * 1024 * 1024
 _SKIP = frozenset({".git"})
 
 
-class UndoRefused(Exception):
+class UndoRefused(BastionError):
     """An undo that would overwrite something the turn did not leave, or that cannot be done whole."""
 
 

@@ -18,6 +18,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple
 
+from .._errors import BastionError
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ ACK = "Understood. I continue from this summary."
 RESULT_CHARS = 2_000
 
 
-class NotShrunk(Exception):
+class NotShrunk(BastionError):
     """The summary would take as much space as what it replaces: the old conversation is kept."""
 
 
