@@ -101,7 +101,12 @@ class Checkpoints:
         names = set(self._before)
         if self._walked:
             try:
-                names |= set(self._files(limit=False))
+                names |= set(self._files())
+            except _TooBig:
+                turn.cannot_undo.append(
+                    f"the turn's bash lines left the workspace over {self.max_files} files or "
+                    f"{self.max_bytes} bytes: what they created is not known"
+                )
             except OSError as err:
                 turn.cannot_undo.append(f"the workspace could not be listed after the turn ({err})")
         for name in sorted(names):
@@ -163,7 +168,7 @@ class Checkpoints:
 
     def _keep_all(self, line: str) -> None:
         try:
-            found = list(self._files(limit=True))
+            found = list(self._files())
         except _TooBig:
             self._cannot.append(
                 f"cannot undo this bash line: {line!r} (the workspace is over {self.max_files} files "
@@ -188,9 +193,8 @@ class Checkpoints:
             raise OSError(f"{name} is over {FILE_BYTES} bytes")
         return data
 
-    def _files(self, *, limit: bool) -> Iterator[str]:
-        """Every regular file below the root (links and .git skipped); with `limit`, _TooBig past
-        the snapshot's bounds."""
+    def _files(self) -> Iterator[str]:
+        """Every regular file below the root (links and .git skipped); _TooBig past the bounds."""
         count = total = 0
         stack = ["."]
         while stack:
@@ -205,7 +209,7 @@ class Checkpoints:
                 if not stat.S_ISREG(st.st_mode):
                     continue
                 count, total = count + 1, total + st.st_size
-                if limit and (count > self.max_files or total > self.max_bytes or st.st_size > FILE_BYTES):
+                if count > self.max_files or total > self.max_bytes or st.st_size > FILE_BYTES:
                     raise _TooBig
                 yield name
 

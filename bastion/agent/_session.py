@@ -5,7 +5,10 @@ directory it continues in), each request (how many messages it sent), each messa
 conversation (a prompt, a reply with its calls and usage, a tool result), each verdict with its rule
 and source and who answered an ask. Keys and headers are never in an event. `bastion audit` reads
 the calls from the reply messages and the directory from the header and resumes.
-The conversation is rebuilt from the message events on --resume.
+The conversation is rebuilt from the message events on --resume, each `compaction` event (its
+summary, how many messages it replaced) applied where it stands. Every line ends with its hash
+chain (bastion.agent._records); a torn last line is cut off on resume and reported; a full disk
+keeps the lines in memory until there is room.
 """
 
 from __future__ import annotations

@@ -125,3 +125,12 @@ def test_an_undo_done_once_is_not_done_twice(tmp_path: Path) -> None:
     checkpoints.undo()
     with pytest.raises(UndoRefused, match="changed no file"):
         checkpoints.undo()
+
+
+def test_a_bash_line_that_leaves_the_workspace_over_the_bounds_cannot_be_undone(tmp_path: Path) -> None:
+    work = _work(tmp_path)
+    checkpoints = Checkpoints(LocalWorkspace(str(work)), max_files=3)
+    _turn(work, checkpoints, ("bash", {"command": "touch a b c d"}))
+    with pytest.raises(UndoRefused, match="over 3 files"):
+        checkpoints.undo()
+    assert (work / "d").exists()
