@@ -55,3 +55,26 @@ def test_compact_that_does_not_shrink_is_refused_and_context_shows_the_space(tmp
         child.close()
     assert "keep above all: the greeting" in server.requests[1]["body"]["messages"][1]["content"]
     assert not any(e["type"] == "compaction" for e in _session_events(tmp_path))
+
+
+def test_an_approved_bash_line_is_shown_by_diff_and_undone(tmp_path: Path) -> None:
+    (tmp_path / "work").mkdir()
+    (tmp_path / "work" / "kept.txt").write_text("before\n")
+    line = "echo made > made.txt; echo after > kept.txt"
+    rounds = [{"calls": [{"name": "bash", "arguments": {"command": line}}]}, {"text": "Ran it."}]
+    with ScriptedServer(rounds) as server:
+        child = _spawn(tmp_path, server.url)
+        child.expect("/help for commands")
+        child.sendline("run it")
+        child.expect(r"\? allow bash .*\[y/N\]")
+        child.sendline("y")
+        child.expect("Ran it.")
+        child.sendline("/diff")
+        child.expect(r"-before\s+\+after")
+        child.sendline("/undo-turn")
+        child.expect("undone: kept.txt, made.txt")
+        child.sendline("/quit")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert sorted(p.name for p in (tmp_path / "work").iterdir()) == ["kept.txt"]
+    assert (tmp_path / "work" / "kept.txt").read_text() == "before\n"
