@@ -13,6 +13,8 @@
     │   ├── ConfigError   a bad flag, config file or missing key
     │   ├── ModelError    the provider refused or failed
     │   └── Cancelled     Ctrl-C aborted the run
+    ├── UndoRefused       agent: an /undo-turn refused whole (a file changed since, or cannot be undone)
+    ├── NotShrunk         agent: a compaction whose summary would not shrink the conversation
     └── ToolError         agent: a tool call refused or failed
 
 Each keeps its older base too (OSError, ValueError), so what catches those still does. This module is

@@ -75,6 +75,8 @@ def _build(
     from ..policy import ConfigError as PolicyConfigError
     from ..policy import Gate, PolicyFlags, child_env, load_settings
     from ..sandbox import start_notice
+    from ._checkpoint import Checkpoints
+    from ._compact import Compactor, compact_at_setting
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
     from .providers import RetryPolicy, key_variables, make_model
@@ -115,8 +117,29 @@ def _build(
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
     gate = Gate(settings, ws, stamper)
+    cache = os.path.join(home, "models.json")
+
+    def window() -> int | None:
+        return model_limits(model.connection, model.options.model, cache).context_window
+
+    def record_compaction(summary: str, replaced: int, focus: str) -> None:
+        session.record("compaction", summary=summary, replaced=replaced, focus=focus)
+
+    def say(text: str) -> None:
+        printer.err.write(f"[{text}]\n")
+        printer.err.flush()
+
+    compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
     agent = Agent(
-        model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
+        model,
+        gate,
+        tools,
+        answer,
+        system_prompt(ws, tools.specs()),
+        Fanout(session, printer),
+        messages,
+        checkpoint=Checkpoints(ws),
+        compaction=compactor,
     )
     return Built(agent, session, model.options.model, cfg.provider, model.connection)
 
@@ -198,6 +221,10 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 def main(argv: Sequence[str]) -> int:
+    if list(argv[:1]) == ["sessions"]:
+        from ._sessions_cli import sessions_main
+
+        return sessions_main(argv[1:], dict(os.environ), os.getcwd())
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exit_:

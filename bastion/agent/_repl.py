@@ -9,6 +9,7 @@ from collections.abc import Callable, Mapping
 from typing import Any
 
 from ._front import Printer, parse_answer, question
+from ._long import LONG_COMMANDS as _LONG_COMMANDS
 from ._types import AgentError, Cancelled, ToolCall
 from .loop import Answer
 from .providers import EFFORTS
@@ -19,6 +20,10 @@ HELP = """/model NAME     use another model from the next request
 /think on|off   reasoning on or off; /think EFFORT sets its effort ({efforts})
 /tools          the tools the model has
 /session        this session's ID and file
+/diff           what the last turn changed, as a unified diff
+/undo-turn      put back the files the last turn changed (refused if any changed since)
+/compact [FOCUS] summarise the conversation so far to save space (FOCUS: what to keep above all)
+/context        tokens used, the window, when it compacts, and what takes the space
 /help           this list
 /quit           leave
 A line that starts with // sends the rest with one slash."""
@@ -101,6 +106,8 @@ def _command(line: str, agent: Any, session: Any) -> str:
             print(f"{spec.name}: {spec.description.splitlines()[0] if spec.description else ''}")
     elif name == "/session":
         print(f"session {session.id}: {session.path}")
+    elif name in _LONG_COMMANDS:
+        _LONG_COMMANDS[name](rest, agent, session)
     else:
         print(f"bastion: unknown command {name} (/help lists them; // sends a line that starts with /)")
     return ""

@@ -5,21 +5,27 @@ directory it continues in), each request (how many messages it sent), each messa
 conversation (a prompt, a reply with its calls and usage, a tool result), each verdict with its rule
 and source and who answered an ask. Keys and headers are never in an event. `bastion audit` reads
 the calls from the reply messages and the directory from the header and resumes.
-The conversation is rebuilt from the message events on --resume.
+The conversation is rebuilt from the message events on --resume, each `compaction` event (its
+summary, how many messages it replaced) applied where it stands. Every line ends with its hash
+chain (bastion.agent._records); a torn last line is cut off on resume and reported; a full disk
+keeps the lines in memory until there is room.
 """
 
 from __future__ import annotations
 
-import json
+import contextlib
+import errno
 import os
 import re
 import secrets
+import sys
 import time
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ..policy import Verdict, load_json
+from ..policy import Verdict
+from ._records import chained_line, conversation, last_chain, read_record, repair_torn
 from ._types import (
     Assistant,
     ConfigError,
@@ -27,18 +33,39 @@ from ._types import (
     ToolCall,
     ToolResult,
     Usage,
-    message_from_dict,
     message_to_dict,
 )
 from .loop import INTERRUPTED, Answer, Events
 
-__all__ = ["Session", "SessionInfo", "bastion_home", "list_sessions"]
+__all__ = [
+    "Session",
+    "SessionInfo",
+    "bastion_home",
+    "is_session_id",
+    "list_sessions",
+    "new_session_id",
+    "session_path",
+    "sessions_dir",
+]
 
 _ID = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9a-f]{6}")
 
 
 def bastion_home(environ: Mapping[str, str]) -> str:
     return environ.get("BASTION_HOME") or os.path.join(os.path.expanduser("~"), ".bastion")
+
+
+def is_session_id(text: str) -> bool:
+    return _ID.fullmatch(text) is not None
+
+
+def new_session_id() -> str:
+    return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+
+
+def sessions_dir(home: str) -> str:
+    """The store of records (made 0700 if need be)."""
+    return _store(home)
 
 
 def _store(home: str) -> str:
@@ -60,15 +87,20 @@ class SessionInfo:
 class Session(Events):
     """An open session file, appended to as the run goes."""
 
-    def __init__(self, path: str, session_id: str) -> None:
+    def __init__(
+        self, path: str, session_id: str, chain: str = "", warn: Callable[[str], None] | None = None
+    ) -> None:
         self.path = path
         self.id = session_id
-        fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-        self._file = os.fdopen(fd, "a", encoding="utf-8")
+        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        self._chain = chain
+        # Lines a full disk kept out of the file, written (in order) once it has room again.
+        self._unwritten: list[str] = []
+        self._warn = warn or (lambda text: print(f"bastion: {text}", file=sys.stderr))
 
     @classmethod
     def create(cls, home: str, cwd: str, provider: str, model: str) -> Session:
-        session_id = f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
+        session_id = new_session_id()
         session = cls(os.path.join(_store(home), session_id + ".jsonl"), session_id)
         session.record(
             "session",
@@ -81,16 +113,28 @@ class Session(Events):
         return session
 
     @classmethod
-    def resume(cls, home: str, session_id: str, cwd: str) -> tuple[Session, list[Message]]:
+    def resume(
+        cls, home: str, session_id: str, cwd: str, warn: Callable[[str], None] | None = None
+    ) -> tuple[Session, list[Message]]:
         """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
-        there); a call an abort cut off is answered as interrupted."""
-        if not _ID.fullmatch(session_id):
-            raise ConfigError(f"--resume: {session_id!r} is not a session ID (see --list)")
-        path = os.path.join(_store(home), session_id + ".jsonl")
-        if not os.path.isfile(path):
-            raise ConfigError(f"--resume: no session {session_id} in {os.path.dirname(path)}")
-        messages = [message_from_dict(e["message"]) for e in _events(path) if e.get("type") == "message"]
-        session = cls(path, session_id)
+        there); a call an abort cut off is answered as interrupted; a torn last line is cut off
+        (kept in PATH.torn) and reported."""
+        path = session_path(home, session_id, "--resume")
+        try:
+            torn = repair_torn(path)
+        except OSError as err:
+            raise ConfigError(f"--resume: {path}: the torn last line cannot be cut off ({err})") from None
+        record = read_record(path)
+        try:
+            messages = conversation(record.events)
+        except (ValueError, KeyError, TypeError) as err:
+            raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
+        session = cls(path, session_id, last_chain(record), warn)
+        if torn is not None:
+            session._warn(
+                f"session {session_id}: its last line was torn (a crash or a full disk) and is cut off, "
+                f"kept in {path}.torn; nothing else was lost: {torn[:80]!r}"
+            )
         answered = {m.call_id for m in messages if isinstance(m, ToolResult)}
         for m in list(messages):
             if isinstance(m, Assistant):
@@ -103,8 +147,33 @@ class Session(Events):
         return session, messages
 
     def record(self, event: str, /, **data: Any) -> None:
-        self._file.write(json.dumps({"type": event, **data}, ensure_ascii=False) + "\n")
-        self._file.flush()
+        line, self._chain = chained_line(self._chain, {"type": event, **data})
+        self._unwritten.append(line)
+        self._write_pending()
+
+    def _write_pending(self) -> None:
+        """Write the lines not yet in the file. A full disk cuts back what it half wrote (no line
+        is left torn), says so once, and keeps the lines in memory for the next write; the
+        conversation goes on."""
+        while self._unwritten:
+            data = self._unwritten[0].encode("utf-8")
+            start = os.lseek(self._fd, 0, os.SEEK_END)
+            try:
+                view = memoryview(data)
+                while view:
+                    view = view[os.write(self._fd, view) :]
+            except OSError as err:
+                with contextlib.suppress(OSError):
+                    os.ftruncate(self._fd, start)
+                if err.errno not in (errno.ENOSPC, errno.EDQUOT):
+                    raise
+                if len(self._unwritten) == 1:
+                    self._warn(
+                        f"session {self.id}: no space left to record it ({err.strerror}); the "
+                        "conversation goes on in memory and is written when there is room"
+                    )
+                return
+            self._unwritten.pop(0)
 
     def request(self, messages: int) -> None:
         self.record("request", messages=messages)
@@ -136,22 +205,24 @@ class Session(Events):
         self.record("call_error", call_id=call.id, tool=call.name, arguments=call.arguments, reason=reason)
 
     def close(self) -> None:
-        self._file.close()
+        if self._unwritten:
+            self._warn(f"session {self.id}: {len(self._unwritten)} events could not be recorded (no space)")
+        os.close(self._fd)
+
+
+def session_path(home: str, session_id: str, what: str) -> str:
+    """The record of a session ID, or a ConfigError saying what is wrong (`what` names the asker)."""
+    if not _ID.fullmatch(session_id):
+        raise ConfigError(f"{what}: {session_id!r} is not a session ID (see --list)")
+    path = os.path.join(_store(home), session_id + ".jsonl")
+    if not os.path.isfile(path):
+        raise ConfigError(f"{what}: no session {session_id} in {os.path.dirname(path)}")
+    return path
 
 
 def _events(path: str) -> list[dict[str, Any]]:
-    out: list[dict[str, Any]] = []
-    with open(path, encoding="utf-8") as handle:
-        for number, line in enumerate(handle, 1):
-            try:
-                event = load_json(line)
-            except json.JSONDecodeError:
-                raise ConfigError(f"{path}: line {number} is not JSON") from None
-            except ValueError as err:
-                raise ConfigError(f"{path}: line {number}: {err}") from None
-            if isinstance(event, dict):
-                out.append(event)
-    return out
+    """The record's events, a torn last line left out (it is repaired when resumed)."""
+    return read_record(path).events
 
 
 def list_sessions(home: str, cwd: str) -> list[SessionInfo]:

@@ -24,6 +24,8 @@ __all__ = [
     "Agent",
     "Answer",
     "Answerer",
+    "Checkpoint",
+    "Compaction",
     "Decided",
     "Denial",
     "Events",
@@ -68,6 +70,29 @@ class Tools(Protocol):
     def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
         """The call's output for the model, and whether it failed; once `cancel` is set the call
         should stop (a command's process group is killed)."""
+        ...
+
+
+class Checkpoint(Protocol):
+    """Keeps what a turn changes (bastion.agent._checkpoint): `begin` before a prompt's first
+    request, `before` ahead of each call that may write (`approved`: a person, a flag or the user's
+    own rule let it run, not the shipped read-only rules), `end` once the prompt's run is over."""
+
+    def begin(self) -> None: ...
+
+    def before(self, tool: str, args: Mapping[str, object], approved: bool) -> None: ...
+
+    def end(self) -> None: ...
+
+
+class Compaction(Protocol):
+    """Keeps the conversation within the model's window (bastion.agent._compact)."""
+
+    def replied(self, usage: Usage) -> None: ...
+
+    def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
+        """May replace agent.messages before `turn_start` (where the running prompt is) by a
+        summary; returns the prompt's index after it."""
         ...
 
 
@@ -140,6 +165,7 @@ class _Pending:
     args: Mapping[str, object] | None = None
     result: ToolResult | None = None
     note: str = ""
+    approved: bool = False
     # Set when its run ends. Waited on rather than its thread: in Python 3.11 a join that Ctrl-C
     # interrupts marks the thread stopped while it still runs.
     done: threading.Event = field(default_factory=threading.Event)
@@ -167,6 +193,8 @@ class Agent:
         system: str,
         events: Events | None = None,
         messages: Sequence[Message] = (),
+        checkpoint: Checkpoint | None = None,
+        compaction: Compaction | None = None,
     ) -> None:
         self.model = model
         self.gate = gate
@@ -175,6 +203,9 @@ class Agent:
         self.system = system
         self.events = events or Events()
         self.messages: list[Message] = list(messages)
+        self.checkpoint = checkpoint
+        self.compaction = compaction
+        self._turns = 0
         self.cancel = threading.Event()
         # Guards a call's result against the abort that drops it; the calls running.
         self._lock = threading.Lock()
@@ -191,16 +222,31 @@ class Agent:
         """Run one prompt to the model's last turn. Raises Cancelled (conversation kept valid) or
         ModelError (the prompt and every completed step kept)."""
         self.cancel.clear()
+        self._turns += 1
         self._add(User(prompt))
         self.usage = Usage()
         self.denials = []
+        if self.checkpoint is None:
+            return self._turn()
+        self.checkpoint.begin()
+        try:
+            return self._turn()
+        finally:
+            self.checkpoint.end()
+
+    def _turn(self) -> RunResult:
+        start = len(self.messages) - 1
         while True:
+            if self.compaction is not None:
+                start = self.compaction.before_request(self, start, self._turns)
             self.events.request(len(self.messages))
             try:
                 reply = self.model.stream(self.system, self.messages, self.tools.specs(), self.events.text)
             except KeyboardInterrupt:
                 raise Cancelled("cancelled while the model was answering") from None
             self.usage.add(reply.usage)
+            if self.compaction is not None:
+                self.compaction.replied(reply.usage)
             self._add(reply.message, reply.usage)
             if not reply.message.calls:
                 return RunResult(reply.message.text, self.usage, list(self.denials))
@@ -224,6 +270,8 @@ class Agent:
                     batch.append(p)
                     continue
                 self._run(batch)
+                if self.checkpoint is not None:
+                    self.checkpoint.before(p.call.name, p.args, p.approved)
                 self._run([p])
                 batch = []
             self._run(batch)
@@ -265,6 +313,7 @@ class Agent:
         if verdict.decision is Decision.ALLOW:
             self.events.verdict(call, verdict, None)
             p.args = run_args
+            p.approved = verdict.source not in (None, "builtin")
             return
         if verdict.decision is Decision.ASK:
             try:
@@ -274,6 +323,7 @@ class Agent:
             self.events.verdict(call, verdict, answer)
             if answer.allow:
                 p.args = run_args
+                p.approved = True
                 p.note = f"(the user allowed this call and said: {answer.note})" if answer.note else ""
                 return
             why = f": {answer.note}" if answer.note else ""

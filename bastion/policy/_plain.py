@@ -21,7 +21,16 @@ if TYPE_CHECKING:
 __all__ = ["PROVIDER_KEYS", "Section", "UserData", "plain_project", "plain_user", "sandbox_of"]
 
 Fallback = Literal["allow", "ask", "deny"]
-PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
+PROVIDER_KEYS = (
+    "provider",
+    "model",
+    "base_url",
+    "api_key_env",
+    "api_key_command",
+    "think",
+    "effort",
+    "compact_at",
+)
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
 _USER_KEYS = frozenset({"policy", "sandbox", "pass_env", "max_read_bytes", *PROVIDER_KEYS})
@@ -105,6 +114,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is bool
     if key == "api_key_command":
         return type(value) is str or _strings(value)
+    if key == "compact_at":
+        return type(value) is int and 0 < value <= _MAX_INT
     return type(value) is str
 
 

@@ -53,6 +53,8 @@ class UserFile(Strict):
     api_key_command: str | list[str] | None = None
     think: bool | None = None
     effort: str | None = None
+    # Tokens at which the conversation is compacted when the model's context window is not known.
+    compact_at: int | None = Field(default=None, gt=0)
 
 
 class ProjectFile(Strict):

@@ -38,14 +38,16 @@ _GOOD_SANDBOX = st.fixed_dictionaries({}, optional={
 _SANDBOX = st.sampled_from(["auto", "require", "off", "Auto", ""]) | _GOOD_SANDBOX | st.dictionaries(
     st.sampled_from(["mode", "writable", "network", "other"]), _VALUES
 )
+_TYPED = ("think", "api_key_command", "compact_at")
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
     "sandbox": _SANDBOX,
     "pass_env": st.lists(st.sampled_from(["A", "_b1", "GITHUB_TOKEN", "1X", "A-B", "A\n", "Ä"]), max_size=3),
     "max_read_bytes": st.integers(-1, 5) | st.sampled_from([4096, (1 << 63) - 1, 1 << 63]),
     "think": st.booleans(),
+    "compact_at": st.integers(-1, 5) | st.sampled_from([100_000, (1 << 63) - 1, 1 << 63]),
     "api_key_command": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
-    **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in ("think", "api_key_command")},
+    **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in _TYPED},
 }
 
 

@@ -1,0 +1,89 @@
+"""The REPL's commands for long sessions: /diff and /undo-turn over the last turn's checkpoint,
+/compact [focus] and /context over the conversation's space."""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from typing import Any
+
+from ._checkpoint import Checkpoints, UndoRefused
+from ._compact import Compactor, NotShrunk
+from ._front import clean
+from ._types import AgentError
+
+__all__ = ["LONG_COMMANDS"]
+
+
+def _checkpoints(agent: Any) -> Checkpoints | None:
+    found = getattr(agent, "checkpoint", None)
+    return found if isinstance(found, Checkpoints) else None
+
+
+def _diff(rest: str, agent: Any, session: Any) -> None:
+    checkpoints = _checkpoints(agent)
+    if checkpoints is None:
+        print("bastion: /diff: this session keeps no checkpoints")
+        return
+    # A file's bytes may hold terminal control sequences: shown cleaned, never interpreted.
+    print(clean(checkpoints.diff()).rstrip("\n"))
+
+
+def _undo(rest: str, agent: Any, session: Any) -> None:
+    checkpoints = _checkpoints(agent)
+    if checkpoints is None:
+        print("bastion: /undo-turn: this session keeps no checkpoints")
+        return
+    try:
+        names = checkpoints.undo()
+    except UndoRefused as err:
+        print(clean(f"bastion: /undo-turn refused: {err}"))
+        return
+    except OSError as err:
+        print(clean(f"bastion: /undo-turn failed part way: {err}"))
+        return
+    session.record("undo_turn", files=names)
+    print(clean("undone: " + ", ".join(names)))
+
+
+def _compactor(agent: Any, command: str) -> Compactor | None:
+    found = getattr(agent, "compaction", None)
+    if not isinstance(found, Compactor):
+        print(f"bastion: {command}: this session does not compact")
+        return None
+    return found
+
+
+def _compact(rest: str, agent: Any, session: Any) -> None:
+    compactor = _compactor(agent, "/compact")
+    if compactor is None:
+        return
+    try:
+        done = compactor.compact(agent, len(agent.messages), rest)
+    except NotShrunk as err:
+        print(clean(f"bastion: /compact refused: {err}"))
+        return
+    except AgentError as err:
+        print(clean(f"bastion: /compact failed, the conversation is kept: {err}"))
+        return
+    print(f"compacted: {done.replaced} messages, {done.before_tokens} -> {done.after_tokens} tokens")
+
+
+def _context(rest: str, agent: Any, session: Any) -> None:
+    compactor = _compactor(agent, "/context")
+    if compactor is None:
+        return
+    space = compactor.space(agent)
+    print(f"used: {space.used} tokens" + (f" (last request: {space.reported})" if space.reported else ""))
+    print(f"window: {space.window if space.window else 'not known'}")
+    print(f"compacts at: {space.threshold if space.threshold else 'never (no window, no compact_at)'}")
+    print(
+        f"system {space.system} · tools {space.tools} · turns {space.turns} ({len(agent.messages)} messages)"
+    )
+
+
+LONG_COMMANDS: dict[str, Callable[[str, Any, Any], None]] = {
+    "/diff": _diff,
+    "/undo-turn": _undo,
+    "/compact": _compact,
+    "/context": _context,
+}

@@ -1,0 +1,193 @@
+"""Session records as files: the hash chain over their lines, the conversation they rebuild, a torn
+last line repaired, and `bastion sessions verify | export | import | gc`.
+
+Each line is one JSON event whose last key, "chain", is the SHA-256 of the previous line's chain and
+the line's own text without it: a line edited, removed, inserted or reordered breaks the chain from
+there on. The chain has no secret: it finds corruption and careless edits, not a forger who
+recomputes it (the record is the user's own file, 0600 in a 0700 directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..policy import load_json
+from ._compact import summary_messages
+from ._types import ConfigError, Message, message_from_dict
+
+__all__ = [
+    "CHAIN",
+    "Record",
+    "Verified",
+    "chained_line",
+    "conversation",
+    "read_record",
+    "repair_torn",
+    "verify_record",
+]
+
+CHAIN = "chain"
+
+
+def _link(previous: str, body: str) -> str:
+    return hashlib.sha256(f"{previous}\n{body}".encode()).hexdigest()
+
+
+def _body(event: Mapping[str, Any]) -> str:
+    return json.dumps(dict(event), ensure_ascii=True)
+
+
+def chained_line(previous: str, event: Mapping[str, Any]) -> tuple[str, str]:
+    """The line to write for `event` after a line whose chain is `previous`, and its own chain."""
+    body = _body(event)
+    chain = _link(previous, body)
+    return body[:-1] + f', "{CHAIN}": "{chain}"}}\n', chain
+
+
+class _Rebuild:
+    """The conversation as a record's events leave it, built one event at a time."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    def feed(self, e: Mapping[str, Any]) -> None:
+        kind = e.get("type")
+        if kind == "message":
+            message = e.get("message")
+            if not isinstance(message, dict):
+                raise ValueError("a message event holds no message")
+            self.messages.append(message_from_dict(message))
+        elif kind == "compaction":
+            replaced, summary = e.get("replaced"), e.get("summary")
+            if (
+                not isinstance(replaced, int)
+                or not isinstance(summary, str)
+                or not 0 < replaced <= len(self.messages)
+            ):
+                raise ValueError("a compaction event names no summary or more messages than there are")
+            self.messages[:replaced] = summary_messages(summary)
+
+
+def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
+    """The conversation a record leaves: its messages in order, each compaction replacing the
+    messages it summarised (the record keeps them all). Raises ValueError naming a bad event."""
+    rebuild = _Rebuild()
+    for e in events:
+        rebuild.feed(e)
+    return rebuild.messages
+
+
+@dataclass(slots=True)
+class Record:
+    """A record's events with their line texts (newline removed), and its torn last line, if any."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    torn: str | None = None
+    good_bytes: int = 0
+
+
+def read_record(path: str) -> Record:
+    """The record at `path`. A last line without its newline (a crash or a full disk cut it: a
+    line is written whole with its newline) is `torn`; a line that is not JSON is a ConfigError
+    naming it."""
+    with open(path, "rb") as handle:
+        data = handle.read()
+    record = Record()
+    chunks = data.split(b"\n")
+    tail = chunks.pop()  # after the last newline: b"" when the file ends whole
+    offset = 0
+    for number, chunk in enumerate(chunks, 1):
+        try:
+            text = chunk.decode("utf-8")
+            event = load_json(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ConfigError(f"{path}: line {number} is not JSON") from None
+        except ValueError as err:
+            raise ConfigError(f"{path}: line {number}: {err}") from None
+        if not isinstance(event, dict):
+            raise ConfigError(f"{path}: line {number} is not a JSON object")
+        record.events.append(event)
+        record.lines.append(text)
+        offset += len(chunk) + 1
+    if tail:
+        record.torn = tail.decode("utf-8", "replace")
+    record.good_bytes = offset
+    return record
+
+
+def repair_torn(path: str) -> str | None:
+    """Cut a torn last line off the record (kept beside it in PATH.torn, so nothing is lost);
+    the torn text, or None when the record was whole."""
+    record = read_record(path)
+    if record.torn is None:
+        return None
+    with open(path, "rb") as handle:
+        handle.seek(record.good_bytes)
+        cut = handle.read()
+    fd = os.open(path + ".torn", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+    with os.fdopen(fd, "ab") as kept:
+        kept.write(cut + (b"" if cut.endswith(b"\n") else b"\n"))
+    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    try:
+        os.ftruncate(fd, record.good_bytes)
+    finally:
+        os.close(fd)
+    return record.torn
+
+
+def last_chain(record: Record) -> str:
+    for e in reversed(record.events):
+        if isinstance(e.get(CHAIN), str):
+            return str(e[CHAIN])
+    return ""
+
+
+@dataclass(slots=True)
+class Verified:
+    """What verify found: lines read, lines chained, requests rebuilt, and every problem (empty: good)."""
+
+    lines: int = 0
+    chained: int = 0
+    requests: int = 0
+    problems: list[str] = field(default_factory=list)
+
+
+def verify_record(record: Record) -> Verified:
+    """Check the chain of every line and rebuild every request the record says was sent."""
+    found = Verified(lines=len(record.lines))
+    previous = ""
+    rebuild = _Rebuild()
+    for number, event in enumerate(record.events, 1):
+        chain = event.get(CHAIN)
+        body = {k: v for k, v in event.items() if k != CHAIN}
+        if isinstance(chain, str):
+            found.chained += 1
+            if _link(previous, _body(body)) != chain:
+                found.problems.append(
+                    f"line {number}: the hash chain breaks (the line was edited, or one before it "
+                    "removed, inserted or moved)"
+                )
+            previous = chain
+        try:
+            rebuild.feed(body)
+        except (ValueError, TypeError) as err:
+            found.problems.append(f"line {number}: the conversation cannot be rebuilt ({err})")
+            continue
+        if body.get("type") == "request":
+            found.requests += 1
+            if body.get("messages") != len(rebuild.messages):
+                found.problems.append(
+                    f"line {number}: the request sent {body.get('messages')} messages; the record "
+                    f"rebuilds {len(rebuild.messages)}"
+                )
+    if found.chained < found.lines:
+        found.problems.append(f"{found.lines - found.chained} lines carry no chain")
+    if record.torn is not None:
+        found.problems.append("the last line is torn (it is repaired when the session is resumed)")
+    return found
