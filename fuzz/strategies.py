@@ -229,6 +229,8 @@ BYPASSES: tuple[str, ...] = (
     "go env -w GOFLAGS=-x", "go version -m x", "go run .", "time cat x", "coproc cat x", "if x", "echo a=~",
     "cat x=~/.ssh/id_rsa", "cat a=b:~/x", "cat notes.txt\x0b", "cat notes.txt\x0c", "cat notes.txt\u0085",
     "cat notes.txt\u2028", "exec cat x", "command cat x", "env cat x", "xargs cat", "cat x | sh",
+    "grep -rn x", "grep -rl x . --include=.env", "grep -r x sub inlink", "cd sub && grep -r x ..",
+    "grep -r x secrets", "grep -r x repo", "grep -rn package . --include='*.go' | head -n 3",
 )  # fmt: skip
 
 

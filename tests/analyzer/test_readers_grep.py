@@ -12,7 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import SECRET_PATHS, LocalWorkspace, analyze
+from bastion.analyzer import SECRET_PATHS, LocalWorkspace, Stamper, analyze
 from bastion.analyzer._grepr import MAX_TREE_FILES, exclude_globs
 from bastion.policy import Decision, Layer, Policy
 from bastion.policy._subjects import bash_subjects
@@ -142,6 +142,16 @@ def test_every_file_the_plan_reads_is_a_read_the_policy_decides(tree: Path) -> N
     for rule in ("ask", "deny"):
         mine = Policy([Layer.user("u", **{rule: ("read(src/deep/**)",)})])  # type: ignore[arg-type]
         assert mine.decide(subjects).decision is not Decision.ALLOW, rule
+
+
+def test_a_file_added_below_after_the_decision_stops_the_plan(tmp_path: Path) -> None:
+    (tmp_path / "d").mkdir()
+    (tmp_path / "d/a.py").write_text("hit\n")
+    ws, stamper = LocalWorkspace(str(tmp_path)), Stamper()
+    stamp = stamper.plan_stamp(analyze("grep -r hit d", ws), ws)
+    assert stamper.verify_plan(stamp, analyze("grep -r hit d", ws), ws)
+    (tmp_path / "d/private.txt").write_text("hit\n")
+    assert not stamper.verify_plan(stamp, analyze("grep -r hit d", ws), ws)
 
 
 def test_a_pattern_grep_cannot_exclude_makes_the_line_ask() -> None:
