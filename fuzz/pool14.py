@@ -5,7 +5,7 @@ that the properties of docs/soundness.md draw both. Quoted words are written as 
 
 from __future__ import annotations
 
-__all__ = ["ARGS14", "COMMANDS14", "FILTERS14", "GREP_R", "WORDS14", "with_pool14"]
+__all__ = ["ARGS14", "COMMANDS14", "FILTERS14", "WORDS14", "with_pool14"]
 
 _SED = (
     "-n", "-E", "-s", "-z", "--posix", "-e", "-i", "--in-place", "-f", "--follow-symlinks",
@@ -45,12 +45,7 @@ WORDS14: dict[str, tuple[str, ...]] = {
 }
 COMMANDS14: tuple[str, ...] = tuple(WORDS14)
 FILTERS14: tuple[str, ...] = ("sed", "nl", "strings", "tr")
-# grep -r (issue 14): the recursive forms and filters it allows beside the ones that must ask.
-GREP_R = (
-    "-rn", "-r", "-rl", "--recursive", "-R", "--include='*.go'", "--include=.env", "--exclude='*.go'",
-    "--exclude-dir=sub", "--exclude-dir", "-D", "skip", "--exclude-from=main.go", "--dereference-recursive",
-)  # fmt: skip
-ARGS14: tuple[str, ...] = tuple(dict.fromkeys((*(w for words in WORDS14.values() for w in words), *GREP_R)))
+ARGS14: tuple[str, ...] = tuple(dict.fromkeys(w for words in WORDS14.values() for w in words))
 
 Pools = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
 

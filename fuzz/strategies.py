@@ -94,6 +94,9 @@ ARG_POOL: tuple[str, ...] = (
     # quoted and glob shapes
     "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
     "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",
+    # grep -r (issue 14): the recursive forms and filters it allows beside the ones that must ask
+    "-rn", "-rl", "--recursive", "--include='*.go'", "--include=.env", "--exclude='*.go'",
+    "--exclude-dir=sub", "--exclude-dir", "skip", "--exclude-from=main.go", "--dereference-recursive",
 )  # fmt: skip
 
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
