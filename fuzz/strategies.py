@@ -103,6 +103,9 @@ ARG_POOL: tuple[str, ...] = (
     # quoted and glob shapes
     "'a b.txt'", '"README.md"', "''", "*", "*.go", "sub/*", "*/", "?ain.go", "s*/*.go", "*.txt", ".*",
     "x=~", "a=~/x", "HEAD~", "2>&1", ">/dev/null", "2>/dev/null",
+    # grep -r (issue 14): the recursive forms and filters it allows beside the ones that must ask
+    "-rn", "-rl", "--recursive", "--include='*.go'", "--include=.env", "--exclude='*.go'",
+    "--exclude-dir=sub", "--exclude-dir", "skip", "--exclude-from=main.go", "--dereference-recursive",
 )  # fmt: skip
 
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
@@ -238,6 +241,8 @@ BYPASSES: tuple[str, ...] = (
     "go env -w GOFLAGS=-x", "go version -m x", "go run .", "time cat x", "coproc cat x", "if x", "echo a=~",
     "cat x=~/.ssh/id_rsa", "cat a=b:~/x", "cat notes.txt\x0b", "cat notes.txt\x0c", "cat notes.txt\u0085",
     "cat notes.txt\u2028", "exec cat x", "command cat x", "env cat x", "xargs cat", "cat x | sh",
+    "grep -rn x", "grep -rl x . --include=.env", "grep -r x sub inlink", "cd sub && grep -r x ..",
+    "grep -r x secrets", "grep -r x repo", "grep -rn package . --include='*.go' | head -n 3",
 )  # fmt: skip
 
 

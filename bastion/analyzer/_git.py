@@ -15,10 +15,18 @@ from collections.abc import Sequence
 
 from ..grammar import Stage, Word
 from ._gitflags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
-from ._gitplan import DIFF_FORMS, GIT_PREFIX, GitArgs, excluding_words, plan_words, prints_contents
+from ._gitplan import (
+    DIFF_FORMS,
+    GIT_PREFIX,
+    GitArgs,
+    excluding_words,
+    plan_words,
+    prints_contents,
+    secret_excludes,
+)
 from ._paths import resolve
 from ._result import Check, Context
-from ._secrets import git_excludes, hidden_by
+from ._secrets import hidden_by
 
 __all__ = ["check_git"]
 
@@ -136,6 +144,7 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
         # the pattern is no name: it runs with the options, before the revisions
         args = GitArgs((*args.options, args.before[0]), args.before[1:], args.after, args.dashdash)
     reads: list[str] = []
+    regular: dict[str, str] = {}  # literal names of regular files (no link), as typed -> root-relative
     paths_at = len(args.before)
     for index, raw in enumerate((*args.before, *args.after)):
         if ":" in raw:
@@ -165,20 +174,26 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:
                 reads.append(resolved.real)
+        if resolved.is_regular and resolved.real == resolved.name and not _PATHSPEC_CHARS & set(raw):
+            regular[raw] = resolved.name
     if name == "grep" and "--cached" not in args.options and not args.before[:paths_at]:
         return Check.refuse(
             "git grep in the work tree follows a link that replaced a tracked directory, out of the"
             " workspace or into a secret directory no exclude names; with --cached or a revision it"
             " reads only git's objects"
         )
+    paths = (*args.before[paths_at:], *args.after)
+    files = tuple((raw, regular[raw]) for raw in paths) if paths and all(p in regular for p in paths) else ()
     form = DIFF_FORMS.get(name)
     if form is None or not prints_contents(form, args.options):
         words = plan_words(sub, form, rest)
     else:
-        why = _hides(ctx, name, args, reads)
+        excludes = secret_excludes(ctx.secrets, files)
+        shown = [r for r in reads if r not in {n for _, n in files}]  # a named file is a read decided
+        why = _hides(ctx, name, args, shown, len(excludes))
         if why:  # the names stay reads, so a secret among them is asked as such
             return Check.refuse(why)._replace(reads=tuple(dict.fromkeys(reads)))
-        words = excluding_words(sub, form, args, paths_at, ctx.secrets)
+        words = excluding_words(sub, form, args, paths_at, excludes)
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words, git=True)
 
 
@@ -253,7 +268,7 @@ def _check_cat_file(ctx: Context, rest: list[str]) -> Check:
     return check._replace(words=words, reads=check.reads if contents else ())
 
 
-def _hides(ctx: Context, name: str, args: GitArgs, reads: list[str]) -> str:
+def _hides(ctx: Context, name: str, args: GitArgs, reads: list[str], excludes: int) -> str:
     """Why a form that prints contents cannot carry the secret excludes ("" when it can)."""
     if name == "stash list":
         return (
@@ -262,7 +277,7 @@ def _hides(ctx: Context, name: str, args: GitArgs, reads: list[str]) -> str:
         )
     if "--follow" in args.options:
         return "git log --follow with a patch takes exactly one path, so secret files cannot be excluded"
-    names = len(args.before) + len(args.after) + len(git_excludes(ctx.secrets))
+    names = len(args.before) + len(args.after) + excludes
     if name == "diff" and names == 2:
         return (
             "git diff with exactly two names is a --no-index diff of any two files outside a work tree"

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ..grammar import Word
 from ._neutral import GIT_STEERING, NEUTRAL_GIT_CONFIG
-from ._secrets import git_excludes
+from ._secrets import git_excludes, hidden_by
 
 __all__ = [
     "DIFF_FORMS",
@@ -26,6 +26,7 @@ __all__ = [
     "GitArgs",
     "DiffForm",
     "excluding_words",
+    "secret_excludes",
     "plan_words",
     "prints_contents",
 ]
@@ -107,13 +108,28 @@ def plan_words(sub: Sequence[str], form: DiffForm | None, args: Sequence[str]) -
     return tuple(Word(w) for w in (*GIT_PREFIX, *sub, *flags, *args))
 
 
+def secret_excludes(secrets: Sequence[str], files: Sequence[tuple[str, str]] = ()) -> tuple[str, ...]:
+    """The exclude pathspecs of a form that prints contents.
+
+    `files` is given when every path of the line is a named regular file, each `(raw, name)` as
+    typed and root-relative. Such a diff covers those names and what a revision or the index holds
+    below them, nothing else, and each name is a read the policy decides (a lift of yours lets it
+    through): so a pattern that hides one of them is dropped, what lies below each name is excluded
+    instead (`raw` is a literal, relative to where git runs), and every other pattern keeps its
+    excludes."""
+    kept = [p for p in secrets if not any(hidden_by(name, (p,)) for _, name in files)]
+    if len(kept) == len(secrets):
+        return git_excludes(secrets)
+    return (*git_excludes(kept), *(f":(exclude,icase,glob){raw}/**" for raw, _ in files))
+
+
 def excluding_words(
-    sub: Sequence[str], form: DiffForm, args: GitArgs, paths_at: int, secrets: Sequence[str]
+    sub: Sequence[str], form: DiffForm, args: GitArgs, paths_at: int, excludes: Sequence[str]
 ) -> tuple[Word, ...]:
     """The words of a form that prints contents: options, revisions (a bare object name peeled to
-    a commit), `--`, the paths, then the secret excludes. Without the user's `--`, the positionals
-    from `paths_at` on are paths."""
+    a commit), `--`, the paths, then the `excludes` (`secret_excludes`). Without the user's `--`,
+    the positionals from `paths_at` on are paths."""
     revisions = tuple(_BARE_OBJECT.sub(r"\1^{commit}", r) for r in args.before[:paths_at])
     paths = (*args.before[paths_at:], *args.after)
-    words = (*GIT_PREFIX, *sub, *form.flags, *args.options, *revisions, "--", *paths, *git_excludes(secrets))
+    words = (*GIT_PREFIX, *sub, *form.flags, *args.options, *revisions, "--", *paths, *excludes)
     return tuple(Word(w) for w in words)

@@ -8,12 +8,14 @@ create temporary file in '/dev/null': Not a directory" (the open fails, nothing 
 
 from __future__ import annotations
 
+import posixpath
 import re
 from typing import NamedTuple
 
 from ..grammar import Stage, Word
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._glob import expand
+from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, tree_files
 from ._paths import resolve
 from ._result import Check, Checker, Context
 
@@ -39,18 +41,15 @@ _TAIL_REFUSED = {
 _GREP_REFUSED = {
     "-f": "grep -f reads patterns from a file that is not checked",
     "--file": "grep --file reads patterns from a file that is not checked",
-    "-r": "grep -r reads every file below a directory, which are not checked",
     "-R": "grep -R reads every file below a directory and follows links out of it",
-    "--recursive": "grep --recursive reads every file below a directory, which are not checked",
     "--dereference-recursive": "grep --dereference-recursive reads files below a directory, following links",
     "-d": "grep -d recurse reads every file below a directory, which are not checked",
     "--directories": "grep --directories=recurse reads every file below a directory, which are not checked",
     "-D": "grep -D read opens devices and FIFOs, which can block or never end",
     "--devices": "grep --devices=read opens devices and FIFOs, which can block or never end",
-    "--include": "grep --include only matters to a recursive grep, which reads files that are not checked",
-    "--exclude": "grep --exclude only matters to a recursive grep, which reads files that are not checked",
     "--exclude-from": "grep --exclude-from reads a file that is not checked",
-    "--exclude-dir": "grep --exclude-dir only matters to a recursive grep, which reads unchecked files",
+    **{flag: f"grep {flag} GLOB takes the next word, which could be `--`: write {flag}=GLOB"
+       for flag in ("--include", "--exclude", "--exclude-dir")},
 }
 _WC_REFUSED = {
     "--files0-from": "wc --files0-from reads the names of the files to count from a file that is not checked",
@@ -75,9 +74,11 @@ TABLES: dict[str, FlagTable] = {
     "tail": _head_tail(_TAIL_REFUSED),
     "wc": FlagTable(bare=frozenset({"-l", "-w", "-c", "-m", "-L"}), letters="lwcmL", refused=_WC_REFUSED),
     "grep": FlagTable(
-        bare=frozenset("-" + c for c in "ivcnEFwxohHlLqsaI"),
-        letters="ivcnEFwxohHlLqsaI",
+        bare=frozenset({*("-" + c for c in "ivcnEFwxohHlLqsaIr"), "--recursive"}),
+        letters="ivcnEFwxohHlLqsaIr",
         spaced={"-m": NUMBER, "-A": NUMBER, "-B": NUMBER, "-C": NUMBER, "-e": ANY},
+        # They only narrow what a recursive grep reads; bastion's own excludes come after them and win.
+        attached={"--include=": ANY, "--exclude=": ANY, "--exclude-dir=": ANY},
         digits=True,
         refused=_GREP_REFUSED,
     ),
@@ -251,7 +252,8 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     """grep as a first stage (files, globs among them) or after a pipe (standard input only). A
     line with an option after an operand or a glob runs rewritten: options first, then `--`, then
     the operands, so that POSIXLY_CORRECT cannot make an option a file name and a name a glob
-    expands to (`-f.py`) is never read as an option."""
+    expands to (`-f.py`) is never read as an option. A recursive grep (`-r`) is judged by every
+    file it reads, and runs with the secret excludes (bastion/analyzer/_grepr.py)."""
     split = _grep_words(stage.args)
     if isinstance(split, str):
         return Check.refuse(split)
@@ -264,12 +266,35 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     if not args.has("-e") and split.operands[0].glob:
         return Check.refuse(f"grep's pattern is the glob {split.operands[0].text!r}, which bash expands to "
                             "names this check never saw")
+    recursive = args.has("-r") or args.has("--recursive")
     files = split.operands if args.has("-e") else split.operands[1:]
     if ctx.after_pipe:
+        if recursive:
+            return Check.refuse("grep -r after a pipe searches the working directory, not its input")
         if files:
             return Check.refuse(f"grep after a pipe reads standard input; the operand {files[0].text!r} is a "
                                 "file that is not checked")
         return Check(ok=True, words=_grep_rewritten(stage, split))
+    names = _grep_names(ctx, files)
+    if isinstance(names, str):
+        return Check.refuse(names)
+    if not names and recursive:
+        names = ["."]  # grep -r without a file searches the working directory
+    if not names:
+        return Check.refuse("grep without a file reads standard input, which is not checked")
+    if len(names) > MAX_FILES:
+        return Check.refuse(f"grep names more than {MAX_FILES} files, more than one call should read")
+    if recursive:
+        return _check_recursive(ctx, stage, split, names)
+    reads: list[str] = []
+    for raw in names:
+        if why := _read_file(ctx, "grep", raw, reads):
+            return Check.refuse(why)
+    return Check(ok=True, reads=tuple(reads), words=_grep_rewritten(stage, split))
+
+
+def _grep_names(ctx: Context, files: tuple[Word, ...]) -> list[str] | str:
+    """The file operands with each glob expanded, or why a glob cannot be."""
     names: list[str] = []
     for word in files:
         if not word.glob:
@@ -277,20 +302,40 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
             continue
         expansion = expand(ctx.ws, ctx.cwd, word.text)
         if expansion.why:
-            return Check.refuse(expansion.why)
+            return expansion.why
         if not expansion.matches:
-            return Check.refuse(f"the glob {word.text!r} matches nothing here: bash would pass it as it "
-                                "is, or drop it under nullglob and leave grep reading standard input")
+            return (f"the glob {word.text!r} matches nothing here: bash would pass it as it is, or drop it "
+                    "under nullglob and leave grep reading standard input")
         names.extend(expansion.matches)
-    if not names:
-        return Check.refuse("grep without a file reads standard input, which is not checked")
-    if len(names) > MAX_FILES:
-        return Check.refuse(f"grep names more than {MAX_FILES} files, more than one call should read")
+    return names
+
+
+def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[str]) -> Check:
+    """grep -r: each operand judged by the path checks (a link there resolved), each directory by
+    every file below it the plan reads, each such file a read."""
+    globs = exclude_globs(ctx.secrets)
+    if isinstance(globs, str):
+        return Check.refuse(globs)
     reads: list[str] = []
     for raw in names:
-        if why := _read_file(ctx, "grep", raw, reads):
-            return Check.refuse(why)
-    return Check(ok=True, reads=tuple(reads), words=_grep_rewritten(stage, split))
+        r = resolve(ctx.ws, ctx.cwd, raw) if raw != "-" else None
+        if r is None or not r.is_dir:
+            if why := _read_file(ctx, "grep", raw, reads):
+                return Check.refuse(why)
+            continue
+        if not r.ok:
+            return Check.refuse(r.why)
+        tree = tree_files(ctx.ws, r.real, globs, ctx.max_read_bytes, MAX_TREE_FILES - len(reads))
+        if tree.why:
+            return Check.refuse(tree.why)
+        reads.extend(dict.fromkeys((r.name, r.real)))
+        for real in tree.files:
+            reads.append(real)
+            if r.name != r.real:  # the same file by the name the line gives it
+                reads.append(posixpath.join(r.name, posixpath.relpath(real, r.real)))
+    words = (stage.words[0], *split.options, *(Word(w) for w in exclude_words(globs)), Word("--"),
+             *split.operands)
+    return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words)
 
 
 def _grep_rewritten(stage: Stage, split: _GrepWords) -> tuple[Word, ...] | None:

@@ -337,12 +337,42 @@ def test_the_secret_excludes_drop_only_when_a_rule_of_yours_lifts_every_secret_p
     assert gate.secrets == (() if lifted else SECRET_PATHS)
 
 
-def test_a_lifted_secret_named_in_a_diff_asks_so_that_the_approved_line_runs_as_typed(tmp_path: Path) -> None:
+@pytest.mark.parametrize(
+    "line", ["git diff -- .env", "git diff .env", "git diff .env a.txt", "git log -p .env"]
+)
+def test_a_lifted_secret_named_as_a_file_is_shown_and_nothing_else_is(tmp_path: Path, line: str) -> None:
+    """dax-0449: the diff covers only the named files, each a read the policy decides; the patterns
+    that hide a named file drop out, what lies below the name stays out, every other pattern stays."""
     gate = _gate(tmp_path, ["read(.env)"])
-    decided = gate.decide("bash", {"command": "git diff -- .env"})
-    assert decided.analysis is not None and not decided.analysis.auto
-    assert decided.decision is Decision.ASK
-    assert "excludes would hide" in decided.verdict.reason
+    decided = gate.decide("bash", {"command": line})
+    assert decided.decision is Decision.ALLOW, decided.verdict.reason
+    assert decided.analysis is not None and decided.analysis.rendered is not None
+    rendered = decided.analysis.rendered
+    assert "':(exclude,icase,glob).env/**'" in rendered and "**/.env*" not in rendered
+    assert "':(top,exclude,icase,glob)**/id_*'" in rendered
+    assert gate.stamper is not None
+    out = TOOLS["bash"].run(decided.args, ToolContext(gate.ws, gate.stamper, secrets=gate.secrets))
+    assert not out.is_error and ("hunter3" in out.text or line.startswith("git log"))
+
+
+@pytest.mark.parametrize(
+    ("allow", "line"),
+    [
+        ([], "git diff .env"),  # not lifted: the named read asks
+        (["read(.env)"], "git diff .env ."),  # a directory beside it: a dropped pattern would show more
+        (["read(.env)"], "git diff .env 'a*'"),  # a pathspec pattern, not a name
+        (["read(.env)"], "git diff envlink"),  # a link: git diffs the link, the name is not the file
+        (["read(.env)"], "git diff .env.local"),  # a lift of .env is not one of .env.local
+    ],
+)
+def test_a_secret_named_in_a_diff_that_is_not_a_lifted_regular_file_asks(
+    tmp_path: Path, allow: list[str], line: str
+) -> None:
+    gate = _gate(tmp_path, allow)
+    (Path(gate.ws.root) / ".env.local").write_text("x\n")
+    os.symlink(".env", Path(gate.ws.root) / "envlink")
+    decided = gate.decide("bash", {"command": line})
+    assert decided.decision is Decision.ASK, line
 
 
 def test_the_bash_tool_runs_the_gates_plan_only_with_the_gates_secret_patterns(tmp_path: Path) -> None:
