@@ -12,12 +12,13 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ._front import Fanout, Printer, parse_answer, question
+from ._colour import colour_for
+from ._front import Asker, Fanout, Printer
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
-from .loop import Agent, Answer, RunResult
+from ._types import AgentError, Cancelled, ConfigError, Usage
+from .loop import Agent, RunResult
 from .providers import EFFORTS, Connection, model_limits
 
 __all__ = ["main"]
@@ -114,25 +115,27 @@ def _build(
         session, messages = Session.resume(home, args.resume, cwd)
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
-    gate = Gate(settings, ws, stamper)
+    gate: Any = Gate(settings, ws, stamper)
+    if isinstance(answer, Asker):
+        gate = answer.watch(gate)
     agent = Agent(
         model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
     )
     return Built(agent, session, model.options.model, cfg.provider, model.connection)
 
 
-def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
-    def answer(call: ToolCall, args: Mapping[str, object], verdict: Any) -> Answer:
-        err.write(question(call, args, verdict))
-        if refuse_all:
-            err.write("n (--yes-to none)\n")
-            err.flush()
-            return Answer(False, "", by="flag")
+def _stdin_answerer(err: TextIO, cwd: str, refuse_all: bool, environ: Mapping[str, str]) -> Asker:
+    def read(prompt: str) -> str | None:
+        err.write(prompt)
         err.flush()
         line = sys.stdin.readline()
-        return parse_answer(line if line else None)
+        return line if line else None
 
-    return answer
+    def write(text: str) -> None:
+        err.write(text)
+        err.flush()
+
+    return Asker(read, write, cwd, colour_for(err, environ), refuse_all=refuse_all)
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -141,7 +144,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
     as_json = args.output_format == "json"
-    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json)
+    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, colour=colour_for(sys.stderr, environ))
     model_name = args.model or ""
     result: RunResult | None = None
     error: AgentError | None = None
@@ -149,7 +152,9 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     transcript: Transcript | None = None
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        built = _build(args, environ, cwd, printer, _stdin_answerer(sys.stderr, args.yes_to == "none"))
+        built = _build(
+            args, environ, cwd, printer, _stdin_answerer(sys.stderr, cwd, args.yes_to == "none", environ)
+        )
         model_name = built.model_name
         if args.transcript:
             transcript = _transcript(args.transcript, built)
