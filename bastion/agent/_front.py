@@ -2,13 +2,15 @@
 
 from __future__ import annotations
 
+import threading
+import time
 from collections.abc import Callable, Mapping
 from typing import Any, TextIO
 
 from ..policy import Decision, Verdict, load_json
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour, clean
-from ._types import Message, ToolCall, ToolResult, Usage
+from ._types import Message, ModelError, ToolCall, ToolResult, Usage
 from .loop import Answer, Events
 
 __all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
@@ -104,6 +106,68 @@ def collapsed(content: str) -> list[str]:
     return [*lines[: RESULT_LINES - 1], f"… {hidden} more line{'s' if hidden != 1 else ''}", lines[-1]]
 
 
+class Spinner:
+    """A line that says what is being waited for and for how long, redrawn in place on a terminal
+    (only there: `on` is False for a pipe), and wiped before anything else is printed."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+    def __init__(self, stream: TextIO, on: bool) -> None:
+        self.stream = stream
+        self.on = on
+        self._lock = threading.Lock()
+        self._what = ""
+        self._since = 0.0
+        self._shown = False
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, what: str) -> None:
+        if not self.on:
+            return
+        with self._lock:
+            self._what, self._since = what, time.monotonic()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._spin, daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Stop and wipe the line (call before printing anything)."""
+        if not self.on:
+            return
+        with self._lock:
+            self._what = ""
+            self._wipe()
+
+    def _wipe(self) -> None:
+        if self._shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self._shown = False
+
+    def _spin(self) -> None:
+        frame = 0
+        while True:
+            with self._lock:
+                if self._what:
+                    seconds = int(time.monotonic() - self._since)
+                    self.stream.write(
+                        f"\r\x1b[2K{self.FRAMES[frame % len(self.FRAMES)]} {self._what} {seconds}s"
+                    )
+                    self.stream.flush()
+                    self._shown = True
+                    frame += 1
+                    busy = True
+                else:
+                    busy = False
+            if busy:
+                time.sleep(0.1)
+            else:
+                self._wake.wait()
+                self._wake.clear()
+
+
 class Printer(Events):
     """Prints a run: the model's text to `out` as it streams, each call, what was decided and what
     it gave (collapsed) to `err`."""
@@ -117,14 +181,29 @@ class Printer(Events):
         self.colour = colour or Colour(False)
         self._mid_line = False
         self._ran: set[str] = set()
+        self.spinner = Spinner(err, self.colour.on)
+        self.retries = 0  # how many times a request is tried again at most (said with each retry)
+
+    def request(self, messages: int) -> None:
+        self.spinner.start("waiting for the model")
+
+    def retried(self, failure: ModelError, wait: float) -> None:
+        """A request failed and is tried again after `wait` seconds."""
+        what = str(failure.kind.value).replace("_", " ")
+        seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
+        count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
+        self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim)
+        self.spinner.start("waiting for the model")
 
     def text(self, delta: str) -> None:
         if self.stream_text and delta:
+            self.spinner.stop()
             self.out.write(clean(delta))
             self.out.flush()
             self._mid_line = not delta.endswith("\n")
 
     def _line(self, text: str, paint: Callable[[str], str] | None = None) -> None:
+        self.spinner.stop()
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -148,8 +227,13 @@ class Printer(Events):
 
     def started(self, call: ToolCall) -> None:
         self._ran.add(call.id)
+        self.spinner.start(f"running {summary(call)[:60]}")
+
+    def finished(self, call: ToolCall) -> None:
+        self.spinner.stop()
 
     def message(self, message: Message, usage: Usage | None = None) -> None:
+        self.spinner.stop()
         if not isinstance(message, ToolResult):
             return
         if message.is_error and message.content.startswith("interrupted"):

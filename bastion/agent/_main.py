@@ -17,7 +17,7 @@ from ._front import Asker, Fanout, Printer
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, Usage
+from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage
 from .loop import Agent, RunResult
 from .providers import EFFORTS, Connection, model_limits
 
@@ -121,6 +121,8 @@ def _build(
     agent = Agent(
         model, gate, tools, answer, system_prompt(ws, tools.specs()), Fanout(session, printer), messages
     )
+    printer.retries = model.connection.retry.attempts
+    model.connection.on_retry = printer.retried
     return Built(agent, session, model.options.model, cfg.provider, model.connection)
 
 
@@ -198,7 +200,14 @@ def _transcript(path: str, built: Built) -> Transcript:
     if transcript.write_error is not None:
         raise ConfigError(f"--transcript {path}: {transcript.write_error.strerror or transcript.write_error}")
     built.agent.events = Fanout(built.agent.events, transcript)
-    built.connection.on_retry = transcript.retried
+    shown = built.connection.on_retry
+
+    def retried(failure: ModelError, wait: float) -> None:
+        transcript.retried(failure, wait)
+        if shown is not None:
+            shown(failure, wait)
+
+    built.connection.on_retry = retried
     return transcript
 
 

@@ -151,3 +151,38 @@ def test_colour_is_off_when_not_a_terminal_or_no_color_is_set() -> None:
     assert colour_for(Tty(), {"TERM": "xterm"}).on is True
     assert colour_for(Tty(), {"TERM": "xterm", "NO_COLOR": ""}).on is False
     assert colour_for(io.StringIO(), {"TERM": "xterm"}).on is False
+
+
+def test_retries_are_shown_with_the_wait_and_the_count(tmp_path: Path) -> None:
+    from .agent_fixtures import run_main
+    from .scripted_server import ScriptedServer
+    from .test_scenarios import _env
+
+    (tmp_path / "work").mkdir()
+    rounds = [{"status": 429, "retry_after": "2"}, {"status": 500}, {"text": "hello"}]
+    with ScriptedServer(rounds) as server:
+        argv = ["-p", "hi", "--provider", "openai", "--base-url", server.url + "/v1"]
+        code, out, err = run_main(argv, cwd=str(tmp_path / "work"), env=_env(tmp_path))
+    assert code == 0 and out == "hello\n"
+    lines = [line for line in err.splitlines() if "retrying" in line]
+    assert [line.split(",")[0] for line in lines] == ["rate limited", "unavailable"]
+    assert lines[0].endswith("s (1/3)") and lines[1].endswith("s (2/3)")
+
+
+def test_the_spinner_draws_only_on_a_terminal_and_wipes_its_line_before_output() -> None:
+    import time
+
+    from bastion.agent._front import Spinner
+
+    quiet = io.StringIO()
+    Spinner(quiet, on=False).start("waiting for the model")
+    assert quiet.getvalue() == ""
+    tty = io.StringIO()
+    spinner = Spinner(tty, on=True)
+    spinner.start("waiting for the model")
+    deadline = time.monotonic() + 10
+    while "waiting for the model" not in tty.getvalue() and time.monotonic() < deadline:
+        time.sleep(0.02)
+    spinner.stop()
+    assert "waiting for the model" in tty.getvalue()
+    assert tty.getvalue().endswith("\r\x1b[2K")
