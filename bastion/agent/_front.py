@@ -10,6 +10,7 @@ from typing import Any, TextIO
 from ..policy import Decision, Verdict, load_json
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour, clean
+from ._render import MarkdownStream
 from ._types import Message, ModelError, ToolCall, ToolResult, Usage
 from .loop import Answer, Events
 
@@ -173,7 +174,13 @@ class Printer(Events):
     it gave (collapsed) to `err`."""
 
     def __init__(
-        self, out: TextIO, err: TextIO, *, stream_text: bool = True, colour: Colour | None = None
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        stream_text: bool = True,
+        colour: Colour | None = None,
+        markdown: MarkdownStream | None = None,
     ) -> None:
         self.out = out
         self.err = err
@@ -181,6 +188,7 @@ class Printer(Events):
         self.colour = colour or Colour(False)
         self._mid_line = False
         self._ran: set[str] = set()
+        self.markdown = markdown
         self.spinner = Spinner(err, self.colour.on)
         self.retries = 0  # how many times a request is tried again at most (said with each retry)
 
@@ -196,7 +204,10 @@ class Printer(Events):
         self.spinner.start("waiting for the model")
 
     def text(self, delta: str) -> None:
-        if self.stream_text and delta:
+        if self.stream_text and delta and self.markdown is not None:
+            self.spinner.stop()
+            self.markdown.feed(delta)
+        elif self.stream_text and delta:
             self.spinner.stop()
             self.out.write(clean(delta))
             self.out.flush()
@@ -204,6 +215,8 @@ class Printer(Events):
 
     def _line(self, text: str, paint: Callable[[str], str] | None = None) -> None:
         self.spinner.stop()
+        if self.markdown is not None:
+            self.markdown.flush()
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
@@ -234,6 +247,8 @@ class Printer(Events):
 
     def message(self, message: Message, usage: Usage | None = None) -> None:
         self.spinner.stop()
+        if self.markdown is not None:
+            self.markdown.flush()
         if not isinstance(message, ToolResult):
             return
         if message.is_error and message.content.startswith("interrupted"):

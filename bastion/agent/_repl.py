@@ -13,6 +13,7 @@ from typing import Any
 from ._ask import CallKey
 from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
+from ._render import MarkdownStream
 from ._session import bastion_home
 from ._types import AgentError, Cancelled, Message, Usage
 from .loop import Events
@@ -108,7 +109,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
             return None
 
     colour = colour_for(sys.stdout, environ)
-    printer = Printer(sys.stdout, sys.stdout, colour=colour)
+    markdown = MarkdownStream(sys.stdout) if colour.on else None
+    printer = Printer(sys.stdout, sys.stdout, colour=colour, markdown=markdown)
     recorded: list[Any] = []
 
     def on_rule(key: CallKey) -> None:
