@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shlex
@@ -26,21 +27,30 @@ __all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="bastion", description="A coding agent whose policy decides every tool call."
+        prog="bastion",
+        description="A coding agent whose policy decides every tool call.",
+        epilog="Other commands: bastion check | audit | hook | doctor (each with --help).",
     )
-    p.add_argument("-p", "--prompt", help="run one prompt, then exit")
-    p.add_argument("--provider", choices=PROVIDERS)
-    p.add_argument("--model")
-    p.add_argument("--base-url")
+    p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
+    p.add_argument(
+        "-p", "--prompt", help='run one prompt, then exit; "-" reads the prompt from standard input'
+    )
+    p.add_argument("--provider", choices=PROVIDERS, help="the model provider (default: the config's)")
+    p.add_argument("--model", help="the model's name at the provider")
+    p.add_argument("--base-url", help="the provider's API URL (http:// or https://)")
     p.add_argument("--api-key-env", help="the variable holding the openresponses provider's key (its name)")
     p.add_argument(
         "--api-key-command",
         help='a program that prints the key, split as a shell splits words; "" turns off the config\'s',
     )
-    p.add_argument("--think", action=argparse.BooleanOptionalAction, default=None)
-    p.add_argument("--effort", choices=EFFORTS)
+    p.add_argument(
+        "--think", action=argparse.BooleanOptionalAction, default=None, help="reasoning on (or off)"
+    )
+    p.add_argument("--effort", choices=EFFORTS, help="how hard the model reasons")
     p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
-    p.add_argument("--output-format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--output-format", choices=("text", "json"), default="text", help="with -p: text, or one JSON report"
+    )
     p.add_argument(
         "--transcript",
         metavar="FILE",
@@ -52,9 +62,9 @@ def _parser() -> argparse.ArgumentParser:
         default="ask",
         help="how -p answers a question: ask (read y/n from standard input) or none (refuse)",
     )
-    p.add_argument("--allow", action="append", default=[], metavar="RULE")
-    p.add_argument("--ask", action="append", default=[], metavar="RULE")
-    p.add_argument("--deny", action="append", default=[], metavar="RULE")
+    p.add_argument("--allow", action="append", default=[], metavar="RULE", help="allow what RULE names")
+    p.add_argument("--ask", action="append", default=[], metavar="RULE", help="ask before what RULE names")
+    p.add_argument("--deny", action="append", default=[], metavar="RULE", help="refuse what RULE names")
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
     p.add_argument("--resume", metavar="ID", help="continue a session")
     return p
@@ -211,11 +221,58 @@ def _transcript(path: str, built: Built) -> Transcript:
     return transcript
 
 
+# The subcommands bastion/cli.py dispatches before the agent's flags are read.
+SUBCOMMANDS = ("check", "audit", "hook", "doctor")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bastion")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _stray_word(argv: Sequence[str]) -> str | None:
+    """What to say about a first word that is not a flag: the agent takes none, so it is a
+    mistyped subcommand (or a prompt given without -p)."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    word = argv[0]
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    hint = (
+        f"did you mean `bastion {close[0]}`?" if close else f'a prompt goes after -p: bastion -p "{word} ..."'
+    )
+    return f"bastion: unknown command {word!r}; {hint} (commands: {', '.join(SUBCOMMANDS)})"
+
+
+def _read_prompt(prompt: str) -> str | None:
+    """-p's prompt: `-` reads it from standard input. None when it is empty (a usage error)."""
+    if prompt == "-":
+        prompt = sys.stdin.read()
+    return prompt if prompt.strip() else None
+
+
 def main(argv: Sequence[str]) -> int:
+    stray = _stray_word(argv)
+    if stray is not None:
+        print(stray, file=sys.stderr)
+        return 2
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    if args.version:
+        print(f"bastion {_version()}")
+        return 0
+    if args.prompt is not None:
+        prompt = _read_prompt(args.prompt)
+        if prompt is None:
+            where = "standard input was empty" if args.prompt == "-" else "it is empty"
+            print(f"bastion: -p needs a prompt ({where}); -p - reads it from standard input", file=sys.stderr)
+            return 2
+        args.prompt = prompt
     if args.transcript and args.prompt is None:
         print("bastion: --transcript needs -p (a transcript is of one run)", file=sys.stderr)
         return 2
