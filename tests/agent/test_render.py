@@ -33,4 +33,5 @@ def test_the_models_escape_sequences_are_removed_before_rendering() -> None:
     out = io.StringIO()
     stream = MarkdownStream(out)
     stream.feed("title \x1b]0;pwned\x07here\x1b[2J\n\n")
-    assert "\x1b]" not in out.getvalue() and "\x1b[2J" not in out.getvalue() and "title here" in out.getvalue()
+    shown = out.getvalue()
+    assert "\x1b]" not in shown and "\x1b[2J" not in shown and "title here" in shown
