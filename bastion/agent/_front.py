@@ -11,7 +11,7 @@ from ..policy import Decision, Verdict, load_json
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour, clean
 from ._render import MarkdownStream
-from ._types import Message, ModelError, ToolCall, ToolResult, Usage
+from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
 from .loop import Answer, Events
 
 __all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
@@ -81,6 +81,11 @@ class Asker:
         return answer
 
 
+RETRY_WORDS = {
+    Failure.RATE_LIMITED: "rate limited",
+    Failure.UNAVAILABLE: "the service is unavailable",
+    Failure.NETWORK: "network error",
+}
 # A tool's result is shown collapsed to this many lines (its first ones, then its last: the status).
 RESULT_LINES = 4
 
@@ -197,7 +202,7 @@ class Printer(Events):
 
     def retried(self, failure: ModelError, wait: float) -> None:
         """A request failed and is tried again after `wait` seconds."""
-        what = str(failure.kind.value).replace("_", " ")
+        what = RETRY_WORDS.get(failure.kind, str(failure.kind.value).replace("_", " "))
         seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
         count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
         self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim)

@@ -13,6 +13,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
+from ._advice import advice
 from ._colour import colour_for
 from ._front import Asker, Fanout, Printer
 from ._report import Transcript, document, outcome
@@ -77,6 +78,10 @@ class Built:
     model_name: str
     provider: str
     connection: Connection
+    key_from: str = ""
+
+    def advice(self, err: AgentError) -> str | None:
+        return advice(err, self.provider, self.connection.base_url, self.key_from)
 
 
 def _build(
@@ -133,7 +138,12 @@ def _build(
     )
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried
-    return Built(agent, session, model.options.model, cfg.provider, model.connection)
+    key_from = (
+        "the key api_key_command prints"
+        if cfg.api_key_command
+        else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
+    )
+    return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from)
 
 
 def _stdin_answerer(err: TextIO, cwd: str, refuse_all: bool, environ: Mapping[str, str]) -> Asker:
@@ -197,6 +207,9 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     sys.stdout.flush()
     if error is not None:
         sys.stderr.write(f"bastion: {error}\n")
+        hint = built.advice(error) if built is not None else None
+        if hint is not None:
+            sys.stderr.write(f"bastion: {hint}\n")
         return error.kind.exit_code
     return 0
 

@@ -156,6 +156,9 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 print("\n[aborted]")
             except AgentError as err:
                 print(f"\nbastion: {err}")
+                hint = built.advice(err)
+                if hint is not None:
+                    print(f"bastion: {hint}")
     finally:
         session.close()
     print(f"To resume this session: bastion --resume {session.id}")
