@@ -5,11 +5,14 @@ imported only when a renderer is made: on a terminal, on the agent's path."""
 
 from __future__ import annotations
 
+import re
 from typing import Any, TextIO
 
 from ._colour import clean
 
 __all__ = ["MarkdownStream"]
+
+_LEADING_BLANKS = re.compile(r"\A(?:[ \t]*(?:\x1b\[[0-9;]*m)*[ \t]*\n)+")
 
 
 def _fence_open(text: str) -> bool:
@@ -24,6 +27,7 @@ class MarkdownStream:
     def __init__(self, out: TextIO) -> None:
         from rich.console import Console
 
+        self._out = out
         self._console: Any = Console(file=out, highlight=False, soft_wrap=False)
         self._pending = ""
         self._first = True
@@ -58,7 +62,10 @@ class MarkdownStream:
             return
         from rich.markdown import Markdown
 
-        if not self._first:
-            self._console.print()
+        with self._console.capture() as captured:
+            self._console.print(Markdown(block.strip("\n"), code_theme="ansi_dark"))
+        # One blank line between blocks, whatever blank lines rich puts before an element.
+        rendered = _LEADING_BLANKS.sub("", captured.get())
+        self._out.write(rendered if self._first else "\n" + rendered)
+        self._out.flush()
         self._first = False
-        self._console.print(Markdown(block.strip("\n"), code_theme="ansi_dark"))
