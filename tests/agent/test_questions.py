@@ -165,7 +165,7 @@ def test_retries_are_shown_with_the_wait_and_the_count(tmp_path: Path) -> None:
         code, out, err = run_main(argv, cwd=str(tmp_path / "work"), env=_env(tmp_path))
     assert code == 0 and out == "hello\n"
     lines = [line for line in err.splitlines() if "retrying" in line]
-    assert [line.split(",")[0] for line in lines] == ["rate limited", "unavailable"]
+    assert [line.split(",")[0] for line in lines] == ["rate limited", "the service is unavailable"]
     assert lines[0].endswith("s (1/3)") and lines[1].endswith("s (2/3)")
 
 
