@@ -1,7 +1,7 @@
 """The model's markdown on a terminal, rendered with rich (headings, lists, code blocks with
 highlighting, wrapped at word boundaries), a block at a time as it streams: a block is shown once
 it is complete (a blank line outside a code fence ends it), the rest when the reply ends. rich is
-imported only when a renderer is made: on a terminal, on the agent's path."""
+imported with the first block rendered: on a terminal, on the agent's path."""
 
 from __future__ import annotations
 
@@ -25,10 +25,8 @@ class MarkdownStream:
     """Takes the model's text as it streams and prints each complete markdown block rendered."""
 
     def __init__(self, out: TextIO) -> None:
-        from rich.console import Console
-
         self._out = out
-        self._console: Any = Console(file=out, highlight=False, soft_wrap=False)
+        self._console: Any = None  # made (and rich imported) with the first block: start-up stays quick
         self._pending = ""
         self._first = True
 
@@ -60,7 +58,11 @@ class MarkdownStream:
     def _print(self, block: str) -> None:
         if not block.strip():
             return
+        from rich.console import Console
         from rich.markdown import Markdown
+
+        if self._console is None:
+            self._console = Console(file=self._out, highlight=False, soft_wrap=False)
 
         with self._console.capture() as captured:
             self._console.print(Markdown(block.strip("\n"), code_theme="ansi_dark"))
