@@ -17,7 +17,7 @@ from tests.loaded import modules_loaded
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("grammar", "analyzer", "policy")
 # The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs.
-FORBIDDEN = ("bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp")
+FORBIDDEN = ("bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp", "rich")
 
 
 def _imports(path: pathlib.Path) -> list[str]:

@@ -2,25 +2,19 @@
 
 from __future__ import annotations
 
-import json
-import re
+import threading
+import time
 from collections.abc import Callable, Mapping
-from typing import TextIO
+from typing import Any, TextIO
 
-from ..policy import STAMP_ARG, Decision, Verdict
-from ._types import Message, ToolCall, ToolResult, Usage
+from ..policy import Decision, Verdict, load_json
+from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
+from ._colour import Colour, clean
+from ._render import MarkdownStream
+from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
 from .loop import Answer, Events
 
-__all__ = ["Printer", "clean", "parse_answer", "question"]
-
-_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b.|[\x00-\x08\x0b-\x1f\x7f]"
-)
-
-
-def clean(text: str) -> str:
-    """Text with terminal control sequences removed, safe to print."""
-    return _CONTROL.sub("", text)
+__all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
 
 
 def why(verdict: Verdict) -> str:
@@ -31,62 +25,249 @@ def why(verdict: Verdict) -> str:
     return "; ".join(p for p in parts if p)
 
 
-def question(call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> str:
-    shown = json.dumps({k: v for k, v in args.items() if k != STAMP_ARG}, ensure_ascii=False)
-    return clean(f"? allow {call.name} {shown} ({why(verdict)}) [y/N] ")
+class Asker:
+    """Asks a person about a call: says why it asks and what the call would do, then reads y, n or
+    (where offered) a. A call whose "yes" could not work is refused unasked; a call allowed with `a`
+    is allowed again, unasked, for the rest of the session (`on_rule` records it)."""
+
+    def __init__(
+        self,
+        read: Callable[[str], str | None],
+        write: Callable[[str], None],
+        cwd: str,
+        colour: Colour,
+        *,
+        offer_always: bool = False,
+        refuse_all: bool = False,
+        on_rule: Callable[[CallKey], None] | None = None,
+    ) -> None:
+        self.read = read
+        self.write = write
+        self.cwd = cwd
+        self.colour = colour
+        self.offer_always = offer_always
+        self.refuse_all = refuse_all
+        self.on_rule = on_rule
+        self.rules = SessionRules()
+        self.recorder: Recorder | None = None
+
+    def watch(self, gate: Any) -> Recorder:
+        """The gate, wrapped so a question can show what the analyzer found (a caret)."""
+        self.recorder = Recorder(gate)
+        return self.recorder
+
+    def __call__(self, call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> Answer:
+        refusal = cannot_work(call, verdict)
+        if refusal is not None:
+            return Answer(False, refusal, by="rule")
+        key = CallKey.of(call, args)
+        if self.rules.allows(key):
+            return Answer(True, "", by="session rule")
+        always = self.offer_always and may_always(verdict)
+        decided = self.recorder.decided(args) if self.recorder is not None else None
+        shown = [self.colour.bold(clean(f"? {call.name}: {why(verdict)}"))]
+        shown += describe(call, args, decided, self.cwd, self.colour)
+        self.write("\n".join(shown) + "\n")
+        choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
+        prompt = f"allow {call.name}? {choices} "
+        if self.refuse_all:
+            self.write(prompt + "n (--yes-to none)\n")
+            return Answer(False, "", by="flag")
+        answer, again = parse_reply(self.read(prompt), always=always)
+        if again:
+            self.rules.add(key)
+            if self.on_rule is not None:
+                self.on_rule(key)
+        return answer
 
 
-def parse_answer(line: str | None) -> Answer:
-    """y / n with an optional note or reason after the first word; any other line refuses, the
-    whole line its reason; no line (end of input) refuses."""
-    if line is None:
-        return Answer(False, "no answer (end of input)")
-    text = line.strip()
-    word, _, rest = text.partition(" ")
-    if word.lower() in ("y", "yes"):
-        return Answer(True, rest.strip())
-    if word.lower() in ("n", "no", ""):
-        return Answer(False, rest.strip())
-    return Answer(False, text)
+RETRY_WORDS = {
+    Failure.RATE_LIMITED: "rate limited",
+    Failure.UNAVAILABLE: "the service is unavailable",
+    Failure.NETWORK: "network error",
+}
+# A tool's result is shown collapsed to this many lines (its first ones, then its last: the status).
+RESULT_LINES = 4
+
+
+def summary(call: ToolCall) -> str:
+    """A call in one line for a person: a command's line, a file tool's path, else its arguments."""
+    try:
+        args = load_json(call.arguments or "{}")
+    except ValueError:
+        args = None
+    if isinstance(args, dict):
+        for name in ("command", "path", "pattern"):
+            if isinstance(args.get(name), str):
+                return f"{call.name} {str(args[name])[:200]}"
+    return f"{call.name} {call.arguments[:200]}"
+
+
+def collapsed(content: str) -> list[str]:
+    """A result's first lines and its last (where a command's exit status is), the rest counted."""
+    lines = content.rstrip("\n").splitlines() or [""]
+    if len(lines) <= RESULT_LINES:
+        return lines
+    hidden = len(lines) - RESULT_LINES
+    return [*lines[: RESULT_LINES - 1], f"… {hidden} more line{'s' if hidden != 1 else ''}", lines[-1]]
+
+
+class Spinner:
+    """A line that says what is being waited for and for how long, redrawn in place on a terminal
+    (only there: `on` is False for a pipe), and wiped before anything else is printed."""
+
+    FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
+
+    def __init__(self, stream: TextIO, on: bool) -> None:
+        self.stream = stream
+        self.on = on
+        self._lock = threading.Lock()
+        self._what = ""
+        self._since = 0.0
+        self._shown = False
+        self._wake = threading.Event()
+        self._thread: threading.Thread | None = None
+
+    def start(self, what: str) -> None:
+        if not self.on:
+            return
+        with self._lock:
+            self._what, self._since = what, time.monotonic()
+        if self._thread is None:
+            self._thread = threading.Thread(target=self._spin, daemon=True)
+            self._thread.start()
+        self._wake.set()
+
+    def stop(self) -> None:
+        """Stop and wipe the line (call before printing anything)."""
+        if not self.on:
+            return
+        with self._lock:
+            self._what = ""
+            self._wipe()
+
+    def _wipe(self) -> None:
+        if self._shown:
+            self.stream.write("\r\x1b[2K")
+            self.stream.flush()
+            self._shown = False
+
+    def _spin(self) -> None:
+        frame = 0
+        while True:
+            with self._lock:
+                if self._what:
+                    seconds = int(time.monotonic() - self._since)
+                    self.stream.write(
+                        f"\r\x1b[2K{self.FRAMES[frame % len(self.FRAMES)]} {self._what} {seconds}s"
+                    )
+                    self.stream.flush()
+                    self._shown = True
+                    frame += 1
+                    busy = True
+                else:
+                    busy = False
+            if busy:
+                time.sleep(0.1)
+            else:
+                self._wake.wait()
+                self._wake.clear()
 
 
 class Printer(Events):
-    """Prints a run: the model's text to `out` as it streams, each call and what was decided to `err`."""
+    """Prints a run: the model's text to `out` as it streams, each call, what was decided and what
+    it gave (collapsed) to `err`."""
 
-    def __init__(self, out: TextIO, err: TextIO, *, stream_text: bool = True) -> None:
+    def __init__(
+        self,
+        out: TextIO,
+        err: TextIO,
+        *,
+        stream_text: bool = True,
+        colour: Colour | None = None,
+        markdown: MarkdownStream | None = None,
+    ) -> None:
         self.out = out
         self.err = err
         self.stream_text = stream_text
+        self.colour = colour or Colour(False)
         self._mid_line = False
+        self._ran: set[str] = set()
+        self.markdown = markdown
+        self.spinner = Spinner(err, self.colour.on)
+        self.retries = 0  # how many times a request is tried again at most (said with each retry)
+
+    def request(self, messages: int) -> None:
+        self.spinner.start("waiting for the model")
+
+    def retried(self, failure: ModelError, wait: float) -> None:
+        """A request failed and is tried again after `wait` seconds."""
+        what = RETRY_WORDS.get(failure.kind, str(failure.kind.value).replace("_", " "))
+        seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
+        count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
+        self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim)
+        self.spinner.start("waiting for the model")
 
     def text(self, delta: str) -> None:
-        if self.stream_text and delta:
+        if self.stream_text and delta and self.markdown is not None:
+            self.spinner.stop()
+            self.markdown.feed(delta)
+        elif self.stream_text and delta:
+            self.spinner.stop()
             self.out.write(clean(delta))
             self.out.flush()
             self._mid_line = not delta.endswith("\n")
 
-    def _line(self, text: str) -> None:
+    def _line(self, text: str, paint: Callable[[str], str] | None = None) -> None:
+        self.spinner.stop()
+        if self.markdown is not None:
+            self.markdown.flush()
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
-        self.err.write(clean(text) + "\n")
+        shown = clean(text)
+        self.err.write((paint(shown) if paint else shown) + "\n")
         self.err.flush()
 
     def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+        red = self.colour.red
         if verdict.decision is Decision.DENY:
-            self._line(f"✗ {call.name} denied: {why(verdict)}")
+            self._line(f"✗ {call.name} denied: {why(verdict)}", red)
         elif answer is not None and not answer.allow:
-            self._line(f"✗ {call.name} refused" + (f": {answer.note}" if answer.note else ""))
+            self._line(f"✗ {call.name} refused" + (f": {answer.note}" if answer.note else ""), red)
         else:
-            self._line(f"→ {call.name} {call.arguments[:200]}")
+            by = " (allowed for this session)" if answer is not None and answer.by == "session rule" else ""
+            self._line(f"→ {summary(call)}{by}", self.colour.cyan)
 
     def error(self, call: ToolCall, reason: str) -> None:
-        self._line(f"✗ {call.name}: {reason}")
+        self._line(f"✗ {call.name}: {reason}", self.colour.red)
+
+    def started(self, call: ToolCall) -> None:
+        self._ran.add(call.id)
+        self.spinner.start(f"running {summary(call)[:60]}")
+
+    def finished(self, call: ToolCall) -> None:
+        self.spinner.stop()
 
     def message(self, message: Message, usage: Usage | None = None) -> None:
-        if isinstance(message, ToolResult) and message.is_error and message.content.startswith("interrupted"):
-            self._line(f"✗ {message.name}: interrupted")
+        self.spinner.stop()
+        if self.markdown is not None:
+            self.markdown.flush()
+        if not isinstance(message, ToolResult):
+            return
+        if message.is_error and message.content.startswith("interrupted"):
+            self._line(f"✗ {message.name}: interrupted", self.colour.red)
+            return
+        if message.call_id not in self._ran:
+            return  # denied or refused: said when it was decided
+        self._ran.discard(message.call_id)
+        lines = collapsed(message.content)
+        if message.is_error:
+            self._line(f"  ✗ {message.name} failed: {lines[0]}", self.colour.red)
+            lines = lines[1:]
+        for line in lines:
+            self._line(f"  │ {line}", self.colour.dim)
 
 
 class Fanout(Events):

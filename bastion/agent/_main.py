@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import difflib
 import json
 import os
 import shlex
@@ -12,12 +13,14 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, TextIO
 
-from ._front import Fanout, Printer, parse_answer, question
+from ._advice import advice
+from ._colour import colour_for
+from ._front import Asker, Fanout, Printer
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, ToolCall, Usage
-from .loop import Agent, Answer, RunResult
+from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage
+from .loop import Agent, RunResult
 from .providers import EFFORTS, Connection, model_limits
 
 __all__ = ["main"]
@@ -25,21 +28,30 @@ __all__ = ["main"]
 
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="bastion", description="A coding agent whose policy decides every tool call."
+        prog="bastion",
+        description="A coding agent whose policy decides every tool call.",
+        epilog="Other commands: bastion check | audit | hook | doctor (each with --help).",
     )
-    p.add_argument("-p", "--prompt", help="run one prompt, then exit")
-    p.add_argument("--provider", choices=PROVIDERS)
-    p.add_argument("--model")
-    p.add_argument("--base-url")
+    p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
+    p.add_argument(
+        "-p", "--prompt", help='run one prompt, then exit; "-" reads the prompt from standard input'
+    )
+    p.add_argument("--provider", choices=PROVIDERS, help="the model provider (default: the config's)")
+    p.add_argument("--model", help="the model's name at the provider")
+    p.add_argument("--base-url", help="the provider's API URL (http:// or https://)")
     p.add_argument("--api-key-env", help="the variable holding the openresponses provider's key (its name)")
     p.add_argument(
         "--api-key-command",
         help='a program that prints the key, split as a shell splits words; "" turns off the config\'s',
     )
-    p.add_argument("--think", action=argparse.BooleanOptionalAction, default=None)
-    p.add_argument("--effort", choices=EFFORTS)
+    p.add_argument(
+        "--think", action=argparse.BooleanOptionalAction, default=None, help="reasoning on (or off)"
+    )
+    p.add_argument("--effort", choices=EFFORTS, help="how hard the model reasons")
     p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
-    p.add_argument("--output-format", choices=("text", "json"), default="text")
+    p.add_argument(
+        "--output-format", choices=("text", "json"), default="text", help="with -p: text, or one JSON report"
+    )
     p.add_argument(
         "--transcript",
         metavar="FILE",
@@ -51,9 +63,9 @@ def _parser() -> argparse.ArgumentParser:
         default="ask",
         help="how -p answers a question: ask (read y/n from standard input) or none (refuse)",
     )
-    p.add_argument("--allow", action="append", default=[], metavar="RULE")
-    p.add_argument("--ask", action="append", default=[], metavar="RULE")
-    p.add_argument("--deny", action="append", default=[], metavar="RULE")
+    p.add_argument("--allow", action="append", default=[], metavar="RULE", help="allow what RULE names")
+    p.add_argument("--ask", action="append", default=[], metavar="RULE", help="ask before what RULE names")
+    p.add_argument("--deny", action="append", default=[], metavar="RULE", help="refuse what RULE names")
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
     p.add_argument("--resume", metavar="ID", help="continue a session")
     return p
@@ -66,6 +78,10 @@ class Built:
     model_name: str
     provider: str
     connection: Connection
+    key_from: str = ""
+
+    def advice(self, err: AgentError) -> str | None:
+        return advice(err, self.provider, self.connection.base_url, self.key_from)
 
 
 def _build(
@@ -116,7 +132,9 @@ def _build(
         session, messages = Session.resume(home, args.resume, cwd)
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
-    gate = Gate(settings, ws, stamper)
+    gate: Any = Gate(settings, ws, stamper)
+    if isinstance(answer, Asker):
+        gate = answer.watch(gate)
     cache = os.path.join(home, "models.json")
 
     def window() -> int | None:
@@ -141,21 +159,28 @@ def _build(
         checkpoint=Checkpoints(ws),
         compaction=compactor,
     )
-    return Built(agent, session, model.options.model, cfg.provider, model.connection)
+    printer.retries = model.connection.retry.attempts
+    model.connection.on_retry = printer.retried
+    key_from = (
+        "the key api_key_command prints"
+        if cfg.api_key_command
+        else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
+    )
+    return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from)
 
 
-def _stdin_answerer(err: TextIO, refuse_all: bool) -> Any:
-    def answer(call: ToolCall, args: Mapping[str, object], verdict: Any) -> Answer:
-        err.write(question(call, args, verdict))
-        if refuse_all:
-            err.write("n (--yes-to none)\n")
-            err.flush()
-            return Answer(False, "", by="flag")
+def _stdin_answerer(err: TextIO, cwd: str, refuse_all: bool, environ: Mapping[str, str]) -> Asker:
+    def read(prompt: str) -> str | None:
+        err.write(prompt)
         err.flush()
         line = sys.stdin.readline()
-        return parse_answer(line if line else None)
+        return line if line else None
 
-    return answer
+    def write(text: str) -> None:
+        err.write(text)
+        err.flush()
+
+    return Asker(read, write, cwd, colour_for(err, environ), refuse_all=refuse_all)
 
 
 def _terminate(signum: int, frame: object) -> None:
@@ -164,7 +189,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
     as_json = args.output_format == "json"
-    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json)
+    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, colour=colour_for(sys.stderr, environ))
     model_name = args.model or ""
     result: RunResult | None = None
     error: AgentError | None = None
@@ -172,7 +197,9 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     transcript: Transcript | None = None
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        built = _build(args, environ, cwd, printer, _stdin_answerer(sys.stderr, args.yes_to == "none"))
+        built = _build(
+            args, environ, cwd, printer, _stdin_answerer(sys.stderr, cwd, args.yes_to == "none", environ)
+        )
         model_name = built.model_name
         if args.transcript:
             transcript = _transcript(args.transcript, built)
@@ -203,6 +230,9 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     sys.stdout.flush()
     if error is not None:
         sys.stderr.write(f"bastion: {error}\n")
+        hint = built.advice(error) if built is not None else None
+        if hint is not None:
+            sys.stderr.write(f"bastion: {hint}\n")
         return error.kind.exit_code
     return 0
 
@@ -216,8 +246,48 @@ def _transcript(path: str, built: Built) -> Transcript:
     if transcript.write_error is not None:
         raise ConfigError(f"--transcript {path}: {transcript.write_error.strerror or transcript.write_error}")
     built.agent.events = Fanout(built.agent.events, transcript)
-    built.connection.on_retry = transcript.retried
+    shown = built.connection.on_retry
+
+    def retried(failure: ModelError, wait: float) -> None:
+        transcript.retried(failure, wait)
+        if shown is not None:
+            shown(failure, wait)
+
+    built.connection.on_retry = retried
     return transcript
+
+
+# The subcommands bastion/cli.py dispatches before the agent's flags are read.
+SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions")
+
+
+def _version() -> str:
+    from importlib.metadata import PackageNotFoundError, version
+
+    try:
+        return version("bastion")
+    except PackageNotFoundError:
+        return "unknown (not installed)"
+
+
+def _stray_word(argv: Sequence[str]) -> str | None:
+    """What to say about a first word that is not a flag: the agent takes none, so it is a
+    mistyped subcommand (or a prompt given without -p)."""
+    if not argv or argv[0].startswith("-"):
+        return None
+    word = argv[0]
+    close = difflib.get_close_matches(word, SUBCOMMANDS, n=1, cutoff=0.6)
+    hint = (
+        f"did you mean `bastion {close[0]}`?" if close else f'a prompt goes after -p: bastion -p "{word} ..."'
+    )
+    return f"bastion: unknown command {word!r}; {hint} (commands: {', '.join(SUBCOMMANDS)})"
+
+
+def _read_prompt(prompt: str) -> str | None:
+    """-p's prompt: `-` reads it from standard input. None when it is empty (a usage error)."""
+    if prompt == "-":
+        prompt = sys.stdin.read()
+    return prompt if prompt.strip() else None
 
 
 def main(argv: Sequence[str]) -> int:
@@ -225,10 +295,24 @@ def main(argv: Sequence[str]) -> int:
         from ._sessions_cli import sessions_main
 
         return sessions_main(argv[1:], dict(os.environ), os.getcwd())
+    stray = _stray_word(argv)
+    if stray is not None:
+        print(stray, file=sys.stderr)
+        return 2
     try:
         args = _parser().parse_args(list(argv))
     except SystemExit as exit_:
         return int(exit_.code or 0)
+    if args.version:
+        print(f"bastion {_version()}")
+        return 0
+    if args.prompt is not None:
+        prompt = _read_prompt(args.prompt)
+        if prompt is None:
+            where = "standard input was empty" if args.prompt == "-" else "it is empty"
+            print(f"bastion: -p needs a prompt ({where}); -p - reads it from standard input", file=sys.stderr)
+            return 2
+        args.prompt = prompt
     if args.transcript and args.prompt is None:
         print("bastion: --transcript needs -p (a transcript is of one run)", file=sys.stderr)
         return 2

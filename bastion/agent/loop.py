@@ -98,7 +98,9 @@ class Compaction(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class Answer:
-    """An answer to an ask: `by` is "person" or "flag"; `note` is what was said with it."""
+    """An answer to an ask: `by` is "person", "flag", "rule" (refused unasked: a yes could not
+    work) or "session rule" (the person allowed this exact call earlier with `a`); `note` is what
+    was said with it."""
 
     allow: bool
     note: str = ""
@@ -327,7 +329,7 @@ class Agent:
                 p.note = f"(the user allowed this call and said: {answer.note})" if answer.note else ""
                 return
             why = f": {answer.note}" if answer.note else ""
-            who = "--yes-to none" if answer.by == "flag" else "the user"
+            who = {"flag": "--yes-to none", "rule": "bastion"}.get(answer.by, "the user")
             p.result = ToolResult(
                 call.id, call.name, f"refused by {who}{why}; the call was not run", is_error=True
             )
