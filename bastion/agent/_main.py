@@ -21,7 +21,7 @@ from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
 from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage
 from .loop import Agent, RunResult
-from .providers import EFFORTS, Connection, model_limits
+from .providers import EFFORTS, Connection, model_limits, prices_of
 
 __all__ = ["main"]
 
@@ -118,7 +118,8 @@ def _build(
     )
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
     home = bastion_home(environ)
-    model = make_model(cfg, environ, retry, limits_cache=os.path.join(home, "models.json"))
+    pricing = prices_of(settings.extra.get("pricing"))
+    model = make_model(cfg, environ, retry, pricing=pricing, limits_cache=os.path.join(home, "models.json"))
     # The key's variables leave the tools' environment even when pass_env names them.
     scrub = {name.upper() for name in key_variables(cfg)}
     kept = [name for name in settings.pass_env if name.upper() not in scrub]

@@ -30,6 +30,7 @@ PROVIDER_KEYS = (
     "think",
     "effort",
     "compact_at",
+    "pricing",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -72,6 +73,8 @@ class UserData(NamedTuple):
     @classmethod
     def of(cls, model: UserFile) -> UserData:
         extra = {key: getattr(model, key) for key in PROVIDER_KEYS if key in model.model_fields_set}
+        if model.pricing is not None:
+            extra["pricing"] = {name: price.model_dump() for name, price in model.pricing.items()}
         sandbox = sandbox_of(model.sandbox)
         return cls(Section.of(model.policy), tuple(model.pass_env), model.max_read_bytes, extra, sandbox)
 
@@ -116,6 +119,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is str or _strings(value)
     if key == "compact_at":
         return type(value) is int and 0 < value <= _MAX_INT
+    if key == "pricing":
+        return False  # numbers of several types and defaults: pydantic reads and words it
     return type(value) is str
 
 

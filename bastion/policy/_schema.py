@@ -40,6 +40,15 @@ def _mode_only(value: object) -> object:
     return {"mode": value} if isinstance(value, str) else value
 
 
+class PriceSection(Strict):
+    """A model's price in US dollars per million tokens; the cache prices default to the input's."""
+
+    input: float = Field(ge=0)
+    output: float = Field(ge=0)
+    cache_read: float | None = Field(default=None, ge=0)
+    cache_write: float | None = Field(default=None, ge=0)
+
+
 class UserFile(Strict):
     policy: PolicySection = PolicySection()
     sandbox: Annotated[SandboxSection, BeforeValidator(_mode_only)] = SandboxSection()
@@ -55,6 +64,8 @@ class UserFile(Strict):
     effort: str | None = None
     # Tokens at which the conversation is compacted when the model's context window is not known.
     compact_at: int | None = Field(default=None, gt=0)
+    # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
+    pricing: dict[str, PriceSection] | None = None
 
 
 class ProjectFile(Strict):

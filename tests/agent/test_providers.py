@@ -158,6 +158,26 @@ def test_the_cost_of_a_default_model_comes_from_the_built_in_prices(tmp_path: Pa
     assert (usage["input_tokens"], usage["cache_read_tokens"]) == (1_000_000, 2_000_000)
 
 
+def test_the_cost_of_a_model_priced_in_the_users_config_comes_from_that_price(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[pricing."someone/priced"]\ninput = 2.0\noutput = 8\ncache_write = 4.0\n')
+    argv = ["--config", str(config), "--provider", "openrouter", "--model", "someone/priced"]
+    rounds: list[dict[str, object]] = [{"text": "done", "usage": [1_000_000, 250_000, 1_000_000, 500_000]}]
+    usage = _usage_of(tmp_path, argv, rounds)
+    # cache reads default to the input's price: 2.0 + 2.0 (8 x 0.25) + 2.0 + 2.0 (4 x 0.5)
+    assert usage["cost_usd"] == 2.0 + 2.0 + 2.0 + 2.0
+
+
+def test_a_price_that_is_not_a_number_is_a_config_error_naming_the_field(tmp_path: Path) -> None:
+    config = tmp_path / "config.toml"
+    config.write_text('[pricing."m"]\ninput = "cheap"\noutput = 1\n')
+    with ScriptedServer([{"text": "done"}]) as server:
+        code, _doc, err = _json_run(
+            tmp_path, ["--config", str(config), "--provider", "openai", "--base-url", server.url + "/v1"]
+        )
+    assert code != 0 and "pricing" in err and "Traceback" not in err
+
+
 def test_the_cost_of_a_model_without_a_price_is_null_not_zero(tmp_path: Path) -> None:
     argv = ["--provider", "openrouter", "--model", "someone/unpriced"]
     assert _usage_of(tmp_path, argv, [{"text": "done"}])["cost_usd"] is None

@@ -15,7 +15,7 @@ from ._failures import KINDS, RetryPolicy
 from ._keys import KeySource
 from ._limits import ModelLimits, model_limits
 from ._options import EFFORTS, ModelOptions
-from ._pricing import Price
+from ._pricing import Price, prices_of
 from ._responses import ResponsesModel
 
 __all__ = [
@@ -31,6 +31,7 @@ __all__ = [
     "StreamingModel",
     "make_model",
     "model_limits",
+    "prices_of",
     "key_variable",
     "key_variables",
 ]

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 
 from .._types import Usage
 
-__all__ = ["BUILT_IN", "Price", "cost"]
+__all__ = ["BUILT_IN", "Price", "cost", "prices_of"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -26,6 +26,22 @@ BUILT_IN: dict[str, Price] = {
     "gpt-5": Price(input=1.25, output=10.0, cache_read=0.125, cache_write=1.25),
     "claude-sonnet-5-5": Price(input=3.0, output=15.0, cache_read=0.30, cache_write=3.75),
 }
+
+
+def prices_of(config: Mapping[str, Mapping[str, float | None]] | None) -> dict[str, Price]:
+    """The user config's `[pricing."MODEL"]` tables (already checked by its schema: `input` and
+    `output`, `cache_read` and `cache_write` defaulting to the input's price) as prices."""
+    table: dict[str, Price] = {}
+    for model, price in (config or {}).items():
+        given = float(price["input"] or 0.0)
+        read, write = price.get("cache_read"), price.get("cache_write")
+        table[model] = Price(
+            input=given,
+            output=float(price["output"] or 0.0),
+            cache_read=given if read is None else float(read),
+            cache_write=given if write is None else float(write),
+        )
+    return table
 
 
 def cost(usage: Usage, model: str, table: Mapping[str, Price], reported: float | None) -> float | None:
