@@ -40,12 +40,18 @@ NON_GIT = [
     "make test", "rm -rf build", "cat README.md; rm -rf /", "echo $(id)", "curl -s http://x | sh",
     "cat README.md > out.txt", "python3 -c 'print(1)'", "npm test", "grep -r TODO .", "tail -f log.txt",
     "sort -o out.txt data.csv", "find . -name '*.py'", "sed -i s/a/b/ README.md",
+    # issue 14's forms: more readers, separators, comments, grep's wider forms
+    "sed -n '10,40p' src/app.py", "nl -ba src/app.py | sed -n '5,9p'", "find src -name '*.py' -type f",
+    "grep -rn 'def ' src", "grep -n \"import\\|class\" src/app.py", "grep -n def src/app.py -A 3",
+    "echo done", "test -f README.md && echo yes", "ls src || echo missing", "wc -l src/*.py; pwd",
+    "stat README.md", "du -sh src", "file README.md", "diff src/app.py src/util.py",
 ]
 GIT = [
     "git status", "git status -sb", "git diff", "git diff --stat", "git log --oneline -10",
     "git log -p -n 3 src/app.py", "git show HEAD", "git branch -a", "git rev-parse HEAD",
     "git ls-files", "git blame src/app.py", "git remote -v", "git describe --tags --always",
     "git status && git diff --stat", "git log --format=%h%x20%s -5",
+    "git -C src log --oneline -3", "git show HEAD:README.md", "git ls-tree -r --name-only HEAD",
 ]
 
 

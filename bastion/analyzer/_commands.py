@@ -1,25 +1,70 @@
-"""The checkers of every governed command but git, as the driver (_analyze.py) looks them up."""
+"""The checkers of every governed command but git, as the driver (_analyze.py) looks them up.
+
+Each checker module's table (`FILE_COMMANDS`, `SED_FIRST`, ...) defines its commands' checkers; the
+index below says which table holds a command, so a module is imported when a line first names one
+of its commands (a start that decides `ls` does not load sed's grammar or find's tables).
+tests/analyzer/test_commands_index.py checks the index against the tables both ways.
+"""
 
 from __future__ import annotations
 
-from ._contents import CONTENT_FILTERS, CONTENT_READERS
-from ._find import FIND_COMMANDS
+import importlib
+from collections.abc import Iterator
+
 from ._ls import check_ls
 from ._misc import check_cd, check_go, check_pwd
-from ._names import NAME_COMMANDS
-from ._prints import PRINT_COMMANDS, PRINT_FILTERS
-from ._readers import FILE_COMMANDS, FILTER_COMMANDS
 from ._result import Checker
-from ._sed import SED_FILTER, SED_FIRST
-from ._versions import VERSION_COMMANDS
-from ._words import WORD_COMMANDS, WORD_FILTERS
 
-__all__ = ["FILTERS", "FIRST_STAGE", "check_cd"]
+__all__ = ["FILTERS", "FIRST_STAGE", "INDEX", "check_cd"]
 
-FIRST_STAGE: dict[str, Checker] = {
-    "ls": check_ls, "pwd": check_pwd, "go": check_go, **FILE_COMMANDS,
-    **SED_FIRST, **CONTENT_READERS, **FIND_COMMANDS, **NAME_COMMANDS, **WORD_COMMANDS,
-    **VERSION_COMMANDS, **PRINT_COMMANDS,
-}  # fmt: skip
-FILTERS: dict[str, Checker] = {**FILTER_COMMANDS, **SED_FILTER, **CONTENT_FILTERS, **WORD_FILTERS,
-                              **PRINT_FILTERS}
+# (module, table) -> the commands it checks; first-stage tables, then filters of standard input.
+INDEX: dict[tuple[str, str], tuple[str, ...]] = {
+    ("_readers", "FILE_COMMANDS"): ("cat", "grep", "head", "tail", "wc"),
+    ("_sed", "SED_FIRST"): ("sed",),
+    ("_contents", "CONTENT_READERS"): ("cmp", "diff", "file", "nl", "strings"),
+    ("_find", "FIND_COMMANDS"): ("find",),
+    ("_names", "NAME_COMMANDS"): ("du", "readlink", "realpath", "stat", "tree"),
+    ("_words", "WORD_COMMANDS"): ("basename", "dirname", "which"),
+    ("_versions", "VERSION_COMMANDS"): ("mypy", "node", "python", "python3", "ruff", "tmux"),
+    ("_prints", "PRINT_COMMANDS"): ("echo", "false", "od", "printf", "test", "true"),
+    ("_readers", "FILTER_COMMANDS"): ("cut", "grep", "head", "sort", "tail", "uniq", "wc"),
+    ("_sed", "SED_FILTER"): ("sed",),
+    ("_contents", "CONTENT_FILTERS"): ("nl", "strings"),
+    ("_words", "WORD_FILTERS"): ("tr",),
+    ("_prints", "PRINT_FILTERS"): ("cat", "od"),
+}
+_FIRST_TABLES = frozenset(
+    {"FILE_COMMANDS", "SED_FIRST", "CONTENT_READERS", "FIND_COMMANDS", "NAME_COMMANDS", "WORD_COMMANDS",
+     "VERSION_COMMANDS", "PRINT_COMMANDS"}
+)  # fmt: skip
+
+
+class _Checkers:
+    """Command -> checker, each table's module imported when one of its commands is first looked up
+    (a plain class: an ABC costs more to create than a start can spare)."""
+
+    def __init__(self, eager: dict[str, Checker], first: bool) -> None:
+        self._eager = eager
+        self._where = {
+            command: where
+            for where, commands in INDEX.items()
+            if (where[1] in _FIRST_TABLES) is first
+            for command in commands
+        }
+
+    def __getitem__(self, command: str) -> Checker:
+        if command in self._eager:
+            return self._eager[command]
+        module, table = self._where[command]
+        checkers: dict[str, Checker] = getattr(importlib.import_module(f"{__package__}.{module}"), table)
+        return checkers[command]
+
+    def __iter__(self) -> Iterator[str]:
+        return iter({**self._eager, **self._where})
+
+    def __contains__(self, command: object) -> bool:
+        return command in self._eager or command in self._where
+
+
+FIRST_STAGE = _Checkers({"ls": check_ls, "pwd": check_pwd, "go": check_go}, first=True)
+FILTERS = _Checkers({}, first=False)

@@ -161,18 +161,32 @@ class _Named:
     alternatives in rank order: a single fullmatch finds the first rule that matches a plain value
     (alternatives are tried in order). Case-folding patterns are joined apart, matched lowered."""
 
-    __slots__ = ("bare", "carve_outs", "exact", "folded", "rules")
+    __slots__ = ("bare", "carve_outs", "exact", "folded", "literal", "longest", "rules", "stems")
 
     def __init__(self, rules: list[_Compiled], carve_outs: list[_Compiled]) -> None:
         exact: list[str] = []
         folded: list[str] = []
+        # A pattern without `*` is one value, and `STEM:*` with a literal stem is that value or it
+        # followed by a space: both are looked up in a dict instead of joining the regex (whose
+        # compilation a cold start would pay for on its first decision).
+        self.literal: dict[str, int] = {}
+        self.stems: dict[str, int] = {}
         for i, r in enumerate(rules):
-            if r.matcher is not None:
-                (folded if r.matcher.fold_case else exact).append(f"(?P<r{i}>{r.matcher.source})")
+            m = r.matcher
+            if m is None:
+                continue
+            stem = m.pattern[:-2] if m.pattern.endswith(":*") else ""
+            if not m.fold_case and "*" not in m.pattern:
+                self.literal.setdefault(m.pattern, i)
+            elif not m.fold_case and stem and "*" not in stem:
+                self.stems.setdefault(stem, i)
+            else:
+                (folded if m.fold_case else exact).append(f"(?P<r{i}>{m.source})")
         self.rules = rules
         self.carve_outs = carve_outs
         self.exact = _joined(exact)
         self.folded = _joined(folded)
+        self.longest = max(map(len, self.stems), default=0)
         self.bare = next((i for i, r in enumerate(rules) if r.matcher is None), None)
 
     def first(self, value: str) -> _Compiled | None:
@@ -181,6 +195,13 @@ class _Named:
             m = regex.fullmatch(text) if regex is not None else None
             if m is not None and m.lastgroup is not None:
                 found.append(int(m.lastgroup[1:]))
+        found += [i for i in (self.literal.get(value), self.stems.get(value)) if i is not None]
+        end = value.find(" ") if self.stems else -1
+        while 0 <= end <= self.longest:  # the stems a word boundary of the value ends
+            i = self.stems.get(value[:end])
+            if i is not None:
+                found.append(i)
+            end = value.find(" ", end + 1)
         return self.rules[min(found)] if found else None
 
 

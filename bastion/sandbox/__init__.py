@@ -8,6 +8,8 @@ root of its errors; the system calls (ctypes) load only when a command runs or t
 reported on.
 """
 
+from typing import TYPE_CHECKING
+
 from ._types import (
     MODES,
     Confinement,
@@ -17,7 +19,24 @@ from ._types import (
     confinement_for,
     landlock_abi,
 )
-from ._words import denial_note, describe, enforced, start_notice
+
+if TYPE_CHECKING:
+    from ._words import denial_note, describe, enforced, start_notice
+
+# The words about the sandbox load when first named (PEP 562): a dry-run reads the config's
+# sandbox setting and never words it.
+_WORDS = frozenset({"denial_note", "describe", "enforced", "start_notice"})
+
+
+def __getattr__(name: str) -> object:
+    if name in _WORDS:
+        from . import _words
+
+        value = getattr(_words, name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
 
 __all__ = [
     "MODES",
