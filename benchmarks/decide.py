@@ -22,6 +22,7 @@ import subprocess
 import sys
 import tempfile
 import time
+from collections.abc import Callable
 from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, neutral_env
@@ -177,7 +178,7 @@ def cold_starts(root: Path, configs: dict[str, str], runs: int = 15) -> dict[tup
     installed package, as the console script does): `bastion check -- 'git status'` and `bastion
     hook claude-code` with a Bash payload, once per config, interleaved so drift hits all alike."""
     payload = HOOK_PAYLOAD.format(cwd=root).encode()
-    kinds = {
+    kinds: dict[str, tuple[Callable[[str], list[str]], bytes]] = {
         "check": (lambda config: ["check", "--config", config, "--cwd", str(root), "--", "git status"], b""),
         "hook": (lambda config: ["hook", "--config", config, "claude-code"], payload),
     }

@@ -20,6 +20,7 @@ import subprocess
 import tempfile
 import time
 from collections.abc import Callable
+from functools import partial
 
 from bastion.analyzer import LocalWorkspace
 from bastion.sandbox import Confinement, landlock_abi
@@ -56,9 +57,9 @@ def main() -> None:
         ws = LocalWorkspace(root, {"PATH": os.environ.get("PATH", os.defpath)})
         for argv in COMMANDS:
             kinds: dict[str, Callable[[], object]] = {
-                "unconfined": lambda argv=argv: ws.exec(argv),
-                "read-only": lambda argv=argv: ws.exec(argv, sandbox=Confinement(True)),
-                "workspace": lambda argv=argv: ws.exec(argv, sandbox=Confinement(False, (), True)),
+                "unconfined": partial(ws.exec, argv),
+                "read-only": partial(ws.exec, argv, sandbox=Confinement(True)),
+                "workspace": partial(ws.exec, argv, sandbox=Confinement(False, (), True)),
                 "preexec_fn (not used)": _preexec_start(argv, root),
             }
             times: dict[str, list[float]] = {name: [] for name in kinds}

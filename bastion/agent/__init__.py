@@ -3,14 +3,12 @@
 Importing it is light: the SDKs (and their httpx2) and prompt_toolkit are imported where they are used.
 """
 
-from __future__ import annotations
-
-from collections.abc import Sequence
+import collections.abc
 
 __all__ = ["main"]
 
 
-def main(argv: Sequence[str]) -> int:
+def main(argv: collections.abc.Sequence[str]) -> int:
     """Run `bastion` with argv (the arguments after the program's name); the exit status."""
     from ._main import main as _main
 

@@ -1,7 +1,7 @@
 """The analyzer: a line of the subset, checked stage by stage against allow-lists, as a plan."""
 
 import importlib
-from typing import TYPE_CHECKING, Any
+import typing
 
 from ._analyze import GOVERNED, analyze
 from ._paths import Resolved, resolve
@@ -10,7 +10,7 @@ from ._secrets import SECRET_PATHS
 from ._walk import Walk, root_relative, walk
 from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts
     from ._gitprobe import git_fingerprint, probe_git
     from ._neutral import neutral_env, redact_userinfo
@@ -25,7 +25,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> Any:
+def __getattr__(name: str) -> object:
     if name in _LAZY:
         value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value

@@ -213,7 +213,7 @@ def mixed(root: Path) -> Path:
     return vault
 
 
-def _grep(ctx: ToolContext, policy: Policy | None = None, **args: object) -> str:
+def _grep(ctx: ToolContext, policy: Policy | None = None, **args: str) -> str:
     box = Toolbox(ctx.ws, Stamper(), ctx.max_read_bytes, policy=policy)
     text, is_error = box.run("grep", {"pattern": "TOKEN|root:|SECRET", **args}, threading.Event())
     assert not is_error, text
@@ -234,9 +234,9 @@ def _grep(ctx: ToolContext, policy: Policy | None = None, **args: object) -> str
     ],
 )
 def test_grep_below_a_directory_never_opens_a_secret_a_link_to_one_or_a_link_out(
-    ctx: ToolContext, mixed: Path, args: dict[str, object]
+    ctx: ToolContext, mixed: Path, args: dict[str, str]
 ) -> None:
-    out = _grep(ctx, **args)
+    out = _grep(ctx, None, **args)
     for content in ["TOKEN env", "TOKEN key", "TOKEN nested", ".npmrc:1:", "root:x:", ":1:SECRET"]:
         assert content not in out
     if not args.get("include"):

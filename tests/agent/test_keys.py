@@ -14,7 +14,10 @@ from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _workspace
 
 IN_ENV = "sk-in-the-environment-0002"
-ROUNDS = [{"calls": [{"name": "bash", "arguments": {"command": "env"}}]}, {"text": "done"}]
+ROUNDS: list[dict[str, object]] = [
+    {"calls": [{"name": "bash", "arguments": {"command": "env"}}]},
+    {"text": "done"},
+]
 
 
 @pytest.mark.parametrize(

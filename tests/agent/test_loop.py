@@ -133,7 +133,11 @@ def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_result() -> No
         [Assistant("", (call("bash", {"command": "sleep"}, "b1"), call("write", {}, "w1")))]
     )
     agent = _agent(model, FakeGate(), tools)
-    threading.Thread(target=lambda: (tools.started.wait(5), agent.cancel.set()), daemon=True).start()
+    def cancel_once_started() -> None:
+        tools.started.wait(5)
+        agent.cancel.set()
+
+    threading.Thread(target=cancel_once_started, daemon=True).start()
     with pytest.raises(Cancelled):
         agent.run("go")
     release.set()

@@ -152,7 +152,7 @@ def test_the_cost_is_the_providers_own_figure_when_it_reports_one(tmp_path: Path
 
 def test_the_cost_of_a_default_model_comes_from_the_built_in_prices(tmp_path: Path) -> None:
     # gpt-5: $1.25 in, $10 out, $0.125 cache read, $1.25 cache write per million tokens.
-    rounds = [{"text": "done", "usage": [1_000_000, 100_000, 2_000_000, 0]}]
+    rounds: list[dict[str, object]] = [{"text": "done", "usage": [1_000_000, 100_000, 2_000_000, 0]}]
     usage = _usage_of(tmp_path, ["--provider", "openai"], rounds)
     assert usage["cost_usd"] == 1.25 + 1.0 + 0.25
     assert (usage["input_tokens"], usage["cache_read_tokens"]) == (1_000_000, 2_000_000)
@@ -186,7 +186,7 @@ def test_the_cost_of_a_model_without_a_price_is_null_not_zero(tmp_path: Path) ->
 def test_anthropic_requests_mark_the_system_the_tools_and_the_last_two_user_turns_for_caching(
     tmp_path: Path,
 ) -> None:
-    rounds = [
+    rounds: list[dict[str, object]] = [
         {"calls": [{"name": "ls", "arguments": {}}]},
         {"calls": [{"name": "ls", "arguments": {}}]},
         {"text": "done"},
@@ -310,7 +310,11 @@ def test_the_sdks_debug_logs_do_not_carry_the_key(tmp_path: Path, provider: str)
         "OPENAI_LOG": "debug",
         "ANTHROPIC_LOG": "debug",
     }
-    rounds = [{"status": 500}, {"calls": [{"name": "ls", "arguments": {}}]}, {"text": "ok"}]
+    rounds: list[dict[str, object]] = [
+        {"status": 500},
+        {"calls": [{"name": "ls", "arguments": {}}]},
+        {"text": "ok"},
+    ]
     with ScriptedServer(rounds) as server:
         base = server.url if provider == "anthropic" else server.url + "/v1"
         done = subprocess.run(

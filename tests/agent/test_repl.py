@@ -29,7 +29,7 @@ def _spawn(tmp: Path, url: str, *extra: str) -> pexpect.spawn:
 
 
 def test_the_repl_asks_streams_runs_commands_and_quits(tmp_path: Path) -> None:
-    rounds = [
+    rounds: list[dict[str, object]] = [
         {"calls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
         {"text": "Written it."},
         {"text": "slash sent"},

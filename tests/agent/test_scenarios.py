@@ -9,6 +9,7 @@ import os
 import signal
 import subprocess
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -139,7 +140,7 @@ def test_a_signal_mid_tool_kills_the_command_interrupts_the_call_writes_the_tran
 ) -> None:
     work = _workspace(tmp_path, {})
     transcript = tmp_path / "transcript.json"
-    rounds = [
+    rounds: list[dict[str, object]] = [
         {"calls": [{"name": "bash", "arguments": {"command": SLOW}, "id": "slow"}]},
         {"text": "late"},
     ]
@@ -194,7 +195,7 @@ def test_a_signal_mid_tool_kills_the_command_interrupts_the_call_writes_the_tran
 
 
 def _transcript_run(
-    tmp_path: Path, rounds: list[dict[str, Any]], argv: list[str] = ()
+    tmp_path: Path, rounds: list[dict[str, Any]], argv: Sequence[str] = ()
 ) -> tuple[int, Path, list[dict[str, Any]]]:
     work = _workspace(tmp_path, {"files": {"notes.txt": "the answer is 42\n"}})
     path = tmp_path / "out" / "transcript.json"
@@ -225,7 +226,7 @@ def _transcript_run(
 
 
 def test_the_transcript_is_checkpointed_mid_run_and_ends_with_the_outcome(tmp_path: Path) -> None:
-    rounds = [
+    rounds: list[dict[str, object]] = [
         {"calls": [{"name": "read", "arguments": {"path": "notes.txt"}, "id": "r1"}], "usage": [10, 5, 3, 0]},
         {"calls": [{"name": "bash", "arguments": {"command": "rm notes.txt"}, "id": "b1"}]},
         {"text": "It says 42."},
@@ -250,7 +251,10 @@ def test_the_transcript_is_checkpointed_mid_run_and_ends_with_the_outcome(tmp_pa
 
 
 def test_a_failed_run_still_writes_its_transcript_with_the_failure(tmp_path: Path) -> None:
-    rounds = [{"calls": [{"name": "ls", "arguments": {}}]}, {"status": 404, "error": "no such model"}]
+    rounds: list[dict[str, object]] = [
+        {"calls": [{"name": "ls", "arguments": {}}]},
+        {"status": 404, "error": "no such model"},
+    ]
     code, path, _ = _transcript_run(tmp_path, rounds)
     final = json.loads(path.read_text())
     assert code == 16 and final["outcome"]["failure"]["kind"] == "model_not_found"
@@ -278,7 +282,7 @@ def test_a_transcript_that_cannot_be_written_stops_the_run_before_any_request(tm
 
 
 def test_a_retried_request_is_a_round_of_its_own_in_the_transcript(tmp_path: Path) -> None:
-    rounds = [{"status": 429, "retry_after": "1"}, {"text": "hello"}]
+    rounds: list[dict[str, object]] = [{"status": 429, "retry_after": "1"}, {"text": "hello"}]
     code, path, seen = _transcript_run(tmp_path, rounds)
     assert code == 0
     assert [r["status"] for r in seen[0]["rounds"]] == ["retry"]  # on disk before the retry was sent

@@ -14,7 +14,7 @@ from .test_scenarios import _env, _workspace
 def test_a_run_is_recorded_privately_listed_here_and_resumed_with_its_conversation(tmp_path: Path) -> None:
     work = _workspace(tmp_path, {"files": {"a.txt": "alpha\n"}})
     env = _env(tmp_path)
-    rounds = [
+    rounds: list[dict[str, object]] = [
         {"calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
         {"text": "first answer"},
         {"text": "second answer"},

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import os
 import socket
+import threading
 from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 
@@ -22,6 +23,7 @@ from bastion.analyzer import (
 )
 from bastion.analyzer._gitkeys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer._neutral import NEUTRAL_GIT_CONFIG
+from bastion.sandbox import Confinement
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
@@ -238,6 +240,8 @@ class Recording(LocalWorkspace):
         max_output: int = 51_200,
         on_output: Callable[[bytes], None] | None = None,
         stdin: bytes | None = None,
+        cancel: threading.Event | None = None,
+        sandbox: Confinement | None = None,
     ) -> ExecResult:
         self.spawns += 1
         assert env is not None and env["LC_ALL"] == "C"
@@ -245,7 +249,7 @@ class Recording(LocalWorkspace):
         assert timeout == 10.0
         if self.hang:
             return ExecResult(None, b"", timed_out=True)
-        return super().exec(argv, cwd=cwd, env=env, timeout=timeout, max_output=max_output)
+        return super().exec(argv, cwd=cwd, env=env, timeout=timeout, max_output=max_output, sandbox=sandbox)
 
 
 def test_a_probe_that_times_out_asks(tmp_path: Path) -> None:

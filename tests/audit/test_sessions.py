@@ -31,7 +31,7 @@ def test_a_recorded_session_has_its_bash_and_read_calls_decided_in_the_directory
     tmp_path: Path,
 ) -> None:
     work = _workspace(tmp_path, {"files": {"a.txt": "alpha\n"}, "git": True})
-    rounds = [
+    rounds: list[dict[str, object]] = [
         {"calls": [{"name": "bash", "arguments": {"command": "git status"}}]},
         {"calls": [{"name": "read", "arguments": {"path": "a.txt"}}]},
         {"text": "done"},

@@ -4,15 +4,11 @@ Each is a `Tool` with the JSON schema the model sees and a `run(args, ctx)` that
 refusal or bad input comes back as an error output naming the part.
 """
 
+from . import _bash, _edit, _glob, _grep, _ls, _read, _write
 from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
-from ._bash import BASH
-from ._edit import EDIT
-from ._glob import GLOB
-from ._grep import GREP
-from ._ls import LS
-from ._read import READ
-from ._write import WRITE
 
 __all__ = ["STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput"]
 
-TOOLS: dict[str, Tool] = {t.name: t for t in (READ, WRITE, EDIT, GLOB, GREP, LS, BASH)}
+TOOLS: dict[str, Tool] = {
+    t.name: t for t in (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
+}
