@@ -14,6 +14,8 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     import argparse
 
+    from .policy import DryRun
+
 __all__ = ["main"]
 
 EXIT = {"allow": 0, "ask": 3, "deny": 4}
@@ -86,7 +88,7 @@ def _print_human(result: dict[str, Any], out: TextIO) -> None:
         out.write(f"  reads: {', '.join(result['reads'])}\n")
 
 
-def _jsonl(dry: Any, stdin: TextIO, out: TextIO) -> int:
+def _jsonl(dry: DryRun, stdin: TextIO, out: TextIO) -> int:
     from .policy import PolicyError, RequestError, load_json
 
     for number, line in enumerate(stdin, 1):
@@ -111,7 +113,7 @@ def check(
     # The streams of the moment, not of when this module was imported (a test may have swapped them).
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
 
-    args: Any = _plain_args(argv)
+    args: argparse.Namespace | SimpleNamespace | None = _plain_args(argv)
     if args is None:
         try:
             args = _check_parser().parse_args(list(argv))

@@ -10,7 +10,7 @@ import os
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..policy import PATH_TOOLS, STAMP_ARG, Decided, Kind, Verdict
+from ..policy import PATH_TOOLS, STAMP_ARG, Decided, Gate, Kind, Verdict
 from ._colour import Colour, clean
 from ._types import ToolCall
 from .loop import Answer
@@ -36,12 +36,12 @@ class Recorder:
     """A gate that remembers what it decided last, so a question can show the analysis (the loop
     asks right after it decides, with the same arguments)."""
 
-    def __init__(self, gate: object) -> None:
+    def __init__(self, gate: Gate) -> None:
         self.gate = gate
         self._last: tuple[object, Decided] | None = None
 
     def decide(self, tool: str, args: object) -> Decided:
-        decided: Decided = self.gate.decide(tool, args)  # type: ignore[attr-defined]
+        decided = self.gate.decide(tool, args)
         self._last = (args, decided)
         return decided
 

@@ -5,9 +5,9 @@ from __future__ import annotations
 import threading
 import time
 from collections.abc import Callable, Mapping
-from typing import Any, TextIO
+from typing import TextIO
 
-from ..policy import Decision, Verdict, load_json
+from ..policy import Decision, Gate, Verdict, load_json
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour, clean
 from ._render import MarkdownStream
@@ -51,7 +51,7 @@ class Asker:
         self.rules = SessionRules()
         self.recorder: Recorder | None = None
 
-    def watch(self, gate: Any) -> Recorder:
+    def watch(self, gate: Gate) -> Recorder:
         """The gate, wrapped so a question can show what the analyzer found (a caret)."""
         self.recorder = Recorder(gate)
         return self.recorder

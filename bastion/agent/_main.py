@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, TextIO
+from typing import TextIO
 
 from ._advice import advice
 from ._colour import colour_for
@@ -20,7 +20,7 @@ from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
 from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage
-from .loop import Agent, RunResult
+from .loop import Agent, Answerer, Gatekeeper, RunResult
 from .providers import EFFORTS, Connection, model_limits, prices_of
 
 __all__ = ["main"]
@@ -85,7 +85,7 @@ class Built:
 
 
 def _build(
-    args: argparse.Namespace, environ: Mapping[str, str], cwd: str, printer: Printer, answer: Any
+    args: argparse.Namespace, environ: Mapping[str, str], cwd: str, printer: Printer, answer: Answerer
 ) -> Built:
     from ..analyzer import LocalWorkspace, Stamper
     from ..policy import ConfigError as PolicyConfigError
@@ -133,9 +133,8 @@ def _build(
         session, messages = Session.resume(home, args.resume, cwd)
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
-    gate: Any = Gate(settings, ws, stamper)
-    if isinstance(answer, Asker):
-        gate = answer.watch(gate)
+    policy_gate = Gate(settings, ws, stamper)
+    gate: Gatekeeper = answer.watch(policy_gate) if isinstance(answer, Asker) else policy_gate
     cache = os.path.join(home, "models.json")
 
     def window() -> int | None:

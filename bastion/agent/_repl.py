@@ -8,7 +8,7 @@ import argparse
 import os
 import sys
 from collections.abc import Callable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ._ask import CallKey
 from ._colour import clean, colour_for
@@ -17,8 +17,16 @@ from ._long import LONG_COMMANDS as _LONG_COMMANDS
 from ._render import MarkdownStream
 from ._session import bastion_home
 from ._types import AgentError, Cancelled, Message, Usage
-from .loop import Events
+from .loop import Agent, Answerer, Events
 from .providers import EFFORTS
+
+if TYPE_CHECKING:
+    from ._main import Built
+    from ._session import Session
+
+# What builds the REPL's agent and session: the CLI's arguments, the environment, the working
+# directory, where to print, and who answers a question.
+Build = Callable[[argparse.Namespace, Mapping[str, str], str, Printer, Answerer], "Built"]
 
 __all__ = ["repl"]
 
@@ -101,7 +109,7 @@ def _line_editor(home: str) -> Any:
     )
 
 
-def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: Callable[..., Any]) -> int:
+def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: Build) -> int:
     from prompt_toolkit import PromptSession
 
     editor = _line_editor(bastion_home(environ))
@@ -116,7 +124,7 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     colour = colour_for(sys.stdout, environ)
     markdown = MarkdownStream(sys.stdout) if colour.on else None
     printer = Printer(sys.stdout, sys.stdout, colour=colour, markdown=markdown)
-    recorded: list[Any] = []
+    recorded: list[Session] = []
 
     def on_rule(key: CallKey) -> None:
         if recorded:
@@ -184,7 +192,7 @@ def _cost(tally: Tally) -> str:
     )
 
 
-def _permissions(rest: str, asker: Asker, session: Any) -> None:
+def _permissions(rest: str, asker: Asker, session: Session) -> None:
     word, _, number = rest.partition(" ")
     if word == "drop":
         index = int(number) - 1 if number.strip().isdigit() else -1
@@ -204,7 +212,7 @@ def _permissions(rest: str, asker: Asker, session: Any) -> None:
         print(clean(f"{n}. {key.tool} {key.arguments}"))
 
 
-def _command(line: str, agent: Any, session: Any, asker: Asker, tally: Tally) -> str:
+def _command(line: str, agent: Agent, session: Session, asker: Asker, tally: Tally) -> str:
     name, _, rest = line.partition(" ")
     rest = rest.strip()
     options = agent.model.options

@@ -15,10 +15,13 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 from ..policy import READ_TOOLS, Decision, Verdict, load_json
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
+
+if TYPE_CHECKING:
+    from .providers import ModelOptions
 
 __all__ = [
     "Agent",
@@ -26,11 +29,11 @@ __all__ = [
     "Answerer",
     "Checkpoint",
     "Compaction",
-    "Decided",
     "Denial",
     "Events",
-    "Gate",
+    "Gatekeeper",
     "Model",
+    "Ruling",
     "RunResult",
     "Tools",
 ]
@@ -40,7 +43,14 @@ INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finish
 STOP_WAIT = 5.0
 
 
+# The seams the loop stands on are protocols, named apart from what implements them: a Model is a
+# providers.StreamingModel (or a test's script), a Gatekeeper a policy.Gate, Tools a Toolbox.
+
+
 class Model(Protocol):
+    # What a request is made with: the REPL's /model and /think change it between runs.
+    options: ModelOptions
+
     def stream(
         self,
         system: str,
@@ -50,7 +60,9 @@ class Model(Protocol):
     ) -> Reply: ...
 
 
-class Decided(Protocol):
+class Ruling(Protocol):
+    """What a Gatekeeper answers: its verdict and the arguments the call runs with."""
+
     @property
     def verdict(self) -> Verdict: ...
 
@@ -58,8 +70,8 @@ class Decided(Protocol):
     def args(self) -> Mapping[str, object]: ...
 
 
-class Gate(Protocol):
-    def decide(self, tool: str, args: object) -> Decided: ...
+class Gatekeeper(Protocol):
+    def decide(self, tool: str, args: object) -> Ruling: ...
 
 
 class Tools(Protocol):
@@ -189,7 +201,7 @@ class Agent:
     def __init__(
         self,
         model: Model,
-        gate: Gate,
+        gate: Gatekeeper,
         tools: Tools,
         answer: Answerer,
         system: str,

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import Any
 
 from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolSpec, Usage
+from bastion.agent.providers import ModelOptions
 from bastion.policy import Decision, Verdict
 
 # A command that writes its pid (its process group's id: every command starts a session) to bash.pid,
@@ -28,6 +29,7 @@ class ScriptedModel:
     def __init__(self, replies: Sequence[Assistant | BaseException | Callable[[], Assistant]]) -> None:
         self.replies = list(replies)
         self.seen: list[list[Message]] = []
+        self.options = ModelOptions("scripted", "scripted")
 
     def stream(
         self,

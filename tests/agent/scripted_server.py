@@ -16,7 +16,7 @@ from __future__ import annotations
 
 import json
 import threading
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
@@ -203,12 +203,18 @@ def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
     return "".join(frames).encode()
 
 
+def _round(value: object) -> dict[str, Any]:
+    """A round as the server reads it: a JSON object."""
+    assert isinstance(value, dict), f"a round is a dict, not {value!r}"
+    return value
+
+
 class ScriptedServer:
     """Serve `rounds` in order, one per request; run it with `with ScriptedServer(rounds) as server:`."""
 
     def __init__(
         self,
-        rounds: list[dict[str, Any]],
+        rounds: Sequence[object],
         on_request: Callable[[int], None] | None = None,
         models: dict[str, dict[str, int]] | None = None,
     ) -> None:
@@ -216,7 +222,7 @@ class ScriptedServer:
         what the vendors' model APIs say (Anthropic's GET /v1/models/ID, OpenRouter's GET /v1/models,
         Ollama's POST /api/show): {"ID": {"context_window": N, "max_output_tokens": N}}; those asks
         go to `lookups`, not `requests`."""
-        self.rounds = list(rounds)
+        self.rounds: list[dict[str, Any]] = [_round(r) for r in rounds]
         self.on_request = on_request
         self.models = models or {}
         self.lookups: list[str] = []

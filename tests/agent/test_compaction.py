@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bastion.agent._compact import ACK, COMPACT_SYSTEM, SUMMARY_HEAD, Compactor, NotShrunk
-from bastion.agent._types import Assistant, User
+from bastion.agent._types import Assistant, Message, User
 from bastion.agent.loop import Agent, Answer
 
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, run_main
@@ -29,7 +29,7 @@ def _compactor(window: int | None, compact_at: int | None, said: list[str]) -> C
 
 def _agent(replies: list[Assistant], compactor: Compactor) -> tuple[Agent, ScriptedModel]:
     model = ScriptedModel(replies)
-    history = [User("x" * 4000), Assistant("y" * 4000)]
+    history: list[Message] = [User("x" * 4000), Assistant("y" * 4000)]
     return Agent(model, FakeGate(), FakeTools(), _never, "sys", messages=history, compaction=compactor), model
 
 
@@ -39,7 +39,8 @@ def test_a_conversation_at_three_quarters_of_the_window_is_compacted_and_goes_on
         [Assistant("the task was x; nothing left"), Assistant("answer")], _compactor(2000, None, said)
     )
     assert agent.run("next").text == "answer"
-    assert model.seen[0] == [User(model.seen[0][0].text)] and "x" * 100 in model.seen[0][0].text
+    first = model.seen[0][0]
+    assert isinstance(first, User) and model.seen[0] == [User(first.text)] and "x" * 100 in first.text
     assert model.seen[1][:2] == [User(SUMMARY_HEAD + "the task was x; nothing left"), Assistant(ACK)]
     assert model.seen[1][2] == User("next")
     assert said and said[0].startswith("compacted:")

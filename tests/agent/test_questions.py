@@ -31,8 +31,13 @@ def _call(name: str, **args: object) -> tuple[ToolCall, dict[str, object]]:
 
 def _asker(tmp_path: Path, replies: list[str]) -> tuple[Asker, list[str], Gate]:
     shown: list[str] = []
+
+    def reply(prompt: str) -> str | None:
+        shown.append(prompt)
+        return replies.pop(0) if replies else None
+
     asker = Asker(
-        lambda prompt: (shown.append(prompt), replies.pop(0) if replies else None)[1],
+        reply,
         shown.append,
         str(tmp_path),
         PLAIN,

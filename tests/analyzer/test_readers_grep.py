@@ -140,7 +140,7 @@ def test_every_file_the_plan_reads_is_a_read_the_policy_decides(tree: Path) -> N
     shipped = Policy([Layer.user("u")])
     assert shipped.decide(subjects).decision is Decision.ALLOW
     for rule in ("ask", "deny"):
-        mine = Policy([Layer.user("u", **{rule: ("read(src/deep/**)",)})])  # type: ignore[arg-type]
+        mine = Policy([Layer.user("u", **{rule: ("read(src/deep/**)",)})])
         assert mine.decide(subjects).decision is not Decision.ALLOW, rule
 
 

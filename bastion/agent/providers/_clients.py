@@ -39,12 +39,12 @@ class Connection:
     key: KeySource | None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     pricing: Mapping[str, Price] = field(default_factory=dict)
-    transport: Any = None
+    transport: httpx2.BaseTransport | None = None
     on_retry: OnRetry | None = None
     limits_cache: str | None = None
-    _http: Any = None
-    _openai: Any = None
-    _anthropic: Any = None
+    _http: httpx2.Client | None = None
+    _openai: openai.OpenAI | None = None
+    _anthropic: anthropic.Anthropic | None = None
     _anthropic_key: str | None = None
 
     def http_client(self) -> httpx2.Client:
@@ -56,8 +56,7 @@ class Connection:
                 timeout=httpx2.Timeout(_TIMEOUT, connect=_CONNECT_TIMEOUT),
                 follow_redirects=False,
             )
-        client: httpx2.Client = self._http
-        return client
+        return self._http
 
     def openai(self) -> openai.OpenAI:
         import openai
@@ -73,8 +72,7 @@ class Connection:
             # Read from OPENAI_ORG_ID and OPENAI_PROJECT_ID otherwise, and sent to whichever server this is.
             self._openai.organization = None
             self._openai.project = None
-        client: openai.OpenAI = self._openai
-        return client
+        return self._openai
 
     def openai_extras(self) -> dict[str, Any]:
         """What every OpenAI request adds: without a key (Ollama), no authorization header at all."""
@@ -96,5 +94,4 @@ class Connection:
                 open_telemetry=False,
             )
             self._anthropic_key = key
-        client: anthropic.Anthropic = self._anthropic
-        return client
+        return self._anthropic
