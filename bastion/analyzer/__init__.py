@@ -12,14 +12,16 @@ from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
 
 if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts
-    from ._gitprobe import git_fingerprint, probe_git
+    from ._gitfinding import GitFinding
+    from ._gitprobe import find_git, git_fingerprint, probe_git
     from ._neutral import neutral_env, redact_userinfo
     from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
 
 # What the dry-run of a line without git never needs is loaded when first named (PEP 562).
 _LAZY = {
     **dict.fromkeys(("Fact", "FactError", "plan_facts"), "_facts"),
-    **dict.fromkeys(("git_fingerprint", "probe_git"), "_gitprobe"),
+    **dict.fromkeys(("GitFinding",), "_gitfinding"),
+    **dict.fromkeys(("find_git", "git_fingerprint", "probe_git"), "_gitprobe"),
     **dict.fromkeys(("neutral_env", "redact_userinfo"), "_neutral"),
     **dict.fromkeys(("CHANGED_COMMAND", "CHANGED_PATHS", "Stamper", "StampError"), "_stamp"),
 }
@@ -45,6 +47,7 @@ __all__ = [
     "ExecResult",
     "Fact",
     "FactError",
+    "GitFinding",
     "LocalWorkspace",
     "Resolved",
     "StageResult",
@@ -54,6 +57,7 @@ __all__ = [
     "Workspace",
     "WorkspaceError",
     "analyze",
+    "find_git",
     "git_fingerprint",
     "neutral_env",
     "plan_facts",

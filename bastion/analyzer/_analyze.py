@@ -3,12 +3,16 @@
 from __future__ import annotations
 
 import functools
+from typing import TYPE_CHECKING
 
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
 from ._workspace import Workspace
+
+if TYPE_CHECKING:
+    from ._gitfinding import GitFinding
 
 __all__ = ["GOVERNED", "analyze"]
 
@@ -95,13 +99,13 @@ def analyze(
         else:
             after = {(d, ok) for d in dirs for ok in (True, False)}
         states = frozenset(after) | (states - runs)
-    git_reason = ""
+    found: GitFinding | None = None
     probed: tuple[str, ...] = ()
     if probe and git:
-        results, git_reason, probed = _probe(ws, results, strict=not auto)
-        auto = auto and not git_reason
+        results, found, probed = _probe(ws, results, strict=not auto)
+        auto = auto and found is None
     rendered = _render(_runnable(parsed, results) if rewritten else parsed) if auto else None
-    return Analysis(line, parsed, None, tuple(results), auto, rendered, git_reason, probed)
+    return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed)
 
 
 def _runs_after(operator: Operator, succeeded: bool) -> bool:
@@ -123,11 +127,12 @@ def _two_directories(dirs: list[str]) -> Check:
 
 def _probe(
     ws: Workspace, results: list[StageResult], strict: bool
-) -> tuple[list[StageResult], str, tuple[str, ...]]:
+) -> tuple[list[StageResult], GitFinding | None, tuple[str, ...]]:
     """Ask git's configuration once per directory holding a governed, ok git stage, for the
-    subcommands run there. The first reason marks the first ok git stage as failing, naming the key."""
+    subcommands run there. The first finding marks the first ok git stage as failing, naming the key."""
+    from ._gitfinding import GitFinding
     from ._gitkeys import subcommand
-    from ._gitprobe import probe_git
+    from ._gitprobe import find_git
 
     dirs: dict[str, frozenset[str]] = {}
     for r in results:
@@ -135,24 +140,25 @@ def _probe(
             where = r.check.runs_in or r.cwd  # git -C DIR is probed in DIR
             dirs[where] = dirs.get(where, frozenset()) | {subcommand(w.text for w in r.stage.args)}
     if not dirs:
-        return results, "", ()
-    reason = ""
+        return results, None, ()
+    found: GitFinding | None = None
     for d, subcommands in dirs.items():
         try:
-            reason = probe_git(ws, d, strict=strict, subcommands=subcommands)
+            found = find_git(ws, d, strict=strict, subcommands=subcommands)
         except Exception as err:  # a probe that fails asks
-            reason = f"git's configuration could not be read: {type(err).__name__}: {err}"
-        if reason:
+            found = GitFinding(f"git's configuration could not be read: {type(err).__name__}: {err}")
+        if found is not None:
             break
-    if not reason:
-        return results, "", tuple(dirs)
+    if found is None:
+        return results, None, tuple(dirs)
     out = list(results)
     for i, r in enumerate(out):
         if r.governed and r.ok and r.check.git:
-            failed = Check.refuse(f"git config runs a program or reads what the checks cannot see: {reason}")
+            why = found.reason
+            failed = Check.refuse(f"git config runs a program or reads what the checks cannot see: {why}")
             out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
-    return out, reason, tuple(dirs)
+    return out, found, tuple(dirs)
 
 
 # Plans are frozen values, and a line decided again (or re-checked before it runs) renders the same.

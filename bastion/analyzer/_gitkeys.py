@@ -19,6 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
+from ._gitfinding import GitFinding
 from ._neutral import NEUTRAL_GIT_CONFIG
 
 __all__ = ["READ_ONLY", "Entry", "bad_key", "judge_entries", "subcommand"]
@@ -234,25 +235,22 @@ def judge_entries(
     *,
     strict: bool,
     subcommands: frozenset[str] = frozenset(),
-) -> str:
-    """The first reason among the repository's entries ("" for none). Entries of scope `command`
+) -> GitFinding | None:
+    """The first finding among the repository's entries (None for none). Entries of scope `command`
     that come from a file are submodule configs (passed as command-line includes): judged strictly.
     Lines run neutralised (`strict` false) meet the allow-list for their `subcommands`."""
     for entry in entries:
         if entry.scope in TRUSTED_SCOPES or not entry.origin:
             continue
         submodule = entry.scope == "command"
-        whose = "a submodule's config" if submodule else "the repository's config"
         if _INCLUDE.fullmatch(entry.key):
             if _include_target(entry, home) not in origins:
-                return (
-                    f"{whose} includes {entry.value!r} (in {entry.origin}), which git did not read now:"
-                    " what it would bring in is not checked"
-                )
+                why = "what it would bring in is not checked"
+                return GitFinding(why, entry.key, entry.origin, entry.value, submodule, includes=True)
             continue
         why = bad_key(entry.key, entry.value, strict=strict or submodule, submodule=submodule)
+        if not why and not strict and not _harmless(entry.key, entry.value, subcommands, submodule=submodule):
+            why = _unlisted(subcommands)
         if why:
-            return f"{whose} sets {entry.key} (in {entry.origin}): it {why}"
-        if not strict and not _harmless(entry.key, entry.value, subcommands, submodule=submodule):
-            return f"{whose} sets {entry.key} (in {entry.origin}): it {_unlisted(subcommands)}"
-    return ""
+            return GitFinding(why, entry.key, entry.origin, entry.value, submodule)
+    return None

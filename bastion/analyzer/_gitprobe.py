@@ -25,12 +25,13 @@ from collections import OrderedDict
 from dataclasses import dataclass
 
 from ._gitdir import scan_gitdir
+from ._gitfinding import GitFinding
 from ._gitkeys import Entry, judge_entries
 from ._neutral import neutral_env
 from ._paths import resolve
 from ._workspace import Workspace
 
-__all__ = ["git_fingerprint", "probe_git"]
+__all__ = ["find_git", "git_fingerprint", "probe_git"]
 
 TIMEOUT_SECONDS = 10.0
 MAX_OUTPUT = 8 * 1024 * 1024
@@ -54,17 +55,17 @@ class _Snapshot:
     cacheable: bool
     entries: tuple[Entry, ...]
     home: str
-    # What judge_entries said of the entries, per (strict, subcommands) asked so far.
-    judged: dict[tuple[bool, frozenset[str]], str]
+    # What judge_entries found in the entries, per (strict, subcommands) asked so far.
+    judged: dict[tuple[bool, frozenset[str]], GitFinding | None]
 
-    def judge(self, strict: bool, subcommands: frozenset[str]) -> str:
+    def judge(self, strict: bool, subcommands: frozenset[str]) -> GitFinding | None:
         key = (strict, frozenset() if strict else subcommands)
-        found = self.judged.get(key)
-        if found is None:
+        if key not in self.judged:
             origins = frozenset(e.origin for e in self.entries if e.origin)
-            found = judge_entries(self.entries, origins, self.home, strict=strict, subcommands=key[1])
-            self.judged[key] = found
-        return found
+            self.judged[key] = judge_entries(
+                self.entries, origins, self.home, strict=strict, subcommands=key[1]
+            )
+        return self.judged[key]
 
 
 _cache: OrderedDict[tuple[object, ...], _Snapshot] = OrderedDict()
@@ -75,19 +76,30 @@ class _Unreadable(Exception):
     """The probe could not read what it needs: a reason, never a clean answer."""
 
 
-def probe_git(
+def find_git(
     ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[str] = frozenset()
-) -> str:
-    """"" when git in the root-relative `cwd` reads and runs only what the checks allow, else the
-    reason naming the key (and its file) or the entry of the git directory.
+) -> GitFinding | None:
+    """None when git in the root-relative `cwd` reads and runs only what the checks allow, else
+    what it found: the key (and its file), or the entry of the git directory.
 
     `strict` is for lines that will run as typed, without the neutralising environment; the others
     are judged against the allow-list of keys for their git `subcommands` (none: only keys harmless
     for every read-only subcommand)."""
     snap = _snapshot(ws, cwd)
     if snap.problem:
-        return snap.problem
-    return snap.judge(strict, subcommands) or snap.where
+        return GitFinding(snap.problem)
+    found = snap.judge(strict, subcommands)
+    if found is None and snap.where:
+        return GitFinding(snap.where)
+    return found
+
+
+def probe_git(
+    ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[str] = frozenset()
+) -> str:
+    """What find_git found, in words ("" for nothing)."""
+    found = find_git(ws, cwd, strict=strict, subcommands=subcommands)
+    return "" if found is None else found.reason
 
 
 def git_fingerprint(ws: Workspace, cwd: str) -> str:

@@ -3,11 +3,14 @@
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import NamedTuple
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..grammar import Outside, Plan, Stage, Word
 from ._secrets import SECRET_PATHS
 from ._workspace import Workspace
+
+if TYPE_CHECKING:
+    from ._gitfinding import GitFinding
 
 __all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
 
@@ -81,7 +84,7 @@ class Analysis(NamedTuple):
     """A line analysed. `auto` lines may run unasked as `rendered`, which is what runs.
 
     `outside` is set for a line outside the subset (then `plan` is None and there are no stages).
-    `git_reason` is what the git config probe found ("" for nothing)."""
+    `git_finding` is what the git config probe found (None for nothing)."""
 
     line: str
     plan: Plan | None
@@ -89,5 +92,10 @@ class Analysis(NamedTuple):
     stages: tuple[StageResult, ...] = ()
     auto: bool = False
     rendered: str | None = None
-    git_reason: str = ""
+    git_finding: GitFinding | None = None
     probed: tuple[str, ...] = ()
+
+    @property
+    def git_reason(self) -> str:
+        """What the git config probe found, in words ("" for nothing)."""
+        return "" if self.git_finding is None else self.git_finding.reason

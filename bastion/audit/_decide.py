@@ -9,12 +9,12 @@ from __future__ import annotations
 
 import json
 import os
-import re
 from collections.abc import Mapping
 from dataclasses import dataclass
 
 from ..policy import (
     KIND_WORDS,
+    SECRET_NOTE,
     ConfigError,
     Decided,
     Decision,
@@ -28,11 +28,6 @@ from ._inputs import Call, Problem
 from ._tools import pattern_escapes
 
 __all__ = ["Decider", "Outcome", "group_of"]
-
-# The git finding is still a sentence (the analyzer's git modules are being rewritten to give it
-# as a value); until then its key is read from the sentence.
-_GIT_KEY = re.compile(r"sets (\S+) \(in ")
-_SECRET = "a secret-looking path"
 
 
 @dataclass(frozen=True, slots=True)
@@ -72,12 +67,12 @@ def group_of(decided: Decided, verdict: Verdict) -> str:
     if verdict.rule is not None:
         return (
             f"secret path {_secret_spec(verdict.rule)}"
-            if _SECRET in verdict.reason
+            if verdict.note == SECRET_NOTE
             else f"asked by {verdict.rule}"
         )
-    if a is not None and a.git_reason:
-        key = _GIT_KEY.search(a.git_reason)
-        return f"git key {key.group(1)}" if key else f"git: {a.git_reason}"
+    found = a.git_finding if a is not None else None
+    if found is not None:
+        return f"git key {found.key}" if found.key and not found.includes else f"git: {found.reason}"
     if subject is None:
         return "could not be evaluated"
     if subject.pseudo:

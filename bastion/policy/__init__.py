@@ -6,6 +6,7 @@ from ._engine import Layer, Policy
 from ._env import child_env
 from ._gate import Decided, Gate, secrets_in_force
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
+from ._shipped import SECRET_NOTE
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._tools import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS, ToolInfo
 from ._types import Decision, Kind, Subject, Verdict
@@ -16,6 +17,7 @@ __all__ = [
     "MAX_JSON_DEPTH",
     "PATH_TOOLS",
     "READ_TOOLS",
+    "SECRET_NOTE",
     "KIND_WORDS",
     "STAMP_ARG",
     "TOOLS",

@@ -154,6 +154,7 @@ class _Found(NamedTuple):
     reason: str
     rule: str | None
     source: str | None
+    note: str = ""
 
 
 class _Named:
@@ -293,7 +294,7 @@ class Policy:
     def _search(self, subject: Subject) -> _Found:
         if (rule := self._first("deny", subject)) is not None:
             reason = by_rule(Decision.DENY, rule.text, rule.layer.label, subject, rule.note)
-            return _Found(Decision.DENY, reason, rule.text, rule.layer.name)
+            return _Found(Decision.DENY, reason, rule.text, rule.layer.name, rule.note)
         asked = self._first("ask", subject)
         if subject.constraint and asked is None:
             return _Found(Decision.ALLOW, unconstrained(subject), None, None)
@@ -304,10 +305,10 @@ class Policy:
             allowed is not None or subject.constraint or self.fallback is not Decision.DENY
         ):
             reason = by_rule(Decision.ASK, asked.text, asked.layer.label, subject, asked.note)
-            return _Found(Decision.ASK, reason, asked.text, asked.layer.name)
+            return _Found(Decision.ASK, reason, asked.text, asked.layer.name, asked.note)
         if allowed is not None:
             reason = by_rule(Decision.ALLOW, allowed.text, allowed.layer.label, subject, allowed.note)
-            return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name)
+            return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name, allowed.note)
         if pseudo and self.fallback is not Decision.DENY:
             return _Found(Decision.ASK, unjudged(subject), None, None)
         return _Found(self.fallback, by_fallback(self.fallback, subject), None, None)
@@ -327,7 +328,7 @@ class Policy:
             reason = found.reason
             if found.decision is Decision.DENY and len(subjects) > 1:
                 reason += "; nothing in this call runs"
-            return Verdict(found.decision, reason, found.rule, found.source, subject)
+            return Verdict(found.decision, reason, found.rule, found.source, subject, found.note)
         except Exception as err:  # fail closed: an engine fault asks, never allows
             return Verdict(
                 Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})"

@@ -88,10 +88,12 @@ class Verdict(NamedTuple):
 
     `rule` is the rule text that decided (None for the fallback), `source` where it came from
     ("builtin", "user:PATH", "project:PATH", "flags"; None for the fallback), `subject` the
-    subject the deciding rule was about."""
+    subject the deciding rule was about, `note` the note of the deciding rule's list (the shipped
+    asks': SECRET_NOTE; "" for none)."""
 
     decision: Decision
     reason: str
     rule: str | None = None
     source: str | None = None
     subject: Subject | None = None
+    note: str = ""

@@ -719,7 +719,8 @@ SUBSECTION_HARMLESS = ["remote.origin.url", "branch.main.merge", "submodule.lib.
 def _verdict(key: str, subcommands: frozenset[str] = frozenset({"status", "log"})) -> str:
     entry = Entry("local", "/repo/.git/config", key, "x")
     origins = frozenset({"/repo/.git/config"})
-    return judge_entries([entry], origins, "/home/u", strict=False, subcommands=subcommands)
+    found = judge_entries([entry], origins, "/home/u", strict=False, subcommands=subcommands)
+    return "" if found is None else found.reason
 
 
 def _recase(text: str, flips: list[bool]) -> str:
