@@ -1,5 +1,6 @@
-"""The policy core stands alone: grammar, analyzer and policy import nothing from the agent side, and
-a dry-run loads only what its line needs."""
+"""The layers point one way, checked by AST over every module (grammar <- workspace <- analyzer <- policy
+<- audit/agent <- cli, sandbox and the error root at the bottom); the policy core imports nothing from
+the agent side; a dry-run loads only what its line needs."""
 
 from __future__ import annotations
 
@@ -54,6 +55,91 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+# The layers, bottom first: a module may import bastion's modules of its own package or of a lower
+# layer, never of its own layer's other packages (audit and agent stand side by side) nor above.
+LAYERS = {
+    "bastion._errors": 0,
+    "bastion.sandbox": 1,
+    "bastion.grammar": 2,
+    "bastion.workspace": 3,
+    "bastion.analyzer": 4,
+    "bastion.policy": 5,
+    "bastion.audit": 6,
+    "bastion.agent": 6,
+    "bastion.cli": 7,
+    "bastion.__main__": 8,
+}
+
+
+def _owner(name: str) -> str | None:
+    """The entry of LAYERS a dotted name belongs to (the longest that is a prefix), None for none."""
+    owners = [p for p in LAYERS if name == p or name.startswith(p + ".")]
+    return max(owners, key=len) if owners else None
+
+
+def _bastion_imports(source: str, module: str, is_package: bool) -> list[str]:
+    """Every bastion name a module imports, TYPE_CHECKING and function-level imports included;
+    `from X import y` counts as importing X.y (y may be a module)."""
+    package = module if is_package else module.rpartition(".")[0]
+    names: list[str] = []
+    for node in ast.walk(ast.parse(source)):
+        if isinstance(node, ast.Import):
+            names.extend(a.name for a in node.names)
+        elif isinstance(node, ast.ImportFrom):
+            base = node.module or ""
+            if node.level:
+                parts = package.split(".")
+                base = ".".join(parts[: len(parts) - node.level + 1])
+                base = f"{base}.{node.module}" if node.module else base
+            names.extend(f"{base}.{a.name}" for a in node.names)
+    return [n for n in names if n == "bastion" or n.startswith("bastion.")]
+
+
+def _module(path: pathlib.Path) -> tuple[str, str, bool]:
+    """A module's source, dotted name and whether it is a package."""
+    parts = path.relative_to(ROOT).with_suffix("").parts
+    is_package = path.name == "__init__.py"
+    return path.read_text(encoding="utf-8"), ".".join(parts[:-1] if is_package else parts), is_package
+
+
+def _upward(modules: list[tuple[str, str, bool]]) -> list[tuple[str, str]]:
+    """(module, name) for each import of a module that reaches its own layer's other packages or above."""
+    found = []
+    for source, module, is_package in modules:
+        own = _owner(module)
+        for name in _bastion_imports(source, module, is_package):
+            target = _owner(name)
+            if own is not None and target is not None and target != own and LAYERS[target] >= LAYERS[own]:
+                found.append((module, name))
+    return found
+
+
+MODULES = [_module(p) for p in sorted((ROOT / "bastion").rglob("*.py"))]
+
+
+def test_every_module_has_a_layer() -> None:
+    assert [m for _, m, _ in MODULES if m != "bastion" and _owner(m) is None] == []
+
+
+def test_every_module_imports_only_its_own_package_and_the_layers_below() -> None:
+    # The root package (bastion/__init__: the version and the error root) has no layer: it is not checked.
+    assert _upward(MODULES) == []
+
+
+def test_the_layer_check_sees_upward_and_sideways_imports() -> None:
+    fake = [
+        ("from ..agent import main\n", "bastion.policy._fake", False),
+        ("if TYPE_CHECKING:\n    from ...policy import Gate\n", "bastion.analyzer.git._fake", False),
+        ("def f() -> None:\n    from ..agent import main\n", "bastion.audit._fake", False),
+        ("from . import _ok\nfrom ..grammar import parse\n", "bastion.analyzer", True),
+    ]
+    assert _upward(fake) == [
+        ("bastion.policy._fake", "bastion.agent.main"),
+        ("bastion.analyzer.git._fake", "bastion.policy.Gate"),
+        ("bastion.audit._fake", "bastion.agent.main"),
+    ]
 
 
 _HOOK_CALL = (
