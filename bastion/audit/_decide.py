@@ -32,7 +32,8 @@ __all__ = ["Decider", "Outcome", "group_of"]
 
 @dataclass(frozen=True, slots=True)
 class Outcome:
-    """What the policy would do with one call, and the group its reason counts in."""
+    """What the policy would do with one call, and the group its reason counts in; `clamped` says a
+    glob pattern reaching outside the directory made an allowed call ask."""
 
     call: Call
     cwd: str
@@ -42,6 +43,7 @@ class Outcome:
     source: str | None
     group: str
     decided: Decided | None = None
+    clamped: bool = False
 
 
 def _secret_spec(rule: str) -> str:
@@ -132,7 +134,8 @@ class Decider:
         seen = self._seen.get(key)
         if seen is not None:
             return Outcome(
-                call, cwd, seen.decision, seen.reason, seen.rule, seen.source, seen.group, seen.decided
+                call, cwd, seen.decision, seen.reason, seen.rule, seen.source, seen.group, seen.decided,
+                seen.clamped,
             )
         gate = self.gate(cwd, sub)
         if isinstance(gate, str):
@@ -140,6 +143,6 @@ class Decider:
         decided = gate.decide(call.tool, dict(call.args))
         verdict, group = _clamp(call.tool, call.args, decided)
         outcome = Outcome(call, cwd, verdict.decision, verdict.reason, verdict.rule, verdict.source,
-                          group or group_of(decided, verdict), decided)  # fmt: skip
+                          group or group_of(decided, verdict), decided, group is not None)  # fmt: skip
         self._seen[key] = outcome
         return outcome

@@ -128,8 +128,9 @@ def warnings_for(rule: str) -> list[str]:
 
 def _asking(decider: Decider, o: Outcome) -> list[Subject] | str:
     """The subjects that ask on their own, or the group that keeps the call from being covered."""
-    if o.decided is None or o.group.startswith(("outside the subset", "a glob pattern")):
-        return o.group
+    a = o.decided.analysis if o.decided is not None else None
+    if o.decided is None or o.clamped or (a is not None and a.outside is not None):
+        return o.group  # outside the subset, or a glob pattern outside the directory: no rule covers it
     gate = decider.gate(o.cwd)
     if isinstance(gate, str):
         return gate
