@@ -158,9 +158,9 @@ def doctor(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = 
     import argparse
     import platform
 
-    from .analyzer import LocalWorkspace
     from .policy import PolicyError, load_settings
     from .sandbox import describe, enforced, landlock_abi
+    from .workspace import LocalWorkspace
 
     out, err = out or sys.stdout, err or sys.stderr
     p = argparse.ArgumentParser(prog="bastion doctor", description="Report the sandbox commands run under.")

@@ -26,7 +26,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, neutral_env
-from bastion.analyzer._gitdir import scan_gitdir
+from bastion.analyzer.git._dir import scan_gitdir
 from bastion.policy import Gate, load_settings
 
 NON_GIT = [

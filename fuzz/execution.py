@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, Stamper
-from bastion.analyzer._neutral import neutral_env
+from bastion.analyzer.git._neutral import neutral_env
 from bastion.audit._hook import claude_code_hook
 from bastion.grammar import Plan, parse
 from bastion.policy import Decision, load_settings

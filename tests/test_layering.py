@@ -180,8 +180,8 @@ def test_the_hooks_and_audit_load_no_sdk_or_http_client(
 # parser generator, the rule grammar, config validation, the cut of other lines, processes, git, stamps.
 UNNEEDED = (
     "lark", "interegular", "pyparsing", "pydantic", "tomllib", "bashlex", "argparse", "dataclasses",
-    "subprocess", "hmac", "secrets", "bastion.analyzer._exec", "bastion.analyzer._git",
-    "bastion.analyzer._gitprobe", "bastion.analyzer._stamp", "bastion.analyzer._facts", "bastion.policy._cut",
+    "subprocess", "hmac", "secrets", "bastion.workspace._exec", "bastion.analyzer.git",
+    "bastion.analyzer._stamp", "bastion.analyzer._facts", "bastion.policy._cut",
 )  # fmt: skip
 
 
@@ -210,4 +210,5 @@ def test_what_the_analyzer_loads_when_first_named_is_there_when_named() -> None:
         "      a.neutral_env.__module__, a.plan_facts.__module__)"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
-    assert out.split() == [f"bastion.analyzer.{m}" for m in ("_stamp", "_gitprobe", "_neutral", "_facts")]
+    modules = ("_stamp", "git._probe", "git._neutral", "_facts")
+    assert out.split() == [f"bastion.analyzer.{m}" for m in modules]

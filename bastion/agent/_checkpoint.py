@@ -25,7 +25,7 @@ from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from .._errors import BastionError
-from ..analyzer import Workspace, resolve
+from ..workspace import Workspace, resolve
 
 __all__ = ["SNAPSHOT_BYTES", "SNAPSHOT_FILES", "Change", "Checkpoints", "Turn", "UndoRefused"]
 

@@ -87,10 +87,11 @@ class Built:
 def _build(
     args: argparse.Namespace, environ: Mapping[str, str], cwd: str, printer: Printer, answer: Answerer
 ) -> Built:
-    from ..analyzer import LocalWorkspace, Stamper
+    from ..analyzer import Stamper
     from ..policy import ConfigError as PolicyConfigError
     from ..policy import Gate, PolicyFlags, child_env, load_settings
     from ..sandbox import start_notice
+    from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
     from ._prompt import system_prompt

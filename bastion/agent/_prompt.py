@@ -6,7 +6,7 @@ import os
 import stat
 from collections.abc import Sequence
 
-from ..analyzer import Workspace, WorkspaceError
+from ..workspace import Workspace, WorkspaceError
 from ._types import ToolSpec
 
 __all__ = ["agents_md_chain", "system_prompt"]

@@ -7,8 +7,9 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ..analyzer import SECRET_PATHS, Stamper, Workspace
+from ..analyzer import SECRET_PATHS, Stamper
 from ..sandbox import SandboxConfig
+from ..workspace import Workspace
 from ._types import ToolSpec
 
 if TYPE_CHECKING:

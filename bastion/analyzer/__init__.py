@@ -3,26 +3,34 @@
 import importlib
 import typing
 
+from ..workspace import (
+    ExecResult,
+    LocalWorkspace,
+    Resolved,
+    Walk,
+    Workspace,
+    WorkspaceError,
+    resolve,
+    root_relative,
+    walk,
+)
 from ._analyze import GOVERNED, analyze
-from ._paths import Resolved, resolve
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
-from ._walk import Walk, root_relative, walk
-from ._workspace import ExecResult, LocalWorkspace, Workspace, WorkspaceError
 
 if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts
-    from ._gitfinding import GitFinding
-    from ._gitprobe import find_git, git_fingerprint, probe_git
-    from ._neutral import neutral_env, redact_userinfo
     from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
+    from .git._finding import GitFinding
+    from .git._neutral import neutral_env, redact_userinfo
+    from .git._probe import find_git, git_fingerprint, probe_git
 
 # What the dry-run of a line without git never needs is loaded when first named (PEP 562).
 _LAZY = {
     **dict.fromkeys(("Fact", "FactError", "plan_facts"), "_facts"),
-    **dict.fromkeys(("GitFinding",), "_gitfinding"),
-    **dict.fromkeys(("find_git", "git_fingerprint", "probe_git"), "_gitprobe"),
-    **dict.fromkeys(("neutral_env", "redact_userinfo"), "_neutral"),
+    **dict.fromkeys(("GitFinding",), "git._finding"),
+    **dict.fromkeys(("find_git", "git_fingerprint", "probe_git"), "git._probe"),
+    **dict.fromkeys(("neutral_env", "redact_userinfo"), "git._neutral"),
     **dict.fromkeys(("CHANGED_COMMAND", "CHANGED_PATHS", "Stamper", "StampError"), "_stamp"),
 }
 

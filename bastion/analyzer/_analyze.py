@@ -6,13 +6,13 @@ import functools
 from typing import TYPE_CHECKING
 
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
+from ..workspace import Workspace
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
-from ._workspace import Workspace
 
 if TYPE_CHECKING:
-    from ._gitfinding import GitFinding
+    from .git._finding import GitFinding
 
 __all__ = ["GOVERNED", "analyze"]
 
@@ -25,7 +25,7 @@ _UNGOVERNED = Check(ok=True, auto=False)
 
 def _first(ctx: Context, stage: Stage) -> Check:
     if stage.command == "git":
-        from ._git import check_git  # loaded with the first git line
+        from .git._check import check_git  # loaded with the first git line
 
         return check_git(ctx, stage)
     if stage.command == "cd":
@@ -130,9 +130,9 @@ def _probe(
 ) -> tuple[list[StageResult], GitFinding | None, tuple[str, ...]]:
     """Ask git's configuration once per directory holding a governed, ok git stage, for the
     subcommands run there. The first finding marks the first ok git stage as failing, naming the key."""
-    from ._gitfinding import GitFinding
-    from ._gitkeys import subcommand
-    from ._gitprobe import find_git
+    from .git._finding import GitFinding
+    from .git._keys import subcommand
+    from .git._probe import find_git
 
     dirs: dict[str, frozenset[str]] = {}
     for r in results:
@@ -173,7 +173,7 @@ def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
     pipelines = []
     operators = plan.operators
     if any(r.check.git for r in results):
-        from ._gitplan import UNSET_GIT_STEERING
+        from .git._plan import UNSET_GIT_STEERING
 
         pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
         operators = (Operator.AND, *operators)

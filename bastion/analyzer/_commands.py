@@ -11,8 +11,8 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 
+from ._cd_pwd_go import check_cd, check_go, check_pwd
 from ._ls import check_ls
-from ._misc import check_cd, check_go, check_pwd
 from ._result import Checker
 
 __all__ = ["FILTERS", "FIRST_STAGE", "INDEX", "check_cd"]
@@ -23,14 +23,14 @@ INDEX: dict[tuple[str, str], tuple[str, ...]] = {
     ("_sed", "SED_FIRST"): ("sed",),
     ("_contents", "CONTENT_READERS"): ("cmp", "diff", "file", "nl", "strings"),
     ("_find", "FIND_COMMANDS"): ("find",),
-    ("_names", "NAME_COMMANDS"): ("du", "readlink", "realpath", "stat", "tree"),
-    ("_words", "WORD_COMMANDS"): ("basename", "dirname", "which"),
+    ("_name_commands", "NAME_COMMANDS"): ("du", "readlink", "realpath", "stat", "tree"),
+    ("_word_commands", "WORD_COMMANDS"): ("basename", "dirname", "which"),
     ("_versions", "VERSION_COMMANDS"): ("mypy", "node", "python", "python3", "ruff", "tmux"),
     ("_prints", "PRINT_COMMANDS"): ("echo", "false", "od", "printf", "test", "true"),
     ("_readers", "FILTER_COMMANDS"): ("cut", "grep", "head", "sort", "tail", "uniq", "wc"),
     ("_sed", "SED_FILTER"): ("sed",),
     ("_contents", "CONTENT_FILTERS"): ("nl", "strings"),
-    ("_words", "WORD_FILTERS"): ("tr",),
+    ("_word_commands", "WORD_FILTERS"): ("tr",),
     ("_prints", "PRINT_FILTERS"): ("cat", "od"),
 }
 _FIRST_TABLES = frozenset(

@@ -13,10 +13,9 @@ import stat
 from collections.abc import Iterable
 
 from .._errors import BastionError
-from ._gitprobe import git_fingerprint
+from ..workspace import Workspace, root_relative, walk
 from ._result import Analysis
-from ._walk import root_relative, walk
-from ._workspace import Workspace
+from .git._probe import git_fingerprint
 
 __all__ = ["Fact", "FactError", "encode", "identity", "line_facts", "path_facts", "plan_facts"]
 

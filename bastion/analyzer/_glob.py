@@ -11,8 +11,7 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ._paths import resolve
-from ._workspace import Workspace
+from ..workspace import Workspace, resolve
 
 __all__ = ["MAX_MATCHES", "Expansion", "expand", "pattern_problem"]
 

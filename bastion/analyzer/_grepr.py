@@ -25,7 +25,7 @@ import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._workspace import Workspace
+from ..workspace import Workspace
 
 __all__ = ["MAX_TREE_FILES", "Tree", "exclude_globs", "exclude_words", "tree_files"]
 

@@ -10,9 +10,9 @@ from __future__ import annotations
 import re
 
 from ..grammar import Stage, Word
+from ..workspace import resolve
 from ._flags import FlagTable, parse_args
 from ._glob import expand
-from ._paths import resolve
 from ._result import Check, Context
 
 __all__ = ["check_ls"]

@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._paths import resolve
+from ..workspace import resolve
 from ._readers import MAX_FILES, _read_file
 from ._result import Check, Context
 

@@ -13,10 +13,10 @@ import re
 from typing import NamedTuple
 
 from ..grammar import Stage, Word
+from ..workspace import resolve
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._glob import expand
 from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, tree_files
-from ._paths import resolve
 from ._result import Check, Checker, Context
 
 __all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]

@@ -6,11 +6,11 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..grammar import Outside, Plan, Stage, Word
+from ..workspace import Workspace
 from ._secrets import SECRET_PATHS
-from ._workspace import Workspace
 
 if TYPE_CHECKING:
-    from ._gitfinding import GitFinding
+    from .git._finding import GitFinding
 
 __all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
 

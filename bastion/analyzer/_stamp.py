@@ -14,9 +14,9 @@ from collections.abc import Iterable
 from typing import NoReturn
 
 from .._errors import BastionError
+from ..workspace import Workspace
 from ._facts import Fact, encode, line_facts, path_facts, plan_facts
 from ._result import Analysis
-from ._workspace import Workspace
 
 __all__ = ["CHANGED_COMMAND", "CHANGED_PATHS", "StampError", "Stamper"]
 

@@ -16,8 +16,8 @@ import re
 from typing import NamedTuple
 
 from ..grammar import Stage, Word
+from ..workspace import root_relative
 from ._result import Check, Checker, Context
-from ._walk import root_relative
 
 __all__ = ["VERSION_COMMANDS", "VERSION_QUERIES"]
 

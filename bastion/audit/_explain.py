@@ -12,9 +12,10 @@ from __future__ import annotations
 import shlex
 from typing import TextIO
 
-from ..analyzer import Analysis, Fact, FactError, StageResult, Workspace, plan_facts
+from ..analyzer import Analysis, Fact, FactError, StageResult, plan_facts
 from ..grammar import shown
 from ..policy import Decided, Gate, kind_note, named
+from ..workspace import Workspace
 
 __all__ = ["explain"]
 

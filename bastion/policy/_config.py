@@ -15,8 +15,9 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
-from bastion.analyzer import DEFAULT_MAX_READ_BYTES, Workspace, WorkspaceError, resolve
+from bastion.analyzer import DEFAULT_MAX_READ_BYTES
 from bastion.sandbox import SandboxConfig
+from bastion.workspace import Workspace, WorkspaceError, resolve
 
 from ._engine import Layer, Policy
 from ._rules import ConfigError, RuleError, parse_rule

@@ -15,8 +15,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from .._errors import BastionError
-from ..analyzer import LocalWorkspace
 from ..grammar import prepare
+from ..workspace import LocalWorkspace
 from ._config import Settings, load_settings
 from ._gate import Decided, Gate
 from ._rules import ConfigError

@@ -12,8 +12,9 @@ import json
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..analyzer import SECRET_PATHS, Analysis, Workspace, analyze
+from ..analyzer import SECRET_PATHS, Analysis, analyze
 from ..grammar import Outside, oversized
+from ..workspace import Workspace
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._tools import PATH_TOOLS, STAMP_ARG, TOOLS
 from ._types import Decision, Kind, Subject, Verdict

@@ -29,12 +29,12 @@ _ALLOWED_COMMANDS = (
     "go version", "go env:*",
     "git branch:*", "git rev-parse:*", "git ls-files:*", "git remote:*", "git blame:*",
     "git stash list:*", "git tag:*", "git describe:*", "git shortlog:*", "git config:*",
-    # git -C DIR passes its check only before a read-only form (bastion/analyzer/_git.py)
+    # git -C DIR passes its check only before a read-only form (bastion/analyzer/git/_check.py)
     "git ls-tree:*", "git cat-file:*", "git grep:*", "git check-ignore:*", "git -C:*", "git --version",
     "cat:*", "head:*", "tail:*", "wc:*", "grep:*", "sort:*", "uniq:*", "cut:*", "cd:*",
     "ls:*", "pwd",
-    # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _names.py,
-    # _words.py, _prints.py).
+    # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _name_commands.py,
+    # _word_commands.py, _prints.py).
     "sed:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
     "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
     "python3 --version", "python3 -V", "python --version", "python -V", "node --version", "node -v",

@@ -13,7 +13,8 @@ import posixpath
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from ..analyzer import Analysis, StageResult, Workspace, resolve, root_relative, walk
+from ..analyzer import Analysis, StageResult
+from ..workspace import Workspace, resolve, root_relative, walk
 from ._tools import TOOLS
 from ._types import Kind, Subject
 from ._wrappers import joined, unwrap

@@ -8,7 +8,7 @@ root of its errors; the system calls (ctypes) load only when a command runs or t
 reported on.
 """
 
-from typing import TYPE_CHECKING
+import typing
 
 from ._types import (
     MODES,
@@ -20,7 +20,7 @@ from ._types import (
     landlock_abi,
 )
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from ._words import denial_note, describe, enforced, start_notice
 
 # The words about the sandbox load when first named (PEP 562): a dry-run reads the config's

@@ -4,7 +4,7 @@
 `LocalWorkspace` is this machine's directory. Every file operation walks the name one component at
 a time from an open descriptor of the root with O_NOFOLLOW, so no name, link or `..` leaves the root
 whatever changes underneath; links that stay inside are followed by resolving them first
-(bastion.analyzer's `resolve`), never by the kernel.
+(this package's `resolve`), never by the kernel.
 """
 
 from __future__ import annotations

@@ -537,10 +537,10 @@ def test_a_checker_that_fails_inside_asks(ws: LocalWorkspace, monkeypatch: pytes
     def broken(*args: object) -> object:
         raise RuntimeError("boom")
 
-    from bastion.analyzer import _misc, _readers
+    from bastion.analyzer import _cd_pwd_go, _readers
 
     monkeypatch.setattr(_readers, "resolve", broken)
-    monkeypatch.setattr(_misc, "resolve", broken)
+    monkeypatch.setattr(_cd_pwd_go, "resolve", broken)
     for line in ("cat main.go", "cd sub"):
         a = analyze(line, ws)
         assert not a.auto and not a.stages[0].ok and "boom" in a.stages[0].why

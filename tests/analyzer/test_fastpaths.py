@@ -19,9 +19,9 @@ from hypothesis import strategies as st
 
 from bastion.analyzer import LocalWorkspace, analyze, resolve, walk
 from bastion.analyzer._flags import _parse, parse_args
-from bastion.analyzer._paths import join
 from bastion.analyzer._readers import TABLES
 from bastion.grammar import Word
+from bastion.workspace import join
 
 _NAME = st.lists(st.sampled_from(["a", "b", ".", "..", "", ".a", "..b", "..."]), min_size=1, max_size=5).map(
     "/".join

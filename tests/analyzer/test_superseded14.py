@@ -16,7 +16,7 @@ from typing import NamedTuple
 import pytest
 
 from bastion.analyzer import analyze, neutral_env
-from bastion.analyzer._neutral import redact_userinfo
+from bastion.analyzer.git._neutral import redact_userinfo
 from fuzz.execution import snapshot, strace_violations
 
 from .gitrepo import make_repo, set_config, workspace, write

@@ -13,13 +13,11 @@ from ...analyzer import (
     CHANGED_PATHS,
     DEFAULT_MAX_READ_BYTES,
     SECRET_PATHS,
-    Resolved,
     Stamper,
-    Workspace,
-    resolve,
 )
 from ...policy import STAMP_ARG, TOOLS
 from ...sandbox import SandboxConfig
+from ...workspace import Resolved, Workspace, resolve
 from ._readable import Readable, shipped_readable
 from ._terminal import clean
 

@@ -13,7 +13,7 @@ import stat
 from collections.abc import Iterator
 from dataclasses import dataclass
 
-from ...analyzer import Workspace, resolve
+from ...workspace import Workspace, resolve
 from ._base import ToolError
 
 __all__ = ["MAX_ENTRIES", "SKIPPED", "Entry", "compile_glob", "literal_parts", "walk"]

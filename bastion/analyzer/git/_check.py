@@ -1,9 +1,9 @@
 """The git checker: read-only subcommands with their flag tables, everything else left to the rules.
 
-Every argument is matched against the subcommand's table (`_gitflags`); every positional, revision
+Every argument is matched against the subcommand's table (`_flags`); every positional, revision
 or path alike, is judged as a path inside the working directory, and diff/log/show/blame report
 theirs as reads. An ok git stage sets `git`, so the driver probes the repository's config, and
-its words become the self-contained plan `_gitplan` renders (secret excludes where it prints
+its words become the self-contained plan `_plan` renders (secret excludes where it prints
 file contents).
 """
 
@@ -13,9 +13,12 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from ..grammar import Stage, Word
-from ._gitflags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
-from ._gitplan import (
+from ...grammar import Stage, Word
+from ...workspace import resolve
+from .._result import Check, Context
+from .._secrets import hidden_by
+from ._flags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
+from ._plan import (
     DIFF_FORMS,
     GIT_PREFIX,
     GitArgs,
@@ -24,9 +27,6 @@ from ._gitplan import (
     prints_contents,
     secret_excludes,
 )
-from ._paths import resolve
-from ._result import Check, Context
-from ._secrets import hidden_by
 
 __all__ = ["check_git"]
 

@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 
-from ._gitfinding import GitFinding
+from ._finding import GitFinding
 from ._neutral import NEUTRAL_GIT_CONFIG
 
 __all__ = ["READ_ONLY", "Entry", "bad_key", "judge_entries", "subcommand"]

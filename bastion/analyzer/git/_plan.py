@@ -15,9 +15,9 @@ import re
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..grammar import Word
+from ...grammar import Word
+from .._secrets import git_excludes, hidden_by
 from ._neutral import GIT_STEERING, NEUTRAL_GIT_CONFIG
-from ._secrets import git_excludes, hidden_by
 
 __all__ = [
     "DIFF_FORMS",

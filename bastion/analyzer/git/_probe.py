@@ -1,10 +1,10 @@
 """git probing: may git run in this directory without reading what the checks cannot see?
 
 One probe looks for a `.git` that redirects git (a file or a link), walks the git directory (every
-entry a regular file or a directory: `_gitdir`), lists every config entry git would use with its
+entry a regular file or a directory: `_dir`), lists every config entry git would use with its
 scope and origin, asks git where it thinks the repository is, and reads the config of every
 submodule. The user's own scopes (system, global, command) are trusted; the repository's (local,
-worktree, and files they include) are judged by `_gitkeys`: an allow-list per subcommand for lines
+worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for lines
 run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
 git is spawned twice per probe: the listing reads the submodule configs too (each is passed as a
@@ -24,12 +24,11 @@ import threading
 from collections import OrderedDict
 from dataclasses import dataclass
 
-from ._gitdir import scan_gitdir
-from ._gitfinding import GitFinding
-from ._gitkeys import Entry, judge_entries
+from ...workspace import Workspace, resolve
+from ._dir import scan_gitdir
+from ._finding import GitFinding
+from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
-from ._paths import resolve
-from ._workspace import Workspace
 
 __all__ = ["find_git", "git_fingerprint", "probe_git"]
 
