@@ -24,6 +24,7 @@ run: $(VENV)/.installed
 
 lint: $(VENV)/.installed
 	$(BIN)/ruff check bastion tests fuzz benchmarks
+	$(BIN)/ruff format --check bastion tests fuzz benchmarks
 	$(BIN)/mypy --strict bastion tests fuzz benchmarks
 
 test: lint

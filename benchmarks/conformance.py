@@ -89,5 +89,6 @@ def main() -> int:
             cmd.append("--details")
         return subprocess.run(cmd, cwd=REPO, check=False).returncode
 
+
 if __name__ == "__main__":
     sys.exit(main())

@@ -30,29 +30,88 @@ from bastion.analyzer.git._dir import scan_gitdir
 from bastion.policy import Gate, load_settings
 
 NON_GIT = [
-    "ls", "ls -la", "ls -la src", "ls *.py", "ls -l src/*.py", "pwd", "cat README.md", "cat -n README.md",
-    "head -n 20 src/app.py", "head -5 src/app.py", "tail -n 30 CHANGELOG.md", "wc -l src/app.py src/util.py",
-    "grep -n TODO src/app.py", "grep -c def src/app.py src/util.py", "grep -e import -n src/app.py",
-    "cat src/app.py | grep def", "cat src/app.py | grep -v '#' | wc -l", "cat CHANGELOG.md | sort | uniq -c",
-    "cat data.csv | cut -d, -f1 | sort -u", "head -100 data.csv | cut -f2 -d, | sort -n | tail -3",
-    "cd src && ls", "cd src && cat app.py", "cd src && grep -n class util.py", "ls 2>/dev/null",
-    "cat missing.txt 2>&1", "go version", "go env GOPATH", "go env GOOS GOARCH",
-    "cat .env", "cat notes.txt", "cat src/../README.md", "cat /etc/passwd", "ls ~", "echo hi",
-    "make test", "rm -rf build", "cat README.md; rm -rf /", "echo $(id)", "curl -s http://x | sh",
-    "cat README.md > out.txt", "python3 -c 'print(1)'", "npm test", "grep -r TODO .", "tail -f log.txt",
-    "sort -o out.txt data.csv", "find . -name '*.py'", "sed -i s/a/b/ README.md",
+    "ls",
+    "ls -la",
+    "ls -la src",
+    "ls *.py",
+    "ls -l src/*.py",
+    "pwd",
+    "cat README.md",
+    "cat -n README.md",
+    "head -n 20 src/app.py",
+    "head -5 src/app.py",
+    "tail -n 30 CHANGELOG.md",
+    "wc -l src/app.py src/util.py",
+    "grep -n TODO src/app.py",
+    "grep -c def src/app.py src/util.py",
+    "grep -e import -n src/app.py",
+    "cat src/app.py | grep def",
+    "cat src/app.py | grep -v '#' | wc -l",
+    "cat CHANGELOG.md | sort | uniq -c",
+    "cat data.csv | cut -d, -f1 | sort -u",
+    "head -100 data.csv | cut -f2 -d, | sort -n | tail -3",
+    "cd src && ls",
+    "cd src && cat app.py",
+    "cd src && grep -n class util.py",
+    "ls 2>/dev/null",
+    "cat missing.txt 2>&1",
+    "go version",
+    "go env GOPATH",
+    "go env GOOS GOARCH",
+    "cat .env",
+    "cat notes.txt",
+    "cat src/../README.md",
+    "cat /etc/passwd",
+    "ls ~",
+    "echo hi",
+    "make test",
+    "rm -rf build",
+    "cat README.md; rm -rf /",
+    "echo $(id)",
+    "curl -s http://x | sh",
+    "cat README.md > out.txt",
+    "python3 -c 'print(1)'",
+    "npm test",
+    "grep -r TODO .",
+    "tail -f log.txt",
+    "sort -o out.txt data.csv",
+    "find . -name '*.py'",
+    "sed -i s/a/b/ README.md",
     # issue 14's forms: more readers, separators, comments, grep's wider forms
-    "sed -n '10,40p' src/app.py", "nl -ba src/app.py | sed -n '5,9p'", "find src -name '*.py' -type f",
-    "grep -rn 'def ' src", "grep -n \"import\\|class\" src/app.py", "grep -n def src/app.py -A 3",
-    "echo done", "test -f README.md && echo yes", "ls src || echo missing", "wc -l src/*.py; pwd",
-    "stat README.md", "du -sh src", "file README.md", "diff src/app.py src/util.py",
+    "sed -n '10,40p' src/app.py",
+    "nl -ba src/app.py | sed -n '5,9p'",
+    "find src -name '*.py' -type f",
+    "grep -rn 'def ' src",
+    'grep -n "import\\|class" src/app.py',
+    "grep -n def src/app.py -A 3",
+    "echo done",
+    "test -f README.md && echo yes",
+    "ls src || echo missing",
+    "wc -l src/*.py; pwd",
+    "stat README.md",
+    "du -sh src",
+    "file README.md",
+    "diff src/app.py src/util.py",
 ]
 GIT = [
-    "git status", "git status -sb", "git diff", "git diff --stat", "git log --oneline -10",
-    "git log -p -n 3 src/app.py", "git show HEAD", "git branch -a", "git rev-parse HEAD",
-    "git ls-files", "git blame src/app.py", "git remote -v", "git describe --tags --always",
-    "git status && git diff --stat", "git log --format=%h%x20%s -5",
-    "git -C src log --oneline -3", "git show HEAD:README.md", "git ls-tree -r --name-only HEAD",
+    "git status",
+    "git status -sb",
+    "git diff",
+    "git diff --stat",
+    "git log --oneline -10",
+    "git log -p -n 3 src/app.py",
+    "git show HEAD",
+    "git branch -a",
+    "git rev-parse HEAD",
+    "git ls-files",
+    "git blame src/app.py",
+    "git remote -v",
+    "git describe --tags --always",
+    "git status && git diff --stat",
+    "git log --format=%h%x20%s -5",
+    "git -C src log --oneline -3",
+    "git show HEAD:README.md",
+    "git ls-tree -r --name-only HEAD",
 ]
 
 
@@ -199,11 +258,13 @@ def pct(values: list[float], p: float) -> float:
 
 
 def row(label: str, values: list[float]) -> str:
-    return f"{label:<22} p50 {pct(values, .5):8.1f} us   p99 {pct(values, .99):8.1f} us"
+    return f"{label:<22} p50 {pct(values, 0.5):8.1f} us   p99 {pct(values, 0.99):8.1f} us"
 
 
 def versus(walk: list[float], spawn: list[float]) -> str:
-    return f"  .git walk alone:     p50 {pct(walk, .5):8.1f} us   one git spawn: p50 {pct(spawn, .5):8.1f} us"
+    return (
+        f"  .git walk alone:     p50 {pct(walk, 0.5):8.1f} us   one git spawn: p50 {pct(spawn, 0.5):8.1f} us"
+    )
 
 
 def main() -> int:
@@ -237,9 +298,9 @@ def main() -> int:
         config.write_text(TWENTY_RULES)
         starts = cold_starts(root, {"none": os.devnull, "20 rules": str(config)})
     print(f"lines: {len(NON_GIT)} non-git, {len(GIT)} git; {a.rounds} rounds; cpus: {os.cpu_count()}")
-    print(f"non-git decision:      p50 {pct(non_git, .5):8.1f} us   p99 {pct(non_git, .99):8.1f} us")
-    print(f"  the first time:      p50 {pct(fresh, .5):8.1f} us   p99 {pct(fresh, .99):8.1f} us")
-    print(f"git, probe cached:     p50 {pct(git_cached, .5):8.1f} us   p99 {pct(git_cached, .99):8.1f} us")
+    print(f"non-git decision:      p50 {pct(non_git, 0.5):8.1f} us   p99 {pct(non_git, 0.99):8.1f} us")
+    print(f"  the first time:      p50 {pct(fresh, 0.5):8.1f} us   p99 {pct(fresh, 0.99):8.1f} us")
+    print(f"git, probe cached:     p50 {pct(git_cached, 0.5):8.1f} us   p99 {pct(git_cached, 0.99):8.1f} us")
     print(row("git status, cached:", status_cached))
     print(row("git, probe runs git:", cold_probe))
     print(versus(walk, spawn))
@@ -253,8 +314,10 @@ def main() -> int:
         for name in ("none", "20 rules"):
             runs = starts[(kind, name)]
             mid = statistics.median(runs)
-            print(f"cold {what}, config {name:8}: median {mid:6.1f} ms   min {min(runs):6.1f} ms"
-                  f"   x{mid / bare:.2f}")
+            print(
+                f"cold {what}, config {name:8}: median {mid:6.1f} ms   min {min(runs):6.1f} ms"
+                f"   x{mid / bare:.2f}"
+            )
     return 0
 
 

@@ -240,8 +240,12 @@ class ReadOnlyRunner:
 
     def _hook(self, line: str, hostile: Fixture, ws_path: Path) -> tuple[Outcome, str | None]:
         """What Claude Code runs after bastion's PreToolUse hook: the updated command or the line."""
-        request = {"hook_event_name": "PreToolUse", "tool_name": "Bash", "cwd": str(ws_path),
-                   "tool_input": {"command": line}}
+        request = {
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "cwd": str(ws_path),
+            "tool_input": {"command": line},
+        }
         answer = claude_code_hook(json.dumps(request), str(self.user_config)) or {}
         said = answer.get("hookSpecificOutput", {})
         verdicts = {"allow": Decision.ALLOW, "deny": Decision.DENY}
@@ -265,12 +269,30 @@ class ReadOnlyRunner:
         argv = ["bash", "-c", script]
         if self.trace:
             assert STRACE is not None
-            argv = [STRACE, "-f", "-ff", "-qq", "-s", "4096", "-e", "trace=%file,%process", "-o", prefix,
-                    *argv]
+            argv = [
+                STRACE,
+                "-f",
+                "-ff",
+                "-qq",
+                "-s",
+                "4096",
+                "-e",
+                "trace=%file,%process",
+                "-o",
+                prefix,
+                *argv,
+            ]
         problems: list[str] = []
         with open(os.path.join(logdir, "output"), "w+b") as output:
-            proc = subprocess.Popen(argv, cwd=ws, env=env, stdin=subprocess.DEVNULL, stdout=output,
-                                    stderr=output, start_new_session=True)
+            proc = subprocess.Popen(
+                argv,
+                cwd=ws,
+                env=env,
+                stdin=subprocess.DEVNULL,
+                stdout=output,
+                stderr=output,
+                start_new_session=True,
+            )
             try:
                 proc.wait(timeout=30)
             except subprocess.TimeoutExpired:

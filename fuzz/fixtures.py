@@ -52,10 +52,17 @@ FILES = {
     "sub dir/x.go": "package x\n",
 }
 # An executable at the root that a line must never run: it leaves a marker in HOME and the tree.
-EVIL_HERE = "#!/bin/sh\ntouch \"$HOME/pwned-evil.sh\" pwned-evil.sh 2>/dev/null\ncat\n"
+EVIL_HERE = '#!/bin/sh\ntouch "$HOME/pwned-evil.sh" pwned-evil.sh 2>/dev/null\ncat\n'
 # Hooks git runs by itself (a refreshed index, a ref update ...): each leaves a marker if run.
-HOOKS = ("post-index-change", "reference-transaction", "post-checkout", "pre-auto-gc", "fsmonitor-watchman",
-         "post-rewrite", "sendemail-validate")
+HOOKS = (
+    "post-index-change",
+    "reference-transaction",
+    "post-checkout",
+    "pre-auto-gc",
+    "fsmonitor-watchman",
+    "post-rewrite",
+    "sendemail-validate",
+)
 LINKS = {
     "notes.txt": ".env",
     "inlink": "sub",
@@ -94,10 +101,21 @@ GIT_ENV = {
 
 def _git(cwd: Path, *args: str, check: bool = True) -> None:
     env = {"PATH": os.environ.get("PATH", "/usr/bin:/bin"), "HOME": str(cwd), **GIT_ENV}
-    tame = ("core.hooksPath=/dev/null", "core.fsmonitor=false", "filter.evil.clean=cat",
-            "filter.evil.smudge=cat", "filter.evil.process=", "filter.evil.required=false")  # nothing hostile
-    subprocess.run(["git", *(a for c in tame for a in ("-c", c)), *args], cwd=cwd, env=env, check=check,
-                   capture_output=True)
+    tame = (
+        "core.hooksPath=/dev/null",
+        "core.fsmonitor=false",
+        "filter.evil.clean=cat",
+        "filter.evil.smudge=cat",
+        "filter.evil.process=",
+        "filter.evil.required=false",
+    )  # nothing hostile
+    subprocess.run(
+        ["git", *(a for c in tame for a in ("-c", c)), *args],
+        cwd=cwd,
+        env=env,
+        check=check,
+        capture_output=True,
+    )
 
 
 def _repo(path: Path, exclude: str = "") -> None:
@@ -111,7 +129,7 @@ def _repo(path: Path, exclude: str = "") -> None:
     if (path / ".env").exists():  # a committed secret, modified since (issue 12, class 4)
         (path / ".env").write_text(f"KEY={CANARIES['ws/.env@modified']}\n")
     for hook in HOOKS:
-        _executable(path / ".git" / "hooks" / hook, "#!/bin/sh\ntouch \"$HOME/pwned-hook\"\n")
+        _executable(path / ".git" / "hooks" / hook, '#!/bin/sh\ntouch "$HOME/pwned-hook"\n')
 
 
 def _executable(path: Path, text: str) -> None:
@@ -150,7 +168,7 @@ def build(base: Path, hostile: int | str | None = None, embed: bool = False) -> 
     for name, target in LINKS.items():
         os.symlink(target, ws / name)
     evil = str(base / "evil.sh")
-    _executable(Path(evil), "#!/bin/sh\ntouch \"$HOME/pwned\"\ncat\n")
+    _executable(Path(evil), '#!/bin/sh\ntouch "$HOME/pwned"\ncat\n')
     _executable(ws / "evil.sh", EVIL_HERE)
     nested = ws / "vendor" / "evil"
     nested.mkdir(parents=True)

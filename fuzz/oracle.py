@@ -40,8 +40,8 @@ _BATCH = 200
 # A recorder returns the status REC_ST holds for its argv (0 if none), so that every stage runs.
 _FUNCTIONS = (
     "rec_n=0\ndeclare -A REC_ST\nrec() {{ rec_n=$((rec_n+1)); builtin printf '%s\\0' \"$@\" > "
-    "\"$REC_OUT/$BASHPID.$rec_n\"; local k; builtin printf -v k '%s\\x01' \"$@\"; "
-    "return \"${{REC_ST[$k]:-0}}\"; }}"
+    '"$REC_OUT/$BASHPID.$rec_n"; local k; builtin printf -v k \'%s\\x01\' "$@"; '
+    'return "${{REC_ST[$k]:-0}}"; }}'
     "\n{defs}\n"
 )
 _MAX_STAGES = 64
@@ -145,8 +145,16 @@ class ArgvOracle:
                 os.unlink(entry.path)
 
     def _bash(self, script: str) -> None:
-        subprocess.run(["bash", "-c", script], cwd=self.ws, env=self._env(), stdin=subprocess.DEVNULL,
-                       stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, timeout=60, check=False)
+        subprocess.run(
+            ["bash", "-c", script],
+            cwd=self.ws,
+            env=self._env(),
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.DEVNULL,
+            timeout=60,
+            check=False,
+        )
 
     def _read(self, path: Path) -> list[str] | None:
         try:
@@ -172,9 +180,12 @@ class ArgvOracle:
             scripts.append(render(plan._replace(pipelines=tuple(pipelines))))
         prologue = ""
         if not self.exec_recorders:
-            body = "builtin printf '%s\\0' \"$FUNCNAME\" \"$@\" > \"$REC_DIR/$FUNCNAME\""
-            defs = "\n".join(f"L{i}S{j}() {{ {body}; return {status}; }}"
-                             for i, plan in enumerate(plans) for j, status in enumerate(statuses(plan)))
+            body = 'builtin printf \'%s\\0\' "$FUNCNAME" "$@" > "$REC_DIR/$FUNCNAME"'
+            defs = "\n".join(
+                f"L{i}S{j}() {{ {body}; return {status}; }}"
+                for i, plan in enumerate(plans)
+                for j, status in enumerate(statuses(plan))
+            )
             prologue = defs + "\n"
         else:
             for i, plan in enumerate(plans):
@@ -196,12 +207,13 @@ class ArgvOracle:
         if self.exec_recorders:
             parts = ["enable -n " + " ".join(sorted(set(RAW_COMMANDS) & _BUILTINS))]
         else:
-            defs = "\n".join(f"{n}() {{ rec {n} \"$@\"; }}" for n in RAW_COMMANDS)
+            defs = "\n".join(f'{n}() {{ rec {n} "$@"; }}' for n in RAW_COMMANDS)
             parts = [_FUNCTIONS.format(defs=defs)]
         for i, (line, plan) in enumerate(zip(lines, plans, strict=True)):
             (self.out / str(i)).mkdir()
-            parts.append(f"REC_OUT={self.out / str(i)}; export REC_OUT\n"
-                         f"REC_ST=({self._failing(plan)})\n{line}")
+            parts.append(
+                f"REC_OUT={self.out / str(i)}; export REC_OUT\nREC_ST=({self._failing(plan)})\n{line}"
+            )
         self._bash("\n".join(parts))
         bad = []
         for i, plan in enumerate(plans):
@@ -216,7 +228,8 @@ class ArgvOracle:
         """REC_ST's entries (argv joined by \\x01 => status) for the stages that must fail."""
         keys = [
             "".join(f"{render_word(Word(w))}$'\\x01'" for w in [stage.command, *self.expected(stage)])
-            for stage, status in zip(plan.stages, statuses(plan), strict=True) if status
+            for stage, status in zip(plan.stages, statuses(plan), strict=True)
+            if status
         ]
         return " ".join(f"[{k}]=1" for k in keys)
 
@@ -247,8 +260,11 @@ class ArgvOracle:
         out: list[Mismatch] = []
         for i in self._rendered_batch(plans):
             out.append(self._single_rendered(chunk[i], plans[i]))
-        raw = [(line, plan) for line, plan in zip(chunk, plans, strict=True)
-               if all(s.command in RAW_COMMANDS for s in plan.stages) and self._raw_runs_every_stage(plan)]
+        raw = [
+            (line, plan)
+            for line, plan in zip(chunk, plans, strict=True)
+            if all(s.command in RAW_COMMANDS for s in plan.stages) and self._raw_runs_every_stage(plan)
+        ]
         if raw:
             for i in self._raw_batch([r[0] for r in raw], [r[1] for r in raw]):
                 out.append(self._single_raw(*raw[i]))
@@ -259,8 +275,9 @@ class ArgvOracle:
     def _single_rendered(self, line: str, plan: Plan) -> Mismatch:
         self._rendered_batch([plan])
         got = [self._read(self.out / f"L0S{j}") for j in range(len(plan.stages))]
-        return Mismatch(line, "rendered", [self.expected(s) for s in plan.stages],
-                        [g[1:] if g else g for g in got])
+        return Mismatch(
+            line, "rendered", [self.expected(s) for s in plan.stages], [g[1:] if g else g for g in got]
+        )
 
     def _single_raw(self, line: str, plan: Plan) -> Mismatch:
         self._raw_batch([line], [plan])

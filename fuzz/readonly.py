@@ -52,8 +52,10 @@ def fixtures(names: list[str]) -> tuple[Fixture, ...]:
         elif name.isdigit():
             out.append(int(name))
         else:
-            raise SystemExit(f"readonly.py: no fixture {name!r} (groups: {', '.join(GROUPS)}; variants: "
-                             f"{', '.join(VARIANTS)})")
+            raise SystemExit(
+                f"readonly.py: no fixture {name!r} (groups: {', '.join(GROUPS)}; variants: "
+                f"{', '.join(VARIANTS)})"
+            )
     return tuple(dict.fromkeys(out))
 
 
@@ -138,9 +140,20 @@ def main() -> int:
             kinds = sorted({p.split(":")[0] for p in outcome.problems})
             found = [klass, outcome.line, outcome.hostile, outcome.agent, kinds, outcome.problems[:3]]
             print("FAIL", json.dumps(found), flush=True)
-    print(json.dumps({"decided": runner.decided, "executed": runner.executed, "failures": failures,
-                      "by_class": by_class, "fixtures": len(chosen), "seed": a.seed,
-                      "seconds": round(time.time() - start)}), flush=True)
+    print(
+        json.dumps(
+            {
+                "decided": runner.decided,
+                "executed": runner.executed,
+                "failures": failures,
+                "by_class": by_class,
+                "fixtures": len(chosen),
+                "seed": a.seed,
+                "seconds": round(time.time() - start),
+            }
+        ),
+        flush=True,
+    )
     return 1 if failures else 0
 
 

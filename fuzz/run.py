@@ -31,8 +31,17 @@ def _child(target: str, seconds: int) -> None:
     work.mkdir(parents=True, exist_ok=True)
     for i, seed in enumerate(BYPASSES):
         (work / f"bypass-{i}").write_bytes(seed.encode("utf-8", "surrogateescape"))
-    atheris.Setup([sys.argv[0], f"-max_total_time={seconds}", "-max_len=256", "-timeout=5",
-                   str(work), *( [str(corpus)] if corpus.is_dir() else [])], module.check)
+    atheris.Setup(
+        [
+            sys.argv[0],
+            f"-max_total_time={seconds}",
+            "-max_len=256",
+            "-timeout=5",
+            str(work),
+            *([str(corpus)] if corpus.is_dir() else []),
+        ],
+        module.check,
+    )
     atheris.Fuzz()
 
 
@@ -49,8 +58,12 @@ def main() -> int:
     each = max(1, args.seconds // len(targets))
     failed = []
     for target in targets:
-        proc = subprocess.run([sys.executable, __file__, "--child", target, "--seconds", str(each)],
-                              capture_output=True, text=True, timeout=each + 120)
+        proc = subprocess.run(
+            [sys.executable, __file__, "--child", target, "--seconds", str(each)],
+            capture_output=True,
+            text=True,
+            timeout=each + 120,
+        )
         runs = [line for line in proc.stderr.splitlines() if line.startswith("Done ")]
         print(f"{target}: exit {proc.returncode} {runs[-1] if runs else ''}".rstrip(), flush=True)
         if proc.returncode != 0:

@@ -153,11 +153,14 @@ def _terminal(name: str, mode: str) -> st.SearchStrategy[str]:
     compiled = re.compile(regexp)
     free = st.from_regex(compiled, fullmatch=True)
     if name in _KEEP_TERMINALS:  # separators: mostly one space, sometimes any the regexp allows
-        return st.one_of(st.sampled_from([t for t in (" ", " && ", "&&", " | ", "|") if compiled.fullmatch(t)]
-                                         or [" "]), free)
+        return st.one_of(
+            st.sampled_from([t for t in (" ", " && ", "&&", " | ", "|") if compiled.fullmatch(t)] or [" "]),
+            free,
+        )
     pool = COMMAND_POOL if name.startswith("CMD_") else ARG_POOL
-    fitting = sorted({w for w in (*pool, *ARG_POOL) if compiled.fullmatch(w)}, key=pool.__contains__,
-                     reverse=True)
+    fitting = sorted(
+        {w for w in (*pool, *ARG_POOL) if compiled.fullmatch(w)}, key=pool.__contains__, reverse=True
+    )
     if mode == "free" or not fitting:
         return free
     if mode == "pool":
@@ -259,7 +262,7 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
         return f"{choice(HOSTILE_COMMANDS)} {choice(('', '.', '-la', 'main.go', 'evil.sh'))}".rstrip()
     if kind == "go":
         return f"go env {choice(GO_ENV_NAMES)}"
-    readers, files = ('cat', 'head -n 2', 'wc -c'), ('main.go', 'README.md', 'notes.txt', '"it\'s.txt"')
+    readers, files = ("cat", "head -n 2", "wc -c"), ("main.go", "README.md", "notes.txt", '"it\'s.txt"')
     return f"{choice(readers)} {choice(files)}"
 
 
@@ -270,8 +273,19 @@ def hostile_line(choice: Callable[[Sequence[str]], str]) -> str:
     return f"{line} | {choice(PIPED)}" if choice(("", "", "pipe")) else line
 
 
-_TOOL_PATHS = (".", "sub", "sub/up", "inlink", "other", "vendor", "docs", ".git", "secrets", "notes.txt",
-               "empty")
+_TOOL_PATHS = (
+    ".",
+    "sub",
+    "sub/up",
+    "inlink",
+    "other",
+    "vendor",
+    "docs",
+    ".git",
+    "secrets",
+    "notes.txt",
+    "empty",
+)
 
 
 def hostile_tool_call(choice: Callable[[Sequence[str]], str]) -> tuple[str, dict[str, object]]:

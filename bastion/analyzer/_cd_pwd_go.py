@@ -36,11 +36,14 @@ def _go_env(stage: Stage) -> Check:
         if word == "-json" or word in GO_ENV_PLAIN:
             continue
         if word.startswith("-") or "=" in word:
-            return Check.refuse(f"go env {word!r} is not a variable name, and go env -w or -u writes "
-                                "go's configuration")
-        return Check.refuse(f"go env {word!r} is not a variable go prints from its settings alone: the C "
-                            "toolchain's (CGO_*, GOGCCFLAGS, CC...) make go build in a work directory and "
-                            "run the compiler")
+            return Check.refuse(
+                f"go env {word!r} is not a variable name, and go env -w or -u writes go's configuration"
+            )
+        return Check.refuse(
+            f"go env {word!r} is not a variable go prints from its settings alone: the C "
+            "toolchain's (CGO_*, GOGCCFLAGS, CC...) make go build in a work directory and "
+            "run the compiler"
+        )
     if not any(w != "-json" for w in words):
         return Check.refuse("go env without a variable name prints every setting; name the ones you need")
     return Check(ok=True)
@@ -76,23 +79,28 @@ def _check_cd(ctx: Context, stage: Stage) -> Check:
     if stage.command != "cd":
         return Check.refuse(f"{stage.command} is not cd")
     if len(stage.words) != 2:
-        return Check.refuse("cd takes exactly one directory here, so that later paths are judged from where "
-                            "they really run")
+        return Check.refuse(
+            "cd takes exactly one directory here, so that later paths are judged from where they really run"
+        )
     if stage.redirects:
-        return Check.refuse("cd with a redirect is not followed, so later paths could be judged from the "
-                            "wrong directory")
+        return Check.refuse(
+            "cd with a redirect is not followed, so later paths could be judged from the wrong directory"
+        )
     word = stage.args[0]
     if word.glob:
         return Check.refuse("cd to a glob goes wherever bash expands it, which this check never saw")
     if word.text.startswith("-"):
-        return Check.refuse(f"cd {word.text!r} is an option or the previous directory, which lies outside "
-                            "what this check knows")
+        return Check.refuse(
+            f"cd {word.text!r} is an option or the previous directory, which lies outside "
+            "what this check knows"
+        )
     r = resolve(ctx.ws, ctx.cwd, word.text)
     if not r.ok:
         return Check.refuse(r.why)
     if not r.is_dir:
-        return Check.refuse(f"cd {word.text!r}: not an existing directory, so later paths could not be "
-                            "judged from it")
+        return Check.refuse(
+            f"cd {word.text!r}: not an existing directory, so later paths could not be judged from it"
+        )
     depends = (r.name,) if r.real == r.name else (r.name, r.real)
     # A relative name not starting with ./ is looked up in CDPATH first, which could lead anywhere.
     target = word.text if word.text.startswith(("/", "./")) else f"./{word.text}"

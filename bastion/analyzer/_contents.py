@@ -25,15 +25,40 @@ TABLES: dict[str, FlagTable] = {
     "nl": FlagTable(
         bare=frozenset({"-p", "--no-renumber"}),
         letters="p",
-        spaced={"-b": _NL_STYLE, "-h": _NL_STYLE, "-f": _NL_STYLE, "-n": _NL_FORMAT, "-w": NUMBER,
-                "-s": ANY, "-v": NUMBER, "-i": NUMBER, "-l": NUMBER, "-d": ANY},
-        attached={"-b": _NL_STYLE, "-h": _NL_STYLE, "-f": _NL_STYLE, "-n": _NL_FORMAT, "-w": NUMBER,
-                  "-s": ANY, "-v": NUMBER, "-i": NUMBER, "-l": NUMBER, "-d": ANY,
-                  "--body-numbering=": _NL_STYLE, "--header-numbering=": _NL_STYLE,
-                  "--footer-numbering=": _NL_STYLE, "--number-format=": _NL_FORMAT,
-                  "--number-width=": NUMBER, "--number-separator=": ANY,
-                  "--starting-line-number=": NUMBER, "--line-increment=": NUMBER,
-                  "--join-blank-lines=": NUMBER, "--section-delimiter=": ANY},
+        spaced={
+            "-b": _NL_STYLE,
+            "-h": _NL_STYLE,
+            "-f": _NL_STYLE,
+            "-n": _NL_FORMAT,
+            "-w": NUMBER,
+            "-s": ANY,
+            "-v": NUMBER,
+            "-i": NUMBER,
+            "-l": NUMBER,
+            "-d": ANY,
+        },
+        attached={
+            "-b": _NL_STYLE,
+            "-h": _NL_STYLE,
+            "-f": _NL_STYLE,
+            "-n": _NL_FORMAT,
+            "-w": NUMBER,
+            "-s": ANY,
+            "-v": NUMBER,
+            "-i": NUMBER,
+            "-l": NUMBER,
+            "-d": ANY,
+            "--body-numbering=": _NL_STYLE,
+            "--header-numbering=": _NL_STYLE,
+            "--footer-numbering=": _NL_STYLE,
+            "--number-format=": _NL_FORMAT,
+            "--number-width=": NUMBER,
+            "--number-separator=": ANY,
+            "--starting-line-number=": NUMBER,
+            "--line-increment=": NUMBER,
+            "--join-blank-lines=": NUMBER,
+            "--section-delimiter=": ANY,
+        },
     ),
     "strings": FlagTable(
         bare=frozenset({"-a", "--all", "-f", "--print-file-name", "-w", "--include-all-whitespace"}),
@@ -44,9 +69,28 @@ TABLES: dict[str, FlagTable] = {
         refused={"-T": "strings -T names an object format, which this check does not know"},
     ),
     "file": FlagTable(
-        bare=frozenset({"-b", "--brief", "-i", "--mime", "--mime-type", "--mime-encoding", "-L",
-                        "--dereference", "-h", "--no-dereference", "-N", "--no-pad", "-k", "--keep-going",
-                        "-r", "--raw", "-E", "--extension"}),
+        bare=frozenset(
+            {
+                "-b",
+                "--brief",
+                "-i",
+                "--mime",
+                "--mime-type",
+                "--mime-encoding",
+                "-L",
+                "--dereference",
+                "-h",
+                "--no-dereference",
+                "-N",
+                "--no-pad",
+                "-k",
+                "--keep-going",
+                "-r",
+                "--raw",
+                "-E",
+                "--extension",
+            }
+        ),
         letters="biLhNkrE",
         refused={
             "-f": f"file -f {_FROM_FILE}",
@@ -65,16 +109,54 @@ TABLES: dict[str, FlagTable] = {
         },
     ),
     "diff": FlagTable(
-        bare=frozenset({"-u", "-c", "-q", "--brief", "-s", "--report-identical-files", "-y",
-                        "--side-by-side", "-w", "--ignore-all-space", "-b", "--ignore-space-change",
-                        "-B", "--ignore-blank-lines", "-i", "--ignore-case", "-a", "--text", "-p",
-                        "--show-c-function", "-t", "--expand-tabs", "-T", "--initial-tab",
-                        "--strip-trailing-cr", "--suppress-common-lines", "--color", "-E",
-                        "--ignore-tab-expansion", "-Z", "--ignore-trailing-space", "--minimal", "-d"}),
+        bare=frozenset(
+            {
+                "-u",
+                "-c",
+                "-q",
+                "--brief",
+                "-s",
+                "--report-identical-files",
+                "-y",
+                "--side-by-side",
+                "-w",
+                "--ignore-all-space",
+                "-b",
+                "--ignore-space-change",
+                "-B",
+                "--ignore-blank-lines",
+                "-i",
+                "--ignore-case",
+                "-a",
+                "--text",
+                "-p",
+                "--show-c-function",
+                "-t",
+                "--expand-tabs",
+                "-T",
+                "--initial-tab",
+                "--strip-trailing-cr",
+                "--suppress-common-lines",
+                "--color",
+                "-E",
+                "--ignore-tab-expansion",
+                "-Z",
+                "--ignore-trailing-space",
+                "--minimal",
+                "-d",
+            }
+        ),
         letters="ucqsywbBiaptTEZd",
         spaced={"-U": NUMBER, "-C": NUMBER, "-W": NUMBER},
-        attached={"-U": NUMBER, "-C": NUMBER, "-W": NUMBER, "--unified=": NUMBER, "--context=": NUMBER,
-                  "--width=": NUMBER, "--color=": _WHEN},
+        attached={
+            "-U": NUMBER,
+            "-C": NUMBER,
+            "-W": NUMBER,
+            "--unified=": NUMBER,
+            "--context=": NUMBER,
+            "--width=": NUMBER,
+            "--color=": _WHEN,
+        },
         refused={
             "-r": "diff -r reads every file below two directories, which are not checked",
             "--recursive": "diff --recursive reads every file below two directories, unchecked",
@@ -123,8 +205,10 @@ def _check_first(ctx: Context, stage: Stage) -> Check:
     if why := _binutils_response_file(command, args.operands):
         return Check.refuse(why)
     if command in _TWO and len(args.operands) != 2:
-        return Check.refuse(f"{command} compares exactly two files here; more operands are offsets or "
-                            "names this check does not read as files")
+        return Check.refuse(
+            f"{command} compares exactly two files here; more operands are offsets or "
+            "names this check does not read as files"
+        )
     if command == "file":
         return _file_operands(ctx, args.operands)
     return read_files(ctx, command, args.operands)
@@ -136,8 +220,10 @@ def _check_filter(ctx: Context, stage: Stage) -> Check:
     if not args.ok:
         return Check.refuse(args.why)
     if args.operands:
-        return Check.refuse(f"{command} after a pipe reads standard input; the operand {args.operands[0]!r} "
-                            "is a file that is not checked")
+        return Check.refuse(
+            f"{command} after a pipe reads standard input; the operand {args.operands[0]!r} "
+            "is a file that is not checked"
+        )
     return Check(ok=True)
 
 

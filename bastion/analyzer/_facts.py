@@ -22,7 +22,6 @@ __all__ = ["Fact", "FactError", "encode", "identity", "line_facts", "path_facts"
 Fact = str | int | None | tuple["Fact", ...]
 
 
-
 class FactError(OSError, BastionError):
     """A fact that cannot be read: the decision cannot be bound, so it must not stand."""
 

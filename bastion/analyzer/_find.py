@@ -31,11 +31,34 @@ FIND_TESTS: dict[str, re.Pattern[str]] = {
     "-newer": ANY, "-links": _DAYS, "-perm": re.compile(r"[-/]?(?:[0-7]{1,4}|[ugoa]*[+=-][rwxXst]*)"),
 }  # fmt: skip
 # Words that stand alone: tests, operators, parentheses and the actions that only print.
-FIND_WORDS = frozenset({
-    "-empty", "-prune", "-not", "!", "-o", "-or", "-a", "-and", "(", ")", "-true", "-false",
-    "-readable", "-writable", "-executable", "-depth", "-xdev", "-mount", "-nowarn", "-noleaf",
-    "-print", "-print0", "-ls", "-quit",
-})
+FIND_WORDS = frozenset(
+    {
+        "-empty",
+        "-prune",
+        "-not",
+        "!",
+        "-o",
+        "-or",
+        "-a",
+        "-and",
+        "(",
+        ")",
+        "-true",
+        "-false",
+        "-readable",
+        "-writable",
+        "-executable",
+        "-depth",
+        "-xdev",
+        "-mount",
+        "-nowarn",
+        "-noleaf",
+        "-print",
+        "-print0",
+        "-ls",
+        "-quit",
+    }
+)
 
 _RUNS = "runs a program on every name found"
 _WRITES = "writes its output to a file"
@@ -77,16 +100,19 @@ def _expression(words: list[str]) -> tuple[str, list[str]]:
             continue
         if word in _REFUSED:
             return _REFUSED[word], []
-        return (f"find {word!r} is not a test or action bastion knows, and an unknown one could run a "
-                "program, write a file or follow links out"), []
+        return (
+            f"find {word!r} is not a test or action bastion knows, and an unknown one could run a "
+            "program, write a file or follow links out"
+        ), []
     return "", compared
 
 
 def check_find(ctx: Context, stage: Stage) -> Check:
     words = [w.text for w in stage.args]
     if any(w.glob for w in stage.args):
-        return Check.refuse("find is given a glob, which bash expands to names this check never saw; "
-                            "quote a -name pattern")
+        return Check.refuse(
+            "find is given a glob, which bash expands to names this check never saw; quote a -name pattern"
+        )
     while words and words[0] in ("-P", "-O0", "-O1", "-O2", "-O3"):
         words.pop(0)
     starts: list[str] = []

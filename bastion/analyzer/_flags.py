@@ -103,8 +103,10 @@ def parse_args(command: str, table: FlagTable, words: Sequence[Word]) -> Args:
 def _parse(command: str, table: FlagTable, words: tuple[Word, ...]) -> Args:
     for w in words:
         if w.glob:
-            return Args(why=f"{command} is given the glob {w.text!r}, which bash expands to names "
-                        "this check never saw; only ls takes a glob")
+            return Args(
+                why=f"{command} is given the glob {w.text!r}, which bash expands to names "
+                "this check never saw; only ls takes a glob"
+            )
     flags: list[tuple[str, str | None]] = []
     operands: list[str] = []
     texts = [w.text for w in words]
@@ -120,8 +122,10 @@ def _parse(command: str, table: FlagTable, words: tuple[Word, ...]) -> Args:
             ended = True
             continue
         if operands and not table.options_after_operands:
-            return Args(why=f"{command} has the option {word!r} after an operand, which bash passes on as a "
-                        "file name when POSIXLY_CORRECT is set; put options first")
+            return Args(
+                why=f"{command} has the option {word!r} after an operand, which bash passes on as a "
+                "file name when POSIXLY_CORRECT is set; put options first"
+            )
         if word in table.bare or (table.digits and _DIGITS.fullmatch(word)):
             flags.append((word, None))
         elif word in table.spaced:
@@ -130,14 +134,18 @@ def _parse(command: str, table: FlagTable, words: tuple[Word, ...]) -> Args:
             value = texts[i]
             i += 1
             if not table.spaced[word].fullmatch(value):
-                return Args(why=f"{command} {word} {value!r}: the value is not of the expected form, so it "
-                            "could be read as something else")
+                return Args(
+                    why=f"{command} {word} {value!r}: the value is not of the expected form, so it "
+                    "could be read as something else"
+                )
             flags.append((word, value))
         elif (found := _attached(table, word)) is not None:
             key, value = found
             if not table.attached[key].fullmatch(value):
-                return Args(why=f"{command} {word!r}: the value is not of the expected form, so it could be "
-                            "read as something else")
+                return Args(
+                    why=f"{command} {word!r}: the value is not of the expected form, so it could be "
+                    "read as something else"
+                )
             flags.append((key, value))
         elif table.letters and re.fullmatch(f"-[{re.escape(table.letters)}]+", word):
             flags.extend((f"-{letter}", None) for letter in word[1:])

@@ -75,8 +75,10 @@ def _listing(ws: Workspace, directory: str, real: str) -> tuple[list[str], str]:
         return [], f"the directory {shown!r} cannot be read to expand a glob ({err.strerror or err})"
     for name in names:
         if not name.isascii():
-            return [], (f"{_join(directory, name)!r} is not an ASCII name, and bash matches it by character "
-                        "or by byte depending on the locale, so the expansion cannot be known")
+            return [], (
+                f"{_join(directory, name)!r} is not an ASCII name, and bash matches it by character "
+                "or by byte depending on the locale, so the expansion cannot be known"
+            )
     return names, ""
 
 

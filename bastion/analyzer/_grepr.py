@@ -91,12 +91,16 @@ def tree_files(ws: Workspace, top: str, globs: Sequence[str], max_bytes: int, bu
                     pending.append(name)
             elif stat.S_ISREG(mode) and not _skipped(entry, globs):
                 if size > max_bytes:
-                    return Tree(why=f"grep -r reads {name!r}, {size} bytes, over the {max_bytes}-byte read "
-                                "limit that keeps a huge file out of the conversation")
+                    return Tree(
+                        why=f"grep -r reads {name!r}, {size} bytes, over the {max_bytes}-byte read "
+                        "limit that keeps a huge file out of the conversation"
+                    )
                 found.append(name)
                 if len(found) > budget:
-                    return Tree(why=f"grep -r reads more than {MAX_TREE_FILES} files, too many to judge one "
-                                "by one; narrow the directory")
+                    return Tree(
+                        why=f"grep -r reads more than {MAX_TREE_FILES} files, too many to judge one "
+                        "by one; narrow the directory"
+                    )
     return Tree(tuple(found))
 
 

@@ -20,10 +20,21 @@ __all__ = ["check_ls"]
 _STYLE = re.compile(r"[A-Za-z+-]+")
 
 LS_FLAGS = FlagTable(
-    bare=frozenset({
-        "--all", "--almost-all", "--human-readable", "--classify", "--directory", "--recursive",
-        "--reverse", "--size", "--inode", "--color", "--group-directories-first",
-    }),
+    bare=frozenset(
+        {
+            "--all",
+            "--almost-all",
+            "--human-readable",
+            "--classify",
+            "--directory",
+            "--recursive",
+            "--reverse",
+            "--size",
+            "--inode",
+            "--color",
+            "--group-directories-first",
+        }
+    ),
     letters="aAlh1dFtrSsiRkp",
     attached={"--color=": _STYLE, "--time-style=": _STYLE, "--sort=": _STYLE},
     options_after_operands=True,

@@ -37,13 +37,38 @@ _STRING_TESTS = frozenset({"-n", "-z"})
 _COMPARISONS = frozenset({"=", "==", "!="})
 _OD_TYPE = re.compile(r"[acdfoux][0-9CSILFDL]*z?")
 _OD_TABLE = FlagTable(
-    bare=frozenset({"-a", "-b", "-c", "-d", "-f", "-i", "-l", "-o", "-s", "-x", "-v", "-w",
-                    "--output-duplicates", "--width"}),
+    bare=frozenset(
+        {
+            "-a",
+            "-b",
+            "-c",
+            "-d",
+            "-f",
+            "-i",
+            "-l",
+            "-o",
+            "-s",
+            "-x",
+            "-v",
+            "-w",
+            "--output-duplicates",
+            "--width",
+        }
+    ),
     letters="abcdfilosxv",
     spaced={"-A": re.compile(r"[doxn]"), "-t": _OD_TYPE, "-N": NUMBER, "-j": NUMBER},  # -w: attached only
-    attached={"-A": re.compile(r"[doxn]"), "-t": _OD_TYPE, "-N": NUMBER, "-j": NUMBER, "-w": NUMBER,
-              "--address-radix=": re.compile(r"[doxn]"), "--format=": _OD_TYPE,
-              "--read-bytes=": NUMBER, "--skip-bytes=": NUMBER, "--width=": NUMBER},
+    attached={
+        "-A": re.compile(r"[doxn]"),
+        "-t": _OD_TYPE,
+        "-N": NUMBER,
+        "-j": NUMBER,
+        "-w": NUMBER,
+        "--address-radix=": re.compile(r"[doxn]"),
+        "--format=": _OD_TYPE,
+        "--read-bytes=": NUMBER,
+        "--skip-bytes=": NUMBER,
+        "--width=": NUMBER,
+    },
     refused={"--traditional": "od --traditional reads a +offset operand as a place to start, not a file"},
 )
 
@@ -71,8 +96,10 @@ def _format_why(fmt: str) -> str:
             return f"printf's conversion {match.group(0)!r} is not one bastion knows"
         for digits in (width, precision or ""):
             if "*" in digits or len(digits) > _MAX_WIDTH:
-                return (f"printf's conversion {match.group(0)!r} takes a width from an argument or one over "
-                        f"{_MAX_WIDTH} digits, which can fill the memory")
+                return (
+                    f"printf's conversion {match.group(0)!r} takes a width from an argument or one over "
+                    f"{_MAX_WIDTH} digits, which can fill the memory"
+                )
     return ""
 
 
@@ -83,8 +110,10 @@ def _check_printf(ctx: Context, stage: Stage) -> Check:
     if words and words[0] == "--":
         words = words[1:]
     elif words and words[0].startswith("-"):
-        return Check.refuse(f"printf {words[0]!r}: printf -v assigns a shell variable instead of printing, "
-                            "and no other option exists; put `--` before a format that starts with -")
+        return Check.refuse(
+            f"printf {words[0]!r}: printf -v assigns a shell variable instead of printing, "
+            "and no other option exists; put `--` before a format that starts with -"
+        )
     if not words:
         return Check.refuse("printf needs a format, and without one it prints an error")
     if why := _format_why(words[0]):
@@ -113,10 +142,12 @@ def _check_test(ctx: Context, stage: Stage) -> Check:
         return names_inside(ctx, [words[1]])
     if len(words) == 3 and words[1] in _COMPARISONS:
         return Check(ok=True)
-    return Check.refuse("test takes here one word, a file test (-f -d -e -s -r -w -x -L -h) on a name "
-                        "inside, -n or -z on a word, or two words compared with = == !=, each after an "
-                        "optional `!`; its other tests look at terminals, descriptors, times of unchecked "
-                        "files or join expressions this check does not read")
+    return Check.refuse(
+        "test takes here one word, a file test (-f -d -e -s -r -w -x -L -h) on a name "
+        "inside, -n or -z on a word, or two words compared with = == !=, each after an "
+        "optional `!`; its other tests look at terminals, descriptors, times of unchecked "
+        "files or join expressions this check does not read"
+    )
 
 
 def _check_od(ctx: Context, stage: Stage) -> Check:
@@ -125,8 +156,10 @@ def _check_od(ctx: Context, stage: Stage) -> Check:
         return Check.refuse(args.why)
     if ctx.after_pipe:
         if args.operands:
-            return Check.refuse(f"od after a pipe reads standard input; the operand {args.operands[0]!r} is "
-                                "a file that is not checked")
+            return Check.refuse(
+                f"od after a pipe reads standard input; the operand {args.operands[0]!r} is "
+                "a file that is not checked"
+            )
         return Check(ok=True)
     if any(o.startswith("+") for o in args.operands):
         return Check.refuse("od reads a +word as an offset when it stands last, not as a file")
@@ -138,8 +171,10 @@ def _check_cat_filter(ctx: Context, stage: Stage) -> Check:
     if not args.ok:
         return Check.refuse(args.why)
     if args.operands:
-        return Check.refuse(f"cat after a pipe reads standard input; the operand {args.operands[0]!r} is a "
-                            "file that is not checked")
+        return Check.refuse(
+            f"cat after a pipe reads standard input; the operand {args.operands[0]!r} is a "
+            "file that is not checked"
+        )
     return Check(ok=True)
 
 

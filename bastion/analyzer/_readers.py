@@ -48,13 +48,14 @@ _GREP_REFUSED = {
     "-D": "grep -D read opens devices and FIFOs, which can block or never end",
     "--devices": "grep --devices=read opens devices and FIFOs, which can block or never end",
     "--exclude-from": "grep --exclude-from reads a file that is not checked",
-    **{flag: f"grep {flag} GLOB takes the next word, which could be `--`: write {flag}=GLOB"
-       for flag in ("--include", "--exclude", "--exclude-dir")},
+    **{
+        flag: f"grep {flag} GLOB takes the next word, which could be `--`: write {flag}=GLOB"
+        for flag in ("--include", "--exclude", "--exclude-dir")
+    },
 }
 _WC_REFUSED = {
     "--files0-from": "wc --files0-from reads the names of the files to count from a file that is not checked",
 }
-
 
 
 def _head_tail(refused: dict[str, str]) -> FlagTable:
@@ -106,8 +107,12 @@ TABLES: dict[str, FlagTable] = {
     "cut": FlagTable(
         bare=frozenset({"--complement", "-s"}),
         letters="s",
-        spaced={"-d": ONE_CHAR, "-f": re.compile(r"[0-9,-]+"), "-c": re.compile(r"[0-9,-]+"),
-                "-b": re.compile(r"[0-9,-]+")},
+        spaced={
+            "-d": ONE_CHAR,
+            "-f": re.compile(r"[0-9,-]+"),
+            "-c": re.compile(r"[0-9,-]+"),
+            "-b": re.compile(r"[0-9,-]+"),
+        },
         attached={"-d": ONE_CHAR, "-f": re.compile(r"[0-9,-]+"), "-c": re.compile(r"[0-9,-]+")},
     ),
 }
@@ -145,12 +150,16 @@ def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
         return r.why
     if r.exists:
         if not r.is_regular:
-            return (f"{command} {raw!r}: not a regular file, and a directory, FIFO or device can block, "
-                    "never end or read something else")
+            return (
+                f"{command} {raw!r}: not a regular file, and a directory, FIFO or device can block, "
+                "never end or read something else"
+            )
         size = r.size
         if size > ctx.max_read_bytes:
-            return (f"{command} {raw!r} is {size} bytes, over the {ctx.max_read_bytes}-byte read limit "
-                    "that keeps a huge file out of the conversation")
+            return (
+                f"{command} {raw!r} is {size} bytes, over the {ctx.max_read_bytes}-byte read limit "
+                "that keeps a huge file out of the conversation"
+            )
     for name in (r.name, r.real):
         if name not in reads:
             reads.append(name)
@@ -187,8 +196,10 @@ def _check_filter(ctx: Context, stage: Stage) -> Check:
         return Check.refuse(why)
     _, files = _split_pattern(args, command)
     if files:
-        return Check.refuse(f"{command} after a pipe reads standard input; the operand {files[0]!r} is a "
-                            "file (or uniq's output file) that is not checked")
+        return Check.refuse(
+            f"{command} after a pipe reads standard input; the operand {files[0]!r} is a "
+            "file (or uniq's output file) that is not checked"
+        )
     if command == "sort":
         return Check(ok=True, words=(stage.words[0], *SORT_IN_MEMORY, *stage.args))
     return Check(ok=True)
@@ -264,16 +275,20 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     if why := _needs_pattern(args, "grep"):
         return Check.refuse(why)
     if not args.has("-e") and split.operands[0].glob:
-        return Check.refuse(f"grep's pattern is the glob {split.operands[0].text!r}, which bash expands to "
-                            "names this check never saw")
+        return Check.refuse(
+            f"grep's pattern is the glob {split.operands[0].text!r}, which bash expands to "
+            "names this check never saw"
+        )
     recursive = args.has("-r") or args.has("--recursive")
     files = split.operands if args.has("-e") else split.operands[1:]
     if ctx.after_pipe:
         if recursive:
             return Check.refuse("grep -r after a pipe searches the working directory, not its input")
         if files:
-            return Check.refuse(f"grep after a pipe reads standard input; the operand {files[0].text!r} is a "
-                                "file that is not checked")
+            return Check.refuse(
+                f"grep after a pipe reads standard input; the operand {files[0].text!r} is a "
+                "file that is not checked"
+            )
         return Check(ok=True, words=_grep_rewritten(stage, split))
     names = _grep_names(ctx, files)
     if isinstance(names, str):
@@ -304,8 +319,10 @@ def _grep_names(ctx: Context, files: tuple[Word, ...]) -> list[str] | str:
         if expansion.why:
             return expansion.why
         if not expansion.matches:
-            return (f"the glob {word.text!r} matches nothing here: bash would pass it as it is, or drop it "
-                    "under nullglob and leave grep reading standard input")
+            return (
+                f"the glob {word.text!r} matches nothing here: bash would pass it as it is, or drop it "
+                "under nullglob and leave grep reading standard input"
+            )
         names.extend(expansion.matches)
     return names
 
@@ -333,8 +350,13 @@ def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[
             reads.append(real)
             if r.name != r.real:  # the same file by the name the line gives it
                 reads.append(posixpath.join(r.name, posixpath.relpath(real, r.real)))
-    words = (stage.words[0], *split.options, *(Word(w) for w in exclude_words(globs)), Word("--"),
-             *split.operands)
+    words = (
+        stage.words[0],
+        *split.options,
+        *(Word(w) for w in exclude_words(globs)),
+        Word("--"),
+        *split.operands,
+    )
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words)
 
 
@@ -345,8 +367,10 @@ def _grep_rewritten(stage: Stage, split: _GrepWords) -> tuple[Word, ...] | None:
 
 
 FILE_COMMANDS: dict[str, Checker] = {
-    **{c: _check_first for c in ("cat", "head", "tail", "wc")}, "grep": _check_grep,
+    **{c: _check_first for c in ("cat", "head", "tail", "wc")},
+    "grep": _check_grep,
 }
 FILTER_COMMANDS: dict[str, Checker] = {
-    **{c: _check_filter for c in ("head", "tail", "wc", "sort", "uniq", "cut")}, "grep": _check_grep,
+    **{c: _check_filter for c in ("head", "tail", "wc", "sort", "uniq", "cut")},
+    "grep": _check_grep,
 }

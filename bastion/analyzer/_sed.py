@@ -31,10 +31,23 @@ _GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sed_script.
 _IN_PLACE = "sed -i edits the file in place, a write"
 
 SED_FLAGS = FlagTable(
-    bare=frozenset({
-        "-n", "--quiet", "--silent", "-E", "-r", "--regexp-extended", "-s", "--separate",
-        "-u", "--unbuffered", "-z", "--null-data", "--posix",
-    }),
+    bare=frozenset(
+        {
+            "-n",
+            "--quiet",
+            "--silent",
+            "-E",
+            "-r",
+            "--regexp-extended",
+            "-s",
+            "--separate",
+            "-u",
+            "--unbuffered",
+            "-z",
+            "--null-data",
+            "--posix",
+        }
+    ),
     letters="nErsuz",
     spaced={"-e": ANY, "-l": NUMBER},
     attached={"--expression=": ANY, "--line-length=": NUMBER},
@@ -84,9 +97,11 @@ def _files(stage: Stage) -> tuple[str, tuple[str, ...]]:
         pieces, operands = [operands[0]], operands[1:]
     script = "\n".join(pieces)
     if not script_prints_only(script):
-        return (f"the sed script {script!r} is not only addresses with p, =, l, q, d, n and {{ }}; other "
-                "commands write files (w, W, s///w), read unchecked ones (r, R) or run programs (e, s///e)",
-                ())
+        return (
+            f"the sed script {script!r} is not only addresses with p, =, l, q, d, n and {{ }}; other "
+            "commands write files (w, W, s///w), read unchecked ones (r, R) or run programs (e, s///e)",
+            (),
+        )
     return "", operands
 
 
@@ -102,8 +117,9 @@ def _check_filter(ctx: Context, stage: Stage) -> Check:
     if why:
         return Check.refuse(why)
     if files:
-        return Check.refuse(f"sed after a pipe reads standard input; the operand {files[0]!r} is a file "
-                            "that is not checked")
+        return Check.refuse(
+            f"sed after a pipe reads standard input; the operand {files[0]!r} is a file that is not checked"
+        )
     return Check(ok=True)
 
 

@@ -52,10 +52,18 @@ class _Program(NamedTuple):
 def _program(ctx: Context, command: str, query: Query) -> _Program:
     path = os.environ.get("PATH", "")
     if any(not entry.startswith("/") for entry in path.split(os.pathsep)):
-        return _Program(why=f"PATH has a relative entry, so which {command} runs depends on the directory; "
-                        "it could be the project's own")
-    found = next((p for p in (os.path.join(e, command) for e in path.split(os.pathsep))
-                  if os.path.isfile(p) and os.access(p, os.X_OK)), None)
+        return _Program(
+            why=f"PATH has a relative entry, so which {command} runs depends on the directory; "
+            "it could be the project's own"
+        )
+    found = next(
+        (
+            p
+            for p in (os.path.join(e, command) for e in path.split(os.pathsep))
+            if os.path.isfile(p) and os.access(p, os.X_OK)
+        ),
+        None,
+    )
     if found is None:
         return _Program(why=f"{command} is not on PATH")
     real = os.path.realpath(found)
@@ -67,8 +75,10 @@ def _program(ctx: Context, command: str, query: Query) -> _Program:
     except OSError as err:
         return _Program(why=f"{command} on PATH ({found}) cannot be read: {err.strerror}")
     if head.startswith(b"#!") and not (query.python_script and _PYTHON.match(head)):
-        return _Program(why=f"{command} on PATH ({found}) is a script, which runs programs of its own (a "
-                        "version manager's shim reads the project's settings)")
+        return _Program(
+            why=f"{command} on PATH ({found}) is a script, which runs programs of its own (a "
+            "version manager's shim reads the project's settings)"
+        )
     return _Program(found)
 
 

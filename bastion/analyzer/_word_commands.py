@@ -27,8 +27,9 @@ _TABLES: dict[str, FlagTable] = {
     "dirname": FlagTable(bare=frozenset({"-z", "--zero"}), letters="z"),
     "which": FlagTable(bare=frozenset({"-a", "-s"}), letters="as"),
     "tr": FlagTable(
-        bare=frozenset({"-c", "-C", "--complement", "-d", "--delete", "-s", "--squeeze-repeats", "-t",
-                        "--truncate-set1"}),
+        bare=frozenset(
+            {"-c", "-C", "--complement", "-d", "--delete", "-s", "--squeeze-repeats", "-t", "--truncate-set1"}
+        ),
         letters="cCdst",
     ),
 }

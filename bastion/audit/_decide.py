@@ -134,7 +134,14 @@ class Decider:
         seen = self._seen.get(key)
         if seen is not None:
             return Outcome(
-                call, cwd, seen.decision, seen.reason, seen.rule, seen.source, seen.group, seen.decided,
+                call,
+                cwd,
+                seen.decision,
+                seen.reason,
+                seen.rule,
+                seen.source,
+                seen.group,
+                seen.decided,
                 seen.clamped,
             )
         gate = self.gate(cwd, sub)

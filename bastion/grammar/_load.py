@@ -142,8 +142,14 @@ def _tables(lark: Lark) -> dict[str, object]:
     root = lexers.pop(-1)[0]
     data, memo = lark.memo_serialize([TerminalDef, Rule])
     return {
-        "START": table.start_states["start"], "END": table.end_states["start"], "STATES": states,
-        "RULES": rules, "LEXERS": lexers, "ROOT": root, "LARK_DATA": data, "LARK_MEMO": memo,
+        "START": table.start_states["start"],
+        "END": table.end_states["start"],
+        "STATES": states,
+        "RULES": rules,
+        "LEXERS": lexers,
+        "ROOT": root,
+        "LARK_DATA": data,
+        "LARK_MEMO": memo,
     }
 
 
@@ -161,8 +167,10 @@ def _write(lark: Lark) -> str:
     try:
         os.fchmod(fd, 0o644)
         with os.fdopen(fd, "w", encoding="utf-8") as out:
-            out.write(f"# The subset's LALR tables, built from subset.lark with strict=True by lark\n"
-                      f"# {__version__} (`python -m bastion.grammar`): do not edit, do not commit.\n")
+            out.write(
+                f"# The subset's LALR tables, built from subset.lark with strict=True by lark\n"
+                f"# {__version__} (`python -m bastion.grammar`): do not edit, do not commit.\n"
+            )
             out.writelines(f"{name} = {value!r}\n" for name, value in values.items())
         os.replace(temporary, path)
     except BaseException:

@@ -102,20 +102,40 @@ def _at(line: str, index: int) -> Outside:
 def _describe(line: str, index: int) -> Outside:
     char, column = line[index : index + 1], index + 1
     if char == "~" and line[index - 1 : index] in ("=", ":"):
-        return _found(line, column, char, "a tilde after `=` or `:`",
-                      f"`~` at column {column}: a tilde after `=` or `:` is expanded by bash in a word that "
-                      "looks like an assignment, and is outside the subset")
+        return _found(
+            line,
+            column,
+            char,
+            "a tilde after `=` or `:`",
+            f"`~` at column {column}: a tilde after `=` or `:` is expanded by bash in a word that "
+            "looks like an assignment, and is outside the subset",
+        )
     if char in _CHARACTERS:
         shown, what = char.encode("unicode_escape").decode("ascii"), _CHARACTERS[char]
         return _found(line, column, char, what, f"`{shown}` at column {column}: {what} is outside the subset")
     if char and (ord(char) < 0x20 or ord(char) == 0x7F):
-        return _found(line, column, char, "a control byte",
-                      f"control byte {ord(char):#04x} at column {column} is outside the subset")
+        return _found(
+            line,
+            column,
+            char,
+            "a control byte",
+            f"control byte {ord(char):#04x} at column {column} is outside the subset",
+        )
     if char and ord(char) > 0x7E:
-        return _found(line, column, char, "a non-ASCII character",
-                      f"non-ASCII character U+{ord(char):04X} at column {column} is outside the subset")
-    return _found(line, column, char, "a character outside the subset",
-                  f"`{char}` at column {column} is outside the subset")
+        return _found(
+            line,
+            column,
+            char,
+            "a non-ASCII character",
+            f"non-ASCII character U+{ord(char):04X} at column {column} is outside the subset",
+        )
+    return _found(
+        line,
+        column,
+        char,
+        "a character outside the subset",
+        f"`{char}` at column {column} is outside the subset",
+    )
 
 
 def _inside_double_quotes(line: str, index: int) -> Outside:
@@ -140,8 +160,13 @@ def _operator(line: str, index: int, token_type: str, text: str) -> Outside:
     if token_type == "SEMI" and line[index - 1 : index] == ";" or line.startswith(";;", index):
         start = index - 1 if line[index - 1 : index] == ";" else index
         return _at(line, start)
-    return _found(line, index + 1, text, "a missing command",
-                  f"{_OPERATORS[token_type]} at column {index + 1}: a command is missing before it")
+    return _found(
+        line,
+        index + 1,
+        text,
+        "a missing command",
+        f"{_OPERATORS[token_type]} at column {index + 1}: a command is missing before it",
+    )
 
 
 def _outside(line: str, err: Unexpected) -> Outside:
@@ -152,12 +177,18 @@ def _outside(line: str, err: Unexpected) -> Outside:
             what = "`;`" if last == ";" else "a newline"
             why = f"the line ends with {what}: in the subset a command must follow it"
             return _found(line, len(line), last, "the end of the line", why)
-        return _found(line, len(line), "", "the end of the line",
-                      "the line ends where a command or word must follow")
+        return _found(
+            line, len(line), "", "the end of the line", "the line ends where a command or word must follow"
+        )
     index = err.pos
     if index == 0 and line.startswith("#"):
-        return _found(line, 1, "#", "a comment",
-                      "the line is only a comment: a line without a command is outside the subset")
+        return _found(
+            line,
+            1,
+            "#",
+            "a comment",
+            "the line is only a comment: a line without a command is outside the subset",
+        )
     if token is not None:
         text = str(token)
         before = line[:index]
@@ -170,21 +201,41 @@ def _outside(line: str, err: Unexpected) -> Outside:
             index += text.index("=")
             return _at(line, index)
         if before.endswith(tuple(r.value for r in Redirect)):
-            return _found(line, index + 1, text, "a word attached to a redirect",
-                          f"`{text}` at column {index + 1}: a redirect is a whole word, "
-                          "followed by a space, `|`, `&&` or the end of the line")
+            return _found(
+                line,
+                index + 1,
+                text,
+                "a word attached to a redirect",
+                f"`{text}` at column {index + 1}: a redirect is a whole word, "
+                "followed by a space, `|`, `&&` or the end of the line",
+            )
         if token.type.startswith(("ERR_", "OUT_")):
-            return _found(line, index + 1, text, "a misplaced redirect",
-                          f"`{text}` at column {index + 1}: a redirect is a whole word "
-                          "after the command word: 2>&1, 2>/dev/null or >/dev/null")
+            return _found(
+                line,
+                index + 1,
+                text,
+                "a misplaced redirect",
+                f"`{text}` at column {index + 1}: a redirect is a whole word "
+                "after the command word: 2>&1, 2>/dev/null or >/dev/null",
+            )
         if token.type.endswith("TAIL"):
             return _at(line, index)
         if token.type == "GLOB" or before.endswith(("*", "?")):
-            return _found(line, index + 1, text, "a glob with something attached",
-                          f"`{text}` at column {index + 1}: a glob is a whole unquoted "
-                          "word after the command word, with nothing attached")
-        return _found(line, index + 1, text, "words not separated",
-                      f"`{text}` at column {index + 1}: words must be separated by spaces or tabs here")
+            return _found(
+                line,
+                index + 1,
+                text,
+                "a glob with something attached",
+                f"`{text}` at column {index + 1}: a glob is a whole unquoted "
+                "word after the command word, with nothing attached",
+            )
+        return _found(
+            line,
+            index + 1,
+            text,
+            "words not separated",
+            f"`{text}` at column {index + 1}: words must be separated by spaces or tabs here",
+        )
     return _at(line, index)
 
 
@@ -199,12 +250,16 @@ def oversized(line: str) -> str | None:
         return None
     size = len(line) if line.isascii() else len(line.encode("utf-8", "surrogatepass"))
     if size > MAX_LINE_BYTES:
-        return (f"the line is {size:,} bytes long, over the {MAX_LINE_BYTES:,} bastion analyses "
-                "(a line that long is never decided by its parts)")
+        return (
+            f"the line is {size:,} bytes long, over the {MAX_LINE_BYTES:,} bastion analyses "
+            "(a line that long is never decided by its parts)"
+        )
     words = len(_WORD.findall(line))
     if words > MAX_LINE_WORDS:
-        return (f"the line has {words:,} words and operators, over the {MAX_LINE_WORDS:,} bastion "
-                "analyses (a line that long is never decided by its parts)")
+        return (
+            f"the line has {words:,} words and operators, over the {MAX_LINE_WORDS:,} bastion "
+            "analyses (a line that long is never decided by its parts)"
+        )
     return None
 
 

@@ -24,7 +24,7 @@ def shown(text: str) -> str:
         return text
     if text == "":
         return "''"
-    return "\"'\"".join(f"'{run}'" if run else "" for run in text.split("'"))
+    return '"\'"'.join(f"'{run}'" if run else "" for run in text.split("'"))
 
 
 class Redirect(enum.Enum):

@@ -16,7 +16,7 @@ def render_word(word: Word) -> str:
     out: list[str] = []
     for i, run in enumerate(word.text.split("'")):
         if i:
-            out.append("\"'\"")
+            out.append('"\'"')
         if run:
             out.append(f"'{run}'")
     return "".join(out)

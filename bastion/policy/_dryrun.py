@@ -146,5 +146,13 @@ class DryRun:
         except ConfigError as err:
             # A session here would refuse to start, so nothing would run: the call is denied, and
             # the reason is the config's error (naming the file and the field).
-            return {"decision": "deny", "reason": f"nothing runs here: {err}", "rule": None,
-                    "source": "config", "plan": None, "reads": [], "elapsed_us": 0, "config_error": str(err)}
+            return {
+                "decision": "deny",
+                "reason": f"nothing runs here: {err}",
+                "rule": None,
+                "source": "config",
+                "plan": None,
+                "reads": [],
+                "elapsed_us": 0,
+                "config_error": str(err),
+            }

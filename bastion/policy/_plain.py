@@ -149,4 +149,3 @@ def plain_project(raw: dict[str, Any]) -> Section | None:
     if not raw.keys() <= {"policy"}:
         return None
     return _section(raw.get("policy", {}))
-

@@ -297,6 +297,15 @@ class LocalWorkspace:
         fallback = os.path.join(self._real_root, *parts)
         root_fd = self._root_fd() if sandbox is not None else None
         return run(
-            list(argv), dfd, fallback, dict(self._env if env is None else env), timeout, max_output,
-            on_output, stdin, cancel, sandbox, root_fd,
+            list(argv),
+            dfd,
+            fallback,
+            dict(self._env if env is None else env),
+            timeout,
+            max_output,
+            on_output,
+            stdin,
+            cancel,
+            sandbox,
+            root_fd,
         )

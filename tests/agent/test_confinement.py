@@ -247,8 +247,10 @@ def test_grep_below_a_directory_never_opens_a_secret_a_link_to_one_or_a_link_out
 def test_grep_says_which_files_it_left_closed(ctx: ToolContext, mixed: Path) -> None:
     note = _grep(ctx, path="vault").splitlines()[-1]
     assert note.startswith("[5 files not searched")
-    assert note.endswith("vault/.env, vault/deep/a/.npmrc, vault/id_rsa, vault/notes.txt, vault/secrets/x; "
-                         "grep or read one by name to be asked]")
+    assert note.endswith(
+        "vault/.env, vault/deep/a/.npmrc, vault/id_rsa, vault/notes.txt, vault/secrets/x; "
+        "grep or read one by name to be asked]"
+    )
 
 
 def test_a_rule_of_yours_that_lifts_a_secret_lets_grep_open_it_and_links_to_it(

@@ -133,6 +133,7 @@ def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_result() -> No
         [Assistant("", (call("bash", {"command": "sleep"}, "b1"), call("write", {}, "w1")))]
     )
     agent = _agent(model, FakeGate(), tools)
+
     def cancel_once_started() -> None:
         tools.started.wait(5)
         agent.cancel.set()

@@ -21,8 +21,18 @@ GIT_ENV = {
     "GIT_COMMITTER_NAME": "Test",
     "GIT_COMMITTER_EMAIL": "test@example.invalid",
 }
-_SAFE = ["-c", "core.hooksPath=/dev/null", "-c", "core.fsmonitor=false", "-c", "init.defaultBranch=main",
-         "-c", "protocol.file.allow=always", "-c", "commit.gpgsign=false"]
+_SAFE = [
+    "-c",
+    "core.hooksPath=/dev/null",
+    "-c",
+    "core.fsmonitor=false",
+    "-c",
+    "init.defaultBranch=main",
+    "-c",
+    "protocol.file.allow=always",
+    "-c",
+    "commit.gpgsign=false",
+]
 
 
 def git(cwd: Path, *args: str) -> str:

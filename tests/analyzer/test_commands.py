@@ -367,24 +367,60 @@ def test_an_ls_binds_the_names_its_globs_expand_to(run: Analyse, line: str, depe
 
 # --- pwd, go ------------------------------------------------------------------------------------
 
-@pytest.mark.parametrize("line", ["pwd", "pwd && pwd", "go version", "go env GOPATH", "go env GOPATH GOFLAGS",
-                                  "go env -json GOROOT", "cd sub && pwd"])
+
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pwd",
+        "pwd && pwd",
+        "go version",
+        "go env GOPATH",
+        "go env GOPATH GOFLAGS",
+        "go env -json GOROOT",
+        "cd sub && pwd",
+    ],
+)
 def test_pwd_and_go_version_and_env_names_run_unasked(run: Analyse, line: str) -> None:
     a = run(line)
     assert a.auto, [s.why for s in a.stages]
 
 
-@pytest.mark.parametrize("line", ["go", "go test ./...", "go build ./...", "go vet ./...", "go list ./...",
-                                  "go run .", "go mod tidy", "go testing"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "go",
+        "go test ./...",
+        "go build ./...",
+        "go vet ./...",
+        "go list ./...",
+        "go run .",
+        "go mod tidy",
+        "go testing",
+    ],
+)
 def test_other_go_commands_are_left_to_the_rules(run: Analyse, line: str) -> None:
     a = run(line)
     assert not a.auto
     assert a.stages[0].ok and a.stages[0].governed and not a.stages[0].check.auto
 
 
-@pytest.mark.parametrize("line", ["pwd -P", "pwd x", "pwd -L", "go version -m x", "go env", "go env -json",
-                                  "go env -w GOFLAGS=-x", "go env -u GOFLAGS", "go env GOFLAGS=-x",
-                                  "go env -changed", "go env gopath", "go test *.go"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "pwd -P",
+        "pwd x",
+        "pwd -L",
+        "go version -m x",
+        "go env",
+        "go env -json",
+        "go env -w GOFLAGS=-x",
+        "go env -u GOFLAGS",
+        "go env GOFLAGS=-x",
+        "go env -changed",
+        "go env gopath",
+        "go test *.go",
+    ],
+)
 def test_pwd_and_go_forms_outside_the_table_ask(run: Analyse, line: str) -> None:
     a = run(line)
     assert not a.auto
@@ -392,6 +428,7 @@ def test_pwd_and_go_forms_outside_the_table_ask(run: Analyse, line: str) -> None
 
 
 # --- cd -------------------------------------------------------------------------------------------
+
 
 @pytest.mark.parametrize(
     ("line", "cwd"),
@@ -428,10 +465,24 @@ def test_cd_runs_with_a_dot_slash_so_cdpath_cannot_send_it_elsewhere(run: Analys
 @pytest.mark.parametrize(
     "line",
     [
-        "cd && ls", "cd - && ls", "cd -P sub && ls", "cd .. && ls", "cd sub/.. && ls", "cd /etc && ls",
-        "cd etclink && ls", "cd evil && ls", "cd nosuchdir && ls", "cd main.go && ls", "cd sub deep && ls",
-        "cd s* && ls", "cd sub >/dev/null && ls", "cd sub 2>&1 && ls", "cd sub | ls", "ls | cd sub",
-        "cd outdir/escape && ls", "cd pipe && ls",
+        "cd && ls",
+        "cd - && ls",
+        "cd -P sub && ls",
+        "cd .. && ls",
+        "cd sub/.. && ls",
+        "cd /etc && ls",
+        "cd etclink && ls",
+        "cd evil && ls",
+        "cd nosuchdir && ls",
+        "cd main.go && ls",
+        "cd sub deep && ls",
+        "cd s* && ls",
+        "cd sub >/dev/null && ls",
+        "cd sub 2>&1 && ls",
+        "cd sub | ls",
+        "ls | cd sub",
+        "cd outdir/escape && ls",
+        "cd pipe && ls",
     ],
 )
 def test_cd_anywhere_but_an_existing_directory_inside_asks(run: Analyse, line: str) -> None:
@@ -442,8 +493,14 @@ def test_cd_anywhere_but_an_existing_directory_inside_asks(run: Analyse, line: s
 
 @pytest.mark.parametrize(
     "line",
-    ["cd sub && cat ../main.go", "cd sub && ls ..", "cd sub && cat /etc/passwd", "cd sub/deep && cat ../a.go",
-     "cd sub && cd .. && ls", "cd outdir && cat escape/x"],
+    [
+        "cd sub && cat ../main.go",
+        "cd sub && ls ..",
+        "cd sub && cat /etc/passwd",
+        "cd sub/deep && cat ../a.go",
+        "cd sub && cd .. && ls",
+        "cd outdir && cat escape/x",
+    ],
 )
 def test_paths_after_cd_are_judged_from_the_new_directory(run: Analyse, line: str) -> None:
     assert not run(line).auto

@@ -285,7 +285,7 @@ def test_the_fingerprint_changes_when_git_becomes_a_file(tmp_path: Path) -> None
     assert "points git at another directory" in probe_git(ws, ".", strict=False)
 
 
-HOOK = "#!/bin/sh\ntouch \"$MARKER\"\ncat \"$1\" 2>/dev/null\nexit 0\n"
+HOOK = '#!/bin/sh\ntouch "$MARKER"\ncat "$1" 2>/dev/null\nexit 0\n'
 
 
 @pytest.mark.parametrize(
@@ -418,17 +418,17 @@ def test_a_key_not_known_harmless_for_the_subcommand_asks_naming_it_and_its_file
 @pytest.mark.parametrize(
     ("section", "asks"),
     [
-        ('[Mailmap]\n\tFile = .env\n', True),
-        ('[MAILMAP]\n\tfile = .env\n', True),
+        ("[Mailmap]\n\tFile = .env\n", True),
+        ("[MAILMAP]\n\tfile = .env\n", True),
         ('[blame "x"]\n\tignoreRevsFile = .env\n', True),
         ('[core "x"]\n\tfilemode = true\n', True),  # a plain key under a subsection is another key
         ('[diff "x"]\n\trenames = true\n', True),
         ('[Remote "Origin"]\n\tURL = https://example.com/x.git\n', False),
         ('[remote "a.b"]\n\turl = https://example.com/x.git\n', False),
-        ('[branch.Main]\n\tremote = origin\n', False),
-        ('[CORE]\n\tBare = false\n', False),
-        ('[core]\n\tbare\n', True),  # a key without a value is true
-        ('[alias]\n\tst = !touch x\n', False),  # git never runs an alias named like its own command
+        ("[branch.Main]\n\tremote = origin\n", False),
+        ("[CORE]\n\tBare = false\n", False),
+        ("[core]\n\tbare\n", True),  # a key without a value is true
+        ("[alias]\n\tst = !touch x\n", False),  # git never runs an alias named like its own command
     ],
 )
 def test_keys_in_odd_case_or_with_subsections_are_judged_as_git_reads_them(
@@ -484,7 +484,9 @@ CLONED = """[core]
 \tmerge = refs/heads/main
 """
 # ... and what a clone worked in (a Mac checkout, a fork, gh, VS Code, a few settings) adds.
-WORKED_IN = CLONED + """[core]
+WORKED_IN = (
+    CLONED
+    + """[core]
 \tignorecase = true
 \tprecomposeunicode = true
 \tautocrlf = input
@@ -514,6 +516,7 @@ WORKED_IN = CLONED + """[core]
 \tauto = false
 \tstrategy = incremental
 """
+)
 USUAL_CONFIGS = {"a GitHub clone": CLONED, "a clone worked in": WORKED_IN}
 
 

@@ -37,8 +37,9 @@ def test_a_plan_run_in_the_neutral_env_sources_and_calls_nothing_the_base_env_na
     as_typed = subprocess.run(["bash", "-c", "'ls' '-d' '.'"], env=base, cwd=tmp_path, capture_output=True)
     assert as_typed.returncode == 0 and marker.exists()  # the base environment does run a program
     marker.unlink()
-    subprocess.run(["bash", "-c", "'ls' '-d' '.'"], env=neutral_env(base), cwd=tmp_path, check=True,
-                   capture_output=True)
+    subprocess.run(
+        ["bash", "-c", "'ls' '-d' '.'"], env=neutral_env(base), cwd=tmp_path, check=True, capture_output=True
+    )
     assert not marker.exists()
 
 

@@ -110,8 +110,13 @@ def test_at_most_forty_links_are_followed(tmp_path: Path, hops: int, ok: bool) -
 
 @pytest.mark.parametrize(
     ("raw", "regular", "directory"),
-    [("main.go", True, False), ("sub", False, True), ("inlink", False, True), ("pipe", False, False),
-     ("missing.txt", False, False)],
+    [
+        ("main.go", True, False),
+        ("sub", False, True),
+        ("inlink", False, True),
+        ("pipe", False, False),
+        ("missing.txt", False, False),
+    ],
 )
 def test_the_kind_of_file_is_that_of_where_the_path_leads(
     ws: LocalWorkspace, raw: str, regular: bool, directory: bool

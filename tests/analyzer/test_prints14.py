@@ -99,8 +99,12 @@ def test_a_sibling_that_writes_reads_out_or_runs_asks(run: Analyse, line: str, w
 
 @pytest.mark.parametrize(
     ("line", "reads"),
-    [("od -c .env", (".env",)), ("od -c notes.txt", ("notes.txt", ".env")),
-     ("od -w .env", (".env",)), ("od -t x1 -w 16 .env", ("16", ".env"))],
+    [
+        ("od -c .env", (".env",)),
+        ("od -c notes.txt", ("notes.txt", ".env")),
+        ("od -w .env", (".env",)),
+        ("od -t x1 -w 16 .env", ("16", ".env")),
+    ],
 )
 def test_od_reports_each_file_it_reads_so_that_a_secret_asks(
     run: Analyse, line: str, reads: tuple[str, ...]
@@ -110,8 +114,13 @@ def test_od_reports_each_file_it_reads_so_that_a_secret_asks(
 
 
 def test_each_refusal_says_what_it_closes(run: Analyse) -> None:
-    for line, why in [("printf -v x hi", "assigns"), ("printf '%*d' 9 1", "memory"), ("true x", "no arg"),
-                      ("test -t 0", "terminals"), ("cat main.go | cat .env", "standard input")]:
+    for line, why in [
+        ("printf -v x hi", "assigns"),
+        ("printf '%*d' 9 1", "memory"),
+        ("true x", "no arg"),
+        ("test -t 0", "terminals"),
+        ("cat main.go | cat .env", "standard input"),
+    ]:
         reasons = [s.why for s in run(line).stages if s.governed and not s.ok]
         assert reasons and why in reasons[0], (line, reasons)
 

@@ -132,9 +132,14 @@ def test_no_sed_command_that_writes_reads_or_runs_is_in_the_grammar(command: str
 
 
 @settings(max_examples=400, deadline=None)
-@given(st.one_of(st.from_regex(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p(?:;(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p)*",
-                               fullmatch=True),
-                 st.text(alphabet="0123456789,$p;wqe /\n", max_size=14)))
+@given(
+    st.one_of(
+        st.from_regex(
+            r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p(?:;(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p)*", fullmatch=True
+        ),
+        st.text(alphabet="0123456789,$p;wqe /\n", max_size=14),
+    )
+)
 def test_the_line_print_shortcut_accepts_only_sentences_of_the_grammar(script: str) -> None:
     from bastion.analyzer import _sed
 
@@ -461,8 +466,20 @@ def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     return tmp_path / "bin"
 
 
-@pytest.mark.parametrize("line", ["node --version", "node -v", "ruff --version", "ruff -V", "tmux -V",
-                                  "python --version", "python -V", "mypy --version", "mypy -V"])
+@pytest.mark.parametrize(
+    "line",
+    [
+        "node --version",
+        "node -v",
+        "ruff --version",
+        "ruff -V",
+        "tmux -V",
+        "python --version",
+        "python -V",
+        "mypy --version",
+        "mypy -V",
+    ],
+)
 def test_a_version_query_of_a_known_toolchain_runs_the_program_checked(
     run: Analyse, tools: Path, line: str
 ) -> None:

@@ -31,8 +31,10 @@ class _Case(NamedTuple):
     config: dict[str, str]
 
 
-_REMOTES = {"remote.origin.url": "https://user:ghp_SECRETTOKEN@github.com/o/r.git",
-            "remote.tok.url": "https://ghp_ONLYTOKEN@github.com/o/s.git"}
+_REMOTES = {
+    "remote.origin.url": "https://user:ghp_SECRETTOKEN@github.com/o/r.git",
+    "remote.tok.url": "https://ghp_ONLYTOKEN@github.com/o/s.git",
+}
 CASES = [
     _Case("dax-0658", "git status && echo hi", {"core.fsmonitor": "/bin/true"}),
     _Case("dax-0659", "git diff | head && echo done", {"core.fsmonitor": "/bin/true"}),

@@ -48,7 +48,7 @@ def test_a_quoted_command_word_is_shown_as_one_word_everywhere(ws: Workspace) ->
     assert decision == "ask"
     assert "  stage 1: 'ls /../evil.sh' -l   (in .)\n    words: 'ls /../evil.sh' -l\n" in text
     assert "    checker: none: 'ls /../evil.sh' is not a command bastion governs" in text
-    assert 'bash "\'ls /../evil.sh\' -l"  (the command)' in text
+    assert "bash \"'ls /../evil.sh' -l\"  (the command)" in text
 
 
 def test_a_line_outside_the_subset_points_a_caret_at_its_column(ws: Workspace) -> None:

@@ -55,7 +55,7 @@ def test_a_module_built_from_another_grammar_or_options_or_in_another_format_is_
     change: str, fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     if change == "grammar":
-        text = _load.grammar_text().replace('SEP: /[ \\t]+/', 'SEP: /[ \\t;]+/')
+        text = _load.grammar_text().replace("SEP: /[ \\t]+/", "SEP: /[ \\t;]+/")
         monkeypatch.setattr(_load, "grammar_text", lambda: text)
     elif change == "options":
         monkeypatch.setattr(_load, "_OPTIONS", {**_load._OPTIONS, "strict": False})
@@ -78,8 +78,12 @@ def _by_lark(line: str) -> object:
     try:
         plan: object = _load.parser().parse(line)
     except lark.exceptions.UnexpectedToken as err:
-        return (err.pos_in_stream if err.token.type != "$END" else None, err.token.type, str(err.token),
-                frozenset(err.expected))
+        return (
+            err.pos_in_stream if err.token.type != "$END" else None,
+            err.token.type,
+            str(err.token),
+            frozenset(err.expected),
+        )
     except lark.exceptions.UnexpectedCharacters as err:
         return err.pos_in_stream, None, None, frozenset(err.allowed)
     return plan

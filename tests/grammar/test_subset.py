@@ -17,7 +17,7 @@ INSIDE = {
     "git show HEAD^": [["git", "show", "HEAD^"]],
     "cat 'my file'\"x\"": [["cat", "my filex"]],
     "echo 'a;b|c$d`e\\f'": [["echo", "a;b|c$d`e\\f"]],
-    "echo \"it's\"": [["echo", "it's"]],
+    'echo "it\'s"': [["echo", "it's"]],
     "ls ''": [["ls", ""]],
     "cat\tfile": [["cat", "file"]],
     "  git   status   -s ": [["git", "status", "-s"]],
@@ -33,7 +33,7 @@ INSIDE = {
     'echo "\\\\"': [["echo", "\\"]],
     'echo "\\$x \\`id\\`"': [["echo", "$x `id`"]],
     'echo "\\\\\\""': [["echo", '\\"']],
-    "echo \"\\'\"": [["echo", "\\'"]],
+    'echo "\\\'"': [["echo", "\\'"]],
     # Pipelines joined by ||, ; or a newline; comments where bash starts one; ! as a word of its own.
     "ls || echo none": [["ls"], ["echo", "none"]],
     "a;b": [["a"], ["b"]],
@@ -62,12 +62,15 @@ def test_glob_words_are_marked_and_rendered_bare() -> None:
     assert render(plan) == "'ls' '-la' *.go sub/?x"
 
 
-@pytest.mark.parametrize("line, redirects", [
-    ("git status 2>&1", (Redirect.ERR_TO_OUT,)),
-    ("git status 2>/dev/null | head", (Redirect.ERR_TO_NULL,)),
-    ("git status >/dev/null 2>&1", (Redirect.OUT_TO_NULL, Redirect.ERR_TO_OUT)),
-    ("git 2>&1 status", (Redirect.ERR_TO_OUT,)),
-])
+@pytest.mark.parametrize(
+    "line, redirects",
+    [
+        ("git status 2>&1", (Redirect.ERR_TO_OUT,)),
+        ("git status 2>/dev/null | head", (Redirect.ERR_TO_NULL,)),
+        ("git status >/dev/null 2>&1", (Redirect.OUT_TO_NULL, Redirect.ERR_TO_OUT)),
+        ("git 2>&1 status", (Redirect.ERR_TO_OUT,)),
+    ],
+)
 def test_the_three_redirects_are_whole_words_after_the_command(
     line: str, redirects: tuple[Redirect, ...]
 ) -> None:
@@ -166,8 +169,14 @@ def test_a_line_outside_the_subset_says_where_and_never_raises(line: str, where:
     assert isinstance(result, Outside), render(result)
     text, column = where
     assert result.column == column or (text == "" and result.column in (0, len(line.strip(" \t"))))
-    assert "outside" in result.reason or "empty" in result.reason or "missing" in result.reason \
-        or "must follow" in result.reason or "whole" in result.reason or "separated" in result.reason
+    assert (
+        "outside" in result.reason
+        or "empty" in result.reason
+        or "missing" in result.reason
+        or "must follow" in result.reason
+        or "whole" in result.reason
+        or "separated" in result.reason
+    )
     assert "a stage is empty" not in result.reason  # the words of the old reason for `||`
 
 

@@ -24,19 +24,32 @@ _SCALARS = st.one_of(
 )
 _VALUES = st.one_of(_SCALARS, st.lists(_SCALARS, max_size=3), st.lists(st.sampled_from(["A", "read", "b_1"])))
 _RULES = st.lists(st.sampled_from(["read", "bash(make test)", "Read(.env)", "x", ""]), max_size=3)
-_GOOD_SECTION = st.fixed_dictionaries({}, optional={
-    "allow": _RULES, "ask": _RULES, "deny": _RULES, "fallback": st.sampled_from(["allow", "ask", "deny"]),
-    "builtin": st.booleans(),
-})
+_GOOD_SECTION = st.fixed_dictionaries(
+    {},
+    optional={
+        "allow": _RULES,
+        "ask": _RULES,
+        "deny": _RULES,
+        "fallback": st.sampled_from(["allow", "ask", "deny"]),
+        "builtin": st.booleans(),
+    },
+)
 _SECTION = _GOOD_SECTION | st.dictionaries(
     st.sampled_from(["allow", "ask", "deny", "fallback", "builtin", "other"]), _VALUES
 )
 _PATHS = st.lists(st.sampled_from(["/x", "~/c", "/", "rel", "~x", "~", "/a\x00b", "", "/\n"]), max_size=3)
-_GOOD_SANDBOX = st.fixed_dictionaries({}, optional={
-    "mode": st.sampled_from(["auto", "require", "off", "on"]), "writable": _PATHS, "network": st.booleans(),
-})
-_SANDBOX = st.sampled_from(["auto", "require", "off", "Auto", ""]) | _GOOD_SANDBOX | st.dictionaries(
-    st.sampled_from(["mode", "writable", "network", "other"]), _VALUES
+_GOOD_SANDBOX = st.fixed_dictionaries(
+    {},
+    optional={
+        "mode": st.sampled_from(["auto", "require", "off", "on"]),
+        "writable": _PATHS,
+        "network": st.booleans(),
+    },
+)
+_SANDBOX = (
+    st.sampled_from(["auto", "require", "off", "Auto", ""])
+    | _GOOD_SANDBOX
+    | st.dictionaries(st.sampled_from(["mode", "writable", "network", "other"]), _VALUES)
 )
 _TYPED = ("think", "api_key_command", "compact_at")
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
@@ -81,8 +94,15 @@ def test_the_same_holds_for_a_project_file(raw: dict[str, Any]) -> None:
     "raw",
     [
         {"policy": {"allow": ["bash(make test)"], "deny": [], "fallback": "deny", "builtin": False}},
-        {"pass_env": ["GITHUB_TOKEN", "_X1"], "max_read_bytes": 4096, "provider": "anthropic", "model": "m",
-         "think": True, "api_key_command": ["pass", "show", "k"], "effort": "low"},
+        {
+            "pass_env": ["GITHUB_TOKEN", "_X1"],
+            "max_read_bytes": 4096,
+            "provider": "anthropic",
+            "model": "m",
+            "think": True,
+            "api_key_command": ["pass", "show", "k"],
+            "effort": "low",
+        },
         {"api_key_command": "pass show k", "base_url": "http://x", "api_key_env": "K"},
     ],
 )

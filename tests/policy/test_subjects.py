@@ -26,8 +26,15 @@ def ws(tmp_path: Path) -> LocalWorkspace:
     (root / "sub").mkdir(parents=True)
     (root / ".env").write_text("KEY=1\n")
     (root / "README.md").write_text("hi\n")
-    for link, target in {"notes": ".env", "docs": "sub", "sub/up": "..", "out": "/outside",
-                         "abs": str(root / "README.md"), "loop1": "loop2", "loop2": "loop1"}.items():
+    for link, target in {
+        "notes": ".env",
+        "docs": "sub",
+        "sub/up": "..",
+        "out": "/outside",
+        "abs": str(root / "README.md"),
+        "loop1": "loop2",
+        "loop2": "loop1",
+    }.items():
         os.symlink(target, root / link)
     return LocalWorkspace(str(root))
 
@@ -50,8 +57,13 @@ def analysis(*results: tuple[str, bool, Check]) -> Analysis:
     [
         ("make", [Subject("bash", "make", about="the command")]),
         ("  make   test  ", [Subject("bash", "make test", about="the command")]),
-        ('echo "a b" && make', [Subject("bash", "echo 'a b'", about="part 1 of the line"),
-                                Subject("bash", "make", about="part 2 of the line")]),
+        (
+            'echo "a b" && make',
+            [
+                Subject("bash", "echo 'a b'", about="part 1 of the line"),
+                Subject("bash", "make", about="part 2 of the line"),
+            ],
+        ),
     ],
 )
 def test_each_stage_of_a_parsed_line_is_a_command_subject(
@@ -63,19 +75,36 @@ def test_each_stage_of_a_parsed_line_is_a_command_subject(
 @pytest.mark.parametrize(
     ("results", "expected"),
     [
-        ([("cat a .env", True, Check(ok=True, reads=("a", ".env")))],
-         [Subject("bash", "cat a .env", about="the command"),
-          Subject("read", "a", about="a file the command reads"),
-          Subject("read", ".env", about="a file the command reads")]),
-        ([("cat notes", True, Check(ok=True, reads=("notes", ".env"))), ("wc -l", True, Check(ok=True))],
-         [Subject("bash", "cat notes", about="part 1 of the line"),
-          Subject("read", "notes", about="a file part 1 of the line reads"),
-          Subject("read", ".env", about="a file part 1 of the line reads"),
-          Subject("bash", "wc -l", about="part 2 of the line")]),
-        ([("cat /etc/passwd", True, Check.refuse("'/etc/passwd' is outside the working directory"))],
-         [Subject("bash", "cat /etc/passwd", about="the command",
-                  why="'/etc/passwd' is outside the working directory", kind=U),
-          Subject("bash", "cat /etc/passwd", about="the command")]),
+        (
+            [("cat a .env", True, Check(ok=True, reads=("a", ".env")))],
+            [
+                Subject("bash", "cat a .env", about="the command"),
+                Subject("read", "a", about="a file the command reads"),
+                Subject("read", ".env", about="a file the command reads"),
+            ],
+        ),
+        (
+            [("cat notes", True, Check(ok=True, reads=("notes", ".env"))), ("wc -l", True, Check(ok=True))],
+            [
+                Subject("bash", "cat notes", about="part 1 of the line"),
+                Subject("read", "notes", about="a file part 1 of the line reads"),
+                Subject("read", ".env", about="a file part 1 of the line reads"),
+                Subject("bash", "wc -l", about="part 2 of the line"),
+            ],
+        ),
+        (
+            [("cat /etc/passwd", True, Check.refuse("'/etc/passwd' is outside the working directory"))],
+            [
+                Subject(
+                    "bash",
+                    "cat /etc/passwd",
+                    about="the command",
+                    why="'/etc/passwd' is outside the working directory",
+                    kind=U,
+                ),
+                Subject("bash", "cat /etc/passwd", about="the command"),
+            ],
+        ),
         ([("make x", False, Check(ok=True, auto=False))], [Subject("bash", "make x", about="the command")]),
     ],
 )

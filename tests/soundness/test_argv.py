@@ -10,15 +10,17 @@ import fuzz.oracle
 from fuzz.oracle import ArgvOracle, bash_glob
 from fuzz.strategies import grammar_lines
 
-_SETTINGS = settings(max_examples=40, deadline=None, database=None,
-                     suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+_SETTINGS = settings(
+    max_examples=40,
+    deadline=None,
+    database=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 
 
 @_SETTINGS
 @given(st.lists(grammar_lines("mixed", stop=65), min_size=1, max_size=8))
-def test_bash_passes_every_stage_the_words_the_parser_produced(
-    oracle: ArgvOracle, lines: list[str]
-) -> None:
+def test_bash_passes_every_stage_the_words_the_parser_produced(oracle: ArgvOracle, lines: list[str]) -> None:
     mismatches = [m for m in oracle.check(lines) if not ("=" in m.line and "~" in m.line)]
     assert mismatches == []
 
@@ -45,8 +47,10 @@ def test_exec_recorders_agree_with_function_recorders(
     oracle: ArgvOracle, tmp_path_factory: pytest.TempPathFactory
 ) -> None:
     execs = ArgvOracle(tmp_path_factory.mktemp("exec"), oracle.ws, exec_recorders=True)
-    lines = ["ls -la s*/*.go 2>&1 | grep -c x && cat 'a b.txt' \"x\"y",
-             "git log --format=%h HEAD~1 >/dev/null"]
+    lines = [
+        "ls -la s*/*.go 2>&1 | grep -c x && cat 'a b.txt' \"x\"y",
+        "git log --format=%h HEAD~1 >/dev/null",
+    ]
     assert execs.check(lines) == [] and oracle.check(lines) == []
 
 

@@ -58,9 +58,7 @@ def _case(klass: int) -> object:
 
 
 @pytest.mark.parametrize("klass", [_case(k) for k in ATTACKS])
-def test_a_hostile_repository_gets_nothing_from_an_allowed_line(
-    hostile: ReadOnlyRunner, klass: int
-) -> None:
+def test_a_hostile_repository_gets_nothing_from_an_allowed_line(hostile: ReadOnlyRunner, klass: int) -> None:
     failed = []
     for fixture, agent, line in ATTACKS[klass]:
         outcome = hostile.check(line, fixture, agent)
@@ -74,9 +72,7 @@ def test_a_hostile_repository_gets_nothing_from_an_allowed_line(
 
 
 @pytest.mark.parametrize("klass", list(ATTACKS), ids=[f"class-{k}" for k in ATTACKS])
-def test_each_attack_does_harm_the_oracle_sees_when_run_ungated(
-    hostile: ReadOnlyRunner, klass: int
-) -> None:
+def test_each_attack_does_harm_the_oracle_sees_when_run_ungated(hostile: ReadOnlyRunner, klass: int) -> None:
     fixture, _, line = ATTACKS[klass][0]
     ws = hostile._ws(fixture)
     problems = hostile._run(ws, line, _plain(hostile), {"git", "go"}, line)
@@ -88,9 +84,17 @@ _FIXTURES = (None, "key:diff.orderFile", "link:packed-refs", "embedded", "no-rep
 
 
 @pytest.mark.xfail(bool(UNFIXED), strict=True, reason=f"issue 12 classes {sorted(UNFIXED)} not merged")
-@settings(max_examples=30, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                 HealthCheck.function_scoped_fixture])
+@settings(
+    max_examples=30,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
 @given(hostile_lines(), st.sampled_from(_FIXTURES), st.sampled_from(["bastion", "bastion", "claude"]))
 def test_an_allowed_attack_line_gets_nothing(
     hostile: ReadOnlyRunner, line: str, fixture: Fixture, agent: str

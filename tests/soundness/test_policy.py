@@ -18,20 +18,46 @@ from bastion.policy._gate import Gate
 from fuzz.execution import ReadOnlyRunner
 from fuzz.strategies import grammar_lines, near_misses, outside_lines
 
-_FAST = settings(max_examples=100, deadline=None, database=None,
-                 suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much,
-                                        HealthCheck.function_scoped_fixture])
-_RULES = st.sampled_from([
-    "bash(cat:*)", "bash(rm:*)", "bash(echo *)", "bash(ls *)", "bash(git:*)", "bash(x)", "bash(sh:*)",
-    "bash(cat notes.txt)", "read", "read(.env)", "bash(time:*)", "bash(git status:*)", "write", "edit",
-])
+_FAST = settings(
+    max_examples=100,
+    deadline=None,
+    database=None,
+    suppress_health_check=[
+        HealthCheck.too_slow,
+        HealthCheck.filter_too_much,
+        HealthCheck.function_scoped_fixture,
+    ],
+)
+_RULES = st.sampled_from(
+    [
+        "bash(cat:*)",
+        "bash(rm:*)",
+        "bash(echo *)",
+        "bash(ls *)",
+        "bash(git:*)",
+        "bash(x)",
+        "bash(sh:*)",
+        "bash(cat notes.txt)",
+        "read",
+        "read(.env)",
+        "bash(time:*)",
+        "bash(git status:*)",
+        "write",
+        "edit",
+    ]
+)
 
 
 # Derandomized: the base fixture has issue 12's look-alike names and committed secrets, which the
 # pool's lines can reach; CI runs the same 40 examples every time (tests/soundness/test_hostile.py
 # has the attacks; fuzz/readonly.py explores).
-@settings(max_examples=40, deadline=None, database=None, derandomize=True,
-          suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much])
+@settings(
+    max_examples=40,
+    deadline=None,
+    database=None,
+    derandomize=True,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.filter_too_much],
+)
 @given(grammar_lines("pool", padded=False, stop=80), st.sampled_from([None, 0, 3, 4]))
 def test_an_allowed_line_run_for_real_changes_nothing(
     runner: ReadOnlyRunner, line: str, hostile: int | None
@@ -69,8 +95,11 @@ def test_a_line_outside_the_grammar_is_never_allowed(
 
 
 @_FAST
-@given(grammar_lines("pool", padded=False, stop=80), st.lists(_RULES, min_size=1, max_size=3),
-       st.sampled_from(["ask", "deny"]))
+@given(
+    grammar_lines("pool", padded=False, stop=80),
+    st.lists(_RULES, min_size=1, max_size=3),
+    st.sampled_from(["ask", "deny"]),
+)
 def test_adding_an_ask_or_deny_rule_never_loosens_a_verdict(
     runner: ReadOnlyRunner, line: str, rules: list[str], kind: str
 ) -> None:
@@ -84,9 +113,19 @@ def test_adding_an_ask_or_deny_rule_never_loosens_a_verdict(
 
 
 @_FAST
-@given(st.sampled_from(["cat main.go", "cat notes.txt", "head -n 1 README.md | wc -l", "cat chain",
-                        "ls -la sub", "cat sub/a.go && cat docs/guide.txt"]),
-       st.sampled_from(["content", "type", "target"]))
+@given(
+    st.sampled_from(
+        [
+            "cat main.go",
+            "cat notes.txt",
+            "head -n 1 README.md | wc -l",
+            "cat chain",
+            "ls -la sub",
+            "cat sub/a.go && cat docs/guide.txt",
+        ]
+    ),
+    st.sampled_from(["content", "type", "target"]),
+)
 def test_a_stamp_verifies_only_while_its_facts_stand(tmp_path: Path, line: str, change: str) -> None:
     from fuzz.fixtures import build, copy
 
@@ -117,8 +156,13 @@ def test_a_stamp_verifies_only_while_its_facts_stand(tmp_path: Path, line: str, 
 
 
 @_FAST
-@given(st.one_of(st.binary(max_size=80).map(lambda b: b.decode("utf-8", "surrogateescape")),
-                 near_misses(), st.text(max_size=80)))
+@given(
+    st.one_of(
+        st.binary(max_size=80).map(lambda b: b.decode("utf-8", "surrogateescape")),
+        near_misses(),
+        st.text(max_size=80),
+    )
+)
 def test_arbitrary_bytes_never_raise_out_of_the_analyzer_or_the_gate(
     runner: ReadOnlyRunner, text: str
 ) -> None:
@@ -129,15 +173,19 @@ def test_arbitrary_bytes_never_raise_out_of_the_analyzer_or_the_gate(
     assert time.monotonic() - start < 5
 
 
-_JSON = st.recursive(st.none() | st.booleans() | st.integers() | st.text(max_size=20),
-                     lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
-                     max_leaves=10)
+_JSON = st.recursive(
+    st.none() | st.booleans() | st.integers() | st.text(max_size=20),
+    lambda c: st.lists(c, max_size=3) | st.dictionaries(st.text(max_size=8), c, max_size=3),
+    max_leaves=10,
+)
 
 
 @_FAST
-@given(st.dictionaries(st.sampled_from(["cwd", "tool", "args", "x"]), _JSON, max_size=4),
-       st.dictionaries(st.sampled_from(["command", "path", "Command", "bastion_stamp"]), _JSON, max_size=3),
-       st.sampled_from(["bash", "read", "write", "ls", "other"]))
+@given(
+    st.dictionaries(st.sampled_from(["cwd", "tool", "args", "x"]), _JSON, max_size=4),
+    st.dictionaries(st.sampled_from(["command", "path", "Command", "bastion_stamp"]), _JSON, max_size=3),
+    st.sampled_from(["bash", "read", "write", "ls", "other"]),
+)
 def test_arbitrary_json_requests_never_raise_out_of_the_dry_run(
     tmp_path: Path, request: dict[str, object], args: dict[str, object], tool: str
 ) -> None:

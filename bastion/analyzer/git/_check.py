@@ -360,8 +360,11 @@ def _read_args(sub: str, spec: GitSpec, args: Sequence[str]) -> tuple[str, GitAr
 
 def _combined(spec: GitSpec, arg: str) -> bool:
     """Short flags written together (`-sb`), every letter known."""
-    return len(arg) >= 3 and not arg.startswith("--") and bool(spec.letters) and all(
-        c in spec.letters for c in arg[1:]
+    return (
+        len(arg) >= 3
+        and not arg.startswith("--")
+        and bool(spec.letters)
+        and all(c in spec.letters for c in arg[1:])
     )
 
 

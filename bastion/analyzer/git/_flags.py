@@ -53,9 +53,7 @@ _LOG_VALUED = _set(
 )
 # -U is bare, not here: its value is optional and only attached (-U5), so git reads `-U HEAD:.env`
 # as -U followed by a revision, which must go through the positional checks.
-_LOG_SPACED = _set(
-    "-n -S -G --author --committer --grep --since --until --after --before --max-count --skip"
-)
+_LOG_SPACED = _set("-n -S -G --author --committer --grep --since --until --after --before --max-count --skip")
 
 _LOG = GitSpec(
     bare=_DIFF_BARE | _LOG_BARE,
@@ -160,9 +158,7 @@ SPECS: dict[str, GitSpec] = {
         letters="drtlz",
     ),
     # whether names are ignored, and by which pattern of which ignore file (-v)
-    "check-ignore": GitSpec(
-        bare=_set("-q --quiet -v --verbose -n --non-matching -z"), letters="qvnz"
-    ),
+    "check-ignore": GitSpec(bare=_set("-q --quiet -v --verbose -n --non-matching -z"), letters="qvnz"),
     # an object's type, size or existence (-t -s -e), or its contents (-p, or a type named first):
     # blobs only as REV:path, whose path is a read
     "cat-file": GitSpec(bare=_set("-t -s -e -p"), reads=True),
@@ -176,8 +172,9 @@ SPECS: dict[str, GitSpec] = {
             " --function-context --all-match -q --quiet --and --or --not --no-textconv"
         ),
         valued=_set("--color --max-depth --threads --max-count"),
-        spaced=_set("-e -A -B -C --after-context --before-context --context --max-depth --threads -m"
-                    " --max-count"),
+        spaced=_set(
+            "-e -A -B -C --after-context --before-context --context --max-depth --threads -m --max-count"
+        ),
         letters="aIiwvhHEGFPnlLzocpWq",
         reads=True,
         counts=True,
@@ -186,8 +183,12 @@ SPECS: dict[str, GitSpec] = {
 
 # `git stash list` takes log's flags and no positional at all.
 STASH_LIST = GitSpec(
-    bare=_LOG.bare, valued=_LOG.valued, spaced=_LOG.spaced, letters=_LOG.letters,
-    positionals=False, counts=True,
+    bare=_LOG.bare,
+    valued=_LOG.valued,
+    spaced=_LOG.spaced,
+    letters=_LOG.letters,
+    positionals=False,
+    counts=True,
 )
 
 # Why a known-dangerous flag is refused: the sentence the user sees.

@@ -92,8 +92,21 @@ GIT_STEERING: tuple[str, ...] = (
     "GIT_SSH_VARIANT",
 )
 _SHELL_STEERING = frozenset(
-    {"BASH_ENV", "ENV", "BASHOPTS", "SHELLOPTS", "PS4", "GLOBIGNORE", "POSIXLY_CORRECT", "CDPATH", "IFS",
-     "GREP_OPTIONS", "PROMPT_COMMAND", "BASH_XTRACEFD", "EXECIGNORE"}
+    {
+        "BASH_ENV",
+        "ENV",
+        "BASHOPTS",
+        "SHELLOPTS",
+        "PS4",
+        "GLOBIGNORE",
+        "POSIXLY_CORRECT",
+        "CDPATH",
+        "IFS",
+        "GREP_OPTIONS",
+        "PROMPT_COMMAND",
+        "BASH_XTRACEFD",
+        "EXECIGNORE",
+    }
 )
 _DROPPED_PREFIXES = ("GIT_CONFIG_KEY_", "GIT_CONFIG_VALUE_", "GIT_SSH", "GIT_TRACE", "BASH_FUNC_")
 

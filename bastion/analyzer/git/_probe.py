@@ -93,9 +93,7 @@ def find_git(
     return found
 
 
-def probe_git(
-    ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[str] = frozenset()
-) -> str:
+def probe_git(ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[str] = frozenset()) -> str:
     """What find_git found, in words ("" for nothing)."""
     found = find_git(ws, cwd, strict=strict, subcommands=subcommands)
     return "" if found is None else found.reason
@@ -257,9 +255,7 @@ class _Probe:
             directory = posixpath.dirname(directory)
 
     def _git(self, run_in: str, argv: list[str]) -> tuple[int | None, bytes]:
-        result = self.ws.exec(
-            argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT
-        )
+        result = self.ws.exec(argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT)
         if result.timed_out or result.exit_code is None:
             raise _Unreadable(f"git's configuration could not be read: {argv[-1]} did not finish")
         if result.omitted:
