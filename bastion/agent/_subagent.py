@@ -97,7 +97,7 @@ def tasks_in(messages: Sequence[Message]) -> int:
 class ModelChoice(Protocol):
     """Which model serves a sub-agent of a kind: the one seam a harness may take over."""
 
-    def __call__(self, kind: str) -> Model: ...
+    def __call__(self, kind: str, /) -> Model: ...
 
 
 def configured_model(session: Model, setting: str | None) -> ModelChoice:
