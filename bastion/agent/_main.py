@@ -98,7 +98,14 @@ def _build(
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
     from ._prompt import system_prompt
-    from ._subagent import Console, Subagents, TaskTools, configured_model, subagent_model_setting, tasks_in
+    from ._subagent import (
+        Subagents,
+        TaskTools,
+        configured_model,
+        front_console,
+        subagent_model_setting,
+        tasks_in,
+    )
     from ._toolbox import Toolbox
     from .providers import RetryPolicy, key_variables, make_model
 
@@ -158,11 +165,7 @@ def _build(
     subagents = Subagents(
         tools,
         gate,
-        Console(
-            answer.labelled if isinstance(answer, Asker) else (lambda label: answer),
-            printer,
-            printer.spinner.stop,
-        ),
+        front_console(answer, printer),
         configured_model(model, subagent_model_setting(settings.extra, args.subagent_model, switched)),
         lambda specs: system_prompt(ws, specs),
         session,

@@ -25,7 +25,7 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from ..policy import READ_TOOLS, TASK_KINDS, TOOLS, Verdict
-from ._front import Fanout
+from ._front import Asker, Fanout, Printer
 from ._session import Recording
 from ._types import AgentError, Assistant, Cancelled, Message, ToolCall, ToolResult, ToolSpec, Usage
 from .loop import (
@@ -50,6 +50,7 @@ __all__ = [
     "Subagents",
     "TaskTools",
     "configured_model",
+    "front_console",
     "subagent_model_setting",
     "task_label",
     "tasks_in",
@@ -137,6 +138,13 @@ class Console:
     answer_for: Callable[[str], Answerer]
     display: Events = dataclasses.field(default_factory=Events)
     quiet: Callable[[], None] = lambda: None
+
+
+def front_console(answer: Answerer, printer: Printer) -> Console:
+    """A front's console: its Asker labels a child's questions (another answerer answers them as
+    the parent's), its printer shows the child's calls and stops its spinner before a question."""
+    labelled = answer.labelled if isinstance(answer, Asker) else (lambda label: answer)
+    return Console(labelled, printer, printer.spinner.stop)
 
 
 class Only:
@@ -334,6 +342,8 @@ class Subagents:
         problem = _problem(args)
         if problem is not None:
             return problem, True
+        if cancel.is_set():
+            return INTERRUPTED, True
         kind, prompt = str(args.get("kind", TOOLS[TASK].default)), str(args["prompt"])
         call = running_call()
         parent_id = call.id if call is not None else ""
