@@ -7,6 +7,7 @@ from __future__ import annotations
 import _thread
 import os
 import threading
+import time
 from collections.abc import Callable, Mapping
 from pathlib import Path
 from typing import Any
@@ -334,3 +335,24 @@ def test_a_malformed_task_runs_no_child(args: Mapping[str, object], problem: str
     )
     text, failed = subagents.run(args, threading.Event())
     assert failed and problem in text and "nothing was run" in text
+
+
+def test_a_reply_streaming_to_a_cancelled_child_is_cut_off_and_its_calls_never_run() -> None:
+    tools = FakeTools()
+    holder: list[Agent] = []
+
+    def cancelled_mid_reply() -> Assistant:
+        holder[0].cancel.set()  # Ctrl-C while the child's reply streams
+        time.sleep(0.3)  # the link passes it on to the child within 0.05 s
+        return Assistant("half a sentence", (call("bash", {"command": "make"}, "b1"),))
+
+    child = ScriptedModel([cancelled_mid_reply])
+    tasks = (call("task", {"prompt": "build it"}, "t1"),)
+    agent, lines = _parent([Assistant("", tasks), Assistant("late")], tools, lambda kind: child)
+    holder.append(agent)
+    with pytest.raises(Cancelled):
+        agent.run("go")
+    assert tools.ran == []
+    child_messages = [e["message"]["role"] for e in lines.lines if e["event"] == "message"]
+    assert child_messages == ["user"]  # the cut reply never joined the child's conversation
+    assert [e["status"] for e in lines.lines if e["event"] == "end"] == ["cancelled"]
