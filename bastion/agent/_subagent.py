@@ -47,6 +47,7 @@ __all__ = [
     "TASK_SPEC",
     "Console",
     "ModelChoice",
+    "Only",
     "Subagents",
     "TaskTools",
     "configured_model",

@@ -15,7 +15,15 @@ from typing import Any
 import pytest
 
 from bastion.agent._repl import Tally
-from bastion.agent._subagent import Console, Subagents, TaskTools, configured_model, subagent_model_setting
+from bastion.agent._subagent import (
+    EXPLORE_TOOLS,
+    Console,
+    Only,
+    Subagents,
+    TaskTools,
+    configured_model,
+    subagent_model_setting,
+)
 from bastion.agent._toolbox import Toolbox
 from bastion.agent._types import Assistant, Cancelled, ToolResult, User
 from bastion.agent.loop import INTERRUPTED, Agent, Answer, Answerer, Model
@@ -356,3 +364,12 @@ def test_a_reply_streaming_to_a_cancelled_child_is_cut_off_and_its_calls_never_r
     child_messages = [e["message"]["role"] for e in lines.lines if e["event"] == "message"]
     assert child_messages == ["user"]  # the cut reply never joined the child's conversation
     assert [e["status"] for e in lines.lines if e["event"] == "end"] == ["cancelled"]
+
+
+def test_an_explore_view_runs_no_tool_its_kind_lacks_whoever_calls_it() -> None:
+    tools = FakeTools()
+    view = Only(tools, EXPLORE_TOOLS)
+    assert [s.name for s in view.specs()] == ["read", "bash", "ls"]
+    assert not view.has("write")
+    text, failed = view.run("write", {"path": "x"}, threading.Event())
+    assert failed and "no tool named 'write'" in text and tools.ran == []
