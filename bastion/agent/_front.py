@@ -303,3 +303,9 @@ class Fanout(Events):
 
     def finished(self, call: ToolCall) -> None:
         self._each("finished")(call)
+
+    def withdrawn(self, message: Message) -> None:
+        self._each("withdrawn")(message)
+
+    def cleared(self) -> None:
+        self._each("cleared")()

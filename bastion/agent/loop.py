@@ -146,6 +146,12 @@ class Events:
     def finished(self, call: ToolCall) -> None:
         """A call that began has ended, whichever way (on its own thread)."""
 
+    def withdrawn(self, message: Message) -> None:
+        """A prompt the model never answered left the conversation."""
+
+    def cleared(self) -> None:
+        """The conversation was started anew (/clear)."""
+
 
 @dataclass(frozen=True, slots=True)
 class Denial:
@@ -231,6 +237,20 @@ class Agent:
     def _add(self, message: Message, usage: Usage | None = None) -> None:
         self.messages.append(message)
         self.events.message(message, usage)
+
+    def withdraw_unanswered(self) -> bool:
+        """After a run that failed before the model answered its prompt: take the prompt back, so
+        the conversation does not hold two prompts in a row and the next request does not send the
+        one that failed (too long for the window, say) again. Whether there was one to take."""
+        if not self.messages or not isinstance(self.messages[-1], User):
+            return False
+        self.events.withdrawn(self.messages.pop())
+        return True
+
+    def clear(self) -> None:
+        """Start the conversation anew (the session and its record go on)."""
+        self.messages = []
+        self.events.cleared()
 
     def run(self, prompt: str) -> RunResult:
         """Run one prompt to the model's last turn. Raises Cancelled (conversation kept valid) or
