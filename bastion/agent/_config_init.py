@@ -69,7 +69,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bastion config", description="Write a commented user config.")
     sub = p.add_subparsers(dest="command", required=True)
     init = sub.add_parser("init", help="write a commented config (0600); a file already there is kept")
-    init.add_argument("--provider", choices=PROVIDERS, default="ollama", help="the provider (default: ollama)")
+    init.add_argument(
+        "--provider", choices=PROVIDERS, default="ollama", help="the provider (default: ollama)"
+    )
     init.add_argument("--config", help="where (default $XDG_CONFIG_HOME/bastion/config.toml)")
     return p
 
@@ -84,7 +86,10 @@ def config_main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         os.makedirs(os.path.dirname(path) or ".", mode=0o700, exist_ok=True)
         fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
     except FileExistsError:
-        print(f"bastion config init: {path} is already there; it is kept (edit it, or move it away first)", file=sys.stderr)
+        print(
+            f"bastion config init: {path} is already there; it is kept (edit it, or move it away first)",
+            file=sys.stderr,
+        )
         return 1
     except OSError as err:
         print(f"bastion config init: {path}: {err.strerror or err}", file=sys.stderr)

@@ -31,7 +31,7 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
-        epilog="Other commands: bastion check | audit | hook | doctor | sessions | config (each with --help).",
+        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config (each with --help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
@@ -74,8 +74,15 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--deny", action="append", default=[], metavar="RULE", help="refuse what RULE names")
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
     p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
-    p.add_argument("--continue", dest="continue_", action="store_true", help="continue the latest session of this directory")
-    p.add_argument("--here", action="store_true", help="with --resume: continue the session in this directory")
+    p.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session of this directory",
+    )
+    p.add_argument(
+        "--here", action="store_true", help="with --resume: continue the session in this directory"
+    )
     return p
 
 
@@ -318,7 +325,9 @@ def _read_prompt(prompt: str, yes_to: str, stdin: TextIO) -> str:
             raise UsageError("-p - and --yes-to stdin both read standard input; give the prompt after -p")
         prompt = _read_all(stdin)
         if not prompt.strip():
-            raise UsageError("-p needs a prompt (standard input was empty); -p - reads it from standard input")
+            raise UsageError(
+                "-p needs a prompt (standard input was empty); -p - reads it from standard input"
+            )
         return prompt
     if not prompt.strip():
         raise UsageError("-p needs a prompt (it is empty); -p - reads it from standard input")

@@ -182,7 +182,9 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
 
 def _withdrawn(agent: Agent) -> str:
     """Take back a prompt the model never answered, and say so."""
-    return " (the prompt was not answered and is not kept: send it again)" if agent.withdraw_unanswered() else ""
+    return (
+        " (the prompt was not answered and is not kept: send it again)" if agent.withdraw_unanswered() else ""
+    )
 
 
 def _write(text: str) -> None:

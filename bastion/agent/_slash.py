@@ -101,7 +101,9 @@ def _checked_model(name: str, connection: Connection) -> str | None:
         return f"{name}:latest"
     close = difflib.get_close_matches(name, listed, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    print(clean(f"bastion: /model: {connection.provider} lists no model {name!r} ({len(listed)} listed){hint}"))
+    print(
+        clean(f"bastion: /model: {connection.provider} lists no model {name!r} ({len(listed)} listed){hint}")
+    )
     return None
 
 
@@ -169,25 +171,43 @@ def _long(name: str) -> Callable[[str, ReplState], None]:
 
 
 COMMANDS: dict[str, Command] = {
-    "/model": Command("/model NAME", "use another model from the next request (checked against the provider's list)", _model),
-    "/think": Command("/think on|off|EFFORT", "reasoning on or off, or on with an effort ({efforts})", _think),
+    "/model": Command(
+        "/model NAME", "use another model from the next request (checked against the provider's list)", _model
+    ),
+    "/think": Command(
+        "/think on|off|EFFORT", f"reasoning on or off, or on with an effort ({', '.join(EFFORTS)})", _think
+    ),
     "/tools": Command("/tools", "the tools the model has", _tools),
-    "/permissions": Command("/permissions [drop N]", "the calls allowed for this session with `a`; drop N drops one", _permissions),
+    "/permissions": Command(
+        "/permissions [drop N]", "the calls allowed for this session with `a`; drop N drops one", _permissions
+    ),
     "/cost": Command("/cost", "the tokens (and cost, where known) of this session so far", _cost),
     "/session": Command("/session", "this session's ID and file", _session),
-    "/clear": Command("/clear", "start a new conversation (the session, its record and its rules go on)", _clear),
+    "/clear": Command(
+        "/clear", "start a new conversation (the session, its record and its rules go on)", _clear
+    ),
     "/diff": Command("/diff", "what the last turn changed, as a unified diff", _long("/diff")),
-    "/undo-turn": Command("/undo-turn", "put back the files the last turn changed (refused if any changed since)", _long("/undo-turn")),
-    "/compact": Command("/compact [FOCUS]", "summarise the conversation so far to save space (FOCUS: what to keep)", _long("/compact")),
-    "/context": Command("/context", "tokens used, the window, when it compacts, and what takes the space", _long("/context")),
+    "/undo-turn": Command(
+        "/undo-turn",
+        "put back the files the last turn changed (refused if any changed since)",
+        _long("/undo-turn"),
+    ),
+    "/compact": Command(
+        "/compact [FOCUS]",
+        "summarise the conversation so far to save space (FOCUS: what to keep)",
+        _long("/compact"),
+    ),
+    "/context": Command(
+        "/context", "tokens used, the window, when it compacts, and what takes the space", _long("/context")
+    ),
     "/help": Command("/help", "this list", _help),
     "/quit": Command("/quit", "leave (or Ctrl-D, or Ctrl-C twice on an empty line)", _quit),
-}  # fmt: skip
+}
 
 
 def help_text() -> str:
     width = max(len(c.usage) for c in COMMANDS.values()) + 2
-    lines = [c.usage.ljust(width) + c.help.format(efforts=", ".join(EFFORTS)) for c in COMMANDS.values()]
+    lines = [c.usage.ljust(width) + c.help for c in COMMANDS.values()]
     lines += [
         "A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new",
         "line; Ctrl-C clears a half-typed line; Tab completes a slash command.",

@@ -42,7 +42,9 @@ class Context:
 
     def unchecked(self, name: str, title: str) -> Section:
         """The section of one that needs the settings, when the config could not be read."""
-        return Section(name, title, (Fact("not checked", "the config has an error (see above)", Status.WARN),))
+        return Section(
+            name, title, (Fact("not checked", "the config has an error (see above)", Status.WARN),)
+        )
 
 
 # A section of the report: what it finds in a context.

@@ -42,7 +42,9 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
     p.add_argument("--offline", action="store_true", help="do not ask the provider's server")
     p.add_argument("--json", action="store_true", help="print one JSON object")
-    p.add_argument("--section", action="append", choices=list(SECTIONS), help="only this section (repeatable)")
+    p.add_argument(
+        "--section", action="append", choices=list(SECTIONS), help="only this section (repeatable)"
+    )
     return p
 
 

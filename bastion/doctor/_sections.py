@@ -55,7 +55,9 @@ def config(context: Context) -> Section:
         count = f"{len(rules)} rule{'s' if len(rules) != 1 else ''}"
         facts.append(Fact(layer.label.partition(" (")[0], f"{where} ({count})", Status.OK, rules))
     if user not in read:
-        facts.append(Fact("your config", f"none at {user}", hint="bastion config init writes a commented one"))
+        facts.append(
+            Fact("your config", f"none at {user}", hint="bastion config init writes a commented one")
+        )
     if os.path.join(context.root, PROJECT_CONFIG) not in read:
         facts.append(Fact("the project config", f"none ({PROJECT_CONFIG})"))
     return Section("config", "Config", tuple(facts))
@@ -78,11 +80,19 @@ def provider(context: Context) -> Section:
         return Section("provider", "Provider", (Fact("provider", str(err), Status.FAIL),))
     facts = [
         Fact("provider", setup.provider, Status.OK),
-        Fact("model", setup.model or "none set", Status.OK if setup.model else Status.FAIL,
-             hint="" if setup.model else "set model in your config, or give --model"),
-        Fact("base URL", setup.base_url or "none set", Status.OK if setup.base_url else Status.FAIL,
-             hint="" if setup.base_url else "set base_url in your config, or give --base-url"),
-    ]  # fmt: skip
+        Fact(
+            "model",
+            setup.model or "none set",
+            Status.OK if setup.model else Status.FAIL,
+            hint="" if setup.model else "set model in your config, or give --model",
+        ),
+        Fact(
+            "base URL",
+            setup.base_url or "none set",
+            Status.OK if setup.base_url else Status.FAIL,
+            hint="" if setup.base_url else "set base_url in your config, or give --base-url",
+        ),
+    ]
     if setup.key_command is not None:
         facts.append(Fact("key", f"printed by api_key_command ({setup.key_command}; not run here)"))
     elif setup.key_variable is None:
@@ -137,27 +147,53 @@ def server(context: Context) -> Section:
     try:
         status, kind = _ask_server(url)
     except (urllib.error.URLError, OSError, ValueError) as err:
-        hint = "start it with `ollama serve`" if setup.provider == "ollama" else "check base_url and that the server is up"
-        return Section("server", "Server", (Fact(url, f"not reachable: {_unreachable(err)}", Status.FAIL, hint=hint),))
+        hint = (
+            "start it with `ollama serve`"
+            if setup.provider == "ollama"
+            else "check base_url and that the server is up"
+        )
+        return Section(
+            "server", "Server", (Fact(url, f"not reachable: {_unreachable(err)}", Status.FAIL, hint=hint),)
+        )
     if kind.startswith("text/html"):
-        fact = Fact(url, f"answered HTTP {status} with a web page", Status.WARN,
-                    hint="that is not an API endpoint (OpenAI-style ones end in /v1)")
+        fact = Fact(
+            url,
+            f"answered HTTP {status} with a web page",
+            Status.WARN,
+            hint="that is not an API endpoint (OpenAI-style ones end in /v1)",
+        )
     else:
         fact = Fact(url, f"reachable (answered HTTP {status})", Status.OK)
-    return Section("server", "Server", (fact,))  # fmt: skip
+    return Section("server", "Server", (fact,))
 
 
 def git(context: Context) -> Section:
     found = shutil.which("git", path=context.environ.get("PATH", os.defpath))
     if found is None:
-        fact = Fact("git", "not found on PATH", Status.WARN, hint="bastion's git checks ask for every git line without it")
+        fact = Fact(
+            "git",
+            "not found on PATH",
+            Status.WARN,
+            hint="bastion's git checks ask for every git line without it",
+        )
         return Section("git", "Git", (fact,))
     try:
-        done = subprocess.run([found, "--version"], capture_output=True, text=True, timeout=5, check=False, stdin=subprocess.DEVNULL)
+        done = subprocess.run(
+            [found, "--version"],
+            capture_output=True,
+            text=True,
+            timeout=5,
+            check=False,
+            stdin=subprocess.DEVNULL,
+        )
     except (OSError, subprocess.TimeoutExpired) as err:
         return Section("git", "Git", (Fact("git", f"{found} did not run: {err}", Status.WARN),))
     version = done.stdout.strip() or done.stderr.strip() or f"exit {done.returncode}"
-    return Section("git", "Git", (Fact("git", f"{version} ({found})", Status.OK if done.returncode == 0 else Status.WARN),))  # fmt: skip
+    return Section(
+        "git",
+        "Git",
+        (Fact("git", f"{version} ({found})", Status.OK if done.returncode == 0 else Status.WARN),),
+    )
 
 
 def sandbox(context: Context) -> Section:
@@ -171,11 +207,19 @@ def sandbox(context: Context) -> Section:
     sources = ", ".join(context.settings.sources) or "no config file: the default"
     missing = version == 0 and mode.mode == "require"
     facts = [
-        Fact("sandbox", f"{mode.mode!r} ({sources})", Status.FAIL if missing else Status.OK,
-             hint="every bash command will be refused on this kernel" if missing else ""),
-        Fact("Landlock", f"ABI {version} ({kernel})" if version else f"none ({kernel})",
-             Status.OK if version else Status.WARN, tuple(enforced(version))),
-    ]  # fmt: skip
+        Fact(
+            "sandbox",
+            f"{mode.mode!r} ({sources})",
+            Status.FAIL if missing else Status.OK,
+            hint="every bash command will be refused on this kernel" if missing else "",
+        ),
+        Fact(
+            "Landlock",
+            f"ABI {version} ({kernel})" if version else f"none ({kernel})",
+            Status.OK if version else Status.WARN,
+            tuple(enforced(version)),
+        ),
+    ]
     for kind, read_only in (("auto-allowed lines", True), ("approved lines", False)):
         facts.append(Fact(kind, describe(mode, read_only=read_only, root=context.real_root)))
     return Section("sandbox", "Sandbox", tuple(facts))

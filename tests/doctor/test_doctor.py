@@ -75,7 +75,9 @@ def test_the_key_is_found_or_missing_by_its_variable_and_never_shown(tmp_path: P
     assert missing["key"]["status"] == "fail" and "export OPENAI_API_KEY" in missing["key"]["hint"]
     code, out = _doctor(tmp_path, config, "--offline", env={"OPENAI_API_KEY": SECRET})
     assert code == 0 and SECRET not in out
-    command = _facts(_json(tmp_path, 'provider = "anthropic"\napi_key_command = "pass show k"\n', "--offline"), "provider")
+    command = _facts(
+        _json(tmp_path, 'provider = "anthropic"\napi_key_command = "pass show k"\n', "--offline"), "provider"
+    )
     assert command["key"]["value"] == "printed by api_key_command (pass; not run here)"
 
 

@@ -110,7 +110,8 @@ def test_doctor_reports_the_abi_and_what_it_enforces(tmp_path: pathlib.Path) -> 
     config = tmp_path / "config.toml"
     config.write_text('[sandbox]\nmode = "require"\nnetwork = false\n')
     done = subprocess.run(
-        [sys.executable, "-m", "bastion", "doctor", "--offline", "--config", str(config), "--cwd", str(tmp_path)],
+        [sys.executable, "-m", "bastion", "doctor", "--offline", "--config", str(config),
+         "--cwd", str(tmp_path)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     out = done.stdout
