@@ -74,6 +74,8 @@ class AgentError(BastionError):
     http_status: int | None = None
     retry_after: float | None = None
     attempts: int | None = None
+    # The server answered with a web page (HTML): the URL is not the API's.
+    web_page: bool = False
 
 
 class ConfigError(AgentError):
@@ -92,6 +94,7 @@ class ModelError(AgentError):
         http_status: int | None = None,
         retry_after: float | None = None,
         attempts: int | None = None,
+        web_page: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -100,6 +103,7 @@ class ModelError(AgentError):
         self.retry_after = retry_after
         # How many requests were made before the run gave up (retries included), when it was a request.
         self.attempts = attempts
+        self.web_page = web_page
 
 
 class Cancelled(AgentError):
