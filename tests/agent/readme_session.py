@@ -30,10 +30,20 @@ ROUNDS: list[dict[str, object]] = [
         ]
     },
     {
-        "text": "## Fixed\n\n`add` subtracted instead of adding:\n\n- `calc.py` now returns `a + b`\n- `add(2, 3)` prints 5\n"
+        "text": "## Fixed\n\n`add` subtracted instead of adding:\n\n"
+        "- `calc.py` now returns `a + b`\n- `add(2, 3)` prints 5\n"
     },
 ]
-TYPED = ["add(2, 3) gives -1; fix it", "y", "a", "/diff", "/permissions", "/cost", "/quit"]
+# What is typed, and what the pane shows once it has been answered.
+TYPED = [
+    ("add(2, 3) gives -1; fix it", "allow edit?"),
+    ("y", "allow bash?"),
+    ("a", "prints 5"),
+    ("/diff", "--- a/"),
+    ("/permissions", "1."),
+    ("/cost", "replies"),
+    ("/quit", "To resume this session"),
+]
 SESSION = "bastion-readme"
 
 
@@ -85,16 +95,11 @@ def main() -> None:
         )
         try:
             _wait_for("/help for commands")
-            for typed, after in zip(
-                TYPED, ["allow edit?", "allow bash?", "prints 5", "--- a/", "1.", "replies"]
-            ):
+            for typed, after in TYPED:
                 subprocess.run(["tmux", "send-keys", "-t", SESSION, "-l", typed], check=True)
                 subprocess.run(["tmux", "send-keys", "-t", SESSION, "Enter"], check=True)
                 _wait_for(after)
                 time.sleep(0.3)
-            subprocess.run(["tmux", "send-keys", "-t", SESSION, "-l", TYPED[-1]], check=True)
-            subprocess.run(["tmux", "send-keys", "-t", SESSION, "Enter"], check=True)
-            _wait_for("To resume this session")
             print(_pane().rstrip())
         finally:
             subprocess.run(["tmux", "kill-session", "-t", SESSION], check=False, capture_output=True)
