@@ -93,7 +93,8 @@ def main() -> None:
             ["tmux", "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "60", "-c", str(work), command],
             check=True,
         )
-        try:
+        try:  # the pane stays when the REPL leaves, to be read
+            subprocess.run(["tmux", "set-option", "-t", SESSION, "remain-on-exit", "on"], check=True)
             _wait_for("/help for commands")
             for typed, after in TYPED:
                 subprocess.run(["tmux", "send-keys", "-t", SESSION, "-l", typed], check=True)
