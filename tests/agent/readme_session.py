@@ -101,7 +101,8 @@ def main() -> None:
                 subprocess.run(["tmux", "send-keys", "-t", SESSION, "Enter"], check=True)
                 _wait_for(after)
                 time.sleep(0.3)
-            print(_pane().rstrip())
+            shown = _pane()
+            print(shown[: shown.index("\n", shown.index("To resume this session"))])
         finally:
             subprocess.run(["tmux", "kill-session", "-t", SESSION], check=False, capture_output=True)
 
