@@ -78,14 +78,17 @@ def _plain_args(argv: Sequence[str]) -> SimpleNamespace | None:
     return SimpleNamespace(**values)
 
 
-def _print_human(result: dict[str, Any], out: TextIO) -> None:
+def _print_human(result: dict[str, Any], out: TextIO, cwd: str) -> None:
     out.write(f"{result['decision']}: {result['reason']}\n")
     if result.get("rule"):
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
         out.write(f"  runs: {result['plan']}\n")
-    if result.get("reads"):
-        out.write(f"  reads: {', '.join(result['reads'])}\n")
+    # A name that is no file here is left out: a revision (`git diff HEAD~1`) is decided as a read
+    # in case it names a file, but a person reads "reads:" as files.
+    files = [r for r in result.get("reads") or () if os.path.lexists(os.path.join(cwd, r))]
+    if files:
+        out.write(f"  reads: {', '.join(files)}\n")
 
 
 def _jsonl(dry: DryRun, stdin: TextIO, out: TextIO) -> int:
@@ -148,7 +151,7 @@ def check(
     if args.json:
         out.write(json.dumps(result) + "\n")
     else:
-        _print_human(result, out)
+        _print_human(result, out, os.path.abspath(args.cwd))
     return EXIT[result["decision"]]
 
 
