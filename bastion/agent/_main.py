@@ -6,6 +6,7 @@ import argparse
 import difflib
 import json
 import os
+import select
 import shlex
 import signal
 import sys
@@ -310,8 +311,29 @@ def _piped(stream: TextIO) -> bool:
         return False
 
 
+# How long -p waits for piped input before it says what it is waiting for.
+STDIN_NOTICE = 2.0
+
+
+def _say_when_waiting(stream: TextIO) -> None:
+    """Say so when standard input has nothing to read yet (a pipe left open: `ssh host bastion -p`),
+    so a run that seems stuck says what it waits for."""
+    try:
+        fd = stream.fileno()
+        ready, _, _ = select.select([fd], [], [], STDIN_NOTICE)
+    except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
+        return
+    if not ready:
+        sys.stderr.write(
+            "bastion: waiting for standard input to add to the prompt "
+            "(Ctrl-D ends it; give < /dev/null for none)\n"
+        )
+        sys.stderr.flush()
+
+
 def _read_all(stream: TextIO) -> str:
     """Everything on `stream`, bytes that are not UTF-8 replaced (a prompt, never executed)."""
+    _say_when_waiting(stream)
     raw = getattr(stream, "buffer", None)
     return raw.read().decode("utf-8", "replace") if raw is not None else stream.read()
 

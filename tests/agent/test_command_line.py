@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from .agent_fixtures import run_main
@@ -104,3 +107,25 @@ def test_an_unknown_config_key_suggests_the_right_one_in_one_line(tmp_path: Path
     config.write_text('provider = "openai"\nmodle = "gpt-5"\n')
     code, _, err = _run(tmp_path, ["-p", "hi"])
     assert code == 1 and err == f"bastion: {config}: modle: unknown field; did you mean model?\n"
+
+
+def test_a_pipe_left_open_says_what_p_waits_for(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    code = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
+    with ScriptedServer([{"text": "reviewed"}]) as server:
+        argv = ["-p", "review this", "--provider", "openai", "--base-url", server.url + "/v1"]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, *argv],
+            cwd=work,
+            env={**os.environ, **_env(tmp_path)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdin is not None and proc.stderr is not None
+        assert "waiting for standard input to add to the prompt" in proc.stderr.readline()
+        out, _ = proc.communicate("late input\n", timeout=30)
+    assert proc.returncode == 0 and out == "reviewed\n"
+    assert server.requests[0]["body"]["messages"][-1]["content"] == "review this\n\nlate input\n"
