@@ -6,7 +6,6 @@ import argparse
 import difflib
 import json
 import os
-import select
 import shlex
 import signal
 import sys
@@ -18,10 +17,11 @@ from ._advice import advice
 from ._ask import CallKey
 from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
+from ._prompt_input import read_prompt
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage
+from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage, UsageError
 from .loop import Agent, Answerer, Gatekeeper, RunResult
 from .providers import EFFORTS, Connection, model_limits, prices_of
 
@@ -303,67 +303,6 @@ def _stray_word(argv: Sequence[str]) -> str | None:
     return f"bastion: unknown command {word!r}; {hint} (commands: {', '.join(SUBCOMMANDS)})"
 
 
-def _piped(stream: TextIO) -> bool:
-    """Whether standard input is something other than a person at a terminal (a pipe or a file)."""
-    try:
-        return not stream.closed and not stream.isatty()
-    except (AttributeError, ValueError):
-        return False
-
-
-# How long -p waits for piped input before it says what it is waiting for.
-STDIN_NOTICE = 2.0
-
-
-def _say_when_waiting(stream: TextIO) -> None:
-    """Say so when standard input has nothing to read yet (a pipe left open: `ssh host bastion -p`),
-    so a run that seems stuck says what it waits for."""
-    try:
-        fd = stream.fileno()
-        ready, _, _ = select.select([fd], [], [], STDIN_NOTICE)
-    except (OSError, ValueError, AttributeError):  # no descriptor (a test's StringIO)
-        return
-    if not ready:
-        sys.stderr.write(
-            "bastion: waiting for standard input to add to the prompt "
-            "(Ctrl-D ends it; give < /dev/null for none)\n"
-        )
-        sys.stderr.flush()
-
-
-def _read_all(stream: TextIO) -> str:
-    """Everything on `stream`, bytes that are not UTF-8 replaced (a prompt, never executed)."""
-    _say_when_waiting(stream)
-    raw = getattr(stream, "buffer", None)
-    return raw.read().decode("utf-8", "replace") if raw is not None else stream.read()
-
-
-def _read_prompt(prompt: str, yes_to: str, stdin: TextIO) -> str:
-    """-p's prompt: `-` reads it from standard input; a prompt given on the command line has piped
-    standard input added after it (`git log -p | bastion -p "review this"`), unless the answers
-    are read from there (--yes-to stdin). Raises UsageError for an empty prompt."""
-    if prompt == "-":
-        if yes_to == "stdin":
-            raise UsageError("-p - and --yes-to stdin both read standard input; give the prompt after -p")
-        prompt = _read_all(stdin)
-        if not prompt.strip():
-            raise UsageError(
-                "-p needs a prompt (standard input was empty); -p - reads it from standard input"
-            )
-        return prompt
-    if not prompt.strip():
-        raise UsageError("-p needs a prompt (it is empty); -p - reads it from standard input")
-    if yes_to != "stdin" and _piped(stdin):
-        piped = _read_all(stdin)
-        if piped.strip():
-            return f"{prompt}\n\n{piped}"
-    return prompt
-
-
-class UsageError(Exception):
-    """A command line that cannot run (exit 2), said in one line."""
-
-
 def _latest_session(home: str, cwd: str) -> str:
     found = list_sessions(home, cwd)
     if not found:
@@ -403,7 +342,7 @@ def main(argv: Sequence[str]) -> int:
     try:
         _usage(args)
         if args.prompt is not None:
-            args.prompt = _read_prompt(args.prompt, args.yes_to, sys.stdin)
+            args.prompt = read_prompt(args.prompt, args.yes_to, sys.stdin)
     except UsageError as err:
         print(f"bastion: {err}", file=sys.stderr)
         return 2

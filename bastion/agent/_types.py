@@ -25,6 +25,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Usage",
+    "UsageError",
     "User",
     "message_from_dict",
     "message_to_dict",
@@ -80,6 +81,10 @@ class AgentError(BastionError):
 
 class ConfigError(AgentError):
     """A bad flag, config file or missing key: reported before any request is made."""
+
+
+class UsageError(AgentError):
+    """A command line that cannot run: flags that do not go together, an empty prompt (exit 2)."""
 
 
 class ModelError(AgentError):
