@@ -129,3 +129,10 @@ def test_a_pipe_left_open_says_what_p_waits_for(tmp_path: Path) -> None:
         out, _ = proc.communicate("late input\n", timeout=30)
     assert proc.returncode == 0 and out == "reviewed\n"
     assert server.requests[0]["body"]["messages"][-1]["content"] == "review this\n\nlate input\n"
+
+
+def test_the_help_names_every_subcommand() -> None:
+    from bastion.agent._main import SUBCOMMANDS, _parser
+
+    shown = _parser().format_help()
+    assert [name for name in SUBCOMMANDS if name not in shown] == []
