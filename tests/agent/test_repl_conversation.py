@@ -138,3 +138,20 @@ def test_a_list_that_cannot_be_fetched_is_said_and_the_name_taken_unchecked(
 def test_the_help_lists_every_command_of_the_table() -> None:
     shown = help_text().splitlines()
     assert [line.split()[0] for line in shown[: len(COMMANDS)]] == list(COMMANDS)
+
+
+@pytest.mark.parametrize(
+    ("provider", "suffix", "asked"),
+    [
+        ("openai", "/v1", "/v1/models"),
+        ("openrouter", "/v1", "/v1/models"),
+        ("openresponses", "/v1", "/v1/models"),
+        ("anthropic", "", "/v1/models"),
+        ("ollama", "/v1", "/api/tags"),
+    ],
+)
+def test_each_provider_lists_its_models_where_it_keeps_them(provider: str, suffix: str, asked: str) -> None:
+    with ScriptedServer([], models=MODELS) as server:
+        key = None if provider == "ollama" else KeySource(provider, env_name="K", environ={"K": "sk-x"})
+        assert listed_models(Connection(provider, server.url + suffix, key)) == list(MODELS)
+    assert server.lookups == [asked]
