@@ -102,6 +102,10 @@ class Compaction(Protocol):
 
     def replied(self, usage: Usage) -> None: ...
 
+    def forget(self) -> None:
+        """The conversation was started anew: what its last reply reported no longer holds."""
+        ...
+
     def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
         """May replace agent.messages before `turn_start` (where the running prompt is) by a
         summary; returns the prompt's index after it."""
@@ -250,6 +254,8 @@ class Agent:
     def clear(self) -> None:
         """Start the conversation anew (the session and its record go on)."""
         self.messages = []
+        if self.compaction is not None:
+            self.compaction.forget()
         self.events.cleared()
 
     def run(self, prompt: str) -> RunResult:
