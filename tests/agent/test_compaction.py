@@ -127,9 +127,11 @@ def test_context_reports_the_parts_the_window_and_the_threshold() -> None:
 
 
 def test_a_cleared_conversation_is_not_compacted_for_what_the_old_one_used() -> None:
-    compactor = _compactor(2000, None, [])
+    said: list[str] = []
+    compactor = _compactor(2000, None, said)
     agent, model = _agent([Assistant("answer")], compactor)
     compactor.replied(Usage(1900, 50))
     agent.clear()
     assert agent.run("new start").text == "answer"
     assert model.seen == [[User("new start")]]
+    assert said == [] and compactor.space(agent).used < 100  # no compaction tried, nor refused
