@@ -11,6 +11,7 @@
     ├── RequestError      policy: a dry-run request that cannot be read (also a ValueError)
     ├── AgentError        agent: what ends a run or stops the agent from starting
     │   ├── ConfigError   a bad flag, config file or missing key
+    │   ├── UsageError    a command line that cannot run (exit 2)
     │   ├── ModelError    the provider refused or failed
     │   └── Cancelled     Ctrl-C aborted the run
     ├── UndoRefused       agent: an /undo-turn refused whole (a file changed since, or cannot be undone)

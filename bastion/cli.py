@@ -78,14 +78,17 @@ def _plain_args(argv: Sequence[str]) -> SimpleNamespace | None:
     return SimpleNamespace(**values)
 
 
-def _print_human(result: dict[str, Any], out: TextIO) -> None:
+def _print_human(result: dict[str, Any], out: TextIO, cwd: str) -> None:
     out.write(f"{result['decision']}: {result['reason']}\n")
     if result.get("rule"):
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
         out.write(f"  runs: {result['plan']}\n")
-    if result.get("reads"):
-        out.write(f"  reads: {', '.join(result['reads'])}\n")
+    # A name that is no file here is left out: a revision (`git diff HEAD~1`) is decided as a read
+    # in case it names a file, but a person reads "reads:" as files.
+    files = [r for r in result.get("reads") or () if os.path.lexists(os.path.join(cwd, r))]
+    if files:
+        out.write(f"  reads: {', '.join(files)}\n")
 
 
 def _jsonl(dry: DryRun, stdin: TextIO, out: TextIO) -> int:
@@ -148,50 +151,8 @@ def check(
     if args.json:
         out.write(json.dumps(result) + "\n")
     else:
-        _print_human(result, out)
+        _print_human(result, out, os.path.abspath(args.cwd))
     return EXIT[result["decision"]]
-
-
-def doctor(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = None) -> int:
-    """`bastion doctor`: the sandbox a session here would have: the config's mode, the kernel's
-    Landlock ABI and what it enforces, and what each kind of command runs under."""
-    import argparse
-    import platform
-
-    from .policy import PolicyError, load_settings
-    from .sandbox import describe, enforced, landlock_abi
-    from .workspace import LocalWorkspace
-
-    out, err = out or sys.stdout, err or sys.stderr
-    p = argparse.ArgumentParser(prog="bastion doctor", description="Report the sandbox commands run under.")
-    p.add_argument("--cwd", default=".", help="the working directory of the session (default: .)")
-    p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
-    try:
-        args = p.parse_args(list(argv))
-    except SystemExit as exc:
-        return USAGE if exc.code else 0
-    root = os.path.abspath(args.cwd)
-    if not os.path.isdir(root):
-        err.write(f"bastion doctor: {args.cwd}: not a directory\n")
-        return USAGE
-    ws = LocalWorkspace(root)
-    try:
-        settings = load_settings(ws, args.config)
-    except PolicyError as exc:
-        err.write(f"bastion doctor: {exc}\n")
-        return 1
-    finally:
-        ws.close()
-    config = settings.sandbox
-    version = landlock_abi()
-    out.write(f"sandbox = {config.mode!r} ({', '.join(settings.sources) or 'no config file: the default'})\n")
-    kernel = f"{platform.system()} {platform.release()} {platform.machine()}"
-    out.write(f"Landlock: ABI {version} ({kernel})\n" if version else f"Landlock: none ({kernel})\n")
-    for line in enforced(version):
-        out.write(f"  {line}\n")
-    for kind, read_only in (("auto-allowed lines", True), ("approved lines", False)):
-        out.write(f"{kind}: {describe(config, read_only=read_only, root=ws.real_root)}\n")
-    return 0
 
 
 def main(argv: Sequence[str] | None = None) -> int:
@@ -209,7 +170,9 @@ def _dispatch(args: list[str]) -> int:
     if args[:1] == ["check"]:
         return check(args[1:])
     if args[:1] == ["doctor"]:
-        return doctor(args[1:])
+        from .doctor import doctor_main
+
+        return doctor_main(args[1:])
     if args[:1] in (["audit"], ["hook"]):
         from . import audit
 

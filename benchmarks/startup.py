@@ -1,11 +1,12 @@
 """How long the agent takes to start: the REPL from exec to its prompt, and -p from exec to its
 first request reaching the (scripted) model server; and whether `bastion check` loads rich.
 
-    .venv/bin/python benchmarks/startup.py [--runs N] [--python PATH]
+    .venv/bin/python benchmarks/startup.py [--runs N] [--before REF] [--python PATH]
 
---python runs another checkout's interpreter (its venv's python, e.g. /work/main/.venv/bin/python)
-against the same scripted server, to compare before and after a change. Figures are medians (and
-the fastest) over N runs (default 7) of wall time, in milliseconds.
+--before REF measures the code of REF too (a commit of this repository, checked out for the run in
+a temporary git worktree and put first on PYTHONPATH, run by the same interpreter), the runs of
+both interleaved, and prints before and after. --python runs another interpreter instead of this
+one. Figures are medians (and the fastest) over N runs (default 7) of wall time, in milliseconds.
 """
 
 from __future__ import annotations
@@ -28,9 +29,15 @@ from tests.agent.scripted_server import ScriptedServer  # noqa: E402
 CODE = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
 
 
-def _env(tmp: str) -> dict[str, str]:
+ROOT = Path(__file__).resolve().parents[1]
+
+
+def _env(tmp: str, code: str | None = None) -> dict[str, str]:
+    """The environment of a run; `code`: a checkout whose bastion is imported instead of this one."""
+    extra = {"PYTHONPATH": code} if code else {}
     return {
         **os.environ,
+        **extra,
         "BASTION_HOME": os.path.join(tmp, "home"),
         "HOME": tmp,
         "XDG_CONFIG_HOME": os.path.join(tmp, "xdg"),
@@ -40,13 +47,13 @@ def _env(tmp: str) -> dict[str, str]:
     }
 
 
-def repl_to_prompt(python: str, url: str, tmp: str) -> float:
+def repl_to_prompt(python: str, url: str, tmp: str, code: str | None = None) -> float:
     start = time.perf_counter()
     child = pexpect.spawn(
         python,
         ["-c", CODE, "--provider", "openai", "--base-url", url + "/v1"],
         cwd=tmp,
-        env=_env(tmp),
+        env=_env(tmp, code),
         encoding="utf-8",
         timeout=60,
     )
@@ -58,13 +65,14 @@ def repl_to_prompt(python: str, url: str, tmp: str) -> float:
     return took
 
 
-def p_to_first_request(python: str, tmp: str) -> float:
+def p_to_first_request(python: str, tmp: str, code: str | None = None) -> float:
     with ScriptedServer([{"text": "ok"}]) as server:
         start = time.perf_counter()
         proc = subprocess.Popen(
             [python, "-c", CODE, "-p", "hi", "--provider", "openai", "--base-url", server.url + "/v1"],
             cwd=tmp,
-            env=_env(tmp),
+            env=_env(tmp, code),
+            stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=subprocess.DEVNULL,
         )
@@ -75,13 +83,38 @@ def p_to_first_request(python: str, tmp: str) -> float:
     return took
 
 
-def check_loads_rich(python: str, tmp: str) -> bool:
-    code = (
-        "import sys; from bastion.cli import main; main(['check', 'ls']); "
+def check_loads_rich(python: str, tmp: str, code: str | None = None) -> bool:
+    script = (
+        "import sys; from bastion.cli import main; main(['check', '--', 'ls']); "
         "print('rich' in sys.modules, file=sys.stderr)"
     )
-    done = subprocess.run([python, "-c", code], cwd=tmp, env=_env(tmp), capture_output=True, text=True)
+    done = subprocess.run(
+        [python, "-c", script], cwd=tmp, env=_env(tmp, code), capture_output=True, text=True
+    )
     return done.stderr.strip().endswith("True")
+
+
+def _imported_from(python: str, tmp: str, code: str | None) -> str:
+    """Where the runs' bastion is imported from (so a --before run is known to run REF's code)."""
+    script = "import bastion, os; print(os.path.dirname(os.path.dirname(bastion.__file__)))"
+    done = subprocess.run(
+        [python, "-c", script], cwd=tmp, env=_env(tmp, code), capture_output=True, text=True
+    )
+    return done.stdout.strip()
+
+
+def _checkout(ref: str, where: str) -> str:
+    subprocess.run(
+        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", where, ref],
+        check=True,
+        stdout=subprocess.DEVNULL,
+    )
+    return where
+
+
+def _figures(name: str, label: str, times: list[float], runs: int) -> str:
+    ms = [t * 1000 for t in times]
+    return f"{name} ({label}): median {statistics.median(ms):.0f} ms, fastest {min(ms):.0f} ms ({runs} runs)"
 
 
 def main() -> None:
@@ -90,15 +123,35 @@ def main() -> None:
     )
     parser.add_argument("--runs", type=int, default=7)
     parser.add_argument("--python", default=sys.executable)
+    parser.add_argument("--before", metavar="REF", help="also measure this commit's code (e.g. main)")
     args = parser.parse_args()
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer([]) as idle:
-        repl = [repl_to_prompt(args.python, idle.url, tmp) for _ in range(args.runs)]
-        one = [p_to_first_request(args.python, tmp) for _ in range(args.runs)]
-        rich = check_loads_rich(args.python, tmp)
-    for name, times in (("REPL to its prompt", repl), ("-p to its first request", one)):
-        ms = [t * 1000 for t in times]
-        print(f"{name}: median {statistics.median(ms):.0f} ms, fastest {min(ms):.0f} ms ({args.runs} runs)")
-    print(f"bastion check loads rich: {'yes' if rich else 'no'}")
+        versions: dict[str, str | None] = {"after": None}
+        if args.before:
+            versions = {"before": _checkout(args.before, os.path.join(tmp, "before")), **versions}
+        try:
+            work = os.path.join(tmp, "work")
+            os.mkdir(work)
+            for label, code in versions.items():
+                print(f"{label}: bastion from {_imported_from(args.python, work, code)}")
+            repl: dict[str, list[float]] = {label: [] for label in versions}
+            one: dict[str, list[float]] = {label: [] for label in versions}
+            for _ in range(args.runs):  # interleaved, so a busy moment weighs on both alike
+                for label, code in versions.items():
+                    repl[label].append(repl_to_prompt(args.python, idle.url, work, code))
+                    one[label].append(p_to_first_request(args.python, work, code))
+            rich = {label: check_loads_rich(args.python, work, code) for label, code in versions.items()}
+        finally:
+            if args.before:
+                subprocess.run(
+                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", os.path.join(tmp, "before")],
+                    check=False,
+                )
+    for name, figures in (("REPL to its prompt", repl), ("-p to its first request", one)):
+        for label, times in figures.items():
+            print(_figures(name, label, times, args.runs))
+    for label, loads in rich.items():
+        print(f"bastion check loads rich ({label}): {'yes' if loads else 'no'}")
 
 
 if __name__ == "__main__":

@@ -1,11 +1,27 @@
 """The agent: providers, the turn loop under the policy, one-shot runs, the REPL and sessions.
 
-Importing it is light: the SDKs (and their httpx2) and prompt_toolkit are imported where they are used.
+Importing it is light: the SDKs (and their httpx2) and prompt_toolkit are imported where they are
+used; the provider's setup (for `bastion doctor`) is loaded when first named.
 """
 
 import collections.abc
+import importlib
+import typing
 
-__all__ = ["main"]
+if typing.TYPE_CHECKING:
+    from ._setup import ProviderSetup, provider_setup
+
+__all__ = ["ProviderSetup", "main", "provider_setup"]
+
+_LAZY = dict.fromkeys(("ProviderSetup", "provider_setup"), "_setup")
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
 
 
 def main(argv: collections.abc.Sequence[str]) -> int:

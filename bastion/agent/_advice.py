@@ -5,6 +5,7 @@ does not answer as the API does."""
 from __future__ import annotations
 
 from ._types import AgentError, Failure
+from .providers import DEFAULTS
 
 __all__ = ["advice"]
 
@@ -20,8 +21,10 @@ def advice(err: AgentError, provider: str, base_url: str, key_from: str) -> str 
         return hint + "; check the URL (--base-url or the config's base_url) and that the server is up"
     if kind is Failure.AUTHENTICATION:
         return f"the key was refused by {base_url}: check {key_from}"
-    if kind in (Failure.PROTOCOL_ERROR, Failure.MODEL_NOT_FOUND) and "<html" in str(err).lower():
-        return f"{base_url} answered with a web page: not an API endpoint (OpenAI-style ones end in /v1)"
+    if getattr(err, "web_page", False):
+        usual = DEFAULTS[provider][1] if provider in DEFAULTS else None
+        where = f"{provider}'s is {usual}" if usual else "OpenAI-style ones end in /v1"
+        return f"{base_url} answered with a web page: not an API endpoint ({where})"
     if kind is Failure.PROTOCOL_ERROR:
         return f"{base_url} did not answer as the {provider} API does: is it the API endpoint?"
     return None

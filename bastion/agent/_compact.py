@@ -154,6 +154,9 @@ class Compactor:
             usage.input_tokens + usage.cache_read_tokens + usage.cache_creation_tokens + usage.output_tokens
         ) or None
 
+    def forget(self) -> None:
+        self.reported = None
+
     def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
         """Compact ahead of a request when the conversation is at the threshold; the new start of
         the running prompt in agent.messages. A compaction refused or failed is said, and the run

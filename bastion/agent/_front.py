@@ -317,3 +317,9 @@ class Fanout(Events):
 
     def spent(self, usage: Usage, replies: int) -> None:
         self._each("spent")(usage, replies)
+
+    def withdrawn(self, message: Message) -> None:
+        self._each("withdrawn")(message)
+
+    def cleared(self) -> None:
+        self._each("cleared")()

@@ -14,12 +14,14 @@ from dataclasses import dataclass
 from typing import TextIO
 
 from ._advice import advice
-from ._colour import colour_for
+from ._ask import CallKey
+from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
+from ._prompt_input import read_prompt
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage
+from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage, UsageError
 from .loop import Agent, Answerer, Gatekeeper, RunResult
 from .providers import EFFORTS, Connection, model_limits, prices_of
 
@@ -30,11 +32,14 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
-        epilog="Other commands: bastion check | audit | hook | doctor (each with --help).",
+        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config (each with --help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
-        "-p", "--prompt", help='run one prompt, then exit; "-" reads the prompt from standard input'
+        "-p",
+        "--prompt",
+        help='run one prompt, then exit; "-" reads the prompt from standard input, and piped standard '
+        "input is added after a prompt given here (unless --yes-to stdin)",
     )
     p.add_argument("--provider", choices=PROVIDERS, help="the model provider (default: the config's)")
     p.add_argument("--model", help="the model's name at the provider")
@@ -62,15 +67,26 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--yes-to",
-        choices=("ask", "none"),
+        choices=("ask", "stdin", "none"),
         default="ask",
-        help="how -p answers a question: ask (read y/n from standard input) or none (refuse)",
+        help="how -p answers a question: ask (read y/n from standard input, when it is not the "
+        "prompt's), stdin (each answer a line of piped standard input, never part of the prompt) "
+        "or none (refuse)",
     )
     p.add_argument("--allow", action="append", default=[], metavar="RULE", help="allow what RULE names")
     p.add_argument("--ask", action="append", default=[], metavar="RULE", help="ask before what RULE names")
     p.add_argument("--deny", action="append", default=[], metavar="RULE", help="refuse what RULE names")
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
-    p.add_argument("--resume", metavar="ID", help="continue a session")
+    p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
+    p.add_argument(
+        "--continue",
+        dest="continue_",
+        action="store_true",
+        help="continue the latest session of this directory",
+    )
+    p.add_argument(
+        "--here", action="store_true", help="with --resume: continue the session in this directory"
+    )
     return p
 
 
@@ -142,7 +158,10 @@ def _build(
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
     if args.resume:
-        session, messages = Session.resume(home, args.resume, cwd)
+        session, messages = Session.resume(home, args.resume, cwd, here=args.here)
+        if isinstance(answer, Asker):
+            for tool, arguments in session.rules:
+                answer.rules.add(CallKey(tool, arguments))
     else:
         session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
     policy_gate = Gate(settings, ws, stamper)
@@ -284,7 +303,7 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 # The subcommands bastion/cli.py dispatches before the agent's flags are read.
-SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions")
+SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config")
 
 
 def _version() -> str:
@@ -309,11 +328,20 @@ def _stray_word(argv: Sequence[str]) -> str | None:
     return f"bastion: unknown command {word!r}; {hint} (commands: {', '.join(SUBCOMMANDS)})"
 
 
-def _read_prompt(prompt: str) -> str | None:
-    """-p's prompt: `-` reads it from standard input. None when it is empty (a usage error)."""
-    if prompt == "-":
-        prompt = sys.stdin.read()
-    return prompt if prompt.strip() else None
+def _latest_session(home: str, cwd: str) -> str:
+    found = list_sessions(home, cwd)
+    if not found:
+        raise ConfigError(f"--continue: no session has run in {cwd} (bastion --list)")
+    return found[-1].id
+
+
+def _list(home: str, cwd: str) -> int:
+    found = list_sessions(home, cwd)
+    if not found:
+        print(f"no sessions with a prompt in {cwd}")
+    for info in found:
+        print(clean(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
+    return 0
 
 
 def main(argv: Sequence[str]) -> int:
@@ -321,6 +349,10 @@ def main(argv: Sequence[str]) -> int:
         from ._sessions_cli import sessions_main
 
         return sessions_main(argv[1:], dict(os.environ), os.getcwd())
+    if list(argv[:1]) == ["config"]:
+        from ._config_init import config_main
+
+        return config_main(argv[1:], dict(os.environ))
     stray = _stray_word(argv)
     if stray is not None:
         print(stray, file=sys.stderr)
@@ -332,28 +364,36 @@ def main(argv: Sequence[str]) -> int:
     if args.version:
         print(f"bastion {_version()}")
         return 0
-    if args.prompt is not None:
-        prompt = _read_prompt(args.prompt)
-        if prompt is None:
-            where = "standard input was empty" if args.prompt == "-" else "it is empty"
-            print(f"bastion: -p needs a prompt ({where}); -p - reads it from standard input", file=sys.stderr)
-            return 2
-        args.prompt = prompt
-    if args.transcript and args.prompt is None:
-        print("bastion: --transcript needs -p (a transcript is of one run)", file=sys.stderr)
+    try:
+        _usage(args)
+        if args.prompt is not None:
+            args.prompt = read_prompt(args.prompt, args.yes_to, sys.stdin)
+    except UsageError as err:
+        print(f"bastion: {err}", file=sys.stderr)
         return 2
     environ = dict(os.environ)
     cwd = os.getcwd()
+    home = bastion_home(environ)
     if args.list:
-        for info in list_sessions(bastion_home(environ), cwd):
-            print(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}")
-        return 0
+        return _list(home, cwd)
     try:
+        if args.continue_:
+            args.resume = _latest_session(home, cwd)
         if args.prompt is not None:
             return _one_shot(args, environ, cwd)
         from ._repl import repl
 
         return repl(args, environ, cwd, _build)
     except ConfigError as err:
-        print(f"bastion: {err}", file=sys.stderr)
+        print(clean(f"bastion: {err}"), file=sys.stderr)
         return 1
+
+
+def _usage(args: argparse.Namespace) -> None:
+    """Flags that do not go together."""
+    if args.transcript and args.prompt is None:
+        raise UsageError("--transcript needs -p (a transcript is of one run)")
+    if args.continue_ and args.resume:
+        raise UsageError("--continue resumes the latest session; --resume ID names one: give one of them")
+    if args.here and not (args.resume or args.continue_):
+        raise UsageError("--here goes with --resume or --continue")

@@ -18,7 +18,7 @@ from typing import Any
 
 from ..policy import load_json
 from ._compact import summary_messages
-from ._types import ConfigError, Message, message_from_dict
+from ._types import ConfigError, Message, User, message_from_dict
 
 __all__ = [
     "CHAIN",
@@ -71,11 +71,18 @@ class _Rebuild:
             ):
                 raise ValueError("a compaction event names no summary or more messages than there are")
             self.messages[:replaced] = summary_messages(summary)
+        elif kind == "prompt_withdrawn":
+            if not self.messages or not isinstance(self.messages[-1], User):
+                raise ValueError("a prompt_withdrawn event follows no prompt")
+            self.messages.pop()
+        elif kind == "cleared":
+            self.messages = []
 
 
 def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
     """The conversation a record leaves: its messages in order, each compaction replacing the
-    messages it summarised (the record keeps them all). Raises ValueError naming a bad event."""
+    messages it summarised, a prompt the model never answered withdrawn, /clear starting anew
+    (the record keeps them all). Raises ValueError naming a bad event."""
     rebuild = _Rebuild()
     for e in events:
         rebuild.feed(e)

@@ -13,12 +13,11 @@ from typing import TYPE_CHECKING, Any
 from ._ask import CallKey
 from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
-from ._long import LONG_COMMANDS as _LONG_COMMANDS
 from ._render import MarkdownStream
 from ._session import bastion_home
-from ._types import AgentError, Cancelled, Message, Usage
-from .loop import Agent, Answerer, Events
-from .providers import EFFORTS
+from ._slash import COMMANDS, ReplState, Tally, run_command
+from ._types import AgentError, Assistant, Cancelled, Failure, Message, User
+from .loop import Agent, Answerer
 
 if TYPE_CHECKING:
     from ._main import Built
@@ -28,42 +27,36 @@ if TYPE_CHECKING:
 # directory, where to print, and who answers a question.
 Build = Callable[[argparse.Namespace, Mapping[str, str], str, Printer, Answerer], "Built"]
 
-__all__ = ["repl"]
+__all__ = ["recap", "repl"]
 
-HELP = """/model NAME     use another model from the next request
-/think on|off   reasoning on or off; /think EFFORT sets its effort ({efforts})
-/tools          the tools the model has
-/permissions    the calls allowed for this session with `a`; /permissions drop N drops one
-/cost           the tokens (and cost, where known) of this session so far
-/session        this session's ID and file
-/diff           what the last turn changed, as a unified diff
-/undo-turn      put back the files the last turn changed (refused if any changed since)
-/compact [FOCUS] summarise the conversation so far to save space (FOCUS: what to keep above all)
-/context        tokens used, the window, when it compacts, and what takes the space
-/help           this list
-/quit           leave (or Ctrl-D, or Ctrl-C twice on an empty line)
-A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new line;
-Ctrl-C clears a half-typed line; Tab completes a slash command."""
-
-COMMANDS = ("/model", "/think", "/tools", "/permissions", "/cost", "/session", "/help", "/quit")
 HISTORY = "history"
+# How many of a resumed conversation's last exchanges are shown, and how much of each.
+RECAP_EXCHANGES = 2
+RECAP_CHARS = 300
 
 
-class Tally(Events):
-    """The usage of every reply of this session (its sub-agents' too), added up."""
+def recap(messages: list[Message], exchanges: int = RECAP_EXCHANGES) -> list[str]:
+    """A resumed conversation's last exchanges, for a person: each prompt and the model's text
+    after it, cut short."""
+    prompts = [i for i, m in enumerate(messages) if isinstance(m, User)]
+    lines = []
+    for start in prompts[-exchanges:]:
+        prompt = messages[start]
+        assert isinstance(prompt, User)
+        lines.append(clean(f"> {_short(prompt.text)}"))
+        replies = [
+            m.text
+            for m in messages[start + 1 : next((i for i in prompts if i > start), len(messages))]
+            if isinstance(m, Assistant) and m.text.strip()
+        ]
+        if replies:
+            lines.append(clean(_short(replies[-1])))
+    return lines
 
-    def __init__(self) -> None:
-        self.usage = Usage()
-        self.replies = 0
 
-    def message(self, message: Message, usage: Usage | None = None) -> None:
-        if usage is not None:
-            self.usage.add(usage)
-            self.replies += 1
-
-    def spent(self, usage: Usage, replies: int) -> None:
-        self.usage.add(usage)
-        self.replies += replies
+def _short(text: str) -> str:
+    text = text.strip()
+    return text if len(text) <= RECAP_CHARS else text[: RECAP_CHARS - 1] + "…"
 
 
 def _history(home: str) -> Any:
@@ -140,8 +133,11 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     recorded.append(session)
     tally = Tally()
     agent.events = Fanout(agent.events, tally)
+    state = ReplState(agent, session, asker, tally, built.connection)
     options = agent.model.options
     print(f"bastion · {options.provider} {options.model} · session {session.id} · /help for commands")
+    if args.resume and agent.messages:
+        print("\n".join(["(the conversation so far ends with)", *recap(agent.messages), ""]))
     interrupted = False
     try:
         while True:
@@ -161,7 +157,7 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 continue
             if line.startswith("/") and not line.startswith("//"):
                 try:
-                    if _command(line, agent, session, asker, tally) == "quit":
+                    if run_command(line, state):
                         break
                 except KeyboardInterrupt:
                     print("\n[aborted]")
@@ -170,86 +166,27 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 agent.run(line.removeprefix("/") if line.startswith("//") else line)
                 print()
             except (Cancelled, KeyboardInterrupt):
-                print("\n[aborted]")
+                print("\n[aborted]" + _withdrawn(agent))
             except AgentError as err:
-                print(f"\nbastion: {err}")
+                print(f"\nbastion: {err}{_withdrawn(agent)}")
                 hint = built.advice(err)
                 if hint is not None:
                     print(f"bastion: {hint}")
+                if err.kind is Failure.CONTEXT_EXCEEDED:
+                    print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:
         session.close()
     print(f"To resume this session: bastion --resume {session.id}")
     return 0
 
 
-def _write(text: str) -> None:
-    sys.stdout.write(text)
-    sys.stdout.flush()
-
-
-def _cost(tally: Tally) -> str:
-    u = tally.usage
-    cost = "unknown" if u.cost_usd is None else f"${u.cost_usd:.4f}"
+def _withdrawn(agent: Agent) -> str:
+    """Take back a prompt the model never answered, and say so."""
     return (
-        f"{tally.replies} replies: {u.input_tokens} input, {u.output_tokens} output, "
-        f"{u.cache_read_tokens} cache read, {u.cache_creation_tokens} cache write tokens; cost {cost}"
+        " (the prompt was not answered and is not kept: send it again)" if agent.withdraw_unanswered() else ""
     )
 
 
-def _permissions(rest: str, asker: Asker, session: Session) -> None:
-    word, _, number = rest.partition(" ")
-    if word == "drop":
-        index = int(number) - 1 if number.strip().isdigit() else -1
-        dropped = asker.rules.drop(index)
-        if dropped is None:
-            print(f"bastion: /permissions drop: no rule {number.strip() or '(none given)'}")
-            return
-        session.record("session_rule_dropped", tool=dropped.tool, arguments=dropped.arguments)
-        print(f"dropped: {dropped.tool} {dropped.arguments}")
-        return
-    if rest:
-        print("bastion: /permissions takes nothing, or drop N")
-        return
-    if not asker.rules.keys:
-        print("no calls allowed for this session (answer a to a question to add one)")
-    for n, key in enumerate(asker.rules.keys, 1):
-        print(clean(f"{n}. {key.tool} {key.arguments}"))
-
-
-def _command(line: str, agent: Agent, session: Session, asker: Asker, tally: Tally) -> str:
-    name, _, rest = line.partition(" ")
-    rest = rest.strip()
-    options = agent.model.options
-    if name == "/quit":
-        return "quit"
-    if name == "/help":
-        print(HELP.format(efforts=", ".join(EFFORTS)))
-    elif name == "/model":
-        if rest:
-            options.model = rest
-            session.record("model", model=rest)
-        print(f"model: {options.model}")
-    elif name == "/think":
-        if rest in ("on", "off"):
-            options.think = rest == "on"
-        elif rest in EFFORTS:
-            options.think, options.effort = True, rest
-        elif rest:
-            print(f"bastion: /think: {rest!r} is not on, off or one of {', '.join(EFFORTS)}")
-            return ""
-        session.record("think", think=options.think, effort=options.effort)
-        print(f"think: {'on' if options.think else 'off'}, effort {options.effort}")
-    elif name == "/tools":
-        for spec in agent.tools.specs():
-            print(f"{spec.name}: {spec.description.splitlines()[0] if spec.description else ''}")
-    elif name == "/permissions":
-        _permissions(rest, asker, session)
-    elif name == "/cost":
-        print(_cost(tally))
-    elif name == "/session":
-        print(f"session {session.id}: {session.path}")
-    elif name in _LONG_COMMANDS:
-        _LONG_COMMANDS[name](rest, agent, session)
-    else:
-        print(f"bastion: unknown command {name} (/help lists them; // sends a line that starts with /)")
-    return ""
+def _write(text: str) -> None:
+    sys.stdout.write(text)
+    sys.stdout.flush()

@@ -22,7 +22,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
@@ -35,6 +35,7 @@ from ._types import (
     ToolCall,
     ToolResult,
     Usage,
+    User,
     message_to_dict,
 )
 from .loop import INTERRUPTED, Answer, Events
@@ -47,7 +48,9 @@ __all__ = [
     "is_session_id",
     "list_sessions",
     "new_session_id",
+    "recorded_cwd",
     "session_path",
+    "session_rules",
     "sessions_dir",
 ]
 
@@ -81,10 +84,39 @@ def _store(home: str) -> str:
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
+    """A session as --list and --continue see it: `cwd` is the directory it last ran in (its
+    header's, or its last resume's), `written` when its file was last written to."""
+
     id: str
     created: str
     cwd: str
     first_prompt: str
+    written: float = 0.0
+
+
+def recorded_cwd(events: Sequence[Mapping[str, Any]]) -> str | None:
+    """The directory a session last ran in: its last resume's, else its header's."""
+    found = None
+    for e in events:
+        if e.get("type") in ("session", "resumed") and isinstance(e.get("cwd"), str):
+            found = str(e["cwd"])
+    return found
+
+
+def session_rules(events: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
+    """The calls allowed for the rest of the session with `a` (tool, canonical arguments), in the
+    order they were added, those dropped with /permissions left out."""
+    rules: list[tuple[str, str]] = []
+    for e in events:
+        key = (e.get("tool"), e.get("arguments"))
+        if not isinstance(key[0], str) or not isinstance(key[1], str):
+            continue
+        pair = (key[0], key[1])
+        if e.get("type") == "session_rule" and pair not in rules:
+            rules.append(pair)
+        elif e.get("type") == "session_rule_dropped" and pair in rules:
+            rules.remove(pair)
+    return rules
 
 
 class Recording(Events, abc.ABC):
@@ -139,6 +171,8 @@ class Session(Recording):
         # Lines a full disk kept out of the file, written (in order) once it has room again.
         self._unwritten: list[str] = []
         self._warn = warn or (lambda text: print(f"bastion: {text}", file=sys.stderr))
+        # What a resume restored: the calls allowed with `a` (tool, canonical arguments).
+        self.rules: list[tuple[str, str]] = []
 
     @classmethod
     def create(cls, home: str, cwd: str, provider: str, model: str) -> Session:
@@ -156,12 +190,26 @@ class Session(Recording):
 
     @classmethod
     def resume(
-        cls, home: str, session_id: str, cwd: str, warn: Callable[[str], None] | None = None
+        cls,
+        home: str,
+        session_id: str,
+        cwd: str,
+        warn: Callable[[str], None] | None = None,
+        *,
+        here: bool = True,
     ) -> tuple[Session, list[Message]]:
         """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
-        there); a call an abort cut off is answered as interrupted; a torn last line is cut off
-        (kept in PATH.torn) and reported."""
+        there); a call an abort cut off is answered as interrupted; a prompt the model never
+        answered is withdrawn; a torn last line is cut off (kept in PATH.torn) and reported. Unless
+        `here`, a session last run in another directory is refused, naming it."""
         path = session_path(home, session_id, "--resume")
+        if not here:
+            where = recorded_cwd(read_record(path).events)
+            if where is not None and where != cwd:
+                raise ConfigError(
+                    f"--resume: session {session_id} ran in {where}; cd there to resume it, "
+                    f"or add --here to continue it in {cwd}"
+                )
         try:
             torn = repair_torn(path)
         except OSError as err:
@@ -172,6 +220,7 @@ class Session(Recording):
         except (ValueError, KeyError, TypeError) as err:
             raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
         session = cls(path, session_id, last_chain(record), warn)
+        session.rules = session_rules(record.events)
         if torn is not None:
             session._warn(
                 f"session {session_id}: its last line was torn (a crash or a full disk) and is cut off, "
@@ -185,6 +234,8 @@ class Session(Recording):
                         cut = ToolResult(c.id, c.name, INTERRUPTED, is_error=True)
                         messages.append(cut)
                         session.message(cut)
+        if messages and isinstance(messages[-1], User):
+            session.withdrawn(messages.pop())
         session.record("resumed", at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), cwd=cwd)
         return session, messages
 
@@ -218,6 +269,12 @@ class Session(Recording):
                 return
             self._unwritten.pop(0)
 
+    def withdrawn(self, message: Message) -> None:
+        self.record("prompt_withdrawn", reason="the model never answered it")
+
+    def cleared(self) -> None:
+        self.record("cleared")
+
     def close(self) -> None:
         if self._unwritten:
             self._warn(f"session {self.id}: {len(self._unwritten)} events could not be recorded (no space)")
@@ -240,7 +297,7 @@ def _events(path: str) -> list[dict[str, Any]]:
 
 
 def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
-    """Sessions recorded in `cwd`, oldest first."""
+    """Sessions last run in `cwd` that hold a prompt, least recently written first."""
     store = os.path.join(home, "sessions")
     if not os.path.isdir(store):
         return []
@@ -248,19 +305,25 @@ def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
     for name in sorted(os.listdir(store)):
         if not name.endswith(".jsonl") or not _ID.fullmatch(name[:-6]):
             continue
+        path = os.path.join(store, name)
         try:
-            events = _events(os.path.join(store, name))
+            events = _events(path)
+            written = os.stat(path).st_mtime
         except (ConfigError, OSError):
             continue
-        if not events or events[0].get("type") != "session" or events[0].get("cwd") != cwd:
+        if not events or events[0].get("type") != "session" or recorded_cwd(events) != cwd:
             continue
         first = next(
             (
                 e["message"].get("text", "")
                 for e in events
-                if e.get("type") == "message" and e["message"].get("role") == "user"
+                if e.get("type") == "message"
+                and isinstance(e.get("message"), dict)
+                and e["message"].get("role") == "user"
             ),
             "",
         )
-        found.append(SessionInfo(name[:-6], str(events[0].get("created", "")), cwd, str(first)))
-    return found
+        if not isinstance(first, str) or not first.strip():
+            continue
+        found.append(SessionInfo(name[:-6], str(events[0].get("created", "")), cwd, first, written))
+    return sorted(found, key=lambda info: (info.written, info.id))

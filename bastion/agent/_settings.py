@@ -34,6 +34,8 @@ class ProviderConfig(BaseModel):
     @field_validator("base_url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
+        if value is not None and "://" not in value and re.fullmatch(r"[^\s/]+(/\S*)?", value):
+            raise ValueError(f"{value!r} has no scheme: write http://{value} (or https://)")
         if value is not None and not re.fullmatch(r"https?://[^\s/]+(/\S*)?", value):
             raise ValueError("must be an http:// or https:// URL")
         return value
@@ -65,7 +67,10 @@ def _check(data: Mapping[str, Any], where: str) -> ProviderConfig:
     except ValidationError as err:
         first = err.errors()[0]
         field = ".".join(str(p) for p in first["loc"]) or "(top)"
-        raise ConfigError(f"{where}: {field}: {first['msg']}") from None
+        message = str(first["msg"]).removeprefix("Value error, ")
+        if where == "flags":  # named as it was given: --base-url
+            raise ConfigError(f"--{field.replace('_', '-')}: {message}") from None
+        raise ConfigError(f"{where}: {field}: {message}") from None
 
 
 def provider_config(extra: Mapping[str, Any], where: str = "config") -> ProviderConfig:

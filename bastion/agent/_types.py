@@ -25,6 +25,7 @@ __all__ = [
     "ToolResult",
     "ToolSpec",
     "Usage",
+    "UsageError",
     "User",
     "message_from_dict",
     "message_to_dict",
@@ -74,10 +75,16 @@ class AgentError(BastionError):
     http_status: int | None = None
     retry_after: float | None = None
     attempts: int | None = None
+    # The server answered with a web page (HTML): the URL is not the API's.
+    web_page: bool = False
 
 
 class ConfigError(AgentError):
     """A bad flag, config file or missing key: reported before any request is made."""
+
+
+class UsageError(AgentError):
+    """A command line that cannot run: flags that do not go together, an empty prompt (exit 2)."""
 
 
 class ModelError(AgentError):
@@ -92,6 +99,7 @@ class ModelError(AgentError):
         http_status: int | None = None,
         retry_after: float | None = None,
         attempts: int | None = None,
+        web_page: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -100,6 +108,7 @@ class ModelError(AgentError):
         self.retry_after = retry_after
         # How many requests were made before the run gave up (retries included), when it was a request.
         self.attempts = attempts
+        self.web_page = web_page
 
 
 class Cancelled(AgentError):

@@ -103,6 +103,10 @@ class Compaction(Protocol):
 
     def replied(self, usage: Usage) -> None: ...
 
+    def forget(self) -> None:
+        """The conversation was started anew: what its last reply reported no longer holds."""
+        ...
+
     def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
         """May replace agent.messages before `turn_start` (where the running prompt is) by a
         summary; returns the prompt's index after it."""
@@ -149,6 +153,12 @@ class Events:
 
     def spent(self, usage: Usage, replies: int) -> None:
         """Replies made outside this conversation for it (a sub-agent's), and what they cost."""
+
+    def withdrawn(self, message: Message) -> None:
+        """A prompt the model never answered left the conversation."""
+
+    def cleared(self) -> None:
+        """The conversation was started anew (/clear)."""
 
 
 @dataclass(frozen=True, slots=True)
@@ -245,6 +255,22 @@ class Agent:
     def _add(self, message: Message, usage: Usage | None = None) -> None:
         self.messages.append(message)
         self.events.message(message, usage)
+
+    def withdraw_unanswered(self) -> bool:
+        """After a run that failed before the model answered its prompt: take the prompt back, so
+        the conversation does not hold two prompts in a row and the next request does not send the
+        one that failed (too long for the window, say) again. Whether there was one to take."""
+        if not self.messages or not isinstance(self.messages[-1], User):
+            return False
+        self.events.withdrawn(self.messages.pop())
+        return True
+
+    def clear(self) -> None:
+        """Start the conversation anew (the session and its record go on)."""
+        self.messages = []
+        if self.compaction is not None:
+            self.compaction.forget()
+        self.events.cleared()
 
     def run(self, prompt: str) -> RunResult:
         """Run one prompt to the model's last turn. Raises Cancelled (conversation kept valid) or

@@ -1,6 +1,6 @@
 """The policy: rules from ranked sources decide each subject of a tool call; config layers build it."""
 
-from ._config import PolicyFlags, Settings, load_settings, user_config_path
+from ._config import PROJECT_CONFIG, PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
 from ._env import child_env
@@ -25,6 +25,7 @@ __all__ = [
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
     "PATH_TOOLS",
+    "PROJECT_CONFIG",
     "READ_TOOLS",
     "SECRET_NOTE",
     "KIND_WORDS",

@@ -72,6 +72,36 @@ def _field(loc: Sequence[int | str]) -> str:
     return text or "(top level)"
 
 
+def _model_in(annotation: object) -> type[Strict] | None:
+    """The config model an annotation holds (itself, or inside `X | None`, `dict[str, X]`)."""
+    from typing import get_args
+
+    from ._schema import Strict
+
+    if isinstance(annotation, type) and issubclass(annotation, Strict):
+        return annotation
+    for arg in get_args(annotation):
+        found = _model_in(arg)
+        if found is not None:
+            return found
+    return None
+
+
+def _close_field(model: type[Strict], loc: Sequence[int | str]) -> str | None:
+    """The field of the table an unknown key stands in that is spelled most like it."""
+    import difflib
+
+    table: type[Strict] | None = model
+    for part in loc[:-1]:
+        field = table.model_fields.get(part) if isinstance(part, str) and table is not None else None
+        if field is not None:  # else a list index or a table's own key ([pricing."MODEL"])
+            table = _model_in(field.annotation)
+    if table is None or not loc:
+        return None
+    close = difflib.get_close_matches(str(loc[-1]), list(table.model_fields), n=1, cutoff=0.6)
+    return ".".join([*(str(p) for p in loc[:-1]), close[0]]) if close else None
+
+
 def _validate(model: type[Strict], data: dict[str, Any], path: str) -> Any:
     # pydantic is imported here, when a file is not plainly valid (_plain.py): a dry-run without a
     # config, or with a plain one, does not pay for building the models.
@@ -83,7 +113,9 @@ def _validate(model: type[Strict], data: dict[str, Any], path: str) -> Any:
         first = err.errors()[0]
         where = _field(first["loc"])
         if first["type"] == "extra_forbidden":
-            raise ConfigError(f"{path}: {where}: unknown field") from None
+            close = _close_field(model, first["loc"])
+            hint = f"; did you mean {close}?" if close else ""
+            raise ConfigError(f"{path}: {where}: unknown field{hint}") from None
         raise ConfigError(f"{path}: {where}: {first['msg']}") from None
 
 

@@ -220,8 +220,8 @@ class ScriptedServer:
     ) -> None:
         """`on_request(n)` runs when request n (from 0) arrives, before it is answered. `models` are
         what the vendors' model APIs say (Anthropic's GET /v1/models/ID, OpenRouter's GET /v1/models,
-        Ollama's POST /api/show): {"ID": {"context_window": N, "max_output_tokens": N}}; those asks
-        go to `lookups`, not `requests`."""
+        Ollama's POST /api/show and GET /api/tags): {"ID": {"context_window": N, "max_output_tokens":
+        N}}; those asks go to `lookups`, not `requests`."""
         self.rounds: list[dict[str, Any]] = [_round(r) for r in rounds]
         self.on_request = on_request
         self.models = models or {}
@@ -276,6 +276,8 @@ class ScriptedServer:
         if path == "/api/show" and isinstance(body, dict) and body.get("model") in self.models:
             limits = self.models[body["model"]]
             answer = {"model_info": {"qwen3.context_length": limits["context_window"]}}
+        elif path == "/api/tags":
+            answer = {"models": [{"name": name, "model": name} for name in self.models]}
         elif path == "/v1/models":
             answer = {
                 "object": "list",

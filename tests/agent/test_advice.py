@@ -4,7 +4,11 @@ the variable the refused key came from (never the key), a server that is not the
 from __future__ import annotations
 
 import socket
+import threading
+from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from pathlib import Path
+
+import pytest
 
 from bastion.agent._advice import advice
 from bastion.agent._types import Failure, ModelError
@@ -41,8 +45,58 @@ def test_a_refused_key_names_its_variable_and_never_the_key(tmp_path: Path) -> N
 
 
 def test_a_web_page_or_a_foreign_answer_says_the_url_is_not_the_api() -> None:
-    page = ModelError("HTTP 404: <!DOCTYPE html><html>", Failure.MODEL_NOT_FOUND)
+    page = ModelError("HTTP 404: <!DOCTYPE html><html>", Failure.MODEL_NOT_FOUND, web_page=True)
     assert "answered with a web page" in str(advice(page, "anthropic", "http://h", "$K"))
     broken = ModelError("the stream ended before the reply did", Failure.PROTOCOL_ERROR)
     assert "did not answer as the openai API does" in str(advice(broken, "openai", "http://h/v1", "$K"))
     assert advice(ModelError("slow down", Failure.RATE_LIMITED), "openai", "http://h", "$K") is None
+
+
+class _WebPage(BaseHTTPRequestHandler):
+    """A web server's page, whatever is asked, with the status the server was made with."""
+
+    status = 200
+
+    def log_message(self, format: str, *args: object) -> None:  # noqa: A002 - the base class's name
+        pass
+
+    def do_POST(self) -> None:  # noqa: N802 - http.server's name
+        body = b"<!DOCTYPE html><html><head><title>Welcome</title></head><body>hello</body></html>"
+        self.send_response(self.server.status)  # type: ignore[attr-defined]
+        self.send_header("content-type", "text/html")
+        self.send_header("content-length", str(len(body)))
+        self.end_headers()
+        self.wfile.write(body)
+
+
+@pytest.mark.parametrize("status", [200, 404, 405])
+@pytest.mark.parametrize("provider", ["openai", "anthropic", "openresponses"])
+def test_a_web_page_where_the_api_should_be_is_named_as_such(
+    tmp_path: Path, provider: str, status: int
+) -> None:
+    server = ThreadingHTTPServer(("127.0.0.1", 0), _WebPage)
+    server.status = status  # type: ignore[attr-defined]
+    thread = threading.Thread(target=server.serve_forever, args=(0.02,), daemon=True)
+    thread.start()
+    try:
+        url = f"http://127.0.0.1:{server.server_address[1]}/v1"
+        extra = ["--model", "m", "--api-key-env", "OPENAI_API_KEY"] if provider == "openresponses" else []
+        code, _, err = _run(tmp_path, ["--provider", provider, "--base-url", url, *extra])
+    finally:
+        server.shutdown()
+        server.server_close()
+    assert code != 0 and "answered with a web page: not an API endpoint" in err
+
+
+def test_a_refused_key_from_a_command_names_the_command(tmp_path: Path) -> None:
+    with ScriptedServer([{"status": 403, "error": "no"}, {"status": 403, "error": "no"}]) as server:
+        argv = [
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+            "--api-key-command",
+            "echo sk-cmd-0007",
+        ]
+        code, _, err = _run(tmp_path, argv)
+    assert code == 12 and "check the key api_key_command prints" in err and "sk-cmd-0007" not in err

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+import os
+import subprocess
+import sys
 from pathlib import Path
 
 from .agent_fixtures import run_main
@@ -46,3 +49,90 @@ def test_every_flag_has_a_help_line() -> None:
 
     missing = [a.option_strings for a in _parser()._actions if a.option_strings and not a.help]
     assert missing == []
+
+
+def test_piped_input_is_added_after_a_prompt_given_with_p(tmp_path: Path) -> None:
+    with ScriptedServer([{"text": "reviewed"}]) as server:
+        argv = ["-p", "review this", "--provider", "openai", "--base-url", server.url + "/v1"]
+        code, out, err = _run(tmp_path, argv, stdin="commit 1\n+x = 1\n")
+    assert code == 0 and out == "reviewed\n", err
+    assert server.requests[0]["body"]["messages"][-1]["content"] == "review this\n\ncommit 1\n+x = 1\n"
+
+
+def test_an_empty_prompt_with_piped_input_is_still_a_usage_error(tmp_path: Path) -> None:
+    code, out, err = _run(tmp_path, ["-p", "", "--provider", "openai"], stdin="some input\n")
+    assert code == 2 and out == "" and "-p needs a prompt (it is empty)" in err
+
+
+def test_yes_to_stdin_reads_answers_there_and_never_makes_them_the_prompt(tmp_path: Path) -> None:
+    rounds = [
+        {"calls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
+        {"text": "done"},
+    ]
+    with ScriptedServer(rounds) as server:
+        argv = [
+            "-p",
+            "write it",
+            "--yes-to",
+            "stdin",
+            "--provider",
+            "openai",
+            "--base-url",
+            server.url + "/v1",
+        ]
+        code, _, err = _run(tmp_path, argv, stdin="y\n")
+    assert code == 0, err
+    assert server.requests[0]["body"]["messages"][-1]["content"] == "write it"
+    assert (tmp_path / "work" / "out.txt").read_text() == "hi\n"
+    code, _, err = _run(tmp_path, ["-p", "-", "--yes-to", "stdin"], stdin="prompt\n")
+    assert code == 2 and "both read standard input" in err
+
+
+def test_with_the_prompt_piped_in_a_question_is_refused_not_answered_by_the_input(tmp_path: Path) -> None:
+    rounds = [
+        {"calls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
+        {"text": "ok"},
+    ]
+    with ScriptedServer(rounds) as server:
+        argv = ["-p", "write it", "--provider", "openai", "--base-url", server.url + "/v1"]
+        code, _, err = _run(tmp_path, argv, stdin="y\n")
+    assert code == 0, err
+    assert not (tmp_path / "work" / "out.txt").exists()
+    assert "no answer (end of input)" in server.requests[1]["body"]["messages"][-1]["content"]
+
+
+def test_an_unknown_config_key_suggests_the_right_one_in_one_line(tmp_path: Path) -> None:
+    config = tmp_path / "xdg" / "bastion" / "config.toml"
+    config.parent.mkdir(parents=True)
+    config.write_text('provider = "openai"\nmodle = "gpt-5"\n')
+    code, _, err = _run(tmp_path, ["-p", "hi"])
+    assert code == 1 and err == f"bastion: {config}: modle: unknown field; did you mean model?\n"
+
+
+def test_a_pipe_left_open_says_what_p_waits_for(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    code = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
+    with ScriptedServer([{"text": "reviewed"}]) as server:
+        argv = ["-p", "review this", "--provider", "openai", "--base-url", server.url + "/v1"]
+        proc = subprocess.Popen(
+            [sys.executable, "-c", code, *argv],
+            cwd=work,
+            env={**os.environ, **_env(tmp_path)},
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.PIPE,
+            text=True,
+        )
+        assert proc.stdin is not None and proc.stderr is not None
+        assert "waiting for standard input to add to the prompt" in proc.stderr.readline()
+        out, _ = proc.communicate("late input\n", timeout=30)
+    assert proc.returncode == 0 and out == "reviewed\n"
+    assert server.requests[0]["body"]["messages"][-1]["content"] == "review this\n\nlate input\n"
+
+
+def test_the_help_names_every_subcommand() -> None:
+    from bastion.agent._main import SUBCOMMANDS, _parser
+
+    shown = _parser().format_help()
+    assert [name for name in SUBCOMMANDS if name not in shown] == []

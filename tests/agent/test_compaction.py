@@ -10,7 +10,7 @@ from pathlib import Path
 import pytest
 
 from bastion.agent._compact import ACK, COMPACT_SYSTEM, SUMMARY_HEAD, Compactor, NotShrunk
-from bastion.agent._types import Assistant, Message, User
+from bastion.agent._types import Assistant, Message, Usage, User
 from bastion.agent.loop import Agent, Answer
 
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, run_main
@@ -124,3 +124,14 @@ def test_context_reports_the_parts_the_window_and_the_threshold() -> None:
     space = agent.compaction.space(agent)  # type: ignore[union-attr]
     assert (space.window, space.threshold) == (8000, 6000)
     assert space.turns == 2000 and space.system == 1 and space.used == space.system + space.tools + 2000
+
+
+def test_a_cleared_conversation_is_not_compacted_for_what_the_old_one_used() -> None:
+    said: list[str] = []
+    compactor = _compactor(2000, None, said)
+    agent, model = _agent([Assistant("answer")], compactor)
+    compactor.replied(Usage(1900, 50))
+    agent.clear()
+    assert agent.run("new start").text == "answer"
+    assert model.seen == [[User("new start")]]
+    assert said == [] and compactor.space(agent).used < 100  # no compaction tried, nor refused

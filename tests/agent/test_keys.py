@@ -50,7 +50,7 @@ def test_the_keys_variable_is_not_in_the_commands_environment(
     command = ["--api-key-command", "echo sk-from-a-command-0003"] if from_command else []
     with ScriptedServer(ROUNDS) as server:
         code, out, err = run_main(
-            ["-p", "print env", "--base-url", server.url + "/v1", *argv, *command],
+            ["-p", "print env", "--yes-to", "stdin", "--base-url", server.url + "/v1", *argv, *command],
             cwd=str(work),
             env=env,
             stdin="y\n",

@@ -188,6 +188,8 @@ def test_a_signal_mid_tool_kills_the_command_interrupts_the_call_writes_the_tran
         argv = [
             "-p",
             "wait",
+            "--yes-to",
+            "stdin",
             "--output-format",
             "json",
             "--base-url",

@@ -53,7 +53,10 @@ def test_another_directory_lists_none_of_them(tmp_path: Path) -> None:
             cwd=str(work),
             env=_env(tmp_path),
         )
-    assert run_main(["--list"], cwd=str(elsewhere), env=_env(tmp_path))[1] == ""
+    assert (
+        run_main(["--list"], cwd=str(elsewhere), env=_env(tmp_path))[1]
+        == f"no sessions with a prompt in {elsewhere}\n"
+    )
 
 
 def test_resuming_a_session_an_abort_cut_off_answers_its_open_call_as_interrupted(tmp_path: Path) -> None:

@@ -14,7 +14,7 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._repl import Tally
+from bastion.agent._slash import Tally
 from bastion.agent._subagent import (
     EXPLORE_TOOLS,
     Console,

@@ -4,8 +4,10 @@ pseudo-tool name (`bastion:outside`...), whichever way the call is decided."""
 
 from __future__ import annotations
 
+import io
 import json
 import os
+import pathlib
 import re
 import subprocess
 
@@ -145,3 +147,15 @@ def test_the_calls_reach_every_kind_of_subject(marked: Workspace) -> None:
     gate = DryRun(str(marked.config)).gate(str(marked.root))
     kinds = {s.kind for tool, args in CALLS for s in gate.decide(tool, dict(args)).subjects}
     assert kinds == set(Kind)
+
+
+def test_a_revision_is_not_shown_as_a_file_read(tmp_path: pathlib.Path) -> None:
+    subprocess.run(
+        ["git", "init", "-q", str(tmp_path)], check=True, env={**os.environ, "GIT_CONFIG_NOSYSTEM": "1"}
+    )
+    (tmp_path / "README.md").write_text("hi\n")
+    for line, shown in (("git diff HEAD~1", None), ("git diff HEAD~1 README.md", "  reads: README.md\n")):
+        out = io.StringIO()
+        check(["--config", os.devnull, "--cwd", str(tmp_path), "--", line], out=out)
+        reads = [text + "\n" for text in out.getvalue().splitlines() if text.startswith("  reads:")]
+        assert reads == ([shown] if shown else []), line

@@ -73,6 +73,7 @@ def test_a_resumed_session_audits_its_later_calls_where_it_was_resumed(tmp_path:
                 "read b",
                 "--resume",
                 session.stem,
+                "--here",
                 "--provider",
                 "openai",
                 "--base-url",

@@ -110,11 +110,12 @@ def test_doctor_reports_the_abi_and_what_it_enforces(tmp_path: pathlib.Path) -> 
     config = tmp_path / "config.toml"
     config.write_text('[sandbox]\nmode = "require"\nnetwork = false\n')
     done = subprocess.run(
-        [sys.executable, "-m", "bastion", "doctor", "--config", str(config), "--cwd", str(tmp_path)],
+        [sys.executable, "-m", "bastion", "doctor", "--offline", "--config", str(config),
+         "--cwd", str(tmp_path)],
         capture_output=True, text=True, check=True,
     )  # fmt: skip
     out = done.stdout
-    assert f"sandbox = 'require' ({config})" in out
+    assert f"sandbox: 'require' ({config})" in out
     assert f"Landlock: ABI {ABI} (Linux" in out
     assert "yes  file writes, creates and removes" in out
     assert ("yes" if ABI >= 4 else "no ") + "  TCP connect and bind (ABI 4)" in out
@@ -127,11 +128,11 @@ def test_doctor_reports_the_abi_and_what_it_enforces(tmp_path: pathlib.Path) -> 
 def test_doctor_reports_a_config_error(tmp_path: pathlib.Path) -> None:
     config = tmp_path / "config.toml"
     config.write_text('sandbox = "sometimes"\n')
-    err = io.StringIO()
+    out = io.StringIO()
     with pytest.MonkeyPatch.context() as patch:
-        patch.setattr(sys, "stderr", err)
-        assert main(["doctor", "--config", str(config), "--cwd", str(tmp_path)]) == 1
-    assert "sandbox.mode: Input should be 'auto', 'require' or 'off'" in err.getvalue()
+        patch.setattr(sys, "stdout", out)
+        assert main(["doctor", "--offline", "--config", str(config), "--cwd", str(tmp_path)]) == 1
+    assert "sandbox.mode: Input should be 'auto', 'require' or 'off'" in out.getvalue()
 
 
 def test_a_session_says_once_at_start_when_the_kernel_has_no_landlock(no_landlock: None) -> None:

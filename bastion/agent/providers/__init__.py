@@ -1,6 +1,7 @@
 """The providers: ollama, openai, openrouter, openresponses and anthropic, each a streaming Model on
 its vendor's SDK (openai, anthropic), imported the first time a request is made."""
 
+from ._catalogue import listed_models
 from ._clients import Connection
 from ._failures import KINDS, RetryPolicy
 from ._keys import KeySource
@@ -20,6 +21,7 @@ __all__ = [
     "Price",
     "RetryPolicy",
     "StreamingModel",
+    "listed_models",
     "make_model",
     "model_limits",
     "prices_of",

@@ -19,7 +19,7 @@ from .._types import (
     User,
 )
 from ._clients import Connection
-from ._failures import Surfaced, with_retries
+from ._failures import Surfaced, ended_early, with_retries
 from ._limits import model_limits
 from ._options import ModelOptions
 from ._pricing import cost
@@ -189,7 +189,7 @@ class AnthropicModel:
                     delta_usage = getattr(event, "usage", None) or delta_usage
                 elif kind == "message_stop":
                     return self._reply(blocks, _usage(start_usage, delta_usage), stop)
-        raise ModelError(f"{provider}: the stream ended before the message did", Failure.PROTOCOL_ERROR)
+        raise ended_early(provider, "message", events)
 
     @staticmethod
     def _delta(block: dict[str, Any], delta: Any, on_text: Callable[[str], None]) -> None:

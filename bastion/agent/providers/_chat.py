@@ -18,7 +18,7 @@ from .._types import (
     User,
 )
 from ._clients import Connection
-from ._failures import Surfaced, with_retries
+from ._failures import Surfaced, ended_early, with_retries
 from ._options import ModelOptions
 from ._pricing import cost
 
@@ -129,7 +129,7 @@ class ChatModel:
             why = "".join(refusal) or "finish_reason content_filter"
             raise ModelError(f"{provider}: the provider refused: {why}", Failure.POLICY_REJECTION)
         if not finish:
-            raise ModelError(f"{provider}: the stream ended before the reply did", Failure.PROTOCOL_ERROR)
+            raise ended_early(provider, "reply", chunks)
         if finish == "length":
             raise ModelError(
                 f"{provider}: the reply reached the model's output token limit", Failure.OUTPUT_LIMIT_EXCEEDED

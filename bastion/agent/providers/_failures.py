@@ -17,7 +17,16 @@ from typing import Any
 from .._types import Failure, ModelError, Reply
 from ._keys import KeySource
 
-__all__ = ["KINDS", "OnRetry", "RetryPolicy", "Surfaced", "classify", "with_retries"]
+__all__ = [
+    "KINDS",
+    "OnRetry",
+    "RetryPolicy",
+    "Surfaced",
+    "classify",
+    "ended_early",
+    "is_web_page",
+    "with_retries",
+]
 
 # What names a failure -> its kind, and whether another try may help. Looked up in this order: the
 # `type` of an error event in an Anthropic stream (which the SDK raises as a bare APIStatusError);
@@ -106,6 +115,29 @@ def _printable(text: str) -> str:
     return "".join(c for c in " ".join(text.split())[:300] if c.isprintable())
 
 
+def is_web_page(response: object, text: str = "") -> bool:
+    """Whether an answer is a web page (HTML) rather than the API's JSON or event stream: by its
+    content type, else by how its text starts."""
+    headers = getattr(response, "headers", None)
+    try:
+        kind = str(headers.get("content-type", "")) if headers is not None else ""
+    except (AttributeError, TypeError):
+        kind = ""
+    start = text.lstrip()[:15].lower()
+    return kind.startswith("text/html") or start.startswith(("<!doctype html", "<html"))
+
+
+def ended_early(provider: str, what: str, stream: object) -> ModelError:
+    """The error for a stream that ended before its `what` did; a web page said as such."""
+    page = is_web_page(getattr(stream, "response", None))
+    return ModelError(
+        f"{provider}: the stream ended before the {what} did"
+        + (" (the server answered with a web page)" if page else ""),
+        Failure.PROTOCOL_ERROR,
+        web_page=page,
+    )
+
+
 def classify(provider: str, err: Exception) -> ModelError:
     """The failure an exception raised while a request was made stands for: the SDKs' and httpx2's
     by the table; anything else (an SDK's own TypeError, say) is `other`, named, never a traceback."""
@@ -134,6 +166,7 @@ def classify(provider: str, err: Exception) -> ModelError:
         retryable=retryable,
         http_status=status,
         retry_after=_retry_after(getattr(response, "headers", None)) if status else None,
+        web_page=is_web_page(response, text),
     )
 
 

@@ -18,7 +18,7 @@ from .._types import (
     User,
 )
 from ._clients import Connection
-from ._failures import Surfaced, with_retries
+from ._failures import Surfaced, ended_early, with_retries
 from ._options import ModelOptions
 from ._pricing import cost
 
@@ -144,6 +144,4 @@ class ResponsesModel:
                         Failure.UNAVAILABLE,
                         retryable=True,
                     )
-        raise ModelError(
-            f"{provider}: the stream ended before the response completed", Failure.PROTOCOL_ERROR
-        )
+        raise ended_early(provider, "response", events)

@@ -1,0 +1,61 @@
+"""What every section of doctor's report starts from: the directory, the config (read once) and the
+environment, and what a section that cannot be built says instead of a traceback."""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+
+from ..policy import PolicyError, Settings, load_settings
+from ..workspace import LocalWorkspace
+from ._facts import Fact, Section, Status
+
+__all__ = ["Context", "Probe", "run_probe"]
+
+
+@dataclass(slots=True)
+class Context:
+    """`settings` is None when the config could not be read; `config_error` then says why (the
+    config section reports it, the sections that need the settings say they were not checked).
+    `offline`: no section may use the network."""
+
+    root: str
+    config: str | None
+    environ: Mapping[str, str]
+    offline: bool = False
+    settings: Settings | None = None
+    config_error: str = ""
+    real_root: str = ""
+
+    @classmethod
+    def load(cls, root: str, config: str | None, environ: Mapping[str, str], offline: bool) -> Context:
+        context = cls(root, config, environ, offline)
+        ws = LocalWorkspace(root)
+        context.real_root = ws.real_root
+        try:
+            context.settings = load_settings(ws, config)
+        except PolicyError as err:
+            context.config_error = str(err)
+        finally:
+            ws.close()
+        return context
+
+    def unchecked(self, name: str, title: str) -> Section:
+        """The section of one that needs the settings, when the config could not be read."""
+        return Section(
+            name, title, (Fact("not checked", "the config has an error (see above)", Status.WARN),)
+        )
+
+
+# A section of the report: what it finds in a context.
+Probe = Callable[[Context], Section]
+
+
+def run_probe(name: str, probe: Probe, context: Context) -> Section:
+    """The probe's section; one that fails is a section saying so in one line, never a traceback
+    (and the other sections still run)."""
+    try:
+        return probe(context)
+    except Exception as err:
+        what = f"{type(err).__name__}: {err}"
+        return Section(name, name, (Fact("could not be checked", what, Status.FAIL),))
