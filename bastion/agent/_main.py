@@ -89,13 +89,14 @@ def _build(
 ) -> Built:
     from ..analyzer import Stamper
     from ..policy import ConfigError as PolicyConfigError
-    from ..policy import Gate, PolicyFlags, child_env, load_settings
+    from ..policy import Gate, PolicyFlags, child_env, load_settings, user_config_path
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
     from ._prompt import system_prompt
     from ._toolbox import Toolbox
+    from .harness import harness_config, load_harness
     from .providers import RetryPolicy, key_variables, make_model
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
@@ -149,6 +150,10 @@ def _build(
         printer.err.flush()
 
     compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
+    where = os.path.expanduser(args.config) if args.config else user_config_path()
+    harness = load_harness(
+        harness_config(settings.extra, where), lambda text: printer.err.write(f"bastion: {text}\n")
+    )
     agent = Agent(
         model,
         gate,
@@ -159,6 +164,7 @@ def _build(
         messages,
         checkpoint=Checkpoints(ws),
         compaction=compactor,
+        harness=harness,
     )
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried
@@ -259,7 +265,7 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 # The subcommands bastion/cli.py dispatches before the agent's flags are read.
-SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions")
+SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "runtime")
 
 
 def _version() -> str:
