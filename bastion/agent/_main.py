@@ -151,9 +151,11 @@ def _build(
 
     compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
     where = os.path.expanduser(args.config) if args.config else user_config_path()
-    harness = load_harness(
-        harness_config(settings.extra, where), lambda text: printer.err.write(f"bastion: {text}\n")
-    )
+
+    def warn(text: str) -> None:
+        printer.err.write(f"bastion: {text}\n")
+
+    harness = load_harness(harness_config(settings.extra, where), warn)
     agent = Agent(
         model,
         gate,

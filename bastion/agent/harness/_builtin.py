@@ -3,7 +3,8 @@ few alternatives a config or profile can name."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
+from typing import Any
 
 from ...policy import READ_TOOLS, Decision
 from .._types import ToolSpec
@@ -26,6 +27,8 @@ BUILTIN_SOURCE = "builtin"
 
 class Builtin:
     """A built-in implementation: its slot's interface, an id, a description for the graph."""
+
+    run: Callable[[Any], Any]
 
     def __init__(self, slot: str, id_: str, about: str) -> None:
         self.slot = slot

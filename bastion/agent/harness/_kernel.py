@@ -103,7 +103,7 @@ def chained(component: Any, wraps: Sequence[Any]) -> Callable[[object], object]:
 def _is_specs(answer: object, sources: Mapping[str, Sequence[ToolSpec]]) -> str | None:
     if not isinstance(answer, list | tuple) or not all(isinstance(s, ToolSpec) for s in answer):
         return f"{type(answer).__name__}, not a list of ToolSpec"
-    have = {spec for specs in sources.values() for spec in specs}
+    have = [spec for specs in sources.values() for spec in specs]
     strange = [s.name for s in answer if s not in have]
     if strange:
         return f"offered {', '.join(map(repr, strange))}, which no tool source has"

@@ -135,6 +135,7 @@ def load_components(
     """Every component the config names, in order: its modules, then its entry points. One that
     cannot be loaded or registered is left out whole, with one line to `warn`."""
     loaded: list[Registered] = []
+    sources: list[tuple[str, str, Callable[[str], object]]]
     sources = [(f"module {name}", name, importlib.import_module) for name in config.modules]
     sources += [(f"entry point {name}", name, _entry_point) for name in config.entry_points]
     for origin, name, load in sources:
