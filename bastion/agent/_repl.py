@@ -40,6 +40,7 @@ HELP = """/model NAME     use another model from the next request
 /undo-turn      put back the files the last turn changed (refused if any changed since)
 /compact [FOCUS] summarise the conversation so far to save space (FOCUS: what to keep above all)
 /context        tokens used, the window, when it compacts, and what takes the space
+/harness        the slots the next turn runs with; /harness profile NAME switches to a profile
 /help           this list
 /quit           leave (or Ctrl-D, or Ctrl-C twice on an empty line)
 A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new line;

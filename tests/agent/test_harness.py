@@ -369,7 +369,7 @@ def test_a_profile_applies_whole_or_not_at_all_and_never_to_a_running_turn() -> 
     before = built.snapshot()
     assert built.activate_profile("broken") is False
     assert built.activate_profile("broken") is False
-    assert len(warned) == 1 and "harness.profiles.broken.trigger: no trigger named 'sometimes'" in warned[0]
+    assert len(warned) == 2 and "harness.profiles.broken.trigger: no trigger named 'sometimes'" in warned[0]
     assert built.snapshot() == before  # nothing of it applied, not even its good catalog entry
 
     model = ToolsSeen([Assistant("", (call("ls", {}),)), Assistant("done"), Assistant("again")])
@@ -543,3 +543,33 @@ def test_usage_of_a_scripted_reply_is_counted_once_whatever_the_loop() -> None:
         harness(("use", Component("agent_loop", "dex", _dex_loop))),
     )
     assert made.run("go").usage == Usage(6, 4)
+
+
+class Recorded:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, object]]] = []
+
+    def record(self, event: str, /, **data: object) -> None:
+        self.events.append((event, data))
+
+
+def test_the_harness_command_shows_the_graph_and_switches_a_profile_whole(
+    capsys: pytest.CaptureFixture[str],
+) -> None:
+    from bastion.agent._long import LONG_COMMANDS
+
+    profiles = {"lean": MappingProxyType({"trigger": "never"}), "bad": MappingProxyType({"trigger": "x"})}
+    warned: list[str] = []
+    built = Harness(HarnessConfig(profiles=MappingProxyType(profiles)), warned.append)
+    made, _, _, _ = agent([], built)
+    session = Recorded()
+    LONG_COMMANDS["/harness"]("profile bad", made, session)
+    assert built.profile is None and session.events == [] and "no trigger named 'x'" in warned[0]
+    LONG_COMMANDS["/harness"]("profile lean", made, session)
+    LONG_COMMANDS["/harness"]("", made, session)
+    out = capsys.readouterr().out
+    assert "profile 'lean' from the next turn on" in out
+    assert [line.split(None, 2) for line in out.splitlines() if line.startswith("  trigger")] == [
+        ["trigger", "never", "profile 'lean'"]
+    ]
+    assert session.events == [("profile", {"name": "lean"})]

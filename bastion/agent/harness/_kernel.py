@@ -158,10 +158,11 @@ class TurnSlots:
         instead = left[0][0] if left else self.snapshot.slots[slot].default.id
         self._report(SlotFailure(slot, ident, fault, detail, instead))
 
-    def _ask(self, slot: str, given: object, check: Callable[[object], str | None]) -> Any:
+    def _ask(self, slot: str, given: object, check: Callable[[object], str | None]) -> tuple[Any, str]:
+        """The slot's answer and the id of who gave it."""
         resolved = self.snapshot.slots[slot]
         if resolved.builtin_only:
-            return resolved.implementation.run(given)
+            return resolved.implementation.run(given), resolved.id
         for ident, run in self.candidates(slot):
             try:
                 answer = _within(run, given, self.snapshot.timeout)
@@ -173,16 +174,16 @@ class TurnSlots:
                 continue
             wrong = check(answer)
             if wrong is None:
-                return answer
+                return answer, ident
             self.failed(slot, ident, "answered", wrong)
-        return resolved.default.run(given)
+        return resolved.default.run(given), resolved.default.id
 
     def catalog(self, sources: Mapping[str, Sequence[ToolSpec]]) -> Sequence[ToolSpec]:
         """The tools offered this turn (asked once a turn; calls to any other tool are refused)."""
         frozen = MappingProxyType({name: tuple(specs) for name, specs in sources.items()})
         offered: Sequence[ToolSpec] = self._ask(
             "catalog", CatalogInput(frozen, self.role), lambda a: _is_specs(a, frozen)
-        )
+        )[0]
         self.offered = frozenset(s.name for s in offered)
         return offered
 
@@ -190,16 +191,16 @@ class TurnSlots:
         return self.offered is None or tool in self.offered
 
     def trigger(self, given: TriggerInput) -> bool:
-        fire: bool = self._ask("trigger", given, _is(bool, "a bool"))
+        fire: bool = self._ask("trigger", given, _is(bool, "a bool"))[0]
         return fire
 
     def summarize(self, given: SummarizerInput) -> str:
-        summary: str = self._ask("summarizer", given, _is(str, "a string"))
+        summary: str = self._ask("summarizer", given, _is(str, "a string"))[0]
         return summary
 
     def model(self, configured: str, turn: int, request: int, messages: int) -> str:
         given = ModelInput(configured, self.role, turn, request, messages)
-        name: str = self._ask("model_selector", given, _is_model)
+        name: str = self._ask("model_selector", given, _is_model)[0]
         return name
 
     def review(self, tool: str, args: Mapping[str, object], verdict: Verdict) -> Verdict:
@@ -207,5 +208,5 @@ class TurnSlots:
         if verdict.decision is Decision.DENY:
             return verdict
         given = ApprovalInput(tool, MappingProxyType(copy.deepcopy(dict(args))), verdict)
-        review: Review = self._ask("approval", given, _is_review)
-        return combine(verdict, review, self.snapshot.slots["approval"].id)
+        review, by = self._ask("approval", given, _is_review)
+        return combine(verdict, review, by)

@@ -120,17 +120,17 @@ class Harness:
 
     def activate_profile(self, name: str) -> bool:
         """Make `name` the active profile for the turns that start from now on, if every entry of
-        it is a known slot and id; else warn and change nothing."""
+        it is a known slot and id; else warn (each time: it is asked for) and change nothing."""
         profiles = self.config.profiles
         if name not in profiles:
             known = ", ".join(profiles) or "none"
             where = self.config.where
-            self.warn_once(f"harness: profile {name!r} is not in {where} (profiles: {known}); not applied")
+            self._warn(f"harness: profile {name!r} is not in {where} (profiles: {known}); not applied")
             return False
         for slot, ident in profiles[name].items():
             problem = self._problem(slot, ident)
             if problem is not None:
-                self.warn_once(
+                self._warn(
                     f"harness: profile {name!r} not applied (nothing of it): "
                     f"harness.profiles.{name}.{slot}: {problem}"
                 )
