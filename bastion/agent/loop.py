@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..policy import READ_TOOLS, Decision, Verdict, load_json
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
-from .harness import HARNESS_SOURCE, Harness, Role, SlotFailure, TurnSlots, run_loop
+from .harness import Harness, Role, SlotFailure, TurnSlots, decider, run_loop
 
 if TYPE_CHECKING:
     from .providers import ModelOptions
@@ -155,7 +155,8 @@ class Events:
 @dataclass(frozen=True, slots=True)
 class Denial:
     """A call that did not run because the policy denied it or its question was answered no:
-    `decided_by` is "policy" (a deny), "person" or "flag" (an ask refused), or "rule" (the question
+    `decided_by` is "policy" (a deny), "harness" (an approval component's deny), "person" or "flag"
+    (an ask refused), or "rule" (the question
     could not be asked); `verdict` is the policy's decision, deny or ask."""
 
     tool: str
@@ -397,7 +398,7 @@ class Agent:
             self._denied(call, args, verdict, answer.note or verdict.reason, answer.by)
             return
         self.events.verdict(call, verdict, None)
-        by = "harness" if (verdict.source or "").startswith(HARNESS_SOURCE) else "policy"
+        by = decider(verdict)
         p.result = ToolResult(
             call.id, call.name, f"denied by {by}: {verdict.reason}; the call was not run", is_error=True
         )

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import io
 import itertools
+import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -255,6 +256,41 @@ def test_an_approval_component_cannot_allow_what_the_real_policy_asks(tmp_path: 
     assert code == 0 and (tmp_path / "work" / "notes.txt").exists()
     (verdict,) = [e for e in _session_events(tmp_path) if e["type"] == "verdict"]
     assert (verdict["decision"], verdict["answered_by"], verdict["allowed"]) == ("ask", "flag", False)
+
+
+DENYING = """
+from bastion.policy import Decision
+
+
+class NoShell:
+    id = "no-shell"
+    interface = "approval.v1"
+
+    def run(self, given):
+        if given.tool == "bash":
+            return Review(Decision.DENY, "no shell in this session")
+        return Review(Decision.ALLOW)
+
+
+def register(harness):
+    harness.use("approval", NoShell())
+"""
+
+
+def test_an_approval_components_deny_is_reported_as_the_harness_s(tmp_path: Path, modules: Path) -> None:
+    _config(tmp_path, f'[harness]\nmodules = ["{_module(modules, DENYING)}"]\n')
+    rounds: list[dict[str, object]] = [
+        {"calls": [{"name": "bash", "arguments": {"command": "git status"}, "id": "b1"}]},
+        {"text": "no shell"},
+    ]
+    transcript = tmp_path / "transcript.json"
+    code, err, server = _run(tmp_path, rounds, "--output-format", "json", "--transcript", str(transcript))
+    assert code == 0, err
+    trace = json.loads(transcript.read_text())["tool_trace"]
+    assert [(e["verdict"], e["decided_by"], e["source"], e["ran"]) for e in trace] == [
+        ("deny", "harness", "harness:no-shell", False)
+    ]
+    assert "denied by harness: no shell in this session" in json.dumps(server.requests[-1]["body"])
 
 
 FAILING = """

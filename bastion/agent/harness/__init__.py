@@ -8,7 +8,7 @@ and `run`. Importing this package loads no SDK.
 """
 
 from ._graph import graph_lines, runtime_main
-from ._kernel import HARNESS_SOURCE, SlotFailure, TurnSlots, failure_words
+from ._kernel import SlotFailure, TurnSlots, decider, failure_words
 from ._load import HarnessConfig, HarnessError, Registrar, harness_config
 from ._resolve import Harness, Snapshot, load_harness
 from ._slots import (
@@ -35,7 +35,6 @@ from ._slots import (
 from ._steps import StepError, run_loop
 
 __all__ = [
-    "HARNESS_SOURCE",
     "INTERFACES",
     "SLOTS",
     "AgentLoop",
@@ -63,6 +62,7 @@ __all__ = [
     "TriggerInput",
     "TurnSlots",
     "Wrap",
+    "decider",
     "failure_words",
     "graph_lines",
     "harness_config",

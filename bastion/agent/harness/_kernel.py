@@ -25,7 +25,7 @@ from .._types import ToolSpec
 from ._resolve import Snapshot
 from ._slots import ApprovalInput, CatalogInput, ModelInput, Review, Role, SummarizerInput, TriggerInput
 
-__all__ = ["HARNESS_SOURCE", "SlotFailure", "TurnSlots", "combine", "failure_words"]
+__all__ = ["HARNESS_SOURCE", "SlotFailure", "TurnSlots", "combine", "decider", "failure_words"]
 
 # A verdict an approval component made stricter has the source "harness:ID".
 HARNESS_SOURCE = "harness:"
@@ -58,7 +58,14 @@ def combine(verdict: Verdict, review: Review, component: str) -> Verdict:
     if review.decision <= verdict.decision:
         return verdict
     reason = review.reason or f"the approval component {component!r} made this call {review.decision}"
-    return verdict._replace(decision=review.decision, reason=reason, source=HARNESS_SOURCE + component)
+    return verdict._replace(
+        decision=review.decision, reason=reason, rule=None, source=HARNESS_SOURCE + component
+    )
+
+
+def decider(verdict: Verdict) -> str:
+    """Who decided a verdict no person answered: "harness" (an approval made it stricter) or "policy"."""
+    return "harness" if (verdict.source or "").startswith(HARNESS_SOURCE) else "policy"
 
 
 class _TimedOut(Exception):
