@@ -156,8 +156,8 @@ class Events:
 class Denial:
     """A call that did not run because the policy denied it or its question was answered no:
     `decided_by` is "policy" (a deny), "harness" (an approval component's deny), "person" or "flag"
-    (an ask refused), or "rule" (the question
-    could not be asked); `verdict` is the policy's decision, deny or ask."""
+    (an ask refused), or "rule" (the question could not be asked); `verdict` is the policy's
+    decision, deny or ask (or the stricter one an approval component made of it)."""
 
     tool: str
     call_id: str
@@ -271,6 +271,7 @@ class Agent:
         """The running turn's slots, or a new snapshot's (between runs: /compact)."""
         if self.slots is not None:
             return self.slots
+        # Reported through self.events as it is then (a transcript may join it after the build).
         return TurnSlots(self.harness.snapshot(), self.role, lambda failure: self.events.slot_failed(failure))
 
     def _turn(self) -> RunResult:

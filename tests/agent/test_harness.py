@@ -76,7 +76,7 @@ class Seen(Events):
 
 def harness(*components: tuple[str, Component], config: HarnessConfig | None = None) -> Harness:
     """A harness with `components` registered as a module's register() would (how, component)."""
-    built = Harness(config or HarnessConfig(timeout=2.0))
+    built = Harness(config or HarnessConfig(timeout=30.0))
     registrar = Registrar("module tests", built.activate_profile)
     for how, component in components:
         getattr(registrar, how)(component.slot, component)
@@ -354,7 +354,7 @@ def test_a_profile_applies_whole_or_not_at_all_and_never_to_a_running_turn() -> 
                 "broken": MappingProxyType({"catalog": "native-only", "trigger": "sometimes"}),
             }
         ),
-        timeout=2.0,
+        timeout=30.0,
     )
     warned: list[str] = []
     built = Harness(config, warned.append)
@@ -529,7 +529,7 @@ def test_wraps_surround_the_selected_implementation_last_registered_outermost() 
     built = harness(
         ("wrap", Component("trigger", "inner-wrap", wrap("inner"))),
         ("wrap", Component("trigger", "outer-wrap", wrap("outer"))),
-        config=HarnessConfig(slots=MappingProxyType({"trigger": "never"}), timeout=2.0),
+        config=HarnessConfig(slots=MappingProxyType({"trigger": "never"}), timeout=30.0),
     )
     made, model, _ = _long_agent(built, [Assistant("answer")])
     made.run("next")
