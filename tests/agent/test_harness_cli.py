@@ -161,12 +161,14 @@ def test_a_component_written_for_another_interface_version_is_refused_with_one_l
 
 
 def test_a_module_that_cannot_be_loaded_is_said_and_the_defaults_serve(tmp_path: Path, modules: Path) -> None:
-    name = _module(modules, "raise RuntimeError('half written')\n")
-    config = _config(tmp_path, f'[harness]\nmodules = ["{name}", "no_such_component_module"]\n')
+    name = _module(modules, "raise RuntimeError('half\\nwritten')\n")
+    leaving = _module(modules, "import sys\nsys.exit(3)\n")
+    config = _config(tmp_path, f'[harness]\nmodules = ["{name}", "{leaving}", "no_such_component_module"]\n')
     code, out, err = _graph(tmp_path, config)
     assert code == 0 and out.count("built-in default") == 6
     assert err.splitlines() == [
         f"bastion: harness: module {name}: not loaded: RuntimeError: half written",
+        f"bastion: harness: module {leaving}: not loaded: SystemExit: 3",
         "bastion: harness: module no_such_component_module: not loaded: ModuleNotFoundError: "
         "No module named 'no_such_component_module'",
     ]

@@ -22,6 +22,7 @@ from typing import Any, Literal, NamedTuple
 
 from ...policy import Decision, Verdict
 from .._types import ToolSpec
+from ._load import one_line
 from ._resolve import Snapshot
 from ._slots import ApprovalInput, CatalogInput, ModelInput, Review, Role, SummarizerInput, TriggerInput
 
@@ -177,7 +178,7 @@ class TurnSlots:
                 self.failed(slot, ident, "timed out", f"after {self.snapshot.timeout:g} s")
                 continue
             except BaseException as err:
-                self.failed(slot, ident, "raised", f"{type(err).__name__}: {err}")
+                self.failed(slot, ident, "raised", one_line(err))
                 continue
             wrong = check(answer)
             if wrong is None:
@@ -214,6 +215,10 @@ class TurnSlots:
         """The verdict the call runs under: the policy's, made stricter by the approval slot."""
         if verdict.decision is Decision.DENY:
             return verdict
-        given = ApprovalInput(tool, MappingProxyType(copy.deepcopy(dict(args))), verdict)
+        # A component sees a copy (bastion's own built-ins are trusted with the arguments themselves).
+        own = self.snapshot.slots["approval"].builtin_only
+        given = ApprovalInput(
+            tool, MappingProxyType(dict(args) if own else copy.deepcopy(dict(args))), verdict
+        )
         review, by = self._ask("approval", given, _is_review)
         return combine(verdict, review, by)

@@ -12,7 +12,15 @@ from typing import Any, Literal, NamedTuple
 from ..._errors import BastionError
 from ._slots import INTERFACES
 
-__all__ = ["HarnessConfig", "HarnessError", "Registered", "Registrar", "harness_config", "load_components"]
+__all__ = [
+    "HarnessConfig",
+    "HarnessError",
+    "Registered",
+    "Registrar",
+    "harness_config",
+    "load_components",
+    "one_line",
+]
 
 # The entry-point group an installed package names its harness components in.
 ENTRY_POINT_GROUP = "bastion.harness"
@@ -65,13 +73,19 @@ class Registered(NamedTuple):
     origin: str
 
 
+def one_line(err: BaseException) -> str:
+    """An exception as one line: its type and its message, whitespace runs made one space."""
+    text = " ".join(str(err).split())
+    return f"{type(err).__name__}: {text}" if text else type(err).__name__
+
+
 def check_component(slot: str, component: object, origin: str) -> str:
     """The component's id, once it is known to fill `slot` in this bastion; else HarnessError."""
     if slot not in INTERFACES:
         raise HarnessError(f"{origin}: {slot!r} is not a slot (slots: {', '.join(INTERFACES)}); refused")
     ident = getattr(component, "id", None)
-    if not isinstance(ident, str) or not ident.strip():
-        raise HarnessError(f"{origin}: a {slot} component without an id (a non-empty string); refused")
+    if not isinstance(ident, str) or not ident.strip() or not ident.isprintable():
+        raise HarnessError(f"{origin}: a {slot} component without an id (a printable string); refused")
     interface = getattr(component, "interface", None)
     if interface != INTERFACES[slot]:
         raise HarnessError(
@@ -146,8 +160,8 @@ def load_components(
         except HarnessError as err:
             warn(f"harness: {err}")
             continue
-        except Exception as err:
-            warn(f"harness: {origin}: not loaded: {type(err).__name__}: {err}")
+        except (Exception, SystemExit) as err:  # a module's own failure, even sys.exit, stops only it
+            warn(f"harness: {origin}: not loaded: {one_line(err)}")
             continue
         loaded.extend(registrar.staged)
     return loaded

@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Protocol
 from ..._errors import BastionError
 from .._types import Assistant, ToolSpec
 from ._kernel import TurnSlots
+from ._load import one_line
 from ._slots import StepReply
 
 if TYPE_CHECKING:
@@ -117,7 +118,7 @@ def _component_loop(steps: TurnSteps, slots: TurnSlots) -> bool:
                 raise
             if steps.error is not None:  # the loop swallowed the kernel's error, then failed
                 raise steps.error from None
-            slots.failed("agent_loop", ident, "raised", f"{type(err).__name__}: {err}")
+            slots.failed("agent_loop", ident, "raised", one_line(err))
             continue
         if steps.error is not None:
             raise steps.error
