@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..policy import READ_TOOLS, Decision, Verdict, load_json
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
-from .harness import Harness, Role, SlotFailure, TurnSlots, decider, run_loop
+from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, TurnSlots, decider, run_loop
 
 if TYPE_CHECKING:
     from .providers import ModelOptions
@@ -284,7 +284,7 @@ class Agent:
     def tool_sources(self) -> Mapping[str, Sequence[ToolSpec]]:
         """The tools by source; a Tools with a `sources()` method (MCP, sub-agents) gives its own."""
         sources = getattr(self.tools, "sources", None)
-        return sources() if callable(sources) else {"builtin": self.tools.specs()}
+        return sources() if callable(sources) else {BUILTIN_SOURCE: self.tools.specs()}
 
     def request(
         self, slots: TurnSlots, start: int, count: int, offered: Sequence[ToolSpec]

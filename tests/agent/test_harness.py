@@ -183,6 +183,17 @@ def test_an_approval_component_cannot_clear_a_denial_and_is_not_even_asked() -> 
     assert tools.ran == [] and reviewed == []
 
 
+def test_the_built_in_ask_writes_asks_before_a_write_the_policy_allowed_and_lets_reads_run() -> None:
+    asked = Asked(True)
+    config = HarnessConfig(slots=MappingProxyType({"approval": "ask-writes"}))
+    made, _, tools, _ = agent(
+        [Assistant("", (call("read", {"path": "a"}), WRITE)), Assistant("ok")], Harness(config), answer=asked
+    )
+    made.run("go")
+    assert [(n, v.source) for n, v in asked.asked] == [("write", "harness:ask-writes")]
+    assert [name for name, _ in tools.ran] == ["read", "write"]
+
+
 def test_the_arguments_an_approval_component_sees_are_a_read_only_copy() -> None:
     got: list[Mapping[str, object]] = []
 

@@ -7,6 +7,7 @@ A component module defines `register(harness)` and calls `harness.use(slot, comp
 and `run`. Importing this package loads no SDK.
 """
 
+from ._builtin import BUILTIN_SOURCE
 from ._graph import graph_lines, runtime_main
 from ._kernel import SlotFailure, TurnSlots, decider, failure_words
 from ._load import HarnessConfig, HarnessError, Registrar, harness_config
@@ -35,6 +36,7 @@ from ._slots import (
 from ._steps import StepError, run_loop
 
 __all__ = [
+    "BUILTIN_SOURCE",
     "INTERFACES",
     "SLOTS",
     "AgentLoop",

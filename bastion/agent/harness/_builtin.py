@@ -19,22 +19,21 @@ from ._slots import (
     TriggerInput,
 )
 
-__all__ = ["BUILTIN", "DEFAULTS", "Builtin"]
+__all__ = ["BUILTIN", "BUILTIN_SOURCE", "DEFAULTS", "Builtin"]
 
 # What the source of bastion's own tools is called in a CatalogInput.
 BUILTIN_SOURCE = "builtin"
 
 
 class Builtin:
-    """A built-in implementation: its slot's interface, an id, a description for the graph."""
+    """A built-in implementation: its slot, its id and its slot's interface."""
 
     run: Callable[[Any], Any]
 
-    def __init__(self, slot: str, id_: str, about: str) -> None:
+    def __init__(self, slot: str, id_: str) -> None:
         self.slot = slot
         self.id = id_
         self.interface = INTERFACES[slot]
-        self.about = about
 
 
 class RunTurn(Builtin):
@@ -100,16 +99,16 @@ class AskWrites(Builtin):
 
 
 _ALL = (
-    RunTurn("agent_loop", "run_turn", "call the model, run its calls, until it answers"),
-    AllSources("catalog", "all", "every tool of every source"),
-    NativeOnly("catalog", "native-only", "bastion's own tools only (no MCP or sub-agent tools)"),
-    ReadOnly("catalog", "read-only", "bastion's tools that only look (read, ls, glob, grep)"),
-    Threshold("trigger", "threshold", "at 3/4 of the model's window, else at compact_at"),
-    Never("trigger", "never", "never compact unasked (/compact still does)"),
-    ModelSummary("summarizer", "model", "the session's model summarises"),
-    Configured("model_selector", "configured", "the model the session was started with"),
-    PolicyOnly("approval", "policy", "the policy's verdict, unchanged"),
-    AskWrites("approval", "ask-writes", "asks before every write and edit the policy allowed"),
+    RunTurn("agent_loop", "run_turn"),  # call the model, run its calls, until it answers
+    AllSources("catalog", "all"),  # every tool of every source
+    NativeOnly("catalog", "native-only"),  # bastion's own tools only (no MCP or sub-agent tools)
+    ReadOnly("catalog", "read-only"),  # bastion's tools that only look (READ_TOOLS)
+    Threshold("trigger", "threshold"),  # at 3/4 of the model's window, else at compact_at
+    Never("trigger", "never"),  # never compact unasked (/compact still does)
+    ModelSummary("summarizer", "model"),  # the session's model summarises
+    Configured("model_selector", "configured"),  # the model the session was started with
+    PolicyOnly("approval", "policy"),  # the policy's verdict, unchanged
+    AskWrites("approval", "ask-writes"),  # asks before every write and edit the policy allowed
 )
 
 # The built-ins by slot and id, and each slot's default.
