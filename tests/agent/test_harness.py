@@ -498,6 +498,34 @@ def test_a_loop_that_returns_without_finishing_is_reported_and_the_default_finis
     assert seen.failures[0].detail == "returned without finish()"
 
 
+def test_a_loop_that_fails_after_finishing_ends_the_turn_with_its_answer() -> None:
+    def finish_then_fail(steps: Steps) -> None:
+        steps.finish(steps.call_model().text)
+        raise RuntimeError("after the end")
+
+    made, model, _, seen = agent(
+        [Assistant("done")], harness(("use", Component("agent_loop", "late", finish_then_fail)))
+    )
+    assert made.run("go").text == "done" and len(model.seen) == 1
+    assert seen.failures[0].detail == "RuntimeError: after the end"
+
+
+def test_a_fallback_loop_goes_on_from_the_calls_the_failed_one_left() -> None:
+    def half(steps: Steps) -> None:
+        steps.call_model()
+        raise RuntimeError("half way")
+
+    made, _, tools, seen = agent(
+        [Assistant("", (WRITE,)), Assistant("done")],
+        harness(
+            ("use", Component("agent_loop", "half", half)),
+            ("fallback", Component("agent_loop", "dex", _dex_loop)),
+        ),
+    )
+    assert made.run("go").text == "done" and len(tools.ran) == 1
+    assert [(f.component, f.instead) for f in seen.failures] == [("half", "dex")]
+
+
 def test_a_loop_cannot_swallow_a_model_error_and_go_on() -> None:
     def swallow(steps: Steps) -> None:
         try:

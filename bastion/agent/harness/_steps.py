@@ -109,6 +109,7 @@ def _component_loop(steps: TurnSteps, slots: TurnSlots) -> bool:
     """Run the loop's candidates in turn until one finishes; False when none did (the default's
     turn). The kernel's own errors pass through."""
     for ident, run in slots.candidates("agent_loop"):
+        steps.execute_tools()  # what a failed loop before this one left unrun
         try:
             run(steps)
         except KeyboardInterrupt:
@@ -119,6 +120,8 @@ def _component_loop(steps: TurnSteps, slots: TurnSlots) -> bool:
             if steps.error is not None:  # the loop swallowed the kernel's error, then failed
                 raise steps.error from None
             slots.failed("agent_loop", ident, "raised", one_line(err))
+            if steps.answer is not None:  # it failed after it finished: the turn is over
+                return True
             continue
         if steps.error is not None:
             raise steps.error
