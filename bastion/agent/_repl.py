@@ -51,7 +51,7 @@ HISTORY = "history"
 
 
 class Tally(Events):
-    """The usage of every reply of this session, added up."""
+    """The usage of every reply of this session (its sub-agents' too), added up."""
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -61,6 +61,10 @@ class Tally(Events):
         if usage is not None:
             self.usage.add(usage)
             self.replies += 1
+
+    def spent(self, usage: Usage, replies: int) -> None:
+        self.usage.add(usage)
+        self.replies += replies
 
 
 def _history(home: str) -> Any:

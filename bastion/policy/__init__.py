@@ -8,7 +8,16 @@ from ._gate import Decided, Gate, secrets_in_force
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._shipped import SECRET_NOTE
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._tools import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS, ToolInfo
+from ._tools import (
+    PATH_TOOLS,
+    READ_TOOLS,
+    STAMP_ARG,
+    TASK_KINDS,
+    TOOLS,
+    WRITE_TOOLS,
+    ToolInfo,
+    runs_alongside,
+)
 from ._types import Decision, Kind, Subject, Verdict
 from ._words import KIND_WORDS, kind_note, named
 
@@ -20,6 +29,7 @@ __all__ = [
     "SECRET_NOTE",
     "KIND_WORDS",
     "STAMP_ARG",
+    "TASK_KINDS",
     "TOOLS",
     "WRITE_TOOLS",
     "ConfigError",
@@ -48,6 +58,7 @@ __all__ = [
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "runs_alongside",
     "secrets_in_force",
     "user_config_path",
     "verdict_json",

@@ -32,6 +32,7 @@ PROVIDER_KEYS = (
     "compact_at",
     "pricing",
     "harness",
+    "subagent_model",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -123,6 +124,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is str or _strings(value)
     if key == "compact_at":
         return type(value) is int and 0 < value <= _MAX_INT
+    if key == "subagent_model":
+        return type(value) is str and value != ""
     if key in ("pricing", "harness"):
         return False  # tables with defaults (and numbers of several types): pydantic reads and words them
     return type(value) is str
