@@ -20,7 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..policy import Decision, Verdict, load_json, runs_alongside
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
-from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, TurnSlots, decider, run_loop
+from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, Snapshot, TurnSlots, decider, run_loop
 
 if TYPE_CHECKING:
     from .providers import ModelOptions
@@ -231,9 +231,13 @@ class Agent:
         compaction: Compaction | None = None,
         harness: Harness | None = None,
         role: Role = "main",
+        snapshot: Snapshot | None = None,
+        task_kind: str = "",
     ) -> None:
         """`harness`: the slots each run resolves (None: the built-ins); `role`: "subagent" for a
-        sub-agent's loop (its model_selector and catalog are told)."""
+        sub-agent's loop (its model_selector and catalog are told); `snapshot`: the slots every run
+        reads instead (a sub-agent's: its parent's turn's, so no run sees another harness);
+        `task_kind`: a sub-agent's kind, as its model_selector is told."""
 
         self.model = model
         self.gate = gate
@@ -246,6 +250,8 @@ class Agent:
         self.compaction = compaction
         self.harness = harness or Harness()
         self.role: Role = role
+        self.snapshot = snapshot
+        self.task_kind = task_kind
         # The running turn's slots (resolved once when the run starts), None between runs.
         self.slots: TurnSlots | None = None
         self._turns = 0
@@ -286,7 +292,10 @@ class Agent:
         if self.slots is not None:
             return self.slots
         # Reported through self.events as it is then (a transcript may join it after the build).
-        return TurnSlots(self.harness.snapshot(), self.role, lambda failure: self.events.slot_failed(failure))
+        snapshot = self.snapshot or self.harness.snapshot()
+        return TurnSlots(
+            snapshot, self.role, lambda failure: self.events.slot_failed(failure), self.task_kind
+        )
 
     def _turn(self) -> RunResult:
         assert self.slots is not None

@@ -19,10 +19,12 @@ from ._slots import (
     TriggerInput,
 )
 
-__all__ = ["BUILTIN", "BUILTIN_SOURCE", "DEFAULTS", "Builtin"]
+__all__ = ["BUILTIN", "BUILTIN_SOURCE", "DEFAULTS", "SUBAGENT_SOURCE", "Builtin"]
 
-# What the source of bastion's own tools is called in a CatalogInput.
+# What the source of bastion's own tools is called in a CatalogInput, and the source of `task`
+# (a sub-agent's turn has no such source: no child has `task`).
 BUILTIN_SOURCE = "builtin"
+SUBAGENT_SOURCE = "subagents"
 
 
 class Builtin:
@@ -102,7 +104,7 @@ _ALL = (
     RunTurn("agent_loop", "run_turn"),  # call the model, run its calls, until it answers
     AllSources("catalog", "all"),  # every tool of every source
     NativeOnly("catalog", "native-only"),  # bastion's own tools only (no MCP or sub-agent tools)
-    ReadOnly("catalog", "read-only"),  # bastion's tools that only look (READ_TOOLS)
+    ReadOnly("catalog", "read-only"),  # bastion's tools that only look (READ_TOOLS); no task
     Threshold("trigger", "threshold"),  # at 3/4 of the model's window, else at compact_at
     Never("trigger", "never"),  # never compact unasked (/compact still does)
     ModelSummary("summarizer", "model"),  # the session's model summarises

@@ -143,9 +143,12 @@ def _is_model(answer: object) -> str | None:
 class TurnSlots:
     """One turn's calls into its snapshot; `report` tells the front about a failed component."""
 
-    def __init__(self, snapshot: Snapshot, role: Role, report: Callable[[SlotFailure], None]) -> None:
+    def __init__(
+        self, snapshot: Snapshot, role: Role, report: Callable[[SlotFailure], None], task_kind: str = ""
+    ) -> None:
         self.snapshot = snapshot
         self.role = role
+        self.task_kind = task_kind
         self._report = report
         self._skipped: dict[str, int] = {}
         self.offered: frozenset[str] | None = None
@@ -207,7 +210,7 @@ class TurnSlots:
         return summary
 
     def model(self, configured: str, turn: int, request: int, messages: int) -> str:
-        given = ModelInput(configured, self.role, turn, request, messages)
+        given = ModelInput(configured, self.role, turn, request, messages, self.task_kind)
         name: str = self._ask("model_selector", given, _is_model)[0]
         return name
 

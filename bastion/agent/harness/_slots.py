@@ -65,8 +65,9 @@ class Wrap(Component, Protocol):
 
 # catalog.v1: the tools the model is offered this turn, chosen from the tool sources.
 class CatalogInput(NamedTuple):
-    """`sources` maps a source's name to its tools, in order: "builtin" today; MCP servers and
-    sub-agents are further sources. `role`: whose turn it is."""
+    """`sources` maps a source's name to its tools, in order: "builtin" (bastion's own tools) and,
+    in the main agent's turn, "subagents" (the `task` tool); MCP servers would be further sources.
+    `role`: whose turn it is (a sub-agent's sources are the tools its kind has)."""
 
     sources: Mapping[str, Sequence[ToolSpec]]
     role: Role
@@ -113,14 +114,17 @@ class Summarizer(Component, Protocol):
 # model_selector.v1: the model that serves a request.
 class ModelInput(NamedTuple):
     """`configured`: the model the agent was started with (or /model chose; for a sub-agent, the
-    model it was built with); `role`: whose turn; `turn`: the prompt's number; `request`: the
-    request's number within it (1 first); `messages`: how many messages the request sends."""
+    model it was built with: `subagent_model`, else the session's); `role`: whose turn; `turn`:
+    the prompt's number; `request`: the request's number within it (1 first); `messages`: how many
+    messages the request sends; `task_kind`: a sub-agent's kind (explore, general), "" for the
+    main agent."""
 
     configured: str
     role: Role
     turn: int
     request: int
     messages: int
+    task_kind: str = ""
 
 
 class ModelSelector(Component, Protocol):
