@@ -323,6 +323,90 @@ def test_a_failing_component_is_shown_and_recorded_and_the_run_completes(
     assert (failed["slot"], failed["component"], failed["fault"]) == ("trigger", "broken", "raised")
 
 
+SUB_ROUTER = """
+class Router:
+    id = "subagent.router"
+    interface = "model_selector.v1"
+
+    def run(self, given):
+        return f"{given.task_kind}:{given.configured}" if given.role == "subagent" else given.configured
+
+
+def register(harness):
+    harness.use("model_selector", Router())
+"""
+
+ONE_TASK: list[dict[str, object]] = [
+    {
+        "calls": [
+            {"name": "task", "id": "t1", "arguments": {"kind": "explore", "prompt": "What do the notes say?"}}
+        ]
+    },
+    {"text": "42"},
+    {"text": "The notes say 42."},
+]
+
+
+@pytest.mark.parametrize(
+    ("router", "setting", "models"),
+    [
+        (True, 'subagent_model = "small-model"', ["main-model", "explore:small-model", "main-model"]),
+        (False, 'subagent_model = "small-model"', ["main-model", "small-model", "main-model"]),
+        (True, "", ["main-model", "explore:main-model", "main-model"]),
+        (False, "", ["main-model", "main-model", "main-model"]),
+    ],
+)
+def test_a_model_selector_component_chooses_a_sub_agents_model_the_server_is_asked_for(
+    tmp_path: Path, modules: Path, router: bool, setting: str, models: list[str]
+) -> None:
+    # Without a component the default keeps the model the sub-agent was built with: subagent_model,
+    # else the session's.
+    component = f'[harness]\nmodules = ["{_module(modules, SUB_ROUTER)}"]\n' if router else ""
+    _config(tmp_path, f'provider = "openai"\nmodel = "main-model"\n{setting}\n{component}')
+    code, err, server = _run(tmp_path, ONE_TASK)
+    assert code == 0, err
+    assert [r["body"]["model"] for r in server.requests] == models
+    (start,) = [e for e in _session_events(tmp_path) if e["type"] == "task" and e["event"] == "start"]
+    assert start["model"] == models[1].removeprefix("explore:")
+
+
+def _task_verdicts(tmp_path: Path) -> list[dict[str, object]]:
+    return [e for e in _session_events(tmp_path) if e["type"] == "task" and e["event"] == "verdict"]
+
+
+def test_an_approval_component_denies_a_sub_agents_call_the_policy_allowed(
+    tmp_path: Path, modules: Path
+) -> None:
+    _config(tmp_path, f'[harness]\nmodules = ["{_module(modules, DENYING)}"]\n')
+    rounds: list[dict[str, object]] = [
+        ONE_TASK[0],
+        {"calls": [{"name": "bash", "arguments": {"command": "cat notes.txt"}, "id": "b1"}]},
+        {"text": "no shell for me"},
+        {"text": "The sub-agent could not look."},
+    ]
+    code, err, server = _run(tmp_path, rounds)
+    assert code == 0, err
+    (verdict,) = _task_verdicts(tmp_path)
+    assert (verdict["tool"], verdict["decision"], verdict["source"]) == ("bash", "deny", "harness:no-shell")
+    assert "denied by harness: no shell in this session" in json.dumps(server.requests[2]["body"])
+
+
+def test_an_approval_component_cannot_allow_a_sub_agents_call_the_real_policy_asks(
+    tmp_path: Path, modules: Path
+) -> None:
+    _config(tmp_path, f'[harness]\nmodules = ["{_module(modules, ALLOWING)}"]\n')
+    rounds: list[dict[str, object]] = [
+        ONE_TASK[0],
+        {"calls": [{"name": "bash", "arguments": {"command": "rm notes.txt"}}]},
+        {"text": "not removed"},
+        {"text": "The notes stay."},
+    ]
+    code, err, _ = _run(tmp_path, rounds, "--yes-to", "none")
+    assert code == 0 and (tmp_path / "work" / "notes.txt").exists()
+    (verdict,) = _task_verdicts(tmp_path)
+    assert (verdict["decision"], verdict["answered_by"], verdict["allowed"]) == ("ask", "flag", False)
+
+
 @pytest.mark.parametrize(("path", "fmt"), _cases())
 def test_every_scenario_runs_unchanged_through_a_replaced_agent_loop(
     path: Path, fmt: str, tmp_path: Path
