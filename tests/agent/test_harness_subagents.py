@@ -6,6 +6,7 @@ policy asked. Through the CLI: test_harness_cli.py."""
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable, Sequence
 from types import MappingProxyType
 
@@ -34,7 +35,9 @@ from .test_subagents import Lines
 class Recorded(ScriptedModel):
     """A scripted model that records, per request, the model asked for and the tools offered."""
 
-    def __init__(self, replies: Sequence[Assistant], model: str = "scripted") -> None:
+    def __init__(
+        self, replies: Sequence[Assistant | Callable[[], Assistant]], model: str = "scripted"
+    ) -> None:
         super().__init__(replies)
         self.options = ModelOptions("scripted", model)
         self.asked: list[tuple[str, list[str]]] = []
@@ -165,3 +168,26 @@ def test_an_approval_component_denies_a_childs_call_and_cannot_allow_what_the_po
     assert [(d.tool, d.decided_by) for d in result.denials] == [("write", "harness"), ("bash", "person")]
     write_result = next(m for m in child.seen[1] if isinstance(m, ToolResult))
     assert write_result.content.startswith("denied by harness: no writes by sub-agents")
+
+
+def test_parallel_children_sharing_the_sessions_model_each_get_the_model_their_selector_chose() -> None:
+    # Both children's first replies wait until both are streaming: had they shared one model object,
+    # the second would take the first one's choice as its configured model, and the session's model
+    # would be left with a child's.
+    both = threading.Barrier(2, timeout=10)
+
+    def found() -> Assistant:
+        both.wait()
+        return Assistant("found")
+
+    def route(g: ModelInput) -> str:
+        return f"cheap-{g.configured}" if g.role == "subagent" else g.configured
+
+    session = Recorded(
+        [Assistant("", (*_task("explore").calls, *_task("explore", "t2").calls)), Assistant("done")]
+    )
+    shared = Recorded([found, found])
+    agent, _ = family(session, shared, harness(("use", Component("model_selector", "router", route))))
+    assert agent.run("go").text == "done"
+    assert sorted(model for model, _ in shared.asked) == ["cheap-scripted", "cheap-scripted"]
+    assert (shared.options.model, session.options.model) == ("scripted", "scripted")
