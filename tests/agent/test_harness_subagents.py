@@ -28,7 +28,7 @@ from bastion.agent.providers import ModelOptions
 from bastion.policy import Decision
 
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call
-from .test_harness import Asked, Component, harness
+from .test_harness import Asked, Component, Seen, harness
 from .test_subagents import Lines
 
 
@@ -59,12 +59,12 @@ def family(
     built: Harness,
     gate: FakeGate | None = None,
     answer: Asked | None = None,
+    lines: Lines | None = None,
 ) -> tuple[Agent, FakeTools]:
-    """A parent agent whose task calls run `child` (built with the model "small", as a
-    subagent_model of "small" makes it)."""
+    """A parent agent whose task calls run `child`, its record lines in `lines`."""
     tools, gate, answer = FakeTools(), gate or FakeGate(), answer or Asked(False)
     subagents = Subagents(
-        tools, gate, Console(lambda label: answer), lambda kind: child, lambda specs: "sys", Lines()
+        tools, gate, Console(lambda label: answer), lambda kind: child, lambda specs: "sys", lines or Lines()
     )
     agent = Agent(parent, gate, TaskTools(tools, subagents), answer, "sys", harness=built)
     subagents.attach(agent)
@@ -191,3 +191,27 @@ def test_parallel_children_sharing_the_sessions_model_each_get_the_model_their_s
     assert agent.run("go").text == "done"
     assert sorted(model for model, _ in shared.asked) == ["cheap-scripted", "cheap-scripted"]
     assert (shared.options.model, session.options.model) == ("scripted", "scripted")
+
+
+def test_a_component_failing_in_a_childs_turn_is_recorded_as_the_childs_and_the_default_serves_it() -> None:
+    def only_main(g: ModelInput) -> str:
+        if g.role == "subagent":
+            raise RuntimeError("no model for sub-agents")
+        return g.configured
+
+    lines, seen = Lines(), Seen()
+    parent, child = Recorded([_task("explore"), Assistant("done")]), Recorded([Assistant("found")], "small")
+    agent, _ = family(
+        parent, child, harness(("use", Component("model_selector", "picky", only_main))), lines=lines
+    )
+    agent.events = seen
+    assert agent.run("go").text == "done"
+    assert child.asked[0][0] == "small"  # the built-in default: the model the child was built with
+    (failed,) = [e for e in lines.lines if e["event"] == "slot_failed"]
+    assert (failed["task"], failed["slot"], failed["component"], failed["instead"]) == (
+        1,
+        "model_selector",
+        "picky",
+        "configured",
+    )
+    assert seen.failures == []  # the parent's own turn had none
