@@ -16,6 +16,8 @@
     │   └── Cancelled     Ctrl-C aborted the run
     ├── UndoRefused       agent: an /undo-turn refused whole (a file changed since, or cannot be undone)
     ├── NotShrunk         agent: a compaction whose summary would not shrink the conversation
+    ├── HarnessError      agent: a harness component refused at load (its slot, id or interface version)
+    ├── StepError         agent: an agent_loop component used the step API out of order
     └── ToolError         agent: a tool call refused or failed
 
 Each keeps its older base too (OSError, ValueError), so what catches those still does. This module is

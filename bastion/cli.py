@@ -173,6 +173,10 @@ def _dispatch(args: list[str]) -> int:
         from .doctor import doctor_main
 
         return doctor_main(args[1:])
+    if args[:1] == ["runtime"]:
+        from .agent.harness import runtime_main  # the harness and the config only: no SDK
+
+        return runtime_main(args[1:])
     if args[:1] in (["audit"], ["hook"]):
         from . import audit
 

@@ -1,8 +1,10 @@
 """Compaction: the conversation so far replaced by a summary the model writes, when it nears the
 context window (automatically, before a request) or when asked (/compact [focus]).
 
-The threshold is three quarters of the model's context window when the vendor says it, else the
-user config's `compact_at` (tokens); neither known, nothing is compacted unasked. Tokens are
+When to compact is the harness's `trigger` slot (by default: at the threshold, three quarters of
+the model's context window when the vendor says it, else the user config's `compact_at` in tokens;
+neither known, nothing is compacted unasked) and how, its `summarizer` slot (by default: the
+session's model with COMPACT_SYSTEM). Tokens are
 counted as the provider last reported them, or estimated (four characters a token) where that
 is more. The summary is asked with a prompt that keeps the task, the decisions, the files touched
 and what is left; a summary that does not shrink the conversation is refused and the old one
@@ -20,6 +22,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 
 from .._errors import BastionError
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
+from .harness import SummarizerInput, TriggerInput
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -158,11 +161,13 @@ class Compactor:
         self.reported = None
 
     def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
-        """Compact ahead of a request when the conversation is at the threshold; the new start of
-        the running prompt in agent.messages. A compaction refused or failed is said, and the run
-        goes on with the conversation as it was."""
-        limit = self.threshold
-        if limit is None or turn == self._refused_turn or self.space(agent).used < limit:
+        """Compact ahead of a request when the turn's trigger says so; the new start of the
+        running prompt in agent.messages. A compaction refused or failed is said, and the run goes
+        on with the conversation as it was (and is not tried again this prompt)."""
+        if turn == self._refused_turn:
+            return turn_start
+        given = TriggerInput(self.space(agent).used, self.threshold, self.window, turn)
+        if not agent.turn_slots().trigger(given):
             return turn_start
         try:
             done = self.compact(agent, turn_start, "")
@@ -174,17 +179,20 @@ class Compactor:
         return turn_start - done.replaced + 2
 
     def compact(self, agent: Agent, upto: int, focus: str) -> Compacted:
-        """Replace agent.messages[:upto] by a summary; NotShrunk (nothing changed) when it does not
-        shrink them. A model error is raised as it is, nothing changed."""
+        """Replace agent.messages[:upto] by the summary the turn's summarizer writes; NotShrunk
+        (nothing changed) when it does not shrink them. A model error is raised as it is, nothing
+        changed."""
         old = agent.messages[:upto]
         if not old:
             raise NotShrunk("there is nothing before this prompt to summarise")
-        ask = "\n\n".join(_message_text(m) for m in old)
-        if focus:
-            ask += f"\n\nIn the summary, keep above all: {focus}"
-        reply = agent.model.stream(COMPACT_SYSTEM, [User(ask)], (), lambda _delta: None)
-        agent.usage.add(reply.usage)
-        summary = reply.message.text.strip()
+
+        def ask(system: str, prompt: str) -> str:
+            reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
+            agent.usage.add(reply.usage)
+            return reply.message.text
+
+        transcript = "\n\n".join(_message_text(m) for m in old)
+        summary = agent.turn_slots().summarize(SummarizerInput(tuple(old), transcript, focus, ask)).strip()
         new = summary_messages(summary)
         before, after = _tokens(old), _tokens(new)
         if not summary or after >= before:

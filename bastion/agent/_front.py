@@ -12,6 +12,7 @@ from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_al
 from ._colour import Colour, clean
 from ._render import MarkdownStream
 from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
+from .harness import SlotFailure, failure_words
 from .loop import Answer, Answerer, Events
 
 __all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
@@ -254,6 +255,9 @@ class Printer(Events):
     def error(self, call: ToolCall, reason: str) -> None:
         self._line(f"✗ {call.name}: {reason}", self.colour.red)
 
+    def slot_failed(self, failure: SlotFailure) -> None:
+        self._line(f"bastion: {failure_words(failure)}", self.colour.red)
+
     def started(self, call: ToolCall) -> None:
         self._ran.add(call.id)
         self.spinner.start(f"running {summary(call)[:60]}")
@@ -314,6 +318,9 @@ class Fanout(Events):
 
     def finished(self, call: ToolCall) -> None:
         self._each("finished")(call)
+
+    def slot_failed(self, failure: SlotFailure) -> None:
+        self._each("slot_failed")(failure)
 
     def spent(self, usage: Usage, replies: int) -> None:
         self._each("spent")(usage, replies)

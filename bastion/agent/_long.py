@@ -1,5 +1,6 @@
 """The REPL's commands for long sessions: /diff and /undo-turn over the last turn's checkpoint,
-/compact [focus] and /context over the conversation's space."""
+/compact [focus] and /context over the conversation's space, /harness over the slots the next turn
+runs with (`/harness profile NAME` switches to a profile, whole or not at all)."""
 
 from __future__ import annotations
 
@@ -10,6 +11,7 @@ from ._checkpoint import Checkpoints, UndoRefused
 from ._compact import Compactor, NotShrunk
 from ._front import clean
 from ._types import AgentError
+from .harness import Harness, graph_lines
 
 __all__ = ["LONG_COMMANDS"]
 
@@ -81,9 +83,27 @@ def _context(rest: str, agent: Any, session: Any) -> None:
     )
 
 
+def _harness(rest: str, agent: Any, session: Any) -> None:
+    harness = getattr(agent, "harness", None)
+    if not isinstance(harness, Harness):
+        print("bastion: /harness: this session has no harness")
+        return
+    words = rest.split()
+    if words[:1] == ["profile"] and len(words) == 2:
+        if harness.activate_profile(words[1]):
+            session.record("profile", name=words[1])
+            print(f"profile {words[1]!r} from the next turn on")
+        return
+    if words:
+        print("bastion: /harness takes nothing, or `profile NAME`")
+        return
+    print("\n".join(graph_lines(harness.snapshot())))
+
+
 LONG_COMMANDS: dict[str, Callable[[str, Any, Any], None]] = {
     "/diff": _diff,
     "/undo-turn": _undo,
     "/compact": _compact,
     "/context": _context,
+    "/harness": _harness,
 }

@@ -32,7 +32,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
-        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config (each with --help).",
+        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config, runtime (each with "
+        "--help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
@@ -108,7 +109,7 @@ def _build(
 ) -> Built:
     from ..analyzer import Stamper
     from ..policy import ConfigError as PolicyConfigError
-    from ..policy import Gate, PolicyFlags, child_env, load_settings
+    from ..policy import Gate, PolicyFlags, child_env, load_settings, user_config_path
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
@@ -123,6 +124,7 @@ def _build(
         tasks_in,
     )
     from ._toolbox import Toolbox
+    from .harness import harness_config, load_harness
     from .providers import RetryPolicy, key_variables, make_model
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
@@ -179,6 +181,12 @@ def _build(
         printer.err.flush()
 
     compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
+    where = os.path.expanduser(args.config) if args.config else user_config_path()
+
+    def warn(text: str) -> None:
+        printer.err.write(f"bastion: {text}\n")
+
+    harness = load_harness(harness_config(settings.extra, where), warn)
     checkpoints = Checkpoints(ws)
     switched = args.provider is not None and args.provider != base.provider
     subagents = Subagents(
@@ -202,6 +210,7 @@ def _build(
         messages,
         checkpoint=checkpoints,
         compaction=compactor,
+        harness=harness,
     )
     subagents.attach(agent)
     printer.retries = model.connection.retry.attempts
@@ -303,7 +312,7 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 # The subcommands bastion/cli.py dispatches before the agent's flags are read.
-SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config")
+SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config", "runtime")
 
 
 def _version() -> str:

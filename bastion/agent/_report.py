@@ -25,6 +25,7 @@ from ._types import (
     Usage,
     message_to_dict,
 )
+from .harness import decider
 from .loop import Agent, Answer, Denial, Events, RunResult
 from .providers import ModelLimits
 
@@ -190,7 +191,7 @@ class Transcript(Events):
             reason=verdict.reason,
             rule=verdict.rule,
             source=verdict.source,
-            decided_by=answer.by if answer else "policy",
+            decided_by=answer.by if answer else decider(verdict),
             allowed=answer.allow if answer else verdict.decision is Decision.ALLOW,
         )
 

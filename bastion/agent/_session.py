@@ -3,12 +3,12 @@
 Every line is one event: the session's header (with the directory it runs in), each resume (with the
 directory it continues in), each request (how many messages it sent), each message added to the
 conversation (a prompt, a reply with its calls and usage, a tool result), each verdict with its rule
-and source and who answered an ask. Keys and headers are never in an event. `bastion audit` reads
-the calls from the reply messages and the directory from the header and resumes.
-The conversation is rebuilt from the message events on --resume, each `compaction` event (its
-summary, how many messages it replaced) applied where it stands. Every line ends with its hash
-chain (bastion.agent._records); a torn last line is cut off on resume and reported; a full disk
-keeps the lines in memory until there is room.
+and source and who answered an ask, each harness component that failed (`slot_failed`).
+Keys and headers are never in an event. `bastion audit` reads the calls from the reply messages and
+the directory from the header and resumes. The conversation is rebuilt from the message events on
+--resume, each `compaction` event (its summary, how many messages it replaced) applied where it
+stands. Every line ends with its hash chain (bastion.agent._records); a torn last line is cut off on
+resume and reported; a full disk keeps the lines in memory until there is room.
 """
 
 from __future__ import annotations
@@ -38,6 +38,7 @@ from ._types import (
     User,
     message_to_dict,
 )
+from .harness import SlotFailure
 from .loop import INTERRUPTED, Answer, Events
 
 __all__ = [
@@ -154,6 +155,9 @@ class Recording(Events, abc.ABC):
 
     def error(self, call: ToolCall, reason: str) -> None:
         self.record("call_error", call_id=call.id, tool=call.name, arguments=call.arguments, reason=reason)
+
+    def slot_failed(self, failure: SlotFailure) -> None:
+        self.record("slot_failed", **failure._asdict())
 
 
 class Session(Recording):

@@ -204,6 +204,11 @@ COMMANDS: dict[str, Command] = {
     "/context": Command(
         "/context", "tokens used, the window, when it compacts, and what takes the space", _long("/context")
     ),
+    "/harness": Command(
+        "/harness [profile NAME]",
+        "the slots the next turn runs with; profile NAME switches to a profile",
+        _long("/harness"),
+    ),
     "/help": Command("/help", "this list", _help),
     "/quit": Command("/quit", "leave (or Ctrl-D, or Ctrl-C twice on an empty line)", _quit),
 }

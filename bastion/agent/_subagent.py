@@ -6,8 +6,16 @@
   gatekeeper; its questions reach the person labelled `[task N: KIND]`, one at a time, and a
   denial or a refusal is told to the child as the loop tells any model. The task call itself is
   decided on its kind (the shipped rules allow `task(explore)`; a `general` task asks).
-- Its model comes from one seam, `ModelChoice` (the default: the `subagent_model` setting, else
-  the session's model).
+- Its harness: the child runs its turn on the parent turn's snapshot of the harness's slots, with
+  the role "subagent" (bastion.agent.harness). Its catalog chooses from the tools its kind has;
+  the approval slot reviews each of its calls as the parent's (it may deny or escalate one, never
+  allow what the policy asked); its agent_loop drives it.
+- Its model: `ModelChoice` gives the model the child is built with (the default: the
+  `subagent_model` setting, else the session's model); the model_selector slot, told it is a
+  sub-agent's turn and its kind, chooses from it per request (its default keeps it).
+- `task` itself is offered through the parent's catalog as the source "subagents": the built-in
+  `native-only` and `read-only` catalogs leave it out (a child runs bash or writes: a catalog
+  that offers only what looks must not hand them out).
 - Its record: every event of the child is a `task` line of the parent's session, naming the
   parent's call (`parent_call_id`) and the task's number, between a `start` and an `end` line. The
   parent's conversation is rebuilt from its own message lines only, so `--resume` never sees them.
@@ -28,6 +36,7 @@ from ..policy import READ_TOOLS, TASK_KINDS, TOOLS, Verdict
 from ._front import Asker, Fanout, Printer
 from ._session import Recording
 from ._types import AgentError, Assistant, Cancelled, Message, ToolCall, ToolResult, ToolSpec, Usage
+from .harness import BUILTIN_SOURCE, SUBAGENT_SOURCE, SlotFailure
 from .loop import (
     INTERRUPTED,
     Agent,
@@ -97,7 +106,7 @@ def tasks_in(messages: Sequence[Message]) -> int:
 
 
 class ModelChoice(Protocol):
-    """Which model serves a sub-agent of a kind: the one seam a harness may take over."""
+    """The model a sub-agent of a kind is built with (the `configured` its model_selector is told)."""
 
     def __call__(self, kind: str, /) -> Model: ...
 
@@ -177,6 +186,10 @@ class TaskTools:
     def specs(self) -> Sequence[ToolSpec]:
         return [*self.tools.specs(), TASK_SPEC]
 
+    def sources(self) -> Mapping[str, Sequence[ToolSpec]]:
+        """The tools by source, as the catalog slot chooses from them."""
+        return {BUILTIN_SOURCE: self.tools.specs(), SUBAGENT_SOURCE: [TASK_SPEC]}
+
     def has(self, name: str) -> bool:
         return name == TASK or self.tools.has(name)
 
@@ -226,6 +239,10 @@ class _Shown(Events):
     def finished(self, call: ToolCall) -> None:
         with self.console:
             self.display.finished(self._call(call))
+
+    def slot_failed(self, failure: SlotFailure) -> None:
+        with self.console:
+            self.display.slot_failed(failure)
 
     def message(self, message: Message, usage: Usage | None = None) -> None:
         if isinstance(message, ToolResult):
@@ -356,11 +373,24 @@ class Subagents:
             model = self.choose_model(kind)
         except Exception as err:  # a choice that fails runs nothing
             return f"error: no model for the sub-agent: {type(err).__name__}: {err}", True
+        # The child's own copy: its model_selector swaps its options for each request, which must
+        # touch neither the session's model nor a sibling's running at the same time.
+        model = copy.copy(model)
         record = _ChildRecord(self.sink, parent_id, number)
         record.record("start", kind=kind, model=model.options.model, prompt=prompt)
         checkpoint = _Shared(self.checkpoint, self._keeping) if self.checkpoint is not None else None
+        parent = self.parent
+        running = parent.slots if parent is not None else None
         child = Agent(
-            model, self.gate, tools, self._answerer(label), self.system(tools.specs()) + "\n\n" + _NOTE
+            model,
+            self.gate,
+            tools,
+            self._answerer(label),
+            self.system(tools.specs()) + "\n\n" + _NOTE,
+            harness=parent.harness if parent is not None else None,
+            role="subagent",
+            snapshot=running.snapshot if running is not None else None,
+            task_kind=kind,
         )
         child.checkpoint = checkpoint
         shown = _Shown(self.console.display, label, parent_id or label, self._asking)

@@ -11,6 +11,7 @@ one, so the conversation stays valid for the next prompt or a --resume.
 from __future__ import annotations
 
 import contextlib
+import dataclasses
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
@@ -19,6 +20,7 @@ from typing import TYPE_CHECKING, Protocol
 
 from ..policy import Decision, Verdict, load_json, runs_alongside
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
+from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, Snapshot, TurnSlots, decider, run_loop
 
 if TYPE_CHECKING:
     from .providers import ModelOptions
@@ -109,7 +111,7 @@ class Compaction(Protocol):
 
     def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
         """May replace agent.messages before `turn_start` (where the running prompt is) by a
-        summary; returns the prompt's index after it."""
+        summary, when the turn's trigger says so; returns the prompt's index after it."""
         ...
 
 
@@ -151,6 +153,9 @@ class Events:
     def finished(self, call: ToolCall) -> None:
         """A call that began has ended, whichever way (on its own thread)."""
 
+    def slot_failed(self, failure: SlotFailure) -> None:
+        """A harness component failed; another serves its slot for the rest of the turn."""
+
     def spent(self, usage: Usage, replies: int) -> None:
         """Replies made outside this conversation for it (a sub-agent's), and what they cost."""
 
@@ -164,8 +169,9 @@ class Events:
 @dataclass(frozen=True, slots=True)
 class Denial:
     """A call that did not run because the policy denied it or its question was answered no:
-    `decided_by` is "policy" (a deny), "person" or "flag" (an ask refused), or "rule" (the question
-    could not be asked); `verdict` is the policy's decision, deny or ask."""
+    `decided_by` is "policy" (a deny), "harness" (an approval component's deny), "person" or "flag"
+    (an ask refused), or "rule" (the question could not be asked); `verdict` is the policy's
+    decision, deny or ask (or the stricter one an approval component made of it)."""
 
     tool: str
     call_id: str
@@ -233,7 +239,16 @@ class Agent:
         messages: Sequence[Message] = (),
         checkpoint: Checkpoint | None = None,
         compaction: Compaction | None = None,
+        harness: Harness | None = None,
+        role: Role = "main",
+        snapshot: Snapshot | None = None,
+        task_kind: str = "",
     ) -> None:
+        """`harness`: the slots each run resolves (None: the built-ins); `role`: "subagent" for a
+        sub-agent's loop (its model_selector and catalog are told); `snapshot`: the slots every run
+        reads instead (a sub-agent's: its parent's turn's, so no run sees another harness);
+        `task_kind`: a sub-agent's kind, as its model_selector is told."""
+
         self.model = model
         self.gate = gate
         self.tools = tools
@@ -243,6 +258,12 @@ class Agent:
         self.messages: list[Message] = list(messages)
         self.checkpoint = checkpoint
         self.compaction = compaction
+        self.harness = harness or Harness()
+        self.role: Role = role
+        self.snapshot = snapshot
+        self.task_kind = task_kind
+        # The running turn's slots (resolved once when the run starts), None between runs.
+        self.slots: TurnSlots | None = None
         self._turns = 0
         self.cancel = threading.Event()
         # Guards a call's result against the abort that drops it; the calls running.
@@ -280,34 +301,70 @@ class Agent:
         self._add(User(prompt))
         self.usage = Usage()
         self.denials = []
-        if self.checkpoint is None:
-            return self._turn()
-        self.checkpoint.begin()
+        self.slots = self.turn_slots()
         try:
-            return self._turn()
+            if self.checkpoint is None:
+                return self._turn()
+            self.checkpoint.begin()
+            try:
+                return self._turn()
+            finally:
+                self.checkpoint.end()
         finally:
-            self.checkpoint.end()
+            self.slots = None
+
+    def turn_slots(self) -> TurnSlots:
+        """The running turn's slots, or a new snapshot's (between runs: /compact)."""
+        if self.slots is not None:
+            return self.slots
+        # Reported through self.events as it is then (a transcript may join it after the build).
+        snapshot = self.snapshot or self.harness.snapshot()
+        return TurnSlots(
+            snapshot, self.role, lambda failure: self.events.slot_failed(failure), self.task_kind
+        )
 
     def _turn(self) -> RunResult:
-        start = len(self.messages) - 1
-        while True:
-            if self.compaction is not None:
-                start = self.compaction.before_request(self, start, self._turns)
-            self.events.request(len(self.messages))
-            try:
-                reply = self.model.stream(self.system, self.messages, self.tools.specs(), self.events.text)
-            except KeyboardInterrupt:
-                raise Cancelled("cancelled while the model was answering") from None
-            self.usage.add(reply.usage)
-            if self.compaction is not None:
-                self.compaction.replied(reply.usage)
-            self._add(reply.message, reply.usage)
-            if not reply.message.calls:
-                return RunResult(reply.message.text, self.usage, list(self.denials))
-            if self.cancel.is_set():
-                self._finish([_Pending(c) for c in reply.message.calls])
-                raise Cancelled("cancelled")
-            self._calls(reply.message)
+        assert self.slots is not None
+        text = run_loop(self, self.slots, len(self.messages) - 1)
+        return RunResult(text, self.usage, list(self.denials))
+
+    # The kernel's steps (bastion.agent.harness.Kernel): what an agent_loop's step API calls.
+
+    def tool_sources(self) -> Mapping[str, Sequence[ToolSpec]]:
+        """The tools by source; a Tools with a `sources()` method (MCP, sub-agents) gives its own."""
+        sources = getattr(self.tools, "sources", None)
+        return sources() if callable(sources) else {BUILTIN_SOURCE: self.tools.specs()}
+
+    def request(
+        self, slots: TurnSlots, start: int, count: int, offered: Sequence[ToolSpec]
+    ) -> tuple[Assistant, int]:
+        if self.compaction is not None:
+            start = self.compaction.before_request(self, start, self._turns)
+        self.events.request(len(self.messages))
+        options = self.model.options
+        chosen = slots.model(options.model, self._turns, count, len(self.messages))
+        if chosen != options.model:
+            self.model.options = dataclasses.replace(options, model=chosen)
+        try:
+            reply = self.model.stream(self.system, self.messages, offered, self.events.text)
+        except KeyboardInterrupt:
+            raise Cancelled("cancelled while the model was answering") from None
+        finally:
+            self.model.options = options
+        self.usage.add(reply.usage)
+        if self.compaction is not None:
+            self.compaction.replied(reply.usage)
+        self._add(reply.message, reply.usage)
+        return reply.message, start
+
+    def execute(self, message: Assistant) -> None:
+        if self.cancel.is_set():
+            self.unrun(message)
+            raise Cancelled("cancelled")
+        self._calls(message)
+
+    def unrun(self, message: Assistant) -> None:
+        self._finish([_Pending(c) for c in message.calls])
 
     def _calls(self, message: Assistant) -> None:
         """Decide, then run, one turn's calls."""
@@ -353,7 +410,8 @@ class Agent:
     def _decide(self, p: _Pending) -> None:
         call = p.call
         args = _parse_args(call)
-        if isinstance(args, str) or not self.tools.has(call.name):
+        offered = self.tools.has(call.name) and (self.slots is None or self.slots.offers(call.name))
+        if isinstance(args, str) or not offered:
             reason = args if isinstance(args, str) else f"error: there is no tool named {call.name!r}"
             self.events.error(call, reason)
             p.result = ToolResult(call.id, call.name, reason, is_error=True)
@@ -364,6 +422,8 @@ class Agent:
         except Exception as err:  # the gate failed: ask, never run unasked
             verdict = Verdict(Decision.ASK, f"the call could not be evaluated: {type(err).__name__}: {err}")
             run_args = args
+        if self.slots is not None:  # the approval slot: only ever stricter (the kernel combines)
+            verdict = self.slots.review(call.name, args, verdict)
         if verdict.decision is Decision.ALLOW:
             self.events.verdict(call, verdict, None)
             p.args = run_args
@@ -388,10 +448,11 @@ class Agent:
             self._denied(call, args, verdict, answer.note or verdict.reason, answer.by)
             return
         self.events.verdict(call, verdict, None)
+        by = decider(verdict)
         p.result = ToolResult(
-            call.id, call.name, f"denied by policy: {verdict.reason}; the call was not run", is_error=True
+            call.id, call.name, f"denied by {by}: {verdict.reason}; the call was not run", is_error=True
         )
-        self._denied(call, args, verdict, verdict.reason, "policy")
+        self._denied(call, args, verdict, verdict.reason, by)
 
     def _denied(
         self, call: ToolCall, args: Mapping[str, object], verdict: Verdict, reason: str, by: str

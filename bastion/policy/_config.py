@@ -2,7 +2,8 @@
 
 The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env`, `max_read_bytes`,
 the sandbox's writable paths and network, and the provider's keys (kept in `Settings.extra`,
-uninterpreted, for the agent). The project's file comes from a repository, so it is read through the
+uninterpreted, for the agent), and the agent's harness (`[harness]`: its slots, profiles and
+components). The project's file comes from a repository, so it is read through the
 workspace (a link out, a FIFO, a file over 1 MiB is an error) and may only tighten: ask and deny
 rules without carve-outs, `builtin = false`, a fallback of ask or deny that applies only when
 stricter, and `sandbox = "require"`. Flags rank 3 and override the user's file.
@@ -197,6 +198,15 @@ def _project_requires(value: object, path: str, user_path: str) -> bool:
     )
 
 
+def _first_field(name: str, value: object) -> str:
+    """The dotted name of the first value in a table (`harness.slots.trigger`), to name what a
+    file may not set."""
+    while isinstance(value, dict) and value:
+        key, value = next(iter(value.items()))
+        name += f".{key}"
+    return name
+
+
 def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | None:
     path = os.path.join(ws.root, PROJECT_CONFIG)
     found = resolve(ws, ".", PROJECT_CONFIG)
@@ -213,6 +223,12 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | 
     if len(data) > MAX_PROJECT_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_PROJECT_CONFIG_BYTES} bytes")
     raw = _parse_toml(data, path)
+    if "harness" in raw:
+        raise ConfigError(
+            f"{path}: {_first_field('harness', raw['harness'])}: a project file may not select or load "
+            f"harness components (a repository cannot choose the code that runs your turns); put it in "
+            f"your own config ({user_path})"
+        )
     requires = "sandbox" in raw and _project_requires(raw.pop("sandbox"), path, user_path)
     for key in raw:
         if key != "policy":

@@ -31,6 +31,7 @@ PROVIDER_KEYS = (
     "effort",
     "compact_at",
     "pricing",
+    "harness",
     "subagent_model",
 )
 
@@ -63,7 +64,8 @@ def sandbox_of(model: SandboxSection) -> SandboxConfig:
 
 
 class UserData(NamedTuple):
-    """The user's file. `extra` holds the provider's keys the file sets, uninterpreted."""
+    """The user's file. `extra` holds the provider's keys (and [pricing], [harness]) the file sets,
+    uninterpreted."""
 
     policy: Section
     pass_env: tuple[str, ...]
@@ -76,6 +78,8 @@ class UserData(NamedTuple):
         extra = {key: getattr(model, key) for key in PROVIDER_KEYS if key in model.model_fields_set}
         if model.pricing is not None:
             extra["pricing"] = {name: price.model_dump() for name, price in model.pricing.items()}
+        if model.harness is not None:
+            extra["harness"] = model.harness.model_dump()
         sandbox = sandbox_of(model.sandbox)
         return cls(Section.of(model.policy), tuple(model.pass_env), model.max_read_bytes, extra, sandbox)
 
@@ -122,8 +126,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is int and 0 < value <= _MAX_INT
     if key == "subagent_model":
         return type(value) is str and value != ""
-    if key == "pricing":
-        return False  # numbers of several types and defaults: pydantic reads and words it
+    if key in ("pricing", "harness"):
+        return False  # tables with defaults (and numbers of several types): pydantic reads and words them
     return type(value) is str
 
 

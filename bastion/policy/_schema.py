@@ -9,8 +9,12 @@ from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstr
 
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
 
-__all__ = ["PolicySection", "ProjectFile", "SandboxSection", "Strict", "UserFile"]
+__all__ = ["HarnessSection", "PolicySection", "ProjectFile", "SandboxSection", "Strict", "UserFile"]
 
+# A module a [harness] names: dotted Python identifiers, imported as they are named.
+_ModuleName = Annotated[
+    str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*$")
+]
 _EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")]
 # A path an approved command may also write: absolute, or from the home directory.
 _WritablePath = Annotated[str, StringConstraints(pattern=r"^(/|~/)[^\x00]*$")]
@@ -49,6 +53,19 @@ class PriceSection(Strict):
     cache_write: float | None = Field(default=None, ge=0)
 
 
+class HarnessSection(Strict):
+    """[harness]: the agent's slots (bastion.agent.harness reads it; an unknown slot or id there is
+    warned of, not an error). Only the user's file may have it."""
+
+    profile: str | None = None
+    slots: dict[str, str] = {}
+    profiles: dict[str, dict[str, str]] = {}
+    modules: list[_ModuleName] = []
+    entry_points: list[Annotated[str, StringConstraints(min_length=1)]] = []
+    # Seconds a component may take to answer before the slot's default answers instead.
+    timeout: float = Field(default=5.0, gt=0, le=600)
+
+
 class UserFile(Strict):
     policy: PolicySection = PolicySection()
     sandbox: Annotated[SandboxSection, BeforeValidator(_mode_only)] = SandboxSection()
@@ -68,6 +85,7 @@ class UserFile(Strict):
     subagent_model: str | None = Field(default=None, min_length=1)
     # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
     pricing: dict[str, PriceSection] | None = None
+    harness: HarnessSection | None = None
 
 
 class ProjectFile(Strict):
