@@ -5,16 +5,18 @@ from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, loa
 from ._engine import Layer, Policy
 from ._env import child_env
 from ._gate import Decided, Gate, secrets_in_force
+from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._shipped import SECRET_NOTE
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._tools import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS, ToolInfo
+from ._tools import MCP_TOOL, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS, ToolInfo
 from ._types import Decision, Kind, Subject, Verdict
 from ._words import KIND_WORDS, kind_note, named
 
 __all__ = [
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
+    "MCP_TOOL",
     "PATH_TOOLS",
     "READ_TOOLS",
     "SECRET_NOTE",
@@ -44,11 +46,15 @@ __all__ = [
     "kind_note",
     "load_json",
     "load_settings",
+    "mcp_name_problem",
+    "mcp_subjects",
+    "mcp_tool_name",
     "named",
     "parse_rule",
     "path_subjects",
     "redirect_targets",
     "secrets_in_force",
+    "split_mcp_name",
     "user_config_path",
     "verdict_json",
 ]

@@ -31,6 +31,7 @@ PROVIDER_KEYS = (
     "effort",
     "compact_at",
     "pricing",
+    "mcp",  # the agent's [mcp.servers.NAME] tables: a table here, checked by the agent (bastion/agent/mcp)
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -119,6 +120,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is str or _strings(value)
     if key == "compact_at":
         return type(value) is int and 0 < value <= _MAX_INT
+    if key == "mcp":
+        return type(value) is dict
     if key == "pricing":
         return False  # numbers of several types and defaults: pydantic reads and words it
     return type(value) is str
