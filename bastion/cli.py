@@ -7,7 +7,7 @@ import contextlib
 import json
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any, TextIO
 
@@ -191,6 +191,25 @@ def doctor(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = 
         out.write(f"  {line}\n")
     for kind, read_only in (("auto-allowed lines", True), ("approved lines", False)):
         out.write(f"{kind}: {describe(config, read_only=read_only, root=ws.real_root)}\n")
+    return _doctor_mcp(settings.extra, settings.sources[0] if settings.sources else "config", root, out, err)
+
+
+def _doctor_mcp(extra: Mapping[str, Any], where: str, root: str, out: TextIO, err: TextIO) -> int:
+    """doctor's "MCP servers" section: each server of your config started, its state and tools."""
+    if "mcp" not in extra:
+        out.write("MCP servers: none\n")
+        return 0
+    from ._errors import BastionError
+    from .agent.mcp import servers_report
+
+    out.write("MCP servers:\n")
+    try:
+        lines = servers_report(extra, where, dict(os.environ), root)
+    except BastionError as exc:
+        err.write(f"bastion doctor: {exc}\n")
+        return 1
+    for line in lines:
+        out.write(f"  {line}\n")
     return 0
 
 
@@ -210,6 +229,10 @@ def _dispatch(args: list[str]) -> int:
         return check(args[1:])
     if args[:1] == ["doctor"]:
         return doctor(args[1:])
+    if args[:1] == ["mcp"]:
+        from .serve import mcp_main
+
+        return mcp_main(args[1:])
     if args[:1] in (["audit"], ["hook"]):
         from . import audit
 

@@ -68,8 +68,9 @@ LAYERS = {
     "bastion.policy": 5,
     "bastion.audit": 6,
     "bastion.agent": 6,
-    "bastion.cli": 7,
-    "bastion.__main__": 8,
+    "bastion.serve": 7,
+    "bastion.cli": 8,
+    "bastion.__main__": 9,
 }
 
 

@@ -33,6 +33,7 @@ __all__ = ["repl"]
 HELP = """/model NAME     use another model from the next request
 /think on|off   reasoning on or off; /think EFFORT sets its effort ({efforts})
 /tools          the tools the model has
+/mcp            the MCP servers: how each is reached, its state and its tools
 /permissions    the calls allowed for this session with `a`; /permissions drop N drops one
 /cost           the tokens (and cost, where known) of this session so far
 /session        this session's ID and file
@@ -45,7 +46,7 @@ HELP = """/model NAME     use another model from the next request
 A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new line;
 Ctrl-C clears a half-typed line; Tab completes a slash command."""
 
-COMMANDS = ("/model", "/think", "/tools", "/permissions", "/cost", "/session", "/help", "/quit")
+COMMANDS = ("/model", "/think", "/tools", "/mcp", "/permissions", "/cost", "/session", "/help", "/quit")
 HISTORY = "history"
 
 
@@ -173,7 +174,7 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 if hint is not None:
                     print(f"bastion: {hint}")
     finally:
-        session.close()
+        built.close()
     print(f"To resume this session: bastion --resume {session.id}")
     return 0
 
@@ -238,6 +239,11 @@ def _command(line: str, agent: Agent, session: Session, asker: Asker, tally: Tal
     elif name == "/tools":
         for spec in agent.tools.specs():
             print(f"{spec.name}: {spec.description.splitlines()[0] if spec.description else ''}")
+    elif name == "/mcp":
+        from .mcp import NO_SERVERS, McpToolbox, report_lines
+
+        reports = agent.tools.reports() if isinstance(agent.tools, McpToolbox) else []
+        print("\n".join(clean(line) for line in report_lines(reports)) if reports else NO_SERVERS)
     elif name == "/permissions":
         _permissions(rest, asker, session)
     elif name == "/cost":
