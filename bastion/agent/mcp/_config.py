@@ -78,6 +78,18 @@ class ServerConfig(_Strict):
         # TOML writes 30 as an integer; strict mode would refuse it as a float.
         return float(value) if type(value) is int else value
 
+    @field_validator("headers", mode="before")
+    @classmethod
+    def _no_literal(cls, value: object) -> object:
+        if isinstance(value, dict):
+            for name, source in value.items():
+                if isinstance(source, str):
+                    raise ValueError(
+                        f"{name}: a header's value is not written in the file: "
+                        '{ env = "VARIABLE" } or { command = ["program", ...] }, with an optional prefix'
+                    )
+        return value
+
     @field_validator("url")
     @classmethod
     def _url(cls, value: str | None) -> str | None:
