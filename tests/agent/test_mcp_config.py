@@ -74,3 +74,27 @@ def test_the_users_file_carries_the_servers_and_the_projects_may_not(tmp_path: P
 
     with pytest.raises(PolicyConfigError, match="mcp: a project file may not set mcp; put it in your own config"):
         load_settings(LocalWorkspace(str(tmp_path)), os.devnull)
+
+
+def test_doctor_starts_each_server_and_reports_its_state_and_tools(tmp_path: Path) -> None:
+    import subprocess
+    import sys
+
+    server = Path(__file__).with_name("mcp_server.py")
+    config = tmp_path / "config.toml"
+    config.write_text(
+        f'[mcp.servers.docs]\ncommand = "{sys.executable}"\nargs = ["{server}", "stdio"]\n'
+        '[mcp.servers.nope]\ncommand = "/nonexistent/server"\n'
+    )
+    done = subprocess.run(
+        [sys.executable, "-m", "bastion", "doctor", "--config", str(config), "--cwd", str(tmp_path)],
+        capture_output=True, text=True, check=True, timeout=120,
+    )  # fmt: skip
+    section = done.stdout[done.stdout.index("MCP servers:") :].splitlines()
+    assert section[1] == "  docs (stdio): ready" and "    mcp__docs__echo" in section
+    assert any(line.startswith("  nope (stdio): failed: its program was not found") for line in section)
+    plain = subprocess.run(
+        [sys.executable, "-m", "bastion", "doctor", "--config", os.devnull, "--cwd", str(tmp_path)],
+        capture_output=True, text=True, check=True,
+    )  # fmt: skip
+    assert plain.stdout.endswith("MCP servers: none\n")
