@@ -20,7 +20,9 @@ from mcp.client.stdio import StdioServerParameters, stdio_client
 from bastion.cli import check
 
 
-def _check_json(config: str, cwd: str, line: str | None = None, tool: str = "bash", path: str | None = None) -> dict[str, Any]:
+def _check_json(
+    config: str, cwd: str, line: str | None = None, tool: str = "bash", path: str | None = None
+) -> dict[str, Any]:
     out = io.StringIO()
     argv = ["--json", "--config", config, "--cwd", cwd, "--tool", tool]
     argv += ["--path", path] if path is not None else []
@@ -44,7 +46,10 @@ async def _session(config: str, cwd: Path, calls: list[tuple[str, dict[str, Any]
     )
     answers = []
     with open(os.devnull, "w") as errlog:
-        async with stdio_client(params, errlog=errlog) as (read, write), ClientSession(read, write) as session:
+        async with (
+            stdio_client(params, errlog=errlog) as (read, write),
+            ClientSession(read, write) as session,
+        ):
             await session.initialize()
             listed = await session.list_tools()
             answers.append((",".join(sorted(t.name for t in listed.tools)), False))
@@ -112,7 +117,9 @@ def test_check_and_explain_answer_as_the_check_command_does_and_nothing_runs(wor
         ({"line": "ls", "cwd": "/nonexistent/dir"}, "is not a directory"),
     ],
 )
-def test_a_request_that_cannot_be_decided_is_the_tools_error(work: Path, args: dict[str, Any], message: str) -> None:
+def test_a_request_that_cannot_be_decided_is_the_tools_error(
+    work: Path, args: dict[str, Any], message: str
+) -> None:
     _, (text, error) = _serve(os.devnull, work, [("check", args)])
     assert error and message in text
 

@@ -23,8 +23,8 @@ from typing import NamedTuple
 
 from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
-from ._tools import MCP_PREFIX, MCP_TOOL
 from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
+from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import Decision, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
 
@@ -115,9 +115,7 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
         regex = re.compile(".*".join(re.escape(p) for p in re.split(r"\*+", rule.tool)), re.DOTALL)
         return [_Compiled(rule.text, rule.tool, regex, None, False, layer, "")]
     if kind == "allow" and rule.tool.startswith(MCP_PREFIX):
-        raise RuleError(
-            rule.text, "mcp_tool_name", 1, "an allow rule names an MCP tool as mcp(SERVER:TOOL)"
-        )
+        raise RuleError(rule.text, "mcp_tool_name", 1, "an allow rule names an MCP tool as mcp(SERVER:TOOL)")
     compiled = []
     for tool in ALIASES.get(rule.tool, (rule.tool,)):
         matcher = None

@@ -66,7 +66,9 @@ class _Calls:
             where, name, call = self.request(line, tool, args, cwd)
             return json.dumps(self.dry.request({"cwd": where, "tool": name, "args": call}))
 
-    def explain(self, line: str | None, tool: str | None, args: dict[str, Any] | None, cwd: str | None) -> str:
+    def explain(
+        self, line: str | None, tool: str | None, args: dict[str, Any] | None, cwd: str | None
+    ) -> str:
         with self.lock:
             where, name, call = self.request(line, tool, args, cwd)
             out = io.StringIO()
@@ -92,13 +94,19 @@ def serve(config: str | None, cwd: str) -> MCPServer:
 
     @server.tool(name="check", description=_CHECK)
     def check(
-        line: str | None = None, tool: str | None = None, args: dict[str, Any] | None = None, cwd: str | None = None
+        line: str | None = None,
+        tool: str | None = None,
+        args: dict[str, Any] | None = None,
+        cwd: str | None = None,
     ) -> str:
         return answer(calls.check, line, tool, args, cwd)
 
     @server.tool(name="explain", description=_EXPLAIN)
     def explain(
-        line: str | None = None, tool: str | None = None, args: dict[str, Any] | None = None, cwd: str | None = None
+        line: str | None = None,
+        tool: str | None = None,
+        args: dict[str, Any] | None = None,
+        cwd: str | None = None,
     ) -> str:
         return answer(calls.explain, line, tool, args, cwd)
 

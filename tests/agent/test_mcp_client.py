@@ -58,8 +58,15 @@ def _state(toolbox: McpToolbox, name: str) -> tuple[str, str]:
 
 @pytest.fixture(scope="module")
 def docs() -> Iterator[McpToolbox]:
-    environ = {"PATH": os.environ["PATH"], "GITHUB_TOKEN": "ghp-secret", "KEEP_ME": "1", "OPENAI_API_KEY": "sk"}
-    toolbox = _start({"docs": _stdio(call_timeout=2, pass_env=["KEEP_ME"], env={"DOCS_MODE": "test"})}, environ)
+    environ = {
+        "PATH": os.environ["PATH"],
+        "GITHUB_TOKEN": "ghp-secret",
+        "KEEP_ME": "1",
+        "OPENAI_API_KEY": "sk",
+    }
+    toolbox = _start(
+        {"docs": _stdio(call_timeout=2, pass_env=["KEEP_ME"], env={"DOCS_MODE": "test"})}, environ
+    )
     yield toolbox
     toolbox.close()
 
@@ -71,7 +78,11 @@ def test_a_stdio_servers_tools_are_offered_beside_the_built_in_ones_and_run(docs
     assert spec.description.startswith("(MCP server docs)") and "text" in spec.parameters["properties"]
     assert docs.run("mcp__docs__echo", {"text": "hi"}, NEVER) == ("echo: hi", False)
     assert docs.run("bash", {}, NEVER) == ("built-in bash", False)
-    assert docs.has("mcp__docs__echo") and not docs.has("mcp__docs__nothing") and not docs.has("mcp__other__echo")
+    assert (
+        docs.has("mcp__docs__echo")
+        and not docs.has("mcp__docs__nothing")
+        and not docs.has("mcp__other__echo")
+    )
 
 
 def test_a_stdio_server_starts_with_the_scrubbed_environment_plus_its_own(docs: McpToolbox) -> None:
@@ -167,7 +178,9 @@ def test_names_that_cannot_be_offered_or_collide_are_refused_with_a_message() ->
 
 def test_a_tool_colliding_with_a_built_in_tool_is_refused() -> None:
     builtin = _Builtin(("bash", "mcp__docs__echo"))
-    toolbox = with_servers(builtin, {"mcp": {"servers": {"docs": _stdio()}}}, "c", dict(os.environ), os.getcwd())
+    toolbox = with_servers(
+        builtin, {"mcp": {"servers": {"docs": _stdio()}}}, "c", dict(os.environ), os.getcwd()
+    )
     assert toolbox is not None
     try:
         (report,) = toolbox.reports()

@@ -21,13 +21,21 @@ def _servers(raw: dict[str, Any]) -> dict[str, Any]:
 def test_a_stdio_and_an_http_server_are_read_with_their_defaults() -> None:
     servers = _servers(
         {
-            "docs": {"command": "docs-server", "args": ["--ro"], "env": {"A": "1"}, "pass_env": ["B"], "cwd": "sub"},
+            "docs": {
+                "command": "docs-server",
+                "args": ["--ro"],
+                "env": {"A": "1"},
+                "pass_env": ["B"],
+                "cwd": "sub",
+            },
             "web": {"url": "https://mcp.example/mcp", "headers": {"Authorization": {"env": "WEB_KEY"}}},
         }
     )
     assert servers["docs"].transport == "stdio" and servers["docs"].startup_timeout == 30.0
     assert servers["web"].transport == "http" and servers["web"].headers["Authorization"].env == "WEB_KEY"
-    assert server_variables({"mcp": {"servers": {"web": {"url": "http://x", "headers": {"X": {"env": "V"}}}}}}, "c") == {"V"}
+    assert server_variables(
+        {"mcp": {"servers": {"web": {"url": "http://x", "headers": {"X": {"env": "V"}}}}}}, "c"
+    ) == {"V"}
 
 
 @pytest.mark.parametrize(
@@ -35,10 +43,16 @@ def test_a_stdio_and_an_http_server_are_read_with_their_defaults() -> None:
     [
         ({"docs": {}}, "mcp.servers.docs: give command (a server started over stdio) or url"),
         ({"docs": {"command": "x", "url": "http://x"}}, "mcp.servers.docs: give command"),
-        ({"docs": {"url": "http://x", "cwd": "/"}}, "mcp.servers.docs: cwd does not apply to a server reached by url"),
+        (
+            {"docs": {"url": "http://x", "cwd": "/"}},
+            "mcp.servers.docs: cwd does not apply to a server reached by url",
+        ),
         ({"docs": {"command": "x", "headers": {}}}, "headers does not apply to a server reached by command"),
         ({"docs": {"url": "ftp://x"}}, "mcp.servers.docs.url: must be an http:// or https:// URL"),
-        ({"docs": {"url": "http://x", "headers": {"A": "Bearer sk-1"}}}, "a header's value is not written in the file"),
+        (
+            {"docs": {"url": "http://x", "headers": {"A": "Bearer sk-1"}}},
+            "a header's value is not written in the file",
+        ),
         ({"docs": {"url": "http://x", "headers": {"A": {"env": "X", "command": "y"}}}}, "give env"),
         ({"docs": {"url": "http://x", "headers": {"A": {"command": []}}}}, "must be a program"),
         ({"docs": {"command": "x", "colour": 1}}, "mcp.servers.docs.colour: unknown field"),
@@ -72,7 +86,9 @@ def test_the_users_file_carries_the_servers_and_the_projects_may_not(tmp_path: P
     (tmp_path / ".bastion" / "config.toml").write_text('[mcp.servers.evil]\ncommand = "sh"\n')
     from bastion.policy import ConfigError as PolicyConfigError
 
-    with pytest.raises(PolicyConfigError, match="mcp: a project file may not set mcp; put it in your own config"):
+    with pytest.raises(
+        PolicyConfigError, match="mcp: a project file may not set mcp; put it in your own config"
+    ):
         load_settings(LocalWorkspace(str(tmp_path)), os.devnull)
 
 

@@ -30,7 +30,9 @@ A, Q, D = Decision.ALLOW, Decision.ASK, Decision.DENY
 USER = "~/.config/bastion/config.toml"
 
 
-def _decide(name: str, *, allow: tuple[str, ...] = (), ask: tuple[str, ...] = (), deny: tuple[str, ...] = ()) -> Decision:
+def _decide(
+    name: str, *, allow: tuple[str, ...] = (), ask: tuple[str, ...] = (), deny: tuple[str, ...] = ()
+) -> Decision:
     subjects = mcp_subjects(name, {"q": "x"})
     assert subjects is not None, name
     return Policy([Layer.user(USER, allow=allow, ask=ask, deny=deny)]).decide(subjects).decision
@@ -78,7 +80,9 @@ def test_an_mcp_rule_allows_the_tools_it_names_and_no_sibling(
         ({"allow": ("mcp(docs:*)",), "deny": ("mcp__docs__other",)}, A),
     ],
 )
-def test_deny_beats_ask_beats_allow_for_mcp_calls(rules: dict[str, tuple[str, ...]], decision: Decision) -> None:
+def test_deny_beats_ask_beats_allow_for_mcp_calls(
+    rules: dict[str, tuple[str, ...]], decision: Decision
+) -> None:
     assert _decide("mcp__docs__delete", **rules) is decision
 
 
@@ -116,7 +120,9 @@ def test_fallback_allow_still_lets_a_deny_rule_refuse_and_fallback_deny_refuses(
         ({"allow": ("mcp__*",)}, "tool_glob"),
     ],
 )
-def test_an_mcp_rule_of_another_shape_is_an_error_naming_it(rules: dict[str, tuple[str, ...]], kind: str) -> None:
+def test_an_mcp_rule_of_another_shape_is_an_error_naming_it(
+    rules: dict[str, tuple[str, ...]], kind: str
+) -> None:
     with pytest.raises(RuleError) as caught:
         Policy([Layer.user(USER, **rules)])
     assert caught.value.kind == kind
@@ -196,7 +202,11 @@ def test_the_gate_decides_an_mcp_call_by_the_same_engine(tmp_path: object) -> No
         handle.write('[policy]\nallow = ["mcp(docs:*)"]\ndeny = ["mcp(docs:drop)"]\n')
     dry = DryRun(config)
     allowed = dry.check(str(tmp_path), "mcp__docs__search", {"query": "x"})
-    assert (allowed["decision"], allowed["rule"], allowed["source"]) == ("allow", "mcp(docs:*)", f"user:{config}")
+    assert (allowed["decision"], allowed["rule"], allowed["source"]) == (
+        "allow",
+        "mcp(docs:*)",
+        f"user:{config}",
+    )
     denied = dry.check(str(tmp_path), "mcp__docs__drop", {})
     assert (denied["decision"], denied["rule"]) == ("deny", "mcp(docs:drop)")
     assert dry.check(str(tmp_path), "mcp__docs2__search", {})["decision"] == "ask"

@@ -15,12 +15,13 @@ from __future__ import annotations
 import asyncio
 import contextlib
 import os
+import sys
 import tempfile
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from contextlib import AsyncExitStack
-from typing import IO, TYPE_CHECKING, Any, NamedTuple
+from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO, cast
 
 from ...policy import child_env
 from .._types import ConfigError
@@ -171,30 +172,34 @@ class Hub:
             server.started.set()
 
     async def _run(self, server: _Server) -> None:
-        try:
-            async with AsyncExitStack() as stack:
-                session = await self._connect(server, stack)
-                await session.initialize()
-                await self._list(server, session)
-                if server.state == STARTING:
-                    server.session, server.state = session, READY
+        # A stdio server's standard error goes to a file of its own: not onto the person's terminal,
+        # and its last line says why it stopped.
+        with tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace") as errlog:
+            server.errlog = errlog
+            try:
+                await self._serve(server)
+            except asyncio.CancelledError:
+                pass
+            except ConfigError as err:
+                server.ended(FAILED, str(err))
+            except BaseException as err:  # noqa: BLE001 - any failure of one server ends only that server
+                server.ended(FAILED if server.state == STARTING else STOPPED, _describe(err))
+            finally:
+                if server.state in (STARTING, READY):
+                    server.ended(STOPPED, "its connection closed")
                 server.started.set()
-                assert server.stop is not None
-                await server.stop.wait()
-        except asyncio.CancelledError:
-            pass
-        except ConfigError as err:
-            server.ended(FAILED, str(err))
-        except BaseException as err:  # noqa: BLE001 - any failure of one server ends only that server
-            detail = _describe(err)
-            server.ended(FAILED if server.state == STARTING else STOPPED, detail)
-        finally:
-            if server.state in (STARTING, READY):
-                server.ended(STOPPED, "its connection closed")
+                server.errlog = None
+
+    async def _serve(self, server: _Server) -> None:
+        async with AsyncExitStack() as stack:
+            session = await self._connect(server, stack)
+            await session.initialize()
+            await self._list(server, session)
+            if server.state == STARTING:
+                server.session, server.state = session, READY
             server.started.set()
-            if server.errlog is not None:
-                with contextlib.suppress(OSError):
-                    server.errlog.close()
+            assert server.stop is not None
+            await server.stop.wait()
 
     async def _connect(self, server: _Server, stack: AsyncExitStack) -> ClientSession:
         from mcp import ClientSession
@@ -207,8 +212,9 @@ class Hub:
             env = {**child_env(self._environ, kept, also_scrub=self._scrub), **config.env}
             cwd = os.path.join(self._cwd, os.path.expanduser(config.cwd)) if config.cwd else self._cwd
             params = StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=cwd)
-            server.errlog = tempfile.TemporaryFile("w+", encoding="utf-8", errors="replace")
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=server.errlog))
+            # A temporary file is a text stream with a descriptor, what the SDK's TextIO stands for.
+            errlog = cast(TextIO, server.errlog) if server.errlog is not None else sys.stderr
+            read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client
@@ -217,7 +223,9 @@ class Hub:
             headers = header_values(config, self._environ)
             timeout = httpx2.Timeout(min(30.0, config.startup_timeout), read=max(300.0, config.call_timeout))
             http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=timeout))
-            read, write = await stack.enter_async_context(streamable_http_client(config.url, http_client=http))
+            read, write = await stack.enter_async_context(
+                streamable_http_client(config.url, http_client=http)
+            )
 
         from mcp_types import ToolListChangedNotification
 
@@ -225,7 +233,9 @@ class Hub:
             if isinstance(message, ToolListChangedNotification):
                 self._loop.create_task(self._relist(server))
 
-        session = ClientSession(read, write, read_timeout_seconds=config.call_timeout, message_handler=on_message)
+        session = ClientSession(
+            read, write, read_timeout_seconds=config.call_timeout, message_handler=on_message
+        )
         return await stack.enter_async_context(session)
 
     async def _list(self, server: _Server, session: ClientSession) -> None:
@@ -252,7 +262,10 @@ class Hub:
     async def _call(self, server: _Server, tool: str, args: dict[str, Any]) -> tuple[str, bool]:
         session = server.session
         if session is None:
-            return f"error: the MCP server {server.name} is not running ({server.state}: {server.detail})", True
+            return (
+                f"error: the MCP server {server.name} is not running ({server.state}: {server.detail})",
+                True,
+            )
         from mcp import MCPError
         from mcp_types import CONNECTION_CLOSED, REQUEST_TIMEOUT
 
@@ -261,7 +274,10 @@ class Hub:
         except MCPError as err:
             if err.code == REQUEST_TIMEOUT:
                 wait = f"{server.config.call_timeout:g} s"
-                return f"error: the MCP server {server.name} did not answer the call of {tool} within {wait}", True
+                return (
+                    f"error: the MCP server {server.name} did not answer the call of {tool} within {wait}",
+                    True,
+                )
             if err.code == CONNECTION_CLOSED:
                 server.ended(STOPPED, "its connection closed")
                 why = f"the server stopped during the call ({server.detail})"

@@ -17,7 +17,10 @@ MAX_RESULT_CHARS = 51_200
 def capped(text: str, limit: int = MAX_RESULT_CHARS) -> str:
     if len(text) <= limit:
         return text
-    return text[:limit] + f"\n... [truncated: the result was {len(text)} characters, {len(text) - limit} omitted]"
+    return (
+        text[:limit]
+        + f"\n... [truncated: the result was {len(text)} characters, {len(text) - limit} omitted]"
+    )
 
 
 def _block(block: ContentBlock) -> str:
@@ -33,7 +36,9 @@ def _block(block: ContentBlock) -> str:
         resource = getattr(block, "resource", None)
         text = getattr(resource, "text", None)
         uri = getattr(resource, "uri", "")
-        return f"[resource {uri}]\n{text}" if isinstance(text, str) else f"[resource {uri}, binary, not shown]"
+        return (
+            f"[resource {uri}]\n{text}" if isinstance(text, str) else f"[resource {uri}, binary, not shown]"
+        )
     return f"[{kind} content, not shown]"
 
 

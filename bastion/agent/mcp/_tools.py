@@ -37,7 +37,9 @@ def _spec(name: str, server: str, description: str | None, schema: Mapping[str, 
     text = (description or "").strip()
     if len(text) > _MAX_DESCRIPTION:
         text = text[:_MAX_DESCRIPTION] + " ..."
-    parameters = dict(schema) if isinstance(schema, Mapping) and schema.get("type") == "object" else _EMPTY_SCHEMA
+    parameters = (
+        dict(schema) if isinstance(schema, Mapping) and schema.get("type") == "object" else _EMPTY_SCHEMA
+    )
     return ToolSpec(name, f"(MCP server {server}) {text}".rstrip(), dict(parameters))
 
 
