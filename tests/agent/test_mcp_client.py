@@ -65,7 +65,9 @@ def docs() -> Iterator[McpToolbox]:
         "OPENAI_API_KEY": "sk",
     }
     toolbox = _start(
-        {"docs": _stdio(call_timeout=2, pass_env=["KEEP_ME"], env={"DOCS_MODE": "test"})}, environ
+        {"docs": _stdio(call_timeout=2, pass_env=["KEEP_ME", "OPENAI_API_KEY"], env={"DOCS_MODE": "test"})},
+        environ,
+        scrub=["OPENAI_API_KEY"],
     )
     yield toolbox
     toolbox.close()

@@ -208,7 +208,9 @@ class Hub:
         if config.command is not None:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            kept = [n for n in config.pass_env if n in self._environ]
+            # The key's and the headers' variables stay out even when the server's pass_env names them.
+            scrubbed = {name.upper() for name in self._scrub}
+            kept = [n for n in config.pass_env if n in self._environ and n.upper() not in scrubbed]
             env = {**child_env(self._environ, kept, also_scrub=self._scrub), **config.env}
             cwd = os.path.join(self._cwd, os.path.expanduser(config.cwd)) if config.cwd else self._cwd
             params = StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=cwd)
