@@ -130,10 +130,17 @@ def test_a_server_that_crashes_mid_call_fails_that_call_and_every_later_one_clea
     toolbox = _start({"docs": _stdio(), "other": _stdio()})
     try:
         text, error = toolbox.run("mcp__docs__crash", {}, NEVER)
-        assert error and "the server stopped during the call" in text and "crashing on purpose" in text
+        assert error and text == (
+            "error: the call of crash on the MCP server docs failed: "
+            "the server stopped during the call (its connection closed)"
+        )
         text, error = toolbox.run("mcp__docs__echo", {"text": "x"}, NEVER)
-        assert error and text.startswith("error: the MCP server docs is not running (stopped:")
-        assert _state(toolbox, "docs")[0] == "stopped"
+        assert error and text == "error: the MCP server docs is not running (stopped: its connection closed)"
+        # What the server wrote is for the person (/mcp, doctor), never for the model.
+        assert _state(toolbox, "docs") == (
+            "stopped",
+            "its connection closed; it said: test server: crashing on purpose",
+        )
         assert toolbox.run("mcp__other__echo", {"text": "x"}, NEVER) == ("echo: x", False)
     finally:
         toolbox.close()
@@ -160,6 +167,14 @@ def test_a_program_that_does_not_exist_fails_naming_it() -> None:
     try:
         state, detail = _state(toolbox, "nope")
         assert state == "failed" and "/nonexistent/server" in detail
+    finally:
+        toolbox.close()
+
+
+def test_a_cwd_that_is_not_a_directory_fails_naming_it(tmp_path: Path) -> None:
+    toolbox = _start({"docs": _stdio(cwd=str(tmp_path / "missing"))})
+    try:
+        assert _state(toolbox, "docs") == ("failed", f"its cwd {tmp_path / 'missing'} is not a directory")
     finally:
         toolbox.close()
 
@@ -256,3 +271,20 @@ def test_a_config_that_names_no_server_starts_nothing_and_a_bad_one_is_an_error(
     assert with_servers(_Builtin(), {}, "c.toml", {}, "/") is None
     with pytest.raises(ConfigError, match=r"^c.toml: mcp.servers.docs: give command"):
         with_servers(_Builtin(), {"mcp": {"servers": {"docs": {}}}}, "c.toml", {}, "/")
+
+
+def test_a_server_that_died_between_calls_shows_as_stopped_in_the_report(tmp_path: Path) -> None:
+    pidfile = tmp_path / "pid"
+    wrapper = tmp_path / "server.sh"
+    wrapper.write_text(f"#!/bin/sh\necho $$ > {pidfile}\nexec {sys.executable} {SERVER} stdio\n")
+    wrapper.chmod(0o755)
+    toolbox = _start({"docs": {"command": str(wrapper)}})
+    try:
+        assert _state(toolbox, "docs")[0] == "ready"
+        os.kill(int(pidfile.read_text()), 9)
+        deadline = time.monotonic() + 10
+        while _state(toolbox, "docs")[0] == "ready" and time.monotonic() < deadline:
+            time.sleep(0.1)
+        assert _state(toolbox, "docs") == ("stopped", "its connection closed")
+    finally:
+        toolbox.close()

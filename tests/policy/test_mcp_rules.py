@@ -229,3 +229,15 @@ def test_a_project_config_may_deny_an_mcp_tool_but_not_name_a_server(tmp_path: o
         handle.write('[policy]\nallow = ["mcp(docs:*)"]\n')
     with pytest.raises(ConfigError, match="policy.allow: a project file may not allow anything"):
         load_settings(LocalWorkspace(root), os.devnull)
+
+
+def test_deciding_an_mcp_call_loads_no_mcp_module_nor_the_agent(tmp_path: pathlib.Path) -> None:
+    from tests.loaded import modules_loaded
+    from tests.test_layering import FORBIDDEN
+
+    code = (
+        "import os\n"
+        "from bastion.cli import main\n"
+        f"main(['check', '--config', os.devnull, '--cwd', {str(tmp_path)!r}, '--tool', 'mcp__docs__search'])"
+    )
+    assert modules_loaded(code, FORBIDDEN) == []

@@ -58,6 +58,7 @@ class _Server:
         self.config = config
         self.state = STARTING
         self.detail = ""
+        self.said = ""
         self.tools: list[Tool] = []
         self.session: ClientSession | None = None
         self.stop: asyncio.Event | None = None
@@ -66,20 +67,21 @@ class _Server:
         self.errlog: IO[str] | None = None
 
     def last_words(self) -> str:
-        """The last line the server wrote to standard error (a stdio server's), for a reason."""
+        """The last line the server wrote to standard error (a stdio server's), printable
+        characters only: for the person (/mcp, doctor), never for the model, since a server may
+        print what its environment holds."""
         if self.errlog is None:
             return ""
         with contextlib.suppress(OSError, ValueError):
             self.errlog.seek(0)
             lines = [line.strip() for line in self.errlog.read()[-4096:].splitlines() if line.strip()]
-            return lines[-1][:300] if lines else ""
+            return "".join(c for c in lines[-1][:300] if c.isprintable()) if lines else ""
         return ""
 
     def ended(self, state: str, detail: str) -> None:
         if self.state in (FAILED, STOPPED):
             return
-        words = self.last_words()
-        self.state, self.detail = state, f"{detail}; it said: {words}" if words else detail
+        self.state, self.detail, self.said = state, detail, self.last_words()
         self.session = None
         if self.stop is not None:
             self.stop.set()
@@ -122,9 +124,19 @@ class Hub:
         return list(self._servers[name].tools)
 
     def report(self, name: str) -> tuple[str, str, str]:
-        """(transport, state, detail) of one server."""
+        """(transport, state, detail) of one server, the detail with its last words if it said any."""
         server = self._servers[name]
-        return server.config.transport, server.state, server.detail
+        detail = f"{server.detail}; it said: {server.said}" if server.said else server.detail
+        return server.config.transport, server.state, detail
+
+    def ping(self, timeout: float = 3.0) -> None:
+        """Ask every ready server whether it is still there, so a report shows one that stopped
+        while no call was running as stopped."""
+        if self._closed or not self._thread.is_alive():
+            return
+        future = asyncio.run_coroutine_threadsafe(self._ping_all(timeout), self._loop)
+        with contextlib.suppress(Exception):
+            future.result(timeout=timeout + 1.0)
 
     def call(
         self, name: str, tool: str, args: Mapping[str, object], cancel: threading.Event
@@ -213,6 +225,8 @@ class Hub:
             kept = [n for n in config.pass_env if n in self._environ and n.upper() not in scrubbed]
             env = {**child_env(self._environ, kept, also_scrub=self._scrub), **config.env}
             cwd = os.path.join(self._cwd, os.path.expanduser(config.cwd)) if config.cwd else self._cwd
+            if not os.path.isdir(cwd):
+                raise ConfigError(f"its cwd {cwd} is not a directory")
             params = StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=cwd)
             # A temporary file is a text stream with a descriptor, what the SDK's TextIO stands for.
             errlog = cast(TextIO, server.errlog) if server.errlog is not None else sys.stderr
@@ -288,6 +302,24 @@ class Hub:
         except Exception as err:
             return f"error: the call of {tool} on the MCP server {server.name} failed: {_describe(err)}", True
         return result_text(result)
+
+    async def _ping_all(self, timeout: float) -> None:
+        from mcp import MCPError
+        from mcp_types import CONNECTION_CLOSED
+
+        async def one(server: _Server) -> None:
+            session = server.session
+            if session is None:
+                return
+            try:
+                await asyncio.wait_for(session.send_ping(), timeout)
+            except MCPError as err:
+                if err.code == CONNECTION_CLOSED:
+                    server.ended(STOPPED, "its connection closed")
+            except Exception:  # a server slow to answer a ping is not taken for stopped
+                return
+
+        await asyncio.gather(*(one(s) for s in self._servers.values()))
 
     async def _close_all(self) -> None:
         tasks = []

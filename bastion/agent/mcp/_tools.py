@@ -91,7 +91,9 @@ class McpToolbox:
         return self._hub.call(offered.server, offered.tool, args, cancel)
 
     def reports(self) -> list[ServerReport]:
-        """Each server: how it is reached, its state, the tools offered and those refused."""
+        """Each server: how it is reached, its state, the tools offered and those refused (each
+        ready server asked first whether it is still there)."""
+        self._hub.ping()
         with self._lock:
             offered, refused = dict(self._offered), dict(self._refused)
         out = []
