@@ -33,7 +33,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
-        epilog="Other commands: bastion check | audit | hook | doctor (each with --help).",
+        epilog="Other commands: bastion check | audit | hook | doctor | sessions | mcp serve "
+        "(each with --help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
