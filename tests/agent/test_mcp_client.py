@@ -147,10 +147,8 @@ def test_a_server_that_crashes_mid_call_fails_that_call_and_every_later_one_clea
 
 
 def test_a_server_that_hangs_at_start_fails_after_its_timeout_and_the_others_start() -> None:
-    started = time.monotonic()
     toolbox = _start({"hung": _stdio("hang", startup_timeout=1), "gone": _stdio("exit"), "docs": _stdio()})
     try:
-        assert time.monotonic() - started < 25
         assert _state(toolbox, "hung") == ("failed", "did not start within 1 s")
         state, detail = _state(toolbox, "gone")
         assert state == "failed" and "cannot start, no database" in detail
