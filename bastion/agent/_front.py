@@ -12,7 +12,7 @@ from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_al
 from ._colour import Colour, clean
 from ._render import MarkdownStream
 from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
-from .loop import Answer, Events
+from .loop import Answer, Answerer, Events
 
 __all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
 
@@ -56,7 +56,17 @@ class Asker:
         self.recorder = Recorder(gate)
         return self.recorder
 
-    def __call__(self, call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> Answer:
+    def labelled(self, label: str) -> Answerer:
+        """The questions of a sub-agent: asked as the others, its label before the tool's name."""
+
+        def ask(call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> Answer:
+            return self(call, args, verdict, label=label)
+
+        return ask
+
+    def __call__(
+        self, call: ToolCall, args: Mapping[str, object], verdict: Verdict, *, label: str = ""
+    ) -> Answer:
         refusal = cannot_work(call, verdict)
         if refusal is not None:
             return Answer(False, refusal, by="rule")
@@ -65,11 +75,12 @@ class Asker:
             return Answer(True, "", by="session rule")
         always = self.offer_always and may_always(verdict)
         decided = self.recorder.decided(args) if self.recorder is not None else None
-        shown = [self.colour.bold(clean(f"? {call.name}: {why(verdict)}"))]
+        who = f"{label} {call.name}" if label else call.name
+        shown = [self.colour.bold(clean(f"? {who}: {why(verdict)}"))]
         shown += describe(call, args, decided, self.cwd, self.colour)
         self.write("\n".join(shown) + "\n")
         choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
-        prompt = f"allow {call.name}? {choices} "
+        prompt = f"allow {who}? {choices} "
         if self.refuse_all:
             self.write(prompt + "n (--yes-to none)\n")
             return Answer(False, "", by="flag")
@@ -303,3 +314,6 @@ class Fanout(Events):
 
     def finished(self, call: ToolCall) -> None:
         self._each("finished")(call)
+
+    def spent(self, usage: Usage, replies: int) -> None:
+        self._each("spent")(usage, replies)

@@ -52,6 +52,9 @@ def _parser() -> argparse.ArgumentParser:
         "--think", action=argparse.BooleanOptionalAction, default=None, help="reasoning on (or off)"
     )
     p.add_argument("--effort", choices=EFFORTS, help="how hard the model reasons")
+    p.add_argument(
+        "--subagent-model", help="the model sub-agents (the task tool) use (default: the session's)"
+    )
     p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
     p.add_argument(
         "--output-format", choices=("text", "json"), default="text", help="with -p: text, or one JSON report"
@@ -106,6 +109,14 @@ def _build(
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
     from ._prompt import system_prompt
+    from ._subagent import (
+        Subagents,
+        TaskTools,
+        configured_model,
+        front_console,
+        subagent_model_setting,
+        tasks_in,
+    )
     from ._toolbox import Toolbox
     from .mcp import server_variables, with_servers
     from .providers import RetryPolicy, key_variables, make_model
@@ -165,17 +176,31 @@ def _build(
         printer.err.flush()
 
     compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
+    checkpoints = Checkpoints(ws)
+    switched = args.provider is not None and args.provider != base.provider
+    subagents = Subagents(
+        tools,
+        gate,
+        front_console(answer, printer),
+        configured_model(model, subagent_model_setting(settings.extra, args.subagent_model, switched)),
+        lambda specs: system_prompt(ws, specs),
+        session,
+        checkpoint=checkpoints,
+        first=tasks_in(messages) + 1,
+    )
+    offered = TaskTools(tools, subagents)
     agent = Agent(
         model,
         gate,
-        tools,
+        offered,
         answer,
-        system_prompt(ws, tools.specs()),
+        system_prompt(ws, offered.specs()),
         Fanout(session, printer),
         messages,
-        checkpoint=Checkpoints(ws),
+        checkpoint=checkpoints,
         compaction=compactor,
     )
+    subagents.attach(agent)
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried
     key_from = (

@@ -23,6 +23,7 @@ from .providers import EFFORTS
 if TYPE_CHECKING:
     from ._main import Built
     from ._session import Session
+    from .mcp import McpToolbox
 
 # What builds the REPL's agent and session: the CLI's arguments, the environment, the working
 # directory, where to print, and who answers a question.
@@ -51,7 +52,7 @@ HISTORY = "history"
 
 
 class Tally(Events):
-    """The usage of every reply of this session, added up."""
+    """The usage of every reply of this session (its sub-agents' too), added up."""
 
     def __init__(self) -> None:
         self.usage = Usage()
@@ -61,6 +62,10 @@ class Tally(Events):
         if usage is not None:
             self.usage.add(usage)
             self.replies += 1
+
+    def spent(self, usage: Usage, replies: int) -> None:
+        self.usage.add(usage)
+        self.replies += replies
 
 
 def _history(home: str) -> Any:
@@ -158,7 +163,7 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 continue
             if line.startswith("/") and not line.startswith("//"):
                 try:
-                    if _command(line, agent, session, asker, tally) == "quit":
+                    if _command(line, agent, session, asker, tally, built.mcp) == "quit":
                         break
                 except KeyboardInterrupt:
                     print("\n[aborted]")
@@ -213,7 +218,9 @@ def _permissions(rest: str, asker: Asker, session: Session) -> None:
         print(clean(f"{n}. {key.tool} {key.arguments}"))
 
 
-def _command(line: str, agent: Agent, session: Session, asker: Asker, tally: Tally) -> str:
+def _command(
+    line: str, agent: Agent, session: Session, asker: Asker, tally: Tally, servers: McpToolbox | None = None
+) -> str:
     name, _, rest = line.partition(" ")
     rest = rest.strip()
     options = agent.model.options
@@ -240,9 +247,9 @@ def _command(line: str, agent: Agent, session: Session, asker: Asker, tally: Tal
         for spec in agent.tools.specs():
             print(f"{spec.name}: {spec.description.splitlines()[0] if spec.description else ''}")
     elif name == "/mcp":
-        from .mcp import NO_SERVERS, McpToolbox, report_lines
+        from .mcp import NO_SERVERS, report_lines
 
-        reports = agent.tools.reports() if isinstance(agent.tools, McpToolbox) else []
+        reports = servers.reports() if servers is not None else []
         print("\n".join(clean(line) for line in report_lines(reports)) if reports else NO_SERVERS)
     elif name == "/permissions":
         _permissions(rest, asker, session)

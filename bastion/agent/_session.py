@@ -13,12 +13,14 @@ keeps the lines in memory until there is room.
 
 from __future__ import annotations
 
+import abc
 import contextlib
 import errno
 import os
 import re
 import secrets
 import sys
+import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -38,6 +40,7 @@ from ._types import (
 from .loop import INTERRUPTED, Answer, Events
 
 __all__ = [
+    "Recording",
     "Session",
     "SessionInfo",
     "bastion_home",
@@ -84,8 +87,46 @@ class SessionInfo:
     first_prompt: str
 
 
-class Session(Events):
-    """An open session file, appended to as the run goes."""
+class Recording(Events, abc.ABC):
+    """A run's events as record lines: the one place their fields are chosen. `record` writes one
+    (a Session to its file; a sub-agent's record nests its lines in the parent session's)."""
+
+    @abc.abstractmethod
+    def record(self, event: str, /, **data: Any) -> None: ...
+
+    def request(self, messages: int) -> None:
+        self.record("request", messages=messages)
+
+    def message(self, message: Message, usage: Usage | None = None) -> None:
+        extra = (
+            {"usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}}
+            if usage
+            else {}
+        )
+        self.record("message", message=message_to_dict(message), **extra)
+
+    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+        self.record(
+            "verdict",
+            call_id=call.id,
+            tool=call.name,
+            arguments=call.arguments,
+            decision=str(verdict.decision),
+            reason=verdict.reason,
+            rule=verdict.rule,
+            source=verdict.source,
+            answered_by=answer.by if answer else "rule",
+            allowed=answer.allow if answer else None,
+            note=answer.note if answer else None,
+        )
+
+    def error(self, call: ToolCall, reason: str) -> None:
+        self.record("call_error", call_id=call.id, tool=call.name, arguments=call.arguments, reason=reason)
+
+
+class Session(Recording):
+    """An open session file, appended to as the run goes (by one thread at a time: a sub-agent
+    records from its own)."""
 
     def __init__(
         self, path: str, session_id: str, chain: str = "", warn: Callable[[str], None] | None = None
@@ -94,6 +135,7 @@ class Session(Events):
         self.id = session_id
         self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
         self._chain = chain
+        self._lock = threading.Lock()
         # Lines a full disk kept out of the file, written (in order) once it has room again.
         self._unwritten: list[str] = []
         self._warn = warn or (lambda text: print(f"bastion: {text}", file=sys.stderr))
@@ -147,9 +189,10 @@ class Session(Events):
         return session, messages
 
     def record(self, event: str, /, **data: Any) -> None:
-        line, self._chain = chained_line(self._chain, {"type": event, **data})
-        self._unwritten.append(line)
-        self._write_pending()
+        with self._lock:
+            line, self._chain = chained_line(self._chain, {"type": event, **data})
+            self._unwritten.append(line)
+            self._write_pending()
 
     def _write_pending(self) -> None:
         """Write the lines not yet in the file. A full disk cuts back what it half wrote (no line
@@ -174,35 +217,6 @@ class Session(Events):
                     )
                 return
             self._unwritten.pop(0)
-
-    def request(self, messages: int) -> None:
-        self.record("request", messages=messages)
-
-    def message(self, message: Message, usage: Usage | None = None) -> None:
-        extra = (
-            {"usage": {"input_tokens": usage.input_tokens, "output_tokens": usage.output_tokens}}
-            if usage
-            else {}
-        )
-        self.record("message", message=message_to_dict(message), **extra)
-
-    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
-        self.record(
-            "verdict",
-            call_id=call.id,
-            tool=call.name,
-            arguments=call.arguments,
-            decision=str(verdict.decision),
-            reason=verdict.reason,
-            rule=verdict.rule,
-            source=verdict.source,
-            answered_by=answer.by if answer else "rule",
-            allowed=answer.allow if answer else None,
-            note=answer.note if answer else None,
-        )
-
-    def error(self, call: ToolCall, reason: str) -> None:
-        self.record("call_error", call_id=call.id, tool=call.name, arguments=call.arguments, reason=reason)
 
     def close(self) -> None:
         if self._unwritten:

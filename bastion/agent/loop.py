@@ -17,7 +17,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
-from ..policy import READ_TOOLS, Decision, Verdict, load_json
+from ..policy import Decision, Verdict, load_json, runs_alongside
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
 
 if TYPE_CHECKING:
@@ -36,6 +36,7 @@ __all__ = [
     "Ruling",
     "RunResult",
     "Tools",
+    "running_call",
 ]
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
@@ -146,6 +147,9 @@ class Events:
     def finished(self, call: ToolCall) -> None:
         """A call that began has ended, whichever way (on its own thread)."""
 
+    def spent(self, usage: Usage, replies: int) -> None:
+        """Replies made outside this conversation for it (a sub-agent's), and what they cost."""
+
 
 @dataclass(frozen=True, slots=True)
 class Denial:
@@ -183,6 +187,16 @@ class _Pending:
     # Set when its run ends. Waited on rather than its thread: in Python 3.11 a join that Ctrl-C
     # interrupts marks the thread stopped while it still runs.
     done: threading.Event = field(default_factory=threading.Event)
+
+
+_here = threading.local()
+
+
+def running_call() -> ToolCall | None:
+    """The call this thread runs for a loop (None outside a call): a tool that records what it
+    does links it to its call this way (a sub-agent's transcript)."""
+    call: ToolCall | None = getattr(_here, "call", None)
+    return call
 
 
 def _parse_args(call: ToolCall) -> dict[str, object] | str:
@@ -280,7 +294,7 @@ class Agent:
                 if p.args is None:
                     continue
                 # Tools that only look run at once, several in a turn; anything else alone, in order.
-                if p.call.name in READ_TOOLS:
+                if runs_alongside(p.call.name, p.args):
                     batch.append(p)
                     continue
                 self._run(batch)
@@ -387,6 +401,7 @@ class Agent:
     def _one(self, p: _Pending) -> None:
         assert p.args is not None
         self.events.started(p.call)
+        _here.call = p.call
         try:
             try:
                 output, error = self.tools.run(p.call.name, p.args, self.cancel)
@@ -398,5 +413,6 @@ class Agent:
                         p.call.id, p.call.name, f"{output}\n{p.note}" if p.note else output, is_error=error
                     )
         finally:
+            _here.call = None
             self.events.finished(p.call)
             p.done.set()

@@ -11,8 +11,9 @@ Formats (`--format`, or detected from the first lines of the file):
     zsh        zsh's extended history: `: 1700000000:0;cmd`, `\\` at the end continues a command
     jsonl      `bastion check --jsonl` requests: {"cwd": "/abs", "tool": "bash", "args": {...}}
     bastion    bastion's session files (bastion.agent's writer): each call the model made, from the
-               {"type": "message", "message": {"role": "assistant", "calls": [...]}} records, run
-               in the cwd of the "session" header (or of the latest "resumed" record)
+               {"type": "message", "message": {"role": "assistant", "calls": [...]}} records and
+               a sub-agent's {"type": "task", "event": "message", ...} records, run in the cwd of
+               the "session" header (or of the latest "resumed" record)
     claude     Claude Code transcripts: assistant messages with {"type": "tool_use", ...} items
     codex      Codex rollouts: function_call (shell), local_shell_call and apply_patch records
 """
@@ -159,9 +160,12 @@ def _request(record: Mapping[str, object], where: str) -> Call | str:
 
 
 def _bastion(record: Mapping[str, object], cwd: str | None, where: str) -> Iterator[Call | str]:
-    """The calls of an assistant message record; other records carry none."""
+    """The calls of an assistant message record, the agent's or a sub-agent's; other records carry none."""
     message = record.get("message")
-    if record.get("type") != "message" or not isinstance(message, dict) or message.get("role") != "assistant":
+    kind = record.get("type")
+    if kind == "task":
+        kind = record.get("event")
+    if kind != "message" or not isinstance(message, dict) or message.get("role") != "assistant":
         return
     calls = message.get("calls", [])
     if not isinstance(calls, list):

@@ -9,7 +9,17 @@ from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._shipped import SECRET_NOTE
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._tools import MCP_TOOL, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS, ToolInfo
+from ._tools import (
+    MCP_TOOL,
+    PATH_TOOLS,
+    READ_TOOLS,
+    STAMP_ARG,
+    TASK_KINDS,
+    TOOLS,
+    WRITE_TOOLS,
+    ToolInfo,
+    runs_alongside,
+)
 from ._types import Decision, Kind, Subject, Verdict
 from ._words import KIND_WORDS, kind_note, named
 
@@ -22,6 +32,7 @@ __all__ = [
     "SECRET_NOTE",
     "KIND_WORDS",
     "STAMP_ARG",
+    "TASK_KINDS",
     "TOOLS",
     "WRITE_TOOLS",
     "ConfigError",
@@ -53,6 +64,7 @@ __all__ = [
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "runs_alongside",
     "secrets_in_force",
     "split_mcp_name",
     "user_config_path",

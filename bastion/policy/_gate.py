@@ -17,7 +17,7 @@ from ..grammar import Outside, oversized
 from ..workspace import Workspace
 from ._mcp import mcp_subjects
 from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._tools import PATH_TOOLS, STAMP_ARG, TOOLS
+from ._tools import KIND_TOOLS, PATH_TOOLS, STAMP_ARG, TASK_KINDS, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
 
 if TYPE_CHECKING:
@@ -96,6 +96,8 @@ class Gate:
             mcp = mcp_subjects(tool, clean)
             if mcp is not None:
                 return Decided(self.settings.policy.decide(mcp), clean, mcp)
+            if tool in KIND_TOOLS:
+                return self._task(tool, clean)
             subjects = (Subject(tool, json.dumps(clean, sort_keys=True), about=f"the {tool} call"),)
             return Decided(self.settings.policy.decide(subjects), clean, subjects)
         except Exception as err:  # an error while deciding asks; it never allows
@@ -133,6 +135,17 @@ class Gate:
             if targets:
                 return self.stamper.line_stamp(command, targets, self.ws)
         return None
+
+    def _task(self, tool: str, args: dict[str, object]) -> Decided:
+        """A sub-agent is decided on its kind: what it may do is settled by the tools its kind
+        gives, and each call it makes is decided on its own."""
+        info = TOOLS[tool]
+        kind = args.get(info.argument, info.default)
+        if kind not in TASK_KINDS:
+            kinds = " or ".join(TASK_KINDS)
+            return _refuse(args, f"{tool} call could not be evaluated: `{info.argument}` must be {kinds}")
+        subjects = (Subject(tool, str(kind), about=f"the kind of {tool}"),)
+        return Decided(self.settings.policy.decide(subjects), args, subjects)
 
     def _file(self, tool: str, args: dict[str, object]) -> Decided:
         info = TOOLS[tool]

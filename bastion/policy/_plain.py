@@ -32,6 +32,7 @@ PROVIDER_KEYS = (
     "compact_at",
     "pricing",
     "mcp",  # the agent's [mcp.servers.NAME] tables: a table here, checked by the agent (bastion/agent/mcp)
+    "subagent_model",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -122,6 +123,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is int and 0 < value <= _MAX_INT
     if key == "mcp":
         return type(value) is dict
+    if key == "subagent_model":
+        return type(value) is str and value != ""
     if key == "pricing":
         return False  # numbers of several types and defaults: pydantic reads and words it
     return type(value) is str

@@ -64,6 +64,8 @@ class UserFile(Strict):
     effort: str | None = None
     # Tokens at which the conversation is compacted when the model's context window is not known.
     compact_at: int | None = Field(default=None, gt=0)
+    # The model a sub-agent (the task tool) talks to; the session's model when unset.
+    subagent_model: str | None = Field(default=None, min_length=1)
     # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
     pricing: dict[str, PriceSection] | None = None
     # [mcp.servers.NAME]: the MCP servers the agent starts, checked by the agent (bastion/agent/mcp).

@@ -44,8 +44,15 @@ _ALLOWED_COMMANDS = (
 )  # fmt: skip
 
 _ALLOWED_TOOLS = READ_TOOLS
+# A sub-agent that may only look: the task call runs nothing itself, and each call its child makes
+# is decided on its own. A `general` task (every tool) asks unless a rule of yours allows it.
+_ALLOWED_TASKS = ("explore",)
 
-SHIPPED_ALLOW: tuple[str, ...] = (*_ALLOWED_TOOLS, *(f"bash({c})" for c in _ALLOWED_COMMANDS))
+SHIPPED_ALLOW: tuple[str, ...] = (
+    *_ALLOWED_TOOLS,
+    *(f"task({kind})" for kind in _ALLOWED_TASKS),
+    *(f"bash({c})" for c in _ALLOWED_COMMANDS),
+)
 
 # At the root, and (for a pattern that does not already start with *) in any directory.
 _ASKED_PATTERNS = tuple(
@@ -60,6 +67,7 @@ SHIPPED_ASK: tuple[str, ...] = tuple(f"Read({pattern})" for pattern in _ASKED_PA
 # against a fresh parse.
 PARSED: dict[str, tuple[str, str | None]] = {
     **{tool: (tool, None) for tool in _ALLOWED_TOOLS},
+    **{f"task({kind})": ("task", kind) for kind in _ALLOWED_TASKS},
     **{f"bash({command})": ("bash", command) for command in _ALLOWED_COMMANDS},
     **{f"Read({pattern})": ("Read", pattern) for pattern in _ASKED_PATTERNS},
 }

@@ -8,18 +8,22 @@ A tool not in the table is decided on its whole arguments and has no matcher; an
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import NamedTuple
 
 __all__ = [
     "COMMAND_TOOLS",
     "MCP_PREFIX",
     "MCP_TOOL",
+    "KIND_TOOLS",
     "PATH_TOOLS",
     "READ_TOOLS",
     "STAMP_ARG",
+    "TASK_KINDS",
     "TOOLS",
     "WRITE_TOOLS",
     "ToolInfo",
+    "runs_alongside",
 ]
 
 # The tool a rule names MCP calls by (`mcp(docs:*)`), and how the model's name of one begins.
@@ -32,9 +36,9 @@ STAMP_ARG = "bastion_stamp"
 
 class ToolInfo(NamedTuple):
     """One tool. `argument` is what a rule's specifier is matched against ("command" for a command
-    tool, "path" for a file tool); `default` the path a call that gives none is about (None: it
-    must give one); `reads`: it only looks, so it runs alongside other such calls and its paths are
-    reads; `writes`: it changes the file it names."""
+    tool, "path" for a file tool, "kind" for the task tool); `default` the value a call that gives
+    none is about (None: it must give one); `reads`: it only looks, so it runs alongside other
+    such calls and its paths are reads; `writes`: it changes the file it names."""
 
     name: str
     argument: str
@@ -53,11 +57,27 @@ TOOLS: dict[str, ToolInfo] = {
         ToolInfo("glob", "path", ".", reads=True),
         ToolInfo("grep", "path", ".", reads=True),
         ToolInfo("ls", "path", ".", reads=True),
+        # A sub-agent (bastion/agent/_subagent.py): its subject is its kind; every call the child
+        # makes is decided on its own, by the same policy.
+        ToolInfo("task", "kind", "explore"),
     )
 }
+
+# The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
+TASK_KINDS = ("explore", "general")
 
 COMMAND_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "command")
 PATH_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "path")
 # In the table's order: the order an alias (`Read`, `Edit`) expands in.
 READ_TOOLS = tuple(t.name for t in TOOLS.values() if t.reads)
 WRITE_TOOLS = tuple(t.name for t in TOOLS.values() if t.writes)
+KIND_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "kind")
+
+
+def runs_alongside(tool: str, args: Mapping[str, object]) -> bool:
+    """Whether the turn loop may run a call at once with the other such calls of a reply: a tool
+    that only looks, or an `explore` task (its child has only the looking tools and bash, and a
+    bash line that may write holds the workspace's write lock)."""
+    if tool in KIND_TOOLS:
+        return args.get(TOOLS[tool].argument, TOOLS[tool].default) == "explore"
+    return tool in READ_TOOLS

@@ -87,6 +87,45 @@ def _verdicts(events: list[dict[str, Any]]) -> list[str]:
     return out
 
 
+def _task_lines(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """The lines a sub-agent's events were recorded as, each checked to name a task call of the parent."""
+    asked = {
+        c["id"]
+        for e in events
+        if e["type"] == "message" and e["message"]["role"] == "assistant"
+        for c in e["message"]["calls"]
+        if c["name"] == "task"
+    }
+    lines = [e for e in events if e["type"] == "task"]
+    assert all(e["parent_call_id"] in asked for e in lines)
+    return lines
+
+
+def _offered(body: dict[str, Any]) -> list[str]:
+    """The tool names a request offered, in any of the three wire formats."""
+    return [t.get("name") or t["function"]["name"] for t in body.get("tools", [])]
+
+
+def _check_tasks(
+    expect: dict[str, Any], events: list[dict[str, Any]], server: ScriptedServer, err: str
+) -> None:
+    lines = _task_lines(events)
+    if "task_verdicts" in expect:
+        assert _verdicts([{**e, "type": e["event"]} for e in lines]) == expect["task_verdicts"]
+    if "task_ends" in expect:
+        assert [e["status"] for e in lines if e["event"] == "end"] == expect["task_ends"]
+    for index, names in expect.get("offered", {}).items():
+        assert _offered(server.requests[int(index)]["body"]) == names, index
+    for index, texts in expect.get("saw", {}).items():
+        body = json.dumps(server.requests[int(index)]["body"])
+        for text in texts:
+            assert text in body, (index, text)
+    if "models" in expect:
+        assert [r["body"]["model"] for r in server.requests] == expect["models"]
+    for text in expect.get("stderr", []):
+        assert text in err
+
+
 def _base_url(server: ScriptedServer, fmt: str) -> str:
     return server.url if fmt == "anthropic" else server.url + "/v1"
 
@@ -134,6 +173,7 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
         assert _verdicts(events) == expect["verdicts"]
     for name, content in expect.get("files", {}).items():
         assert ((work / name).read_text() if (work / name).exists() else None) == content
+    _check_tasks(expect, events, server, err)
     last = json.dumps(server.requests[-1]["body"])
     for text in expect.get("model_saw", []):
         assert text in last

@@ -8,6 +8,7 @@ import pathlib
 
 import pytest
 
+from bastion.agent._subagent import TASK, TASK_SPEC
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
 from bastion.policy import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
 from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, SHIPPED_ALLOW
@@ -17,13 +18,17 @@ TABLE = ROOT / "policy" / "_tools.py"
 
 
 def test_the_agent_has_exactly_the_tools_of_the_table() -> None:
-    assert set(AGENT_TOOLS) == set(TOOLS)
+    # The built-in tools are the tools package's; the task tool is the sub-agents' (_subagent.py).
+    assert set(AGENT_TOOLS) | {TASK} == set(TOOLS) and TASK not in AGENT_TOOLS
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_each_agent_tool_schema_takes_the_table_argument_required_unless_it_has_a_default(name: str) -> None:
-    info, parameters = TOOLS[name], AGENT_TOOLS[name].parameters
-    assert info.argument in parameters["properties"] and STAMP_ARG in parameters["properties"]
+    info = TOOLS[name]
+    parameters = TASK_SPEC.parameters if name == TASK else AGENT_TOOLS[name].parameters
+    assert info.argument in parameters["properties"]
+    # Every tool the gate stamps carries the stamp's field; a task is never stamped.
+    assert (STAMP_ARG in parameters["properties"]) is (name != TASK)
     assert (info.argument in parameters["required"]) is (info.default is None)
 
 
@@ -31,6 +36,7 @@ def test_the_shipped_rules_and_aliases_name_the_table_tools() -> None:
     assert set(ALIASES["Read"]) == set(READ_TOOLS) == LIFTED_TOOLS
     assert set(ALIASES["Edit"]) == set(WRITE_TOOLS)
     assert {rule for rule in SHIPPED_ALLOW if "(" not in rule} == set(READ_TOOLS)
+    assert {rule for rule in SHIPPED_ALLOW if rule.startswith(f"{TASK}(")} == {"task(explore)"}
     assert set(READ_TOOLS) | set(WRITE_TOOLS) == PATH_TOOLS
 
 

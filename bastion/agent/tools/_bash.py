@@ -5,6 +5,7 @@ plan (in the neutralising environment, URL userinfo masked) only if the plan sta
 outside the subset, as typed only if the line stamp over its redirect targets verifies. Anything
 else is refused and nothing runs. Without a stamp the line runs as typed.
 
+A line that is not the plan holds the workspace's write lock while it runs (tools/_writing.py).
 Every command runs in the kernel's sandbox (bastion.sandbox) unless the user turned it off: the
 rendered plan read-only (the kernel enforces what the analyzer proved), any other line with writes
 only in the workspace, a private temporary directory and the config's writable paths.
@@ -12,6 +13,7 @@ only in the workspace, a private temporary directory and the config's writable p
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
 from collections.abc import Callable, Sequence
@@ -20,6 +22,7 @@ from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
 from ._terminal import OutputStream, clean
+from ._writing import writing
 
 __all__ = ["BASH", "MAX_OUTPUT"]
 
@@ -100,10 +103,13 @@ def _run(args: Args, ctx: ToolContext) -> str:
     timeout = number(args, "timeout_seconds", DEFAULT_TIMEOUT, low=1, high=3600)
     stamp = args.get(STAMP)
     if stamp is None:
-        return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False, read_only=False)
+        with writing(ctx):
+            return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False, read_only=False)
     runs, env, redact = _decided(line, stamp, ctx)
-    # Redacted is the analyzer's plan, which it proved read-only; a line-stamped line is approved.
-    return _execute(ctx, ["bash", "-c", runs], env, timeout, redact, read_only=redact)
+    # Redacted is the analyzer's plan, which it proved read-only (it needs no write lock); a
+    # line-stamped line is approved, and may write.
+    with contextlib.nullcontext() if redact else writing(ctx):
+        return _execute(ctx, ["bash", "-c", runs], env, timeout, redact, read_only=redact)
 
 
 BASH = Tool(

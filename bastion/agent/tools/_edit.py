@@ -14,6 +14,7 @@ from ._base import (
     schema,
     text,
 )
+from ._writing import writing
 
 __all__ = ["EDIT"]
 
@@ -36,7 +37,7 @@ def _run(args: Args, ctx: ToolContext) -> str:
         raise ToolError(f"{raw} does not exist")
     if not r.is_regular:
         raise ToolError(f"{raw} is not a regular file")
-    with file_lock(ctx, r.real):
+    with writing(ctx), file_lock(ctx, r.real):
         try:
             data = ctx.ws.read(r.real, ctx.max_read_bytes + 1)
         except OSError as err:

@@ -14,6 +14,7 @@ from ._base import (
     schema,
     text,
 )
+from ._writing import writing
 
 __all__ = ["WRITE"]
 
@@ -33,7 +34,7 @@ def _run(args: Args, ctx: ToolContext) -> str:
         data = content.encode("utf-8")
     except UnicodeEncodeError as err:
         raise ToolError("content holds a lone surrogate, which is not text") from err
-    with file_lock(ctx, r.real):
+    with writing(ctx), file_lock(ctx, r.real):
         try:
             ctx.ws.write(r.real, data)
         except OSError as err:
