@@ -177,6 +177,10 @@ def _dispatch(args: list[str]) -> int:
         from .agent.harness import runtime_main  # the harness and the config only: no SDK
 
         return runtime_main(args[1:])
+    if args[:1] == ["mcp"]:
+        from .serve import mcp_main
+
+        return mcp_main(args[1:])
     if args[:1] in (["audit"], ["hook"]):
         from . import audit
 

@@ -69,6 +69,7 @@ LAYERS = {
     "bastion.audit": 6,
     "bastion.agent": 6,
     "bastion.doctor": 7,
+    "bastion.serve": 7,
     "bastion.cli": 8,
     "bastion.__main__": 9,
 }

@@ -11,7 +11,7 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
 from ._advice import advice
 from ._ask import CallKey
@@ -22,8 +22,11 @@ from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
 from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage, UsageError
-from .loop import Agent, Answerer, Gatekeeper, RunResult
+from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
 from .providers import EFFORTS, Connection, model_limits, prices_of
+
+if TYPE_CHECKING:
+    from .mcp import McpToolbox
 
 __all__ = ["main"]
 
@@ -32,8 +35,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
-        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config, runtime (each with "
-        "--help).",
+        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config, runtime, mcp serve "
+        "(each with --help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
@@ -99,6 +102,13 @@ class Built:
     provider: str
     connection: Connection
     key_from: str = ""
+    mcp: McpToolbox | None = None
+
+    def close(self) -> None:
+        """End the session's record and stop its MCP servers."""
+        self.session.close()
+        if self.mcp is not None:
+            self.mcp.close()
 
     def advice(self, err: AgentError) -> str | None:
         return advice(err, self.provider, self.connection.base_url, self.key_from)
@@ -125,6 +135,7 @@ def _build(
     )
     from ._toolbox import Toolbox
     from .harness import harness_config, load_harness
+    from .mcp import server_variables, with_servers
     from .providers import RetryPolicy, key_variables, make_model
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
@@ -150,12 +161,16 @@ def _build(
     home = bastion_home(environ)
     pricing = prices_of(settings.extra.get("pricing"))
     model = make_model(cfg, environ, retry, pricing=pricing, limits_cache=os.path.join(home, "models.json"))
-    # The key's variables leave the tools' environment even when pass_env names them.
-    scrub = {name.upper() for name in key_variables(cfg)}
+    # The key's variables (and those MCP headers are read from) leave the tools' environment even
+    # when pass_env names them.
+    where = settings.sources[0] if settings.sources else "config"
+    scrub = {name.upper() for name in (*key_variables(cfg), *server_variables(settings.extra, where))}
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
-    tools = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
+    builtin = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
+    servers = with_servers(builtin, settings.extra, where, environ, cwd, sorted(scrub))
+    tools: Tools = builtin if servers is None else servers
     notice = start_notice(settings.sandbox)
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
@@ -220,7 +235,7 @@ def _build(
         if cfg.api_key_command
         else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
     )
-    return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from)
+    return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from, servers)
 
 
 def _stdin_answerer(err: TextIO, cwd: str, refuse_all: bool, environ: Mapping[str, str]) -> Asker:
@@ -270,7 +285,7 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
                 status="completed" if error is None else "error",
                 kind=None if error is None else str(error.kind),
             )
-            built.session.close()
+            built.close()
     if transcript is not None:
         transcript.checkpoint(outcome(result, error))
         if transcript.write_error is not None:
@@ -312,7 +327,7 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 # The subcommands bastion/cli.py dispatches before the agent's flags are read.
-SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config", "runtime")
+SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config", "runtime", "mcp")
 
 
 def _version() -> str:

@@ -133,7 +133,7 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     recorded.append(session)
     tally = Tally()
     agent.events = Fanout(agent.events, tally)
-    state = ReplState(agent, session, asker, tally, built.connection)
+    state = ReplState(agent, session, asker, tally, built.connection, built.mcp)
     options = agent.model.options
     print(f"bastion · {options.provider} {options.model} · session {session.id} · /help for commands")
     if args.resume and agent.messages:
@@ -175,7 +175,7 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 if err.kind is Failure.CONTEXT_EXCEEDED:
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:
-        session.close()
+        built.close()
     print(f"To resume this session: bastion --resume {session.id}")
     return 0
 

@@ -21,6 +21,7 @@ from .providers import EFFORTS, Connection, listed_models
 
 if TYPE_CHECKING:
     from ._session import Session
+    from .mcp import McpToolbox
 
 __all__ = ["COMMANDS", "Command", "ReplState", "Tally", "help_text", "run_command"]
 
@@ -51,6 +52,7 @@ class ReplState:
     asker: Asker
     tally: Tally
     connection: Connection
+    servers: McpToolbox | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -163,6 +165,13 @@ def _session(rest: str, state: ReplState) -> None:
     print(f"session {state.session.id}: {state.session.path}")
 
 
+def _mcp(rest: str, state: ReplState) -> None:
+    from .mcp import NO_SERVERS, report_lines
+
+    reports = state.servers.reports() if state.servers is not None else []
+    print("\n".join(clean(line) for line in report_lines(reports)) if reports else NO_SERVERS)
+
+
 def _clear(rest: str, state: ReplState) -> None:
     dropped = len(state.agent.messages)
     state.agent.clear()
@@ -182,6 +191,7 @@ COMMANDS: dict[str, Command] = {
         "/think on|off|EFFORT", f"reasoning on or off, or on with an effort ({', '.join(EFFORTS)})", _think
     ),
     "/tools": Command("/tools", "the tools the model has", _tools),
+    "/mcp": Command("/mcp", "the MCP servers: how each is reached, its state and its tools", _mcp),
     "/permissions": Command(
         "/permissions [drop N]", "the calls allowed for this session with `a`; drop N drops one", _permissions
     ),

@@ -1,10 +1,11 @@
 """`bastion audit --suggest`: the narrowest allow rules that would have let the asked calls run.
 
-Only a call whose every asking subject is a plain command or a file tool's path can be covered. A
-call outside the subset, a governed command whose arguments failed its check, a path outside the
-working directory, or anything an ask rule names (the secret paths) is never covered: no rule is
-proposed for it, and it is listed apart. Each proposed rule is checked with the engine before it
-is printed: it must allow every subject it is proposed for.
+Only a call whose every asking subject is a plain command, a file tool's path or an MCP tool (its
+rule names that one tool: `mcp(docs:search)`) can be covered. A call outside the subset, a governed
+command whose arguments failed its check, a path outside the working directory, or anything an ask
+rule names (the secret paths) is never covered: no rule is proposed for it, and it is listed apart.
+Each proposed rule is checked with the engine before it is printed: it must allow every subject it
+is proposed for.
 """
 
 from __future__ import annotations
@@ -15,7 +16,7 @@ from collections import Counter
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from ..policy import PATH_TOOLS, Decision, Layer, Policy, Subject
+from ..policy import MCP_TOOL, PATH_TOOLS, Decision, Layer, Policy, Subject
 from ._audit import Report
 from ._decide import Decider, Outcome
 
@@ -101,6 +102,8 @@ def rule_for(subject: Subject) -> str | None:
         return _bash_rule(subject.value)
     if subject.tool in PATH_TOOLS:
         return _path_rule(subject.tool, subject.value)
+    if subject.tool == MCP_TOOL:
+        return f"mcp({subject.value})"  # SERVER:TOOL: one tool of one server
     return None
 
 

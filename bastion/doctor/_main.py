@@ -12,6 +12,7 @@ from typing import TextIO
 from . import _sections
 from ._context import Context, Probe, run_probe
 from ._facts import Section, as_json, as_text, failed
+from ._mcp import mcp
 
 __all__ = ["SECTIONS", "doctor_main", "report"]
 
@@ -23,6 +24,7 @@ SECTIONS: dict[str, Probe] = {
     "git": _sections.git,
     "sandbox": _sections.sandbox,
     "sample": _sections.sample,
+    "mcp": mcp,
 }
 
 

@@ -5,10 +5,12 @@ from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, loa
 from ._engine import Layer, Policy
 from ._env import child_env
 from ._gate import Decided, Gate, secrets_in_force
+from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._shipped import SECRET_NOTE
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._tools import (
+    MCP_TOOL,
     PATH_TOOLS,
     READ_TOOLS,
     STAMP_ARG,
@@ -24,6 +26,7 @@ from ._words import KIND_WORDS, kind_note, named
 __all__ = [
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
+    "MCP_TOOL",
     "PATH_TOOLS",
     "PROJECT_CONFIG",
     "READ_TOOLS",
@@ -55,12 +58,16 @@ __all__ = [
     "kind_note",
     "load_json",
     "load_settings",
+    "mcp_name_problem",
+    "mcp_subjects",
+    "mcp_tool_name",
     "named",
     "parse_rule",
     "path_subjects",
     "redirect_targets",
     "runs_alongside",
     "secrets_in_force",
+    "split_mcp_name",
     "user_config_path",
     "verdict_json",
 ]

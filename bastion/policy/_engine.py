@@ -24,6 +24,7 @@ from typing import NamedTuple
 from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
 from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
+from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import Decision, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
 
@@ -113,11 +114,20 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
             )
         regex = re.compile(".*".join(re.escape(p) for p in re.split(r"\*+", rule.tool)), re.DOTALL)
         return [_Compiled(rule.text, rule.tool, regex, None, False, layer, "")]
+    if kind == "allow" and rule.tool.startswith(MCP_PREFIX):
+        raise RuleError(rule.text, "mcp_tool_name", 1, "an allow rule names an MCP tool as mcp(SERVER:TOOL)")
     compiled = []
     for tool in ALIASES.get(rule.tool, (rule.tool,)):
         matcher = None
         if rule.pattern is not None:
             matcher = matcher_for(tool, rule.pattern, roots=roots, shipped=layer.name == "builtin")
+            if matcher is None and tool == MCP_TOOL:
+                raise RuleError(
+                    rule.text,
+                    "mcp_specifier",
+                    len(rule.tool) + 2,
+                    "write mcp(SERVER:TOOL): a server's name, then a tool's name or glob",
+                )
             if matcher is None:
                 raise RuleError(
                     rule.text,
@@ -176,7 +186,7 @@ class _Named:
             m = r.matcher
             if m is None:
                 continue
-            stem = m.pattern[:-2] if m.pattern.endswith(":*") else ""
+            stem = m.pattern[:-2] if m.word_stem and m.pattern.endswith(":*") else ""
             if not m.fold_case and "*" not in m.pattern:
                 self.literal.setdefault(m.pattern, i)
             elif not m.fold_case and stem and "*" not in stem:

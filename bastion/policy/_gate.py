@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyzer import SECRET_PATHS, Analysis, analyze
 from ..grammar import Outside, oversized
 from ..workspace import Workspace
+from ._mcp import mcp_subjects
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._tools import KIND_TOOLS, PATH_TOOLS, STAMP_ARG, TASK_KINDS, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
@@ -92,6 +93,9 @@ class Gate:
                 return self._bash(clean)
             if tool in PATH_TOOLS:
                 return self._file(tool, clean)
+            mcp = mcp_subjects(tool, clean)
+            if mcp is not None:
+                return Decided(self.settings.policy.decide(mcp), clean, mcp)
             if tool in KIND_TOOLS:
                 return self._task(tool, clean)
             subjects = (Subject(tool, json.dumps(clean, sort_keys=True), about=f"the {tool} call"),)

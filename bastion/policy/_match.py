@@ -24,7 +24,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from ._tools import COMMAND_TOOLS, KIND_TOOLS, PATH_TOOLS
+from ._tools import COMMAND_TOOLS, KIND_TOOLS, MCP_TOOL, PATH_TOOLS
 
 __all__ = [
     "COMMAND_TOOLS",
@@ -45,15 +45,20 @@ _NAME_FIRST = rf"(?=[^ {re.escape(_NOT_A_NAME)}]+(?: |\Z))"
 
 class Matcher:
     """A compiled specifier. `everything` is true for a pattern that matches any value at all;
-    `source` is the regular expression a value must match in full (lowered first, if `fold_case`)."""
+    `source` is the regular expression a value must match in full (lowered first, if `fold_case`);
+    `word_stem`: a trailing `:*` of the pattern means "this, or this, a space and anything" (every
+    glob's; not an MCP rule's, whose `:` parts a server from its tool)."""
 
-    __slots__ = ("_regex", "everything", "fold_case", "pattern", "source")
+    __slots__ = ("_regex", "everything", "fold_case", "pattern", "source", "word_stem")
 
-    def __init__(self, pattern: str, source: str, everything: bool, fold_case: bool = False) -> None:
+    def __init__(
+        self, pattern: str, source: str, everything: bool, fold_case: bool = False, word_stem: bool = True
+    ) -> None:
         self.pattern = pattern
         self.source = source
         self.everything = everything
         self.fold_case = fold_case
+        self.word_stem = word_stem
         self._regex: re.Pattern[str] | None = None
 
     @property
@@ -118,6 +123,10 @@ def matcher_for(
     """The matcher of a rule `tool(pattern)`, or None when the tool has no matcher."""
     if tool in COMMAND_TOOLS:
         return compile_command(pattern)
+    if tool == MCP_TOOL:
+        from ._mcp import compile_mcp
+
+        return compile_mcp(pattern)
     if tool in KIND_TOOLS:
         return compile_glob(pattern)
     if tool not in PATH_TOOLS:

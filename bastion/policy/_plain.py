@@ -32,6 +32,7 @@ PROVIDER_KEYS = (
     "compact_at",
     "pricing",
     "harness",
+    "mcp",  # the agent's [mcp.servers.NAME] tables: a table here, checked by the agent (bastion/agent/mcp)
     "subagent_model",
 )
 
@@ -124,6 +125,8 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is str or _strings(value)
     if key == "compact_at":
         return type(value) is int and 0 < value <= _MAX_INT
+    if key == "mcp":
+        return type(value) is dict
     if key == "subagent_model":
         return type(value) is str and value != ""
     if key in ("pricing", "harness"):

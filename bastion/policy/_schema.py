@@ -3,7 +3,7 @@ of what is wrong: imported only for a file that is not plainly valid (see _plain
 
 from __future__ import annotations
 
-from typing import Annotated, Literal
+from typing import Annotated, Any, Literal
 
 from pydantic import BaseModel, BeforeValidator, ConfigDict, Field, StringConstraints
 
@@ -86,6 +86,8 @@ class UserFile(Strict):
     # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
     pricing: dict[str, PriceSection] | None = None
     harness: HarnessSection | None = None
+    # [mcp.servers.NAME]: the MCP servers the agent starts, checked by the agent (bastion/agent/mcp).
+    mcp: dict[str, Any] | None = None
 
 
 class ProjectFile(Strict):

@@ -2,7 +2,8 @@
 
 The policy layer is the lowest that knows tools, so this is where they are defined; the gate, the
 matchers, the shipped rules, the subjects, the audit, and the agent's loop and tools read them here.
-A tool not in the table (an MCP tool, say) is decided on its whole arguments and has no matcher.
+A tool not in the table is decided on its whole arguments and has no matcher; an MCP tool
+(`mcp__SERVER__TOOL`) is decided as the subject `mcp "SERVER:TOOL"` (see _mcp.py).
 """
 
 from __future__ import annotations
@@ -12,6 +13,8 @@ from typing import NamedTuple
 
 __all__ = [
     "COMMAND_TOOLS",
+    "MCP_PREFIX",
+    "MCP_TOOL",
     "KIND_TOOLS",
     "PATH_TOOLS",
     "READ_TOOLS",
@@ -22,6 +25,10 @@ __all__ = [
     "ToolInfo",
     "runs_alongside",
 ]
+
+# The tool a rule names MCP calls by (`mcp(docs:*)`), and how the model's name of one begins.
+MCP_TOOL = "mcp"
+MCP_PREFIX = "mcp__"
 
 # The argument a stamp travels in, added by the gate to a call it allows and checked by the tool.
 STAMP_ARG = "bastion_stamp"

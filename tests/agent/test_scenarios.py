@@ -48,9 +48,22 @@ def _env(tmp: Path) -> dict[str, str]:
     }
 
 
+# A scenario's "config" is the user's config file; {python} and {mcp_server} name this Python and
+# the test MCP server (mcp_server.py).
+MCP_SERVER = Path(__file__).with_name("mcp_server.py")
+
+
 def _workspace(tmp: Path, scenario: dict[str, Any]) -> Path:
     work = tmp / "work"
     work.mkdir()
+    if "config" in scenario:
+        config = tmp / "xdg" / "bastion" / "config.toml"
+        config.parent.mkdir(parents=True, exist_ok=True)
+        # A config a caller wrote first (a harness test's tables) goes after the scenario's keys.
+        before = config.read_text() if config.exists() else ""
+        text = "\n".join(scenario["config"]) + "\n"
+        text = text.replace("{python}", sys.executable).replace("{mcp_server}", str(MCP_SERVER))
+        config.write_text(text + before)
     for name, content in scenario.get("files", {}).items():
         (work / name).parent.mkdir(parents=True, exist_ok=True)
         (work / name).write_text(content)

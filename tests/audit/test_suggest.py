@@ -124,3 +124,18 @@ def test_with_nothing_asked_there_is_nothing_to_suggest(ws: Workspace) -> None:
     assert _allow(out) == ["bash(make test:*)"]
     out = _suggest(ws, _history(ws, "git status", "ls"))
     assert "# No allow rule to suggest." in out and tomllib.loads(out) == {}
+
+
+def test_an_asked_mcp_call_gets_the_rule_for_that_one_tool(ws: Workspace) -> None:
+    import json
+
+    calls = ws.root.parent / "calls.jsonl"
+    lines = [
+        {"tool": "mcp__docs__search", "args": {"query": "a"}, "cwd": str(ws.root)},
+        {"tool": "mcp__docs__search", "args": {"query": "b"}, "cwd": str(ws.root)},
+        {"tool": "mcp__docs__a__b", "args": {}, "cwd": str(ws.root)},
+    ]
+    calls.write_text("".join(json.dumps(line) + "\n" for line in lines))
+    out = _suggest(ws, str(calls))
+    assert _allow(out) == ["mcp(docs:search)"]
+    assert '"mcp(docs:search)",  # 2 calls' in out

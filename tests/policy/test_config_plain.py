@@ -51,7 +51,7 @@ _SANDBOX = (
     | _GOOD_SANDBOX
     | st.dictionaries(st.sampled_from(["mode", "writable", "network", "other"]), _VALUES)
 )
-_TYPED = ("think", "api_key_command", "compact_at")
+_TYPED = ("think", "api_key_command", "compact_at", "mcp")
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
     "sandbox": _SANDBOX,
@@ -60,6 +60,7 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "think": st.booleans(),
     "compact_at": st.integers(-1, 5) | st.sampled_from([100_000, (1 << 63) - 1, 1 << 63]),
     "api_key_command": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
+    "mcp": st.dictionaries(st.sampled_from(["servers", "x"]), _VALUES, max_size=2),
     **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in _TYPED},
 }
 

@@ -7,7 +7,7 @@ from hypothesis import given
 from hypothesis import strategies as st
 
 from bastion.grammar import Stage, Word, shown
-from bastion.policy import Decision, Kind, Layer, Policy, Subject
+from bastion.policy import Decision, Kind, Layer, Policy, Subject, mcp_subjects
 from bastion.policy._match import clean_path_pattern, compile_command, compile_glob
 
 ROOT = "/home/me/project"
@@ -148,7 +148,10 @@ def test_a_carve_out_cancels_the_rules_of_its_own_list(
 
 
 def test_a_tool_name_glob_in_a_deny_list_reaches_every_tool_it_names() -> None:
-    policy = Policy([Layer.user("u.toml", allow=["mcp__fs__read"], deny=["mcp__*"])])
+    policy = Policy([Layer.user("u.toml", allow=["mcp(fs:read)"], deny=["mcp__*"])])
+    subjects = mcp_subjects("mcp__fs__read", {})
+    assert subjects is not None
+    assert policy.decide(subjects).decision is Decision.DENY
     assert policy.decide([Subject("mcp__fs__read", "")]).decision is Decision.DENY
     assert policy.decide([Subject("bash", "git status")]).decision is Decision.ALLOW
 

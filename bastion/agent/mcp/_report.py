@@ -1,0 +1,86 @@
+"""The servers for people (/mcp, doctor), and the two ways the agent starts them."""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Mapping, Sequence
+from typing import TYPE_CHECKING, Any
+
+from .._types import ToolSpec
+from ._client import Hub, ServerReport
+from ._config import mcp_servers
+from ._headers import header_variables
+from ._tools import McpToolbox
+
+if TYPE_CHECKING:
+    from ..loop import Tools
+
+__all__ = ["NO_SERVERS", "report_lines", "server_variables", "servers_report", "with_servers"]
+
+NO_SERVERS = "no MCP servers (name them under [mcp.servers.NAME] in your config)"
+
+
+def report_lines(reports: Sequence[ServerReport]) -> list[str]:
+    """One line per server (name, transport, state and why), then its tools, indented."""
+    if not reports:
+        return [NO_SERVERS]
+    lines = []
+    for r in reports:
+        why = f": {r.detail}" if r.detail else ""
+        lines.append(f"{r.name} ({r.transport}): {r.state}{why}")
+        lines += [f"  {name}" for name in r.tools]
+        lines += [f"  {text}" for text in r.refused]
+    return lines
+
+
+def server_variables(extra: Mapping[str, Any], where: str) -> set[str]:
+    """The variables the servers' header values come from: kept out of every child's environment."""
+    return header_variables(mcp_servers(extra, where).values())
+
+
+def with_servers(
+    builtin: Tools,
+    extra: Mapping[str, Any],
+    where: str,
+    environ: Mapping[str, str],
+    cwd: str,
+    scrub: Sequence[str] = (),
+) -> McpToolbox | None:
+    """The built-in tools beside those of the servers the config names, each started (or failed)
+    by now; None when it names none. Raises ConfigError for a config that cannot be used."""
+    servers = mcp_servers(extra, where)
+    if not servers:
+        return None
+    hub = Hub(servers, environ, cwd, scrub)
+    hub.start()
+    return McpToolbox(builtin, hub)
+
+
+class _BuiltinNames:
+    """The built-in tools' names and specs, for a report that runs no tool (doctor)."""
+
+    def specs(self) -> Sequence[ToolSpec]:
+        from ..tools import TOOLS
+
+        return [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
+
+    def has(self, name: str) -> bool:
+        return False
+
+    def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
+        return f"error: {name} is not run here", True
+
+
+def servers_report(
+    extra: Mapping[str, Any], where: str, environ: Mapping[str, str], cwd: str
+) -> list[ServerReport]:
+    """`bastion doctor`'s section: each server started, reported and stopped again (its tools
+    checked against the built-in tools' names, as a session does); none when the config names none."""
+    scrub = sorted(server_variables(extra, where))
+    toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub)
+    if toolbox is None:
+        return []
+    try:
+        return list(toolbox.reports())
+    finally:
+        toolbox.close()

@@ -1,0 +1,39 @@
+"""doctor's "MCP servers" section: each server the user's config names, started as a session starts
+it (with the scrubbed environment and its own), reported with its state and tools, and stopped. The
+agent's MCP package (and with it the `mcp` SDK) is loaded only when the config names a server."""
+
+from __future__ import annotations
+
+from ._context import Context
+from ._facts import Fact, Section, Status
+
+__all__ = ["mcp"]
+
+TITLE = "MCP servers"
+
+
+def mcp(context: Context) -> Section:
+    settings = context.settings
+    if settings is None:
+        return context.unchecked("mcp", TITLE)
+    if "mcp" not in settings.extra:
+        return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
+    from ..agent.mcp import servers_report
+
+    where = settings.sources[0] if settings.sources else "config"
+    reports = servers_report(settings.extra, where, context.environ, context.root)
+    if not reports:
+        return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
+    facts = []
+    for r in reports:
+        ready = r.state == "ready"
+        facts.append(
+            Fact(
+                f"{r.name} ({r.transport})",
+                f"{r.state}: {r.detail}" if r.detail else r.state,
+                Status.OK if ready else Status.FAIL,
+                tuple(r.tools) + tuple(r.refused),
+                "" if ready else "run its command by hand to see why it does not start",
+            )
+        )
+    return Section("mcp", TITLE, tuple(facts))
