@@ -89,9 +89,10 @@ def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
             return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
     if a.rendered is None:
         return HookVerdict("ask", "the line was allowed but has no plan")
+    reason = f"{o.reason}; submodules are not shown: {a.submodules_hidden}" if a.submodules_hidden else o.reason
     if a.rendered == render(a.plan):
-        return HookVerdict("allow", o.reason)
-    return HookVerdict("allow", f"{o.reason}; runs as {a.rendered}", a.rendered)
+        return HookVerdict("allow", reason)
+    return HookVerdict("allow", f"{reason}; runs as {a.rendered}", a.rendered)
 
 
 def decide_call(
