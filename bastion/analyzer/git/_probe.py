@@ -10,8 +10,9 @@ run neutralised, the deny-list for lines run as typed. Anything unreadable is a 
 git is spawned three times per probe: the listing reads the submodule configs too (each is passed
 as a command-line `include.path`, so its entries come back with scope `command` and their own file
 as origin), then `rev-parse`, then `ls-files` for the gitlinks, whose checked-out repositories
-(submodules and embedded repositories) are probed by `_submodules` (three spawns each). Results are cached per directory while a fingerprint of every file and
-directory the probe looked at (each directory of the git directory included) is unchanged.
+(submodules and embedded repositories) are probed by `_submodules` (three spawns each). Results
+are cached per directory while a fingerprint of every file and directory the probe looked at (each
+directory of the git directory included, and each place the submodules' probe read) is unchanged.
 """
 
 from __future__ import annotations
