@@ -134,6 +134,24 @@ def _submodule(ws: Path, git: Git, name: str = "mods/lib") -> Path:
     return ws / name
 
 
+def _program_config(repo: Path, git: Git, config: Path | None = None) -> None:
+    """Config that runs evil.sh in a repository git looks into: core.fsmonitor, and a clean filter
+    every file of its work tree goes through (git status hashes a file whose stat data changed)."""
+    where = ["--file", str(config)] if config is not None else []
+    evil = str(_evil(repo))
+    for key in ("core.fsmonitor", "filter.evil.clean"):
+        git(repo if config is None else repo.parent, "config", *where, key, evil)
+    (repo / ".gitattributes").write_text("* filter=evil\n")
+
+
+def _evil(path: Path) -> Path:
+    """The fixture's evil.sh, beside the workspace that holds `path`."""
+    for parent in path.parents:
+        if (parent / "evil.sh").exists() and (parent / "ws").is_dir():
+            return parent / "evil.sh"
+    raise FileNotFoundError(f"no evil.sh above {path}")
+
+
 def _submodule_clean(ws: Path, git: Git) -> None:
     """A clean submodule (modified in its work tree) and an uninitialised one: git status and diff
     show them, and the git they run inside must run nothing else."""
@@ -154,7 +172,7 @@ def _submodule_nested(ws: Path, git: Git) -> None:
     git(nested, "init", "-q", "-b", "main")
     git(nested, "add", "-A")
     git(nested, "commit", "-q", "-m", "first")
-    git(nested, "config", "core.fsmonitor", str(ws.parent / "evil.sh"))
+    _program_config(nested, git)
     git(lib, "add", "inner")
     git(lib, "commit", "-q", "-m", "nest")
     git(ws, "add", "mods/lib")
@@ -170,14 +188,13 @@ def _submodule_gitdir_outside(ws: Path, git: Git) -> None:
     shutil.move(str(ws / ".git" / "modules" / "mods" / "lib"), moved)
     (lib / ".git").write_text("gitdir: ../../../outside/libgit\n")
     git(ws, "config", "--file", str(moved / "config"), "core.worktree", "../../ws/mods/lib")
-    git(ws, "config", "--file", str(moved / "config"), "core.fsmonitor", str(ws.parent / "evil.sh"))
+    _program_config(lib, git, moved / "config")
     (lib / "lib.go").write_text("package lib\n// dirty\n")
 
 
 def _submodule_config(ws: Path, git: Git) -> None:
     """A submodule whose own config (in .git/modules) runs evil.sh."""
-    lib = _submodule(ws, git)
-    git(lib, "config", "core.fsmonitor", str(ws.parent / "evil.sh"))
+    _program_config(_submodule(ws, git), git)
 
 
 def _big_history(ws: Path, git: Git) -> None:
