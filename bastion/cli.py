@@ -85,6 +85,8 @@ def _print_human(result: dict[str, Any], out: TextIO) -> None:
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
         out.write(f"  runs: {result['plan']}\n")
+    if result.get("submodules_hidden"):
+        out.write(f"  submodules are not shown: {result['submodules_hidden']}\n")
     if result.get("reads"):
         out.write(f"  reads: {', '.join(result['reads'])}\n")
 
