@@ -157,6 +157,10 @@ def _submodule_clean(ws: Path, git: Git) -> None:
     show them, and the git they run inside must run nothing else."""
     lib = _submodule(ws, git)
     (lib / "lib.go").write_text("package lib\n// dirty\n")
+    hooks = ws / ".git" / "modules" / "mods" / "lib" / "hooks"
+    for hook in ("post-index-change", "reference-transaction", "fsmonitor-watchman"):
+        (hooks / hook).write_text('#!/bin/sh\ntouch "$HOME/pwned-hook"\n')  # if the git inside wrote
+        (hooks / hook).chmod(0o755)
     other = _submodule(ws, git, "mods/other")
     git(ws, "submodule", "deinit", "-q", "-f", "mods/other")
     assert not (other / ".git").exists()
