@@ -4,7 +4,8 @@ A patch reaches a hook in two ways: as Codex's own `apply_patch` tool (the patch
 shell line that runs it (`apply_patch <<'EOF' ... EOF`, or the patch as one single-quoted
 argument, either optionally after `cd DIR && `). bash's subset grammar cannot carry a
 here-document or a quoted newline, so the shell shapes are recognised here, before the line reaches
-the analyzer, and exactly: anything else that names apply_patch is not read (`NOT_READ`), and asks.
+the analyzer, and exactly: any other line that may run apply_patch is not read (`NOT_READ`), and
+asks.
 
 Every file a patch names is a write: an added, updated or deleted file, and both ends of a move.
 A patch that does not parse exactly, or a path with a space at either end or an unprintable
@@ -15,6 +16,7 @@ from __future__ import annotations
 
 import functools
 import os
+import posixpath
 import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -104,10 +106,25 @@ def _body(line: str) -> tuple[str, str] | None:
     return None
 
 
-def patch_in_line(line: str) -> Patch | str | None:
-    """The patch a shell line applies, NOT_READ when the line names apply_patch in a shape that is
-    not read exactly, or None when it names no apply_patch (an ordinary line)."""
+def _runs_apply_patch(line: str) -> bool:
+    """Whether a line may run apply_patch: it names it, and either lies outside bash's subset (which
+    cannot be read word by word) or has a stage whose command is it (`cat p | apply_patch` reads
+    a patch from its input). A line of the subset that names it only as an argument does not."""
     if _NAMES.search(line) is None:
+        return False
+    from ..grammar import Plan, parse
+
+    plan = parse(line)
+    if not isinstance(plan, Plan):
+        return True
+    commands = (posixpath.basename(s.command) for p in plan.pipelines for s in p.stages)
+    return any(c in ("apply_patch", "applypatch") for c in commands)
+
+
+def patch_in_line(line: str) -> Patch | str | None:
+    """The patch a shell line applies, NOT_READ when the line may run apply_patch in a shape that is
+    not read exactly, or None when it runs none (an ordinary line)."""
+    if not _runs_apply_patch(line):
         return None
     found = _body(line.lstrip(" \t"))
     if found is None:

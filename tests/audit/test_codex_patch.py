@@ -138,7 +138,9 @@ def test_a_line_in_a_shape_codex_runs_a_patch_in_is_its_writes(line: str, where:
         f"apply_patch '{BODY}' extra",
         f"apply_patch <<'EOF'\n{BODY.replace('*** End Patch', '')}\nEOF",  # not a patch
         "apply_patch",
-        "echo apply_patch",  # names it: not read, so it asks (fail closed)
+        "cat p.patch | apply_patch",  # reads a patch from its input
+        "./bin/applypatch x",
+        "echo apply_patch $(cat p)",  # outside the subset: not read, so it asks (fail closed)
         f"bash -c \"apply_patch <<'EOF'\n{BODY}\nEOF\"",
     ],
 )
@@ -146,7 +148,9 @@ def test_a_line_that_names_apply_patch_in_any_other_shape_is_not_read(line: str)
     assert patch_in_line(line) == NOT_READ
 
 
-@pytest.mark.parametrize("line", ["git status", "rm -rf src", "cat apply_patches.txt", "x_apply_patch"])
+@pytest.mark.parametrize(
+    "line", ["git status", "rm -rf src", "cat apply_patches.txt", "x_apply_patch", "grep -rn apply_patch src"]
+)
 def test_a_line_that_names_no_apply_patch_is_an_ordinary_line(line: str) -> None:
     assert patch_in_line(line) is None
 
