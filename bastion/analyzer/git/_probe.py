@@ -31,7 +31,7 @@ from ._dir import scan_gitdir
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
-from ._submodules import SubmoduleHost, Submodules, probe_submodules
+from ._submodules import Submodules, probe_submodules
 
 __all__ = ["find_git", "git_fingerprint", "probe_git", "submodules_of"]
 
@@ -195,25 +195,26 @@ class _Probe:
         self.where = ""
         self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
         self.submodules = Submodules(0, "", None)
+        self.home = ws.env().get("HOME", "")
 
-    def _host(self) -> SubmoduleHost:
-        def known(path: str, st: os.stat_result) -> None:
-            if ("tree", path) not in self.known:
-                self.places.append(("tree", path))
-                self.known["tree", path] = _identity(st)
+    # What the submodules' walk needs of the probe (ProbeAccess).
+    def remember(self, path: str, st: os.stat_result) -> None:
+        if ("tree", path) not in self.known:
+            self.places.append(("tree", path))
+            self.known["tree", path] = _identity(st)
 
-        def git(run_in: str, argv: list[str]) -> tuple[int, bytes] | None:
-            try:
-                return self._git(run_in, argv)
-            except _Unreadable:
-                return None
+    def try_git(self, run_in: str, argv: list[str]) -> tuple[int, bytes] | None:
+        try:
+            return self._git(run_in, argv)
+        except _Unreadable:
+            return None
 
-        def inside(absolute: str) -> str | None:
-            kind, name = _place(self.ws, absolute)
-            return name if kind == "ws" else None
+    def inside(self, absolute: str) -> str | None:
+        kind, name = _place(self.ws, absolute)
+        return name if kind == "ws" else None
 
-        home = self.ws.env().get("HOME", "")
-        return SubmoduleHost(self.look, known, git, inside, parse_listing, home)
+    def entries(self, out: bytes, repo: str) -> tuple[Entry, ...]:
+        return parse_listing(out, repo)
 
     def look(self, absolute: str) -> Place:
         place = _place(self.ws, absolute)
@@ -253,7 +254,7 @@ class _Probe:
             except _Redirect as err:
                 self.where = str(err)
             if gitdir and not self.where:
-                self.submodules = probe_submodules(self._host(), repo, gitdir)
+                self.submodules = probe_submodules(self, repo, gitdir)
         except _Unreadable as err:
             return self._done(str(err), (), cacheable=False)
         except _Redirect as err:

@@ -26,14 +26,14 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from collections.abc import Callable
 from dataclasses import dataclass
+from typing import Protocol
 
 from ._dir import scan_gitdir
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 
-__all__ = ["MAX_SUBMODULES", "Submodules", "SubmoduleHost", "probe_submodules"]
+__all__ = ["MAX_SUBMODULES", "ProbeAccess", "Submodules", "probe_submodules"]
 
 MAX_SUBMODULES = 32
 MAX_DEPTH = 3
@@ -52,25 +52,23 @@ class Submodules:
     typed: GitFinding | None
 
 
-class SubmoduleHost:
-    """What the walk needs from the probe: record a place, record a directory of a git directory
-    with its identity, and run git (exit code and output, or None when it did not finish)."""
+class ProbeAccess(Protocol):
+    """What the walk needs of the probe it is part of: record a place it looked at, record a
+    directory of a git directory with the identity it was read with, run git in a root-relative
+    directory (exit code and output, None when it did not finish), the root-relative name of an
+    absolute path (None outside the workspace), read a config listing, and the user's HOME."""
 
-    def __init__(
-        self,
-        look: Callable[[str], object],
-        known: Callable[[str, os.stat_result], None],
-        git: Callable[[str, list[str]], tuple[int, bytes] | None],
-        inside: Callable[[str], str | None],
-        parse: Callable[[bytes, str], tuple[Entry, ...]],
-        home: str,
-    ) -> None:
-        self.look = look
-        self.known = known
-        self.git = git
-        self.inside = inside  # an absolute path's root-relative name, None outside the workspace
-        self.parse = parse
-        self.home = home
+    home: str
+
+    def look(self, absolute: str) -> object: ...
+
+    def remember(self, path: str, st: os.stat_result) -> None: ...
+
+    def try_git(self, run_in: str, argv: list[str]) -> tuple[int, bytes] | None: ...
+
+    def inside(self, absolute: str) -> str | None: ...
+
+    def entries(self, out: bytes, repo: str) -> tuple[Entry, ...]: ...
 
 
 class _Hidden(Exception):
@@ -82,7 +80,7 @@ class _Hidden(Exception):
 
 
 class _Walk:
-    def __init__(self, host: SubmoduleHost, top_gitdir: str) -> None:
+    def __init__(self, host: ProbeAccess, top_gitdir: str) -> None:
         self.host = host
         self.modules = top_gitdir.rstrip("/") + "/modules/"
         self.count = 0
@@ -92,7 +90,7 @@ class _Walk:
         run_in = self.host.inside(top)
         if run_in is None:  # as the top probe trusts a repository above the workspace
             raise _Hidden(f"the repository {top} lies outside the workspace")
-        found = self.host.git(run_in, ["git", "ls-files", "--stage", "-z", "--full-name", ":(top)"])
+        found = self.host.try_git(run_in, ["git", "ls-files", "--stage", "-z", "--full-name", ":(top)"])
         if found is None or found[0] != 0:
             raise _Hidden(f"git could not list the gitlinks of {top}")
         links: list[str] = []
@@ -156,7 +154,7 @@ class _Walk:
         fd = os.open(dotgit, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
         try:
             st = os.fstat(fd)
-            self.host.known(dotgit, st)
+            self.host.remember(dotgit, st)
             text = os.read(fd, _GITFILE_LIMIT + 1).decode("utf-8", "surrogateescape")
         finally:
             os.close(fd)
@@ -171,13 +169,14 @@ class _Walk:
     def _scan(self, gitdir: str) -> None:
         scan = scan_gitdir(gitdir)
         for place, st in scan.read:
-            self.host.known(place, st)
+            self.host.remember(place, st)
         if scan.problem:
             raise _Hidden(scan.problem, GitFinding(scan.problem))
 
     def _where(self, path: str, gitdir: str) -> None:
         run_in = self.host.inside(path)
-        found = self.host.git(run_in or ".", ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"])
+        argv = ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"]
+        found = self.host.try_git(run_in or ".", argv)
         lines = found[1].decode("utf-8", "surrogateescape").splitlines() if found and found[0] == 0 else []
         if run_in is None or len(lines) != 2 or [os.path.realpath(x) for x in lines] != [gitdir, path]:
             why = f"git in the submodule {path} does not use {gitdir} with {path} as its work tree"
@@ -185,13 +184,13 @@ class _Walk:
 
     def _config(self, path: str) -> None:
         run_in = self.host.inside(path) or "."
-        found = self.host.git(run_in, ["git", "config", "--list", "-z", "--show-scope", "--show-origin"])
+        found = self.host.try_git(run_in, ["git", "config", "--list", "-z", "--show-scope", "--show-origin"])
         if found is None or found[0] != 0:
             why = f"the config of the submodule {path} could not be read"
             raise _Hidden(why, GitFinding(why))
         entries = [
             Entry("command", e.origin, e.key, e.value)  # a submodule's own: judged strictly
-            for e in self.host.parse(found[1], path)
+            for e in self.host.entries(found[1], path)
             if e.scope in ("local", "worktree") and e.origin
         ]
         for entry in entries:
@@ -205,7 +204,7 @@ class _Walk:
             raise _Hidden(found_key.reason)
 
 
-def probe_submodules(host: SubmoduleHost, top: str, top_gitdir: str) -> Submodules:
+def probe_submodules(host: ProbeAccess, top: str, top_gitdir: str) -> Submodules:
     """The submodules of the repository at the absolute `top` with git directory `top_gitdir`."""
     walk = _Walk(host, top_gitdir)
     try:
