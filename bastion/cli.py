@@ -84,6 +84,8 @@ def _print_human(result: dict[str, Any], out: TextIO, cwd: str) -> None:
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
         out.write(f"  runs: {result['plan']}\n")
+    if result.get("submodules_hidden"):
+        out.write(f"  submodules are not shown: {result['submodules_hidden']}\n")
     # A name that is no file here is left out: a revision (`git diff HEAD~1`) is decided as a read
     # in case it names a file, but a person reads "reads:" as files.
     files = [r for r in result.get("reads") or () if os.path.lexists(os.path.join(cwd, r))]

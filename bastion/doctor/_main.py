@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TextIO
 
 from . import _sections
+from ._codex import codex
 from ._context import Context, Probe, run_probe
 from ._facts import Section, as_json, as_text, failed
 from ._mcp import mcp
@@ -25,6 +26,7 @@ SECTIONS: dict[str, Probe] = {
     "sandbox": _sections.sandbox,
     "sample": _sections.sample,
     "mcp": mcp,
+    "codex": codex,
 }
 
 
