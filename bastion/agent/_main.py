@@ -169,7 +169,9 @@ def _build(
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
     builtin = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
-    servers = with_servers(builtin, settings.extra, where, environ, cwd, sorted(scrub))
+    servers = with_servers(
+        builtin, settings.extra, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
+    )
     tools: Tools = builtin if servers is None else servers
     notice = start_notice(settings.sandbox)
     if notice is not None:

@@ -14,6 +14,7 @@ from ._types import ToolSpec
 
 if TYPE_CHECKING:
     from ..policy import Policy
+    from .tools import WriteLock
 
 __all__ = ["Toolbox"]
 
@@ -50,6 +51,13 @@ class Toolbox:
 
     def specs(self) -> Sequence[ToolSpec]:
         return self._specs
+
+    @property
+    def write_lock(self) -> WriteLock:
+        """The workspace's write lock, which its writers hold (MCP calls too)."""
+        from .tools._writing import write_lock
+
+        return write_lock(self._ctx)
 
     def has(self, name: str) -> bool:
         return name in self._tools

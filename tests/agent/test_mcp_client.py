@@ -19,9 +19,12 @@ import pytest
 
 from bastion.agent._types import ConfigError, ToolSpec
 from bastion.agent.mcp import MAX_RESULT_CHARS, McpToolbox, report_lines, with_servers
+from bastion.agent.tools import WriteLock
 
 SERVER = str(Path(__file__).with_name("mcp_server.py"))
 NEVER = threading.Event()
+# The write lock the `docs` fixture's calls hold (a session's is its workspace's).
+DOCS_LOCK = WriteLock()
 
 
 class _Builtin:
@@ -46,7 +49,15 @@ def _stdio(mode: str = "stdio", **more: Any) -> dict[str, Any]:
 
 def _start(servers: dict[str, Any], environ: Mapping[str, str] | None = None, **kw: Any) -> McpToolbox:
     env = dict(environ if environ is not None else {"PATH": os.environ["PATH"]})
-    toolbox = with_servers(_Builtin(), {"mcp": {"servers": servers}}, "c.toml", env, os.getcwd(), **kw)
+    toolbox = with_servers(
+        _Builtin(),
+        {"mcp": {"servers": servers}},
+        "c.toml",
+        env,
+        os.getcwd(),
+        lock=kw.pop("lock", WriteLock()),
+        **kw,
+    )
     assert toolbox is not None
     return toolbox
 
@@ -68,6 +79,7 @@ def docs() -> Iterator[McpToolbox]:
         {"docs": _stdio(call_timeout=2, pass_env=["KEEP_ME", "OPENAI_API_KEY"], env={"DOCS_MODE": "test"})},
         environ,
         scrub=["OPENAI_API_KEY"],
+        lock=DOCS_LOCK,
     )
     yield toolbox
     toolbox.close()
@@ -91,6 +103,52 @@ def test_a_stdio_server_starts_with_the_scrubbed_environment_plus_its_own(docs: 
     names = set(docs.run("mcp__docs__env", {}, NEVER)[0].split())
     assert {"PATH", "KEEP_ME", "DOCS_MODE"} <= names
     assert not names & {"GITHUB_TOKEN", "OPENAI_API_KEY"}
+
+
+def _until(condition: Any, what: str) -> None:
+    deadline = time.monotonic() + 15
+    while not condition():
+        assert time.monotonic() < deadline, what
+        time.sleep(0.01)
+
+
+def test_an_mcp_call_waits_while_another_writer_holds_the_write_lock(docs: McpToolbox) -> None:
+    done: list[tuple[str, bool]] = []
+    with DOCS_LOCK.holding():
+        threading.Thread(
+            target=lambda: done.append(docs.run("mcp__docs__echo", {"text": "hi"}, NEVER))
+        ).start()
+        _until(lambda: DOCS_LOCK.waiting == 1, "the MCP call never waited for the lock")
+        assert done == []
+    _until(lambda: done, "the MCP call never ran once the lock was free")
+    assert done == [("echo: hi", False)]
+
+
+def test_an_mcp_call_holds_the_write_lock_while_it_runs(docs: McpToolbox) -> None:
+    cancel = threading.Event()
+    done: list[tuple[str, bool]] = []
+    threading.Thread(target=lambda: done.append(docs.run("mcp__docs__sleep", {}, cancel))).start()
+    _until(lambda: DOCS_LOCK.held, "the MCP call never took the lock")
+    cancel.set()
+    _until(lambda: done, "the MCP call was not stopped")
+    assert not DOCS_LOCK.held
+    # A built-in tool (which decides for itself) is not held up by the lock.
+    with DOCS_LOCK.holding():
+        assert docs.run("read", {}, NEVER) == ("built-in read", False)
+
+
+def test_an_mcp_call_cancelled_while_waiting_for_the_lock_calls_nothing(docs: McpToolbox) -> None:
+    cancel = threading.Event()
+    done: list[tuple[str, bool]] = []
+    with DOCS_LOCK.holding():
+        threading.Thread(
+            target=lambda: done.append(docs.run("mcp__docs__echo", {"text": "no"}, cancel))
+        ).start()
+        _until(lambda: DOCS_LOCK.waiting == 1, "the MCP call never waited for the lock")
+        cancel.set()
+        _until(lambda: done, "the waiting MCP call did not stop")
+    ((text, error),) = done
+    assert error and "nothing was run" in text
 
 
 def test_a_huge_result_is_cut_to_the_bound_and_says_so(docs: McpToolbox) -> None:
@@ -194,7 +252,12 @@ def test_names_that_cannot_be_offered_or_collide_are_refused_with_a_message() ->
 def test_a_tool_colliding_with_a_built_in_tool_is_refused() -> None:
     builtin = _Builtin(("bash", "mcp__docs__echo"))
     toolbox = with_servers(
-        builtin, {"mcp": {"servers": {"docs": _stdio()}}}, "c", dict(os.environ), os.getcwd()
+        builtin,
+        {"mcp": {"servers": {"docs": _stdio()}}},
+        "c",
+        dict(os.environ),
+        os.getcwd(),
+        lock=WriteLock(),
     )
     assert toolbox is not None
     try:
@@ -266,9 +329,9 @@ def test_an_http_server_refusing_the_key_or_a_missing_variable_fails_that_server
 
 
 def test_a_config_that_names_no_server_starts_nothing_and_a_bad_one_is_an_error() -> None:
-    assert with_servers(_Builtin(), {}, "c.toml", {}, "/") is None
+    assert with_servers(_Builtin(), {}, "c.toml", {}, "/", lock=WriteLock()) is None
     with pytest.raises(ConfigError, match=r"^c.toml: mcp.servers.docs: give command"):
-        with_servers(_Builtin(), {"mcp": {"servers": {"docs": {}}}}, "c.toml", {}, "/")
+        with_servers(_Builtin(), {"mcp": {"servers": {"docs": {}}}}, "c.toml", {}, "/", lock=WriteLock())
 
 
 def test_a_server_that_died_between_calls_shows_as_stopped_in_the_report(tmp_path: Path) -> None:

@@ -125,3 +125,8 @@ def test_no_two_holders_are_ever_inside_at_once(rounds: list[int]) -> None:
     for t in threads:
         t.join()
     assert overlaps == [] and not lock.held and lock.waiting == 0
+
+
+def test_the_toolbox_hands_out_its_workspaces_one_write_lock_for_mcp_calls(tmp_path: Path) -> None:
+    setup = Setup(tmp_path)
+    assert setup.tools.write_lock is setup.lock

@@ -7,6 +7,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
 from .._types import ToolSpec
+from ..tools import WriteLock
 from ._client import Hub, ServerReport
 from ._config import mcp_servers
 from ._headers import header_variables
@@ -45,15 +46,18 @@ def with_servers(
     environ: Mapping[str, str],
     cwd: str,
     scrub: Sequence[str] = (),
+    *,
+    lock: WriteLock,
 ) -> McpToolbox | None:
     """The built-in tools beside those of the servers the config names, each started (or failed)
-    by now; None when it names none. Raises ConfigError for a config that cannot be used."""
+    by now; None when it names none; `lock` is the workspace's write lock, which every server call
+    holds. Raises ConfigError for a config that cannot be used."""
     servers = mcp_servers(extra, where)
     if not servers:
         return None
     hub = Hub(servers, environ, cwd, scrub)
     hub.start()
-    return McpToolbox(builtin, hub)
+    return McpToolbox(builtin, hub, lock)
 
 
 class _BuiltinNames:
@@ -77,7 +81,8 @@ def servers_report(
     """`bastion doctor`'s section: each server started, reported and stopped again (its tools
     checked against the built-in tools' names, as a session does); none when the config names none."""
     scrub = sorted(server_variables(extra, where))
-    toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub)
+    # No tool is called here: the lock is one of its own.
+    toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock())
     if toolbox is None:
         return []
     try:

@@ -5,6 +5,11 @@ doctor, when its name cannot be offered (odd characters, `__`, too long: see bas
 or when it collides (compared case-blind) with a built-in tool or a tool offered before it: servers
 are taken in the config's order, a server's tools in the order it lists them. The list is made again
 whenever a server says its tools changed (notifications/tools/list_changed).
+
+Every call of a server's tool holds the workspace's write lock while it runs, as a bash line that
+is not the analyzer's plan does: bastion cannot know what a server does (a tool named `read` may
+write), so no MCP call runs beside a write, an approved bash line or another MCP call, the parent's
+or a sub-agent's. The built-in tools that only look never take the lock.
 """
 
 from __future__ import annotations
@@ -15,10 +20,12 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ...policy import mcp_name_problem, mcp_tool_name
 from .._types import ToolSpec
+from ..tools import ToolError
 from ._client import Hub, ServerReport
 
 if TYPE_CHECKING:
     from ..loop import Tools
+    from ..tools import WriteLock
 
 __all__ = ["McpToolbox"]
 
@@ -44,11 +51,13 @@ def _spec(name: str, server: str, description: str | None, schema: Mapping[str, 
 
 
 class McpToolbox:
-    """`builtin` (the Toolbox) plus the tools of the servers `hub` keeps."""
+    """`builtin` (the Toolbox) plus the tools of the servers `hub` keeps; `lock` is the workspace's
+    write lock, held by each server call."""
 
-    def __init__(self, builtin: Tools, hub: Hub) -> None:
+    def __init__(self, builtin: Tools, hub: Hub, lock: WriteLock) -> None:
         self._builtin = builtin
         self._hub = hub
+        self._write_lock = lock
         self._lock = threading.Lock()
         self._offered: dict[str, _Offered] = {}
         self._refused: dict[str, list[str]] = {}
@@ -88,7 +97,11 @@ class McpToolbox:
             offered = self._offered.get(name)
         if offered is None:
             return self._builtin.run(name, args, cancel)
-        return self._hub.call(offered.server, offered.tool, args, cancel)
+        try:
+            with self._write_lock.holding(cancel):
+                return self._hub.call(offered.server, offered.tool, args, cancel)
+        except ToolError as err:  # cancelled while another writer held the lock: nothing was called
+            return f"error: {err}", True
 
     def reports(self) -> list[ServerReport]:
         """Each server: how it is reached, its state, the tools offered and those refused (each

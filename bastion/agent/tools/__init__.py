@@ -6,8 +6,9 @@ refusal or bad input comes back as an error output naming the part.
 
 from . import _bash, _edit, _glob, _grep, _ls, _read, _write
 from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
+from ._writing import WriteLock
 
-__all__ = ["STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput"]
+__all__ = ["STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
 
 TOOLS: dict[str, Tool] = {
     t.name: t for t in (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)

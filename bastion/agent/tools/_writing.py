@@ -2,7 +2,9 @@
 
 A write or edit, and a bash line that is not the analyzer's read-only plan (a line a person or a
 rule approved, which may write anywhere the sandbox lets it), hold the lock of their workspace while
-they run; looking never takes it, so read-only sub-agents run side by side. A writer waiting for it
+they run, and so does every MCP call (bastion/agent/mcp: a server is a program of its own, which
+may write whatever its tool's name says); looking never takes it, so read-only sub-agents run side
+by side. A writer waiting for it
 stops waiting once its call is cancelled (Ctrl-C), and nothing runs.
 """
 
