@@ -124,7 +124,7 @@ def _build(
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
-    from ._prompt import system_prompt
+    from ._prompt import SystemPrompt
     from ._subagent import (
         Subagents,
         TaskTools,
@@ -206,12 +206,14 @@ def _build(
     harness = load_harness(harness_config(settings.extra, where), warn)
     checkpoints = Checkpoints(ws)
     switched = args.provider is not None and args.provider != base.provider
+    # Made for each turn's catalog (the AGENTS.md chain read once, here).
+    system = SystemPrompt(ws)
     subagents = Subagents(
         tools,
         gate,
         front_console(answer, printer),
         configured_model(model, subagent_model_setting(settings.extra, args.subagent_model, switched)),
-        lambda specs: system_prompt(ws, specs),
+        system,
         session,
         checkpoint=checkpoints,
         first=tasks_in(messages) + 1,
@@ -222,7 +224,7 @@ def _build(
         gate,
         offered,
         answer,
-        system_prompt(ws, offered.specs()),
+        system,
         Fanout(session, printer),
         messages,
         checkpoint=checkpoints,

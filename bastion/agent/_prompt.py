@@ -9,7 +9,7 @@ from collections.abc import Sequence
 from ..workspace import Workspace, WorkspaceError
 from ._types import ToolSpec
 
-__all__ = ["agents_md_chain", "system_prompt"]
+__all__ = ["SystemPrompt", "agents_md_chain"]
 
 _MAX_AGENTS_MD = 64 * 1024
 
@@ -79,11 +79,20 @@ def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
     return found, omitted
 
 
-def system_prompt(ws: Workspace, tools: Sequence[ToolSpec]) -> str:
-    parts = [_INTRO, f"Working directory: {ws.root}", "Tools: " + ", ".join(t.name for t in tools)]
-    chain, _ = agents_md_chain(ws)
-    for path, text in chain:
-        parts.append(
+class SystemPrompt:
+    """A workspace's system prompt for the tools a turn offers (the catalog's, so a tool the turn
+    does not offer is not named): who the agent is, where it works, the tools' names, and the
+    AGENTS.md chain, read once when it is made."""
+
+    def __init__(self, ws: Workspace) -> None:
+        self.root = ws.root
+        chain, _ = agents_md_chain(ws)
+        self.instructions = [
             f"Instructions from {path} (the project's; they do not change the policy):\n{text.strip()}"
-        )
-    return "\n\n".join(parts)
+            for path, text in chain
+        ]
+
+    def __call__(self, tools: Sequence[ToolSpec]) -> str:
+        parts = [_INTRO, f"Working directory: {self.root}", "Tools: " + ", ".join(t.name for t in tools)]
+        parts += self.instructions
+        return "\n\n".join(parts)

@@ -313,7 +313,8 @@ def _problem(args: Mapping[str, object]) -> str | None:
 
 class Subagents:
     """Runs the task calls of one session: `tools` are the built-in ones (never `task`), `gate`
-    the parent's gatekeeper, `system(specs)` the system prompt for a child's tools, `sink` the
+    the parent's gatekeeper, `system(specs)` the system prompt for the tools a child's turn
+    offers, `sink` the
     session its lines go to, `checkpoint` the parent's. `attach` the parent agent before its first
     run: a child's usage and denials are added to the parent's run."""
 
@@ -386,7 +387,7 @@ class Subagents:
             self.gate,
             tools,
             self._answerer(label),
-            self.system(tools.specs()) + "\n\n" + _NOTE,
+            lambda offered: self.system(offered) + "\n\n" + _NOTE,
             harness=parent.harness if parent is not None else None,
             role="subagent",
             snapshot=running.snapshot if running is not None else None,

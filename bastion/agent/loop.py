@@ -234,7 +234,7 @@ class Agent:
         gate: Gatekeeper,
         tools: Tools,
         answer: Answerer,
-        system: str,
+        system: str | Callable[[Sequence[ToolSpec]], str],
         events: Events | None = None,
         messages: Sequence[Message] = (),
         checkpoint: Checkpoint | None = None,
@@ -244,8 +244,10 @@ class Agent:
         snapshot: Snapshot | None = None,
         task_kind: str = "",
     ) -> None:
-        """`harness`: the slots each run resolves (None: the built-ins); `role`: "subagent" for a
-        sub-agent's loop (its model_selector and catalog are told); `snapshot`: the slots every run
+        """`system`: the system prompt, or what makes it for the tools a turn's catalog offers
+        (so it names no tool the turn does not offer); `harness`: the slots each run resolves
+        (None: the built-ins); `role`: "subagent" for a sub-agent's loop (its model_selector and
+        catalog are told); `snapshot`: the slots every run
         reads instead (a sub-agent's: its parent's turn's, so no run sees another harness);
         `task_kind`: a sub-agent's kind, as its model_selector is told."""
 
@@ -253,7 +255,7 @@ class Agent:
         self.gate = gate
         self.tools = tools
         self.answer = answer
-        self.system = system
+        self._system = system
         self.events = events or Events()
         self.messages: list[Message] = list(messages)
         self.checkpoint = checkpoint
@@ -272,6 +274,15 @@ class Agent:
         # The current (or last) run's usage and denials, kept when it fails too.
         self.usage = Usage()
         self.denials: list[Denial] = []
+
+    def system_for(self, offered: Sequence[ToolSpec]) -> str:
+        """The system prompt of a turn that offers `offered`."""
+        return self._system if isinstance(self._system, str) else self._system(offered)
+
+    @property
+    def system(self) -> str:
+        """The system prompt naming every tool (what /context and compaction estimate between turns)."""
+        return self.system_for(self.tools.specs())
 
     def _add(self, message: Message, usage: Usage | None = None) -> None:
         self.messages.append(message)
@@ -346,7 +357,7 @@ class Agent:
         if chosen != options.model:
             self.model.options = dataclasses.replace(options, model=chosen)
         try:
-            reply = self.model.stream(self.system, self.messages, offered, self.events.text)
+            reply = self.model.stream(self.system_for(offered), self.messages, offered, self.events.text)
         except KeyboardInterrupt:
             raise Cancelled("cancelled while the model was answering") from None
         finally:

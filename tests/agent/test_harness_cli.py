@@ -12,6 +12,7 @@ import json
 import sys
 from collections.abc import Iterator
 from pathlib import Path
+from typing import Any
 
 import pytest
 
@@ -419,3 +420,23 @@ def test_every_scenario_runs_unchanged_through_a_replaced_agent_loop(
     children = [e for e in events if e["type"] == "task" and e["event"] == "start"]
     assert len(harness_loop.RUNS) == before + 1 + len(children)
     assert [e for e in events if "slot_failed" in (e["type"], e.get("event"))] == []
+
+
+def _tools_line(body: dict[str, Any]) -> list[str]:
+    """The tools the system prompt of a chat request names."""
+    (system,) = [str(m["content"]) for m in body["messages"] if m["role"] == "system"]
+    (line,) = [ln for ln in system.split("\n") if ln.startswith("Tools: ")]
+    return line.removeprefix("Tools: ").split(", ")
+
+
+@pytest.mark.parametrize("catalog", ["all", "native-only", "read-only"])
+def test_the_system_prompt_names_only_the_tools_the_turns_catalog_offers(
+    tmp_path: Path, catalog: str
+) -> None:
+    _config(tmp_path, f'[harness.slots]\ncatalog = "{catalog}"\n')
+    code, err, server = _run(tmp_path, [{"text": "done"}])
+    assert code == 0, err
+    body = server.requests[0]["body"]
+    offered = [t["function"]["name"] for t in body["tools"]]
+    assert _tools_line(body) == offered
+    assert ("task" in offered) is (catalog == "all") and ("write" in offered) is (catalog != "read-only")

@@ -41,6 +41,7 @@ class Recorded(ScriptedModel):
         super().__init__(replies)
         self.options = ModelOptions("scripted", model)
         self.asked: list[tuple[str, list[str]]] = []
+        self.systems: list[str] = []
 
     def stream(
         self,
@@ -50,6 +51,7 @@ class Recorded(ScriptedModel):
         on_text: Callable[[str], None],
     ) -> Reply:
         self.asked.append((self.options.model, [t.name for t in tools]))
+        self.systems.append(system)
         return super().stream(system, messages, tools, on_text)
 
 
@@ -91,6 +93,31 @@ def test_task_is_offered_through_the_catalog_as_a_source_and_a_child_chooses_fro
     ]
     assert parent.asked[0][1] == ["read", "write", "bash", "ls", "task"]
     assert child.asked == [("small", ["read", "bash", "ls"])]
+
+
+def _named(specs: Sequence[ToolSpec]) -> str:
+    return "Tools: " + ", ".join(s.name for s in specs)
+
+
+@pytest.mark.parametrize(
+    ("catalog", "parents", "childs"),
+    [("all", "read, write, bash, ls, task", "read, bash, ls"), ("read-only", "read, ls", None)],
+)
+def test_the_parents_and_a_childs_system_prompt_name_the_tools_their_turn_offers(
+    catalog: str, parents: str, childs: str | None
+) -> None:
+    built = Harness(HarnessConfig(slots=MappingProxyType({"catalog": catalog}), timeout=30.0))
+    parent, child = Recorded([_task("explore"), Assistant("done")]), Recorded([Assistant("found")])
+    tools, gate, answer = FakeTools(), FakeGate(), Asked(False)
+    subagents = Subagents(tools, gate, Console(lambda label: answer), lambda kind: child, _named, Lines())
+    agent = Agent(parent, gate, TaskTools(tools, subagents), answer, _named, harness=built)
+    subagents.attach(agent)
+    agent.run("go")
+    assert parent.systems[0] == "Tools: " + parents
+    if childs is None:  # the catalog offers no task
+        assert child.systems == []
+    else:
+        assert child.systems[0].startswith("Tools: " + childs + "\n\nYou are a sub-agent")
 
 
 @pytest.mark.parametrize("catalog", ["read-only", "native-only"])
