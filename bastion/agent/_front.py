@@ -13,7 +13,7 @@ from ._colour import Colour, clean
 from ._render import MarkdownStream
 from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
 from .harness import SlotFailure, failure_words
-from .loop import Answer, Answerer, Events
+from .loop import Answer, Answerer, Events, TaskOrigin
 
 __all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
 
@@ -330,3 +330,6 @@ class Fanout(Events):
 
     def cleared(self) -> None:
         self._each("cleared")()
+
+    def subtask(self, origin: TaskOrigin) -> Events:
+        return Fanout(*(t.subtask(origin) for t in self.targets))

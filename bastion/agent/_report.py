@@ -26,7 +26,7 @@ from ._types import (
     message_to_dict,
 )
 from .harness import decider
-from .loop import Agent, Answer, Denial, Events, RunResult
+from .loop import Agent, Answer, Denial, Events, RunResult, TaskOrigin
 from .providers import ModelLimits
 
 __all__ = ["SCHEMA_VERSION", "TRANSCRIPT_VERSION", "Transcript", "document", "outcome"]
@@ -45,6 +45,13 @@ def _usage(usage: Usage) -> dict[str, Any]:
     }
 
 
+def _origin(task: TaskOrigin | None) -> dict[str, Any] | None:
+    """The sub-agent a call came from (None: the agent's own call)."""
+    if task is None:
+        return None
+    return {"number": task.number, "kind": task.kind, "parent_call_id": task.parent_call_id}
+
+
 def _denial(d: Denial) -> dict[str, Any]:
     return {
         "tool": d.tool,
@@ -55,6 +62,7 @@ def _denial(d: Denial) -> dict[str, Any]:
         "rule": d.rule,
         "source": d.source,
         "decided_by": d.decided_by,
+        "task": _origin(d.task),
     }
 
 
@@ -100,7 +108,8 @@ def _arguments(call: ToolCall) -> object:
 
 class Transcript(Events):
     """The --transcript artifact of one run: the conversation, each model round, and an ordered tool
-    trace (each call with its verdict, rule, source, who decided, start offset and duration)."""
+    trace (each call with its verdict, rule, source, who decided, start offset and duration; a
+    sub-agent's calls among them, each naming its task)."""
 
     def __init__(self, path: str, agent: Agent, provider: str, model: str, limits: ModelLimits) -> None:
         self.path = path
@@ -119,7 +128,8 @@ class Transcript(Events):
         self._asked_at = self._start
         self._rounds: list[dict[str, Any]] = []
         self._trace: list[dict[str, Any]] = []
-        self._by_id: dict[str, dict[str, Any]] = {}
+        # A call's entry by the task it came from (0: the agent's own) and its id.
+        self._by_id: dict[tuple[int, str], dict[str, Any]] = {}
         self._waiting: set[str] = set()
         self.write_error: OSError | None = None
 
@@ -143,9 +153,7 @@ class Transcript(Events):
                 )
                 self._waiting = {c.id for c in message.calls}
             elif isinstance(message, ToolResult):
-                entry = self._by_id.get(message.call_id)
-                if entry is not None:
-                    entry["is_error"] = message.is_error
+                self._result(None, message)
                 self._waiting.discard(message.call_id)
             else:
                 return
@@ -168,7 +176,17 @@ class Transcript(Events):
             self._asked_at = time.monotonic() + wait
         self.checkpoint()
 
-    def _entry(self, call: ToolCall, **fields: Any) -> None:
+    def task_result(self, task: TaskOrigin, message: ToolResult) -> None:
+        """A sub-agent's call ended with `message`."""
+        with self._lock:
+            self._result(task, message)
+
+    def _result(self, task: TaskOrigin | None, message: ToolResult) -> None:
+        entry = self._by_id.get((task.number if task else 0, message.call_id))
+        if entry is not None:
+            entry["is_error"] = message.is_error
+
+    def _entry(self, task: TaskOrigin | None, call: ToolCall, **fields: Any) -> None:
         entry = {
             "call_id": call.id,
             "tool": call.name,
@@ -179,13 +197,17 @@ class Transcript(Events):
             "duration_ms": None,
             "is_error": None,
             **fields,
+            "task": _origin(task),
         }
         with self._lock:
             self._trace.append(entry)
-            self._by_id[call.id] = entry
+            self._by_id[(task.number if task else 0, call.id)] = entry
 
-    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+    def verdict(
+        self, call: ToolCall, verdict: Verdict, answer: Answer | None, task: TaskOrigin | None = None
+    ) -> None:
         self._entry(
+            task,
             call,
             verdict=str(verdict.decision),
             reason=verdict.reason,
@@ -195,22 +217,32 @@ class Transcript(Events):
             allowed=answer.allow if answer else verdict.decision is Decision.ALLOW,
         )
 
-    def error(self, call: ToolCall, reason: str) -> None:
+    def error(self, call: ToolCall, reason: str, task: TaskOrigin | None = None) -> None:
         self._entry(
-            call, verdict="error", reason=reason, rule=None, source=None, decided_by="bastion", allowed=False
+            task,
+            call,
+            verdict="error",
+            reason=reason,
+            rule=None,
+            source=None,
+            decided_by="bastion",
+            allowed=False,
         )
 
-    def started(self, call: ToolCall) -> None:
+    def started(self, call: ToolCall, task: TaskOrigin | None = None) -> None:
         with self._lock:
-            entry = self._by_id.get(call.id)
+            entry = self._by_id.get((task.number if task else 0, call.id))
             if entry is not None:
                 entry.update(ran=True, start_ms=self._ms())
 
-    def finished(self, call: ToolCall) -> None:
+    def finished(self, call: ToolCall, task: TaskOrigin | None = None) -> None:
         with self._lock:
-            entry = self._by_id.get(call.id)
+            entry = self._by_id.get((task.number if task else 0, call.id))
             if entry is not None and entry["start_ms"] is not None:
                 entry["duration_ms"] = self._ms() - entry["start_ms"]
+
+    def subtask(self, origin: TaskOrigin) -> Events:
+        return _TaskTrace(self, origin)
 
     def checkpoint(self, final: dict[str, Any] | None = None) -> None:
         """Write the transcript as it is now: `final` is the outcome once the run has ended."""
@@ -229,6 +261,30 @@ class Transcript(Events):
             _write_private(self.path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
         except OSError as err:
             self.write_error = err
+
+
+class _TaskTrace(Events):
+    """A sub-agent's calls into its parent's transcript, each naming the task."""
+
+    def __init__(self, transcript: Transcript, origin: TaskOrigin) -> None:
+        self.transcript = transcript
+        self.origin = origin
+
+    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+        self.transcript.verdict(call, verdict, answer, self.origin)
+
+    def error(self, call: ToolCall, reason: str) -> None:
+        self.transcript.error(call, reason, self.origin)
+
+    def started(self, call: ToolCall) -> None:
+        self.transcript.started(call, self.origin)
+
+    def finished(self, call: ToolCall) -> None:
+        self.transcript.finished(call, self.origin)
+
+    def message(self, message: Message, usage: Usage | None = None) -> None:
+        if isinstance(message, ToolResult):
+            self.transcript.task_result(self.origin, message)
 
 
 def _write_private(path: str, text: str) -> None:

@@ -19,7 +19,9 @@
 - Its record: every event of the child is a `task` line of the parent's session, naming the
   parent's call (`parent_call_id`) and the task's number, between a `start` and an `end` line. The
   parent's conversation is rebuilt from its own message lines only, so `--resume` never sees them.
-- Its usage and denials are the parent's run's; `Events.spent` tells the session's tally.
+- Its usage and denials are the parent's run's (each denial naming the task: `TaskOrigin`);
+  `Events.spent` tells the session's tally, and `Events.subtask` whatever observes the parent's
+  run of the child's calls (the transcript's trace).
 - Cancellation: once the parent's cancel event is set (Ctrl-C), the child's is set too: its
   running command is killed, a reply streaming to it is cut off, and it stops.
 """
@@ -46,6 +48,7 @@ from .loop import (
     Events,
     Gatekeeper,
     Model,
+    TaskOrigin,
     Tools,
     running_call,
 )
@@ -395,7 +398,9 @@ class Subagents:
         )
         child.checkpoint = checkpoint
         shown = _Shown(self.console.display, label, parent_id or label, self._asking)
-        child.events = Fanout(_Watch(child.cancel), record, shown)
+        origin = TaskOrigin(number, kind, parent_id)
+        traced = parent.events.subtask(origin) if parent is not None else Events()
+        child.events = Fanout(_Watch(child.cancel), record, shown, traced)
         finished = threading.Event()
         threading.Thread(target=_link, args=(cancel, child, finished), daemon=True).start()
         status, text, failed = "error", "error: the sub-agent stopped", True
@@ -408,11 +413,12 @@ class Subagents:
             text = f"error: the sub-agent failed ({err.kind}): {err}"
         finally:
             finished.set()
-            self._settle(child, record, status)
+            self._settle(child, record, status, origin)
         return text, failed
 
-    def _settle(self, child: Agent, record: _ChildRecord, status: str) -> None:
-        """The child's end in the record; its usage and denials added to the parent's run."""
+    def _settle(self, child: Agent, record: _ChildRecord, status: str, origin: TaskOrigin) -> None:
+        """The child's end in the record; its usage and denials (each naming the task) added to
+        the parent's run."""
         usage = child.usage
         replies = sum(isinstance(m, Assistant) for m in child.messages)
         record.record("end", status=status, replies=replies, usage=dataclasses.asdict(usage))
@@ -421,5 +427,5 @@ class Subagents:
             return
         with self._guard:
             parent.usage.add(usage)
-            parent.denials.extend(child.denials)
+            parent.denials.extend(dataclasses.replace(d, task=origin) for d in child.denials)
         parent.events.spent(usage, replies)

@@ -37,6 +37,7 @@ __all__ = [
     "Model",
     "Ruling",
     "RunResult",
+    "TaskOrigin",
     "Tools",
     "running_call",
 ]
@@ -165,13 +166,29 @@ class Events:
     def cleared(self) -> None:
         """The conversation was started anew (/clear)."""
 
+    def subtask(self, origin: TaskOrigin) -> Events:
+        """What observes the calls of a sub-agent this run started (the transcript's trace);
+        nothing by default (the session and the screen are told by the sub-agent itself)."""
+        return Events()
+
+
+@dataclass(frozen=True, slots=True)
+class TaskOrigin:
+    """The sub-agent a call came from: the task's number in the session, its kind, and the id of
+    the parent's `task` call that started it."""
+
+    number: int
+    kind: str
+    parent_call_id: str
+
 
 @dataclass(frozen=True, slots=True)
 class Denial:
     """A call that did not run because the policy denied it or its question was answered no:
     `decided_by` is "policy" (a deny), "harness" (an approval component's deny), "person" or "flag"
     (an ask refused), or "rule" (the question could not be asked); `verdict` is the policy's
-    decision, deny or ask (or the stricter one an approval component made of it)."""
+    decision, deny or ask (or the stricter one an approval component made of it); `task` the
+    sub-agent whose call it was (None: the agent's own)."""
 
     tool: str
     call_id: str
@@ -181,6 +198,7 @@ class Denial:
     rule: str | None
     source: str | None
     decided_by: str
+    task: TaskOrigin | None = None
 
 
 @dataclass(slots=True)

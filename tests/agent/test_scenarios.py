@@ -305,6 +305,34 @@ def test_the_transcript_is_checkpointed_mid_run_and_ends_with_the_outcome(tmp_pa
     assert list(path.parent.iterdir()) == [path]  # no temporary file left behind
 
 
+def test_a_sub_agents_calls_and_denials_are_in_the_transcript_naming_their_task(tmp_path: Path) -> None:
+    task = {"kind": "explore", "prompt": "look"}
+    rounds: list[dict[str, object]] = [
+        {"calls": [{"name": "task", "arguments": task, "id": "t1"}]},
+        {"calls": [{"name": "read", "arguments": {"path": "notes.txt"}, "id": "r1"}]},
+        {"calls": [{"name": "bash", "arguments": {"command": "rm notes.txt"}, "id": "b1"}]},
+        {"text": "It says 42; rm was denied."},
+        {"calls": [{"name": "ls", "arguments": {}, "id": "r1"}]},  # the parent's own r1
+        {"text": "It says 42."},
+    ]
+    code, path, _ = _transcript_run(tmp_path, rounds, ("--deny", "bash(rm:*)"))
+    assert code == 0
+    final = json.loads(path.read_text())
+    origin = {"number": 1, "kind": "explore", "parent_call_id": "t1"}
+    trace = [
+        (e["call_id"], e["tool"], e["verdict"], e["ran"], e["is_error"], e["task"])
+        for e in final["tool_trace"]
+    ]
+    assert trace == [
+        ("t1", "task", "allow", True, False, None),
+        ("r1", "read", "allow", True, False, origin),
+        ("b1", "bash", "deny", False, True, origin),
+        ("r1", "ls", "allow", True, False, None),
+    ]
+    assert [(d["tool_use_id"], d["task"]) for d in final["permission_denials"]] == [("b1", origin)]
+    assert (tmp_path / "work" / "notes.txt").exists()
+
+
 def test_a_failed_run_still_writes_its_transcript_with_the_failure(tmp_path: Path) -> None:
     rounds: list[dict[str, object]] = [
         {"calls": [{"name": "ls", "arguments": {}}]},
