@@ -204,6 +204,8 @@ def _build(
         printer.err.write(f"bastion: {text}\n")
 
     harness = load_harness(harness_config(settings.extra, where), warn)
+    if session.profile is not None:  # switched with /harness before the session was resumed
+        harness.restore_profile(session.profile)
     checkpoints = Checkpoints(ws)
     switched = args.provider is not None and args.provider != base.provider
     # Made for each turn's catalog (the AGENTS.md chain read once, here).

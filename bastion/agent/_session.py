@@ -120,6 +120,15 @@ def session_rules(events: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
     return rules
 
 
+def session_profile(events: Sequence[Mapping[str, Any]]) -> str | None:
+    """The harness profile last switched to with `/harness profile NAME` (None: never)."""
+    found = None
+    for e in events:
+        if e.get("type") == "profile" and isinstance(e.get("name"), str):
+            found = str(e["name"])
+    return found
+
+
 class Recording(Events, abc.ABC):
     """A run's events as record lines: the one place their fields are chosen. `record` writes one
     (a Session to its file; a sub-agent's record nests its lines in the parent session's)."""
@@ -175,8 +184,10 @@ class Session(Recording):
         # Lines a full disk kept out of the file, written (in order) once it has room again.
         self._unwritten: list[str] = []
         self._warn = warn or (lambda text: print(f"bastion: {text}", file=sys.stderr))
-        # What a resume restored: the calls allowed with `a` (tool, canonical arguments).
+        # What a resume restored: the calls allowed with `a` (tool, canonical arguments), and the
+        # harness profile last switched to (applied again by whoever loads the harness).
         self.rules: list[tuple[str, str]] = []
+        self.profile: str | None = None
 
     @classmethod
     def create(cls, home: str, cwd: str, provider: str, model: str) -> Session:
@@ -225,6 +236,7 @@ class Session(Recording):
             raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
         session = cls(path, session_id, last_chain(record), warn)
         session.rules = session_rules(record.events)
+        session.profile = session_profile(record.events)
         if torn is not None:
             session._warn(
                 f"session {session_id}: its last line was torn (a crash or a full disk) and is cut off, "

@@ -147,3 +147,41 @@ def test_a_cleared_conversation_is_rebuilt_from_after_the_clear() -> None:
         _said("new"), _said("new answer", "assistant"),
     ]  # fmt: skip
     assert conversation(events) == [User("new"), Assistant("new answer")]
+
+
+def _offered(server: ScriptedServer) -> list[str]:
+    return [t["function"]["name"] for t in server.requests[0]["body"]["tools"]]
+
+
+PROFILES = '[harness.profiles.lean]\ncatalog = "read-only"\n'
+
+
+def test_a_profile_switched_with_harness_is_applied_again_on_resume(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    config = tmp_path / "xdg" / "bastion" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(PROFILES)
+    header = [_header(work), _said("start"), _said("ok", "assistant")]
+    _write_session(tmp_path, SESSION, [*header, {"type": "profile", "name": "lean"}])
+    with ScriptedServer([{"text": "done"}]) as server:
+        argv = ["-p", "go on", "--resume", SESSION, *_base(server)]
+        code, _, err = run_main(argv, cwd=str(work), env=_env(tmp_path))
+    assert code == 0, err
+    assert _offered(server) == ["read", "glob", "grep", "ls"]
+    assert "profile" not in err
+
+
+def test_a_resumed_profile_the_config_no_longer_has_warns_once_and_keeps_the_default(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    config = tmp_path / "xdg" / "bastion" / "config.toml"
+    config.parent.mkdir(parents=True, exist_ok=True)
+    config.write_text(PROFILES)
+    header = [_header(work), _said("start"), _said("ok", "assistant")]
+    _write_session(tmp_path, SESSION, [*header, {"type": "profile", "name": "gone"}])
+    with ScriptedServer([{"text": "done"}]) as server:
+        argv = ["-p", "go on", "--resume", SESSION, *_base(server)]
+        code, _, err = run_main(argv, cwd=str(work), env=_env(tmp_path))
+    assert code == 0, err
+    assert err.count("profile 'gone'") == 1
+    assert "the resumed session's profile 'gone' is not in" in err and "(profiles: lean)" in err
+    assert "write" in _offered(server) and "task" in _offered(server)

@@ -138,6 +138,18 @@ class Harness:
         self._profile = name
         return True
 
+    def restore_profile(self, name: str) -> bool:
+        """Apply again the profile a resumed session last switched to. One the config no longer
+        has is warned about (once) and the config's own selection kept."""
+        if name not in self.config.profiles:
+            known = ", ".join(self.config.profiles) or "none"
+            self.warn_once(
+                f"harness: the resumed session's profile {name!r} is not in {self.config.where} "
+                f"(profiles: {known}); the config's selection is kept"
+            )
+            return False
+        return self.activate_profile(name)
+
     @property
     def profile(self) -> str | None:
         return self._profile
