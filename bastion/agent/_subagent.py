@@ -190,8 +190,11 @@ class TaskTools:
         return [*self.tools.specs(), TASK_SPEC]
 
     def sources(self) -> Mapping[str, Sequence[ToolSpec]]:
-        """The tools by source, as the catalog slot chooses from them."""
-        return {BUILTIN_SOURCE: self.tools.specs(), SUBAGENT_SOURCE: [TASK_SPEC]}
+        """The tools by source, as the catalog slot chooses from them: the tools' own (MCP servers
+        are sources of their own), then "subagents"."""
+        own = getattr(self.tools, "sources", None)
+        found = dict(own()) if callable(own) else {BUILTIN_SOURCE: self.tools.specs()}
+        return {**found, SUBAGENT_SOURCE: [TASK_SPEC]}
 
     def has(self, name: str) -> bool:
         return name == TASK or self.tools.has(name)

@@ -440,3 +440,20 @@ def test_the_system_prompt_names_only_the_tools_the_turns_catalog_offers(
     offered = [t["function"]["name"] for t in body["tools"]]
     assert _tools_line(body) == offered
     assert ("task" in offered) is (catalog == "all") and ("write" in offered) is (catalog != "read-only")
+
+
+@pytest.mark.parametrize("catalog", ["all", "native-only"])
+def test_an_mcp_servers_tools_are_offered_and_named_only_by_a_catalog_that_takes_their_source(
+    tmp_path: Path, catalog: str
+) -> None:
+    _config(tmp_path, f'[harness.slots]\ncatalog = "{catalog}"\n')
+    server_config = ["[mcp.servers.docs]", 'command = "{python}"', 'args = ["{mcp_server}", "stdio"]']
+    work = _workspace(tmp_path, {"config": server_config})
+    with ScriptedServer([{"text": "done"}]) as server:
+        argv = ["-p", "go", "--provider", "openai", "--base-url", server.url + "/v1"]
+        code, _, err = run_main(argv, cwd=str(work), env=_env(tmp_path))
+    assert code == 0, err
+    body = server.requests[0]["body"]
+    offered = [t["function"]["name"] for t in body["tools"]]
+    assert _tools_line(body) == offered
+    assert ("mcp__docs__echo" in offered) is (catalog == "all") and "read" in offered

@@ -99,6 +99,16 @@ def test_a_stdio_servers_tools_are_offered_beside_the_built_in_ones_and_run(docs
     )
 
 
+def test_a_servers_tools_are_a_catalog_source_of_their_own_apart_from_the_built_in_ones(
+    docs: McpToolbox,
+) -> None:
+    sources = docs.sources()
+    assert list(sources) == ["builtin", "mcp:docs"]
+    assert [s.name for s in sources["builtin"]] == ["bash", "read"]
+    assert "mcp__docs__echo" in [s.name for s in sources["mcp:docs"]]
+    assert [s.name for specs in sources.values() for s in specs] == [s.name for s in docs.specs()]
+
+
 def test_a_stdio_server_starts_with_the_scrubbed_environment_plus_its_own(docs: McpToolbox) -> None:
     names = set(docs.run("mcp__docs__env", {}, NEVER)[0].split())
     assert {"PATH", "KEEP_ME", "DOCS_MODE"} <= names

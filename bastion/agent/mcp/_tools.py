@@ -20,6 +20,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ...policy import mcp_name_problem, mcp_tool_name
 from .._types import ToolSpec
+from ..harness import BUILTIN_SOURCE
 from ..tools import ToolError
 from ._client import Hub, ServerReport
 
@@ -28,6 +29,9 @@ if TYPE_CHECKING:
     from ..tools import WriteLock
 
 __all__ = ["McpToolbox"]
+
+# A server's tools are the catalog's source "mcp:SERVER".
+MCP_SOURCE = "mcp:"
 
 # What a server's description of a tool may take of the model's context.
 _MAX_DESCRIPTION = 2_000
@@ -87,6 +91,16 @@ class McpToolbox:
     def specs(self) -> Sequence[ToolSpec]:
         with self._lock:
             return [*self._builtin.specs(), *(o.spec for o in self._offered.values())]
+
+    def sources(self) -> Mapping[str, Sequence[ToolSpec]]:
+        """The tools by source, as the catalog slot chooses from them: "builtin", then one source
+        "mcp:SERVER" per server that offers a tool, in the config's order."""
+        with self._lock:
+            offered = list(self._offered.values())
+        found: dict[str, list[ToolSpec]] = {BUILTIN_SOURCE: list(self._builtin.specs())}
+        for o in offered:
+            found.setdefault(MCP_SOURCE + o.server, []).append(o.spec)
+        return found
 
     def has(self, name: str) -> bool:
         with self._lock:
