@@ -11,12 +11,13 @@ import signal
 import sys
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, TextIO
+from typing import TYPE_CHECKING
 
 from ._advice import advice
 from ._ask import CallKey
 from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
+from ._one_shot_answers import one_shot_answerer
 from ._prompt_input import read_prompt
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
@@ -73,9 +74,9 @@ def _parser() -> argparse.ArgumentParser:
         "--yes-to",
         choices=("ask", "stdin", "none"),
         default="ask",
-        help="how -p answers a question: ask (read y/n from standard input, when it is not the "
-        "prompt's), stdin (each answer a line of piped standard input, never part of the prompt) "
-        "or none (refuse)",
+        help="how -p answers a question: ask (read y/n from the terminal: standard input, or the "
+        "controlling terminal when input is piped), stdin (each answer a line of piped standard "
+        "input, never part of the prompt) or none (refuse)",
     )
     p.add_argument("--allow", action="append", default=[], metavar="RULE", help="allow what RULE names")
     p.add_argument("--ask", action="append", default=[], metavar="RULE", help="ask before what RULE names")
@@ -244,20 +245,6 @@ def _build(
     return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from, servers)
 
 
-def _stdin_answerer(err: TextIO, cwd: str, refuse_all: bool, environ: Mapping[str, str]) -> Asker:
-    def read(prompt: str) -> str | None:
-        err.write(prompt)
-        err.flush()
-        line = sys.stdin.readline()
-        return line if line else None
-
-    def write(text: str) -> None:
-        err.write(text)
-        err.flush()
-
-    return Asker(read, write, cwd, colour_for(err, environ), refuse_all=refuse_all)
-
-
 def _terminate(signum: int, frame: object) -> None:
     raise KeyboardInterrupt  # SIGTERM cancels as Ctrl-C does: calls stopped, results paired, reports written
 
@@ -272,9 +259,8 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     transcript: Transcript | None = None
     previous = signal.signal(signal.SIGTERM, _terminate)
     try:
-        built = _build(
-            args, environ, cwd, printer, _stdin_answerer(sys.stderr, cwd, args.yes_to == "none", environ)
-        )
+        answer = one_shot_answerer(args.yes_to, sys.stdin, sys.stderr, cwd, environ)
+        built = _build(args, environ, cwd, printer, answer)
         model_name = built.model_name
         if args.transcript:
             transcript = _transcript(args.transcript, built)

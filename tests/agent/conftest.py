@@ -1,8 +1,12 @@
-"""A workspace for the tools: files, links inside and out, a FIFO, a sibling directory outside."""
+"""A workspace for the tools: files, links inside and out, a FIFO, a sibling directory outside;
+and no controlling terminal for the tests run in this process."""
 
 from __future__ import annotations
 
+import fcntl
 import os
+import termios
+from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -20,6 +24,25 @@ FILES = {
     ".git/config": "[core]\n",
 }
 LINKS = {"alias.txt": "notes.txt", "inlink": "src", "outlink": "../outside", "outfile": "../outside/secret"}
+
+
+@pytest.fixture(autouse=True, scope="session")
+def no_controlling_terminal() -> Iterator[None]:
+    """-p asks on /dev/tty when standard input is not a terminal: the tests that run bastion in
+    this process (their own standard input) run it as CI does, with no controlling terminal, so a
+    question never waits on the terminal pytest was started from. A session leader keeps its
+    terminal (letting it go would hang up its process group)."""
+    if os.getsid(0) != os.getpid():
+        try:
+            fd = os.open("/dev/tty", os.O_RDWR | os.O_NOCTTY)
+        except OSError:
+            fd = -1
+        if fd >= 0:
+            try:
+                fcntl.ioctl(fd, termios.TIOCNOTTY)
+            finally:
+                os.close(fd)
+    yield
 
 
 @pytest.fixture

@@ -1,11 +1,17 @@
-"""The command line: --version, -p - and an empty -p, a mistyped subcommand, every flag explained."""
+"""The command line: --version, -p - and an empty -p, a mistyped subcommand, every flag explained;
+where -p asks when its input is piped."""
 
 from __future__ import annotations
 
 import os
+import shlex
 import subprocess
 import sys
 from pathlib import Path
+
+import pexpect
+
+from bastion.agent._one_shot_answers import NO_TERMINAL
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
@@ -98,6 +104,67 @@ def test_with_the_prompt_piped_in_a_question_is_refused_not_answered_by_the_inpu
         code, _, err = _run(tmp_path, argv, stdin="y\n")
     assert code == 0, err
     assert not (tmp_path / "work" / "out.txt").exists()
+    # The tests run with no controlling terminal (conftest): the refusal says why.
+    assert f"n ({NO_TERMINAL})" in err
+
+
+_WRITE_ROUNDS: list[dict[str, object]] = [
+    {"calls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
+    {"text": "done"},
+]
+_MAIN = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
+
+
+def _piped_command(url: str) -> list[str]:
+    """`printf ... | bastion -p "write it"` as argv for a program run with the environment of _env."""
+    bastion = shlex.join(
+        [sys.executable, "-c", _MAIN, "-p", "write it", "--provider", "openai", "--base-url", url + "/v1"]
+    )
+    return ["bash", "-c", f"printf 'commit 1\\n' | {bastion}"]
+
+
+def test_with_input_piped_a_question_is_asked_on_the_controlling_terminal(tmp_path: Path) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    with ScriptedServer(_WRITE_ROUNDS) as server:
+        command = _piped_command(server.url)
+        child = pexpect.spawn(
+            command[0],
+            command[1:],
+            cwd=str(work),
+            env={**os.environ, **_env(tmp_path), "TERM": "xterm"},
+            encoding="utf-8",
+            timeout=20,
+        )
+        child.expect(r"allow write\? \[y/N\]")
+        child.sendline("y")
+        child.expect("done")
+        child.expect(pexpect.EOF)
+        child.close()
+    assert child.exitstatus == 0
+    assert (work / "out.txt").read_text() == "hi\n"
+    # The pipe is the prompt's, the answer is not.
+    assert server.requests[0]["body"]["messages"][-1]["content"] == "write it\n\ncommit 1\n"
+
+
+def test_with_input_piped_and_no_controlling_terminal_a_question_is_refused_saying_why(
+    tmp_path: Path,
+) -> None:
+    work = tmp_path / "work"
+    work.mkdir()
+    with ScriptedServer(_WRITE_ROUNDS) as server:
+        done = subprocess.run(
+            _piped_command(server.url),
+            cwd=str(work),
+            env={**os.environ, **_env(tmp_path)},
+            capture_output=True,
+            text=True,
+            timeout=60,
+            start_new_session=True,
+        )
+    assert done.returncode == 0, done.stderr
+    assert f"allow write? [y/N] n ({NO_TERMINAL})" in done.stderr
+    assert not (work / "out.txt").exists()
     assert "no answer (end of input)" in server.requests[1]["body"]["messages"][-1]["content"]
 
 
