@@ -12,6 +12,12 @@ kept. Only the messages before the running prompt are summarised, so a turn's ca
 stay paired. The session file keeps every message and records the compaction (its summary and
 how many messages it replaced), so --resume rebuilds the same conversation; the policy's state
 (stamps, session rules) lives in the gate and is untouched.
+
+A sub-agent's conversation is one prompt (its task), so its compactor works `within_turn`: the
+task prompt is kept as it is and the work after it (its replies and their results, all paired
+before a request) is replaced by the summary, as the child's reply, and a line telling it to go on.
+Nothing is tried while there is no work yet. Its compaction is recorded among the child's `task`
+lines (bastion.agent._subagent); a child is never resumed.
 """
 
 from __future__ import annotations
@@ -36,6 +42,7 @@ __all__ = [
     "compact_at_setting",
     "estimate",
     "summary_messages",
+    "work_summary_messages",
 ]
 
 COMPACT_SYSTEM = """You summarise a coding session so that it can go on in less space.
@@ -49,6 +56,9 @@ Write only the summary, as short as it can be while keeping all of that."""
 
 SUMMARY_HEAD = "[The conversation so far, summarised to save space]\n"
 ACK = "Understood. I continue from this summary."
+# A sub-agent's work replaced within its one prompt: its summary as its own reply, then go on.
+WORK_HEAD = "[My work on the task so far, summarised to save space]\n"
+GO_ON = "Go on with the task from where your summary leaves off."
 # A tool result's text shown to the summariser is cut at this many characters.
 RESULT_CHARS = 2_000
 
@@ -109,6 +119,11 @@ def summary_messages(summary: str) -> list[Message]:
     return [User(SUMMARY_HEAD + summary), Assistant(ACK)]
 
 
+def work_summary_messages(summary: str) -> list[Message]:
+    """The two messages a sub-agent's work since its prompt becomes."""
+    return [Assistant(WORK_HEAD + summary), User(GO_ON)]
+
+
 def compact_at_setting(extra: Mapping[str, Any]) -> int | None:
     """The user config's compact_at (already checked a positive whole number by the config's schema)."""
     value = extra.get("compact_at")
@@ -117,7 +132,8 @@ def compact_at_setting(extra: Mapping[str, Any]) -> int | None:
 
 class Compactor:
     """Compacts one agent's conversation; `window` asks the model's context window (once, lazily),
-    `record` writes a compaction to the session, `say` tells the person."""
+    `record` writes a compaction to the session, `say` tells the person; `within_turn`: a
+    sub-agent's (its work since its one prompt is what is summarised)."""
 
     def __init__(
         self,
@@ -125,7 +141,10 @@ class Compactor:
         compact_at: int | None,
         record: Callable[[str, int, str], None],
         say: Callable[[str], None],
+        *,
+        within_turn: bool = False,
     ) -> None:
+        self.within_turn = within_turn
         self._window_of = window
         self._window: int | None = None
         self._asked = False
@@ -166,17 +185,23 @@ class Compactor:
         on with the conversation as it was (and is not tried again this prompt)."""
         if turn == self._refused_turn:
             return turn_start
+        if self.within_turn and len(agent.messages) <= turn_start + 1:
+            return turn_start  # no work yet: nothing to summarise, and nothing tried
         given = TriggerInput(self.space(agent).used, self.threshold, self.window, turn)
         if not agent.turn_slots().trigger(given):
             return turn_start
         try:
-            done = self.compact(agent, turn_start, "")
+            done = (
+                self.compact_work(agent, turn_start)
+                if self.within_turn
+                else self.compact(agent, turn_start, "")
+            )
         except (NotShrunk, AgentError) as err:
             self._refused_turn = turn  # tried once a prompt, not before every request
             self.say(f"compaction {'refused' if isinstance(err, NotShrunk) else 'failed'}: {err}")
             return turn_start
         self.say(f"compacted: {done.before_tokens} -> {done.after_tokens} tokens")
-        return turn_start - done.replaced + 2
+        return turn_start if self.within_turn else turn_start - done.replaced + 2
 
     def compact(self, agent: Agent, upto: int, focus: str) -> Compacted:
         """Replace agent.messages[:upto] by the summary the turn's summarizer writes; NotShrunk
@@ -185,22 +210,40 @@ class Compactor:
         old = agent.messages[:upto]
         if not old:
             raise NotShrunk("there is nothing before this prompt to summarise")
+        summary = _summary(agent, old, focus)
+        return self._replace(agent, slice(0, upto), summary_messages(summary), summary, focus)
 
-        def ask(system: str, prompt: str) -> str:
-            reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
-            agent.usage.add(reply.usage)
-            return reply.message.text
+    def compact_work(self, agent: Agent, prompt_at: int) -> Compacted:
+        """A sub-agent's: replace its work after the prompt at `prompt_at` (kept, and shown to the
+        summarizer with the work) by the summary; NotShrunk as `compact`."""
+        work = agent.messages[prompt_at + 1 :]
+        if not work:
+            raise NotShrunk("there is no work since the task's prompt to summarise")
+        summary = _summary(agent, agent.messages[prompt_at:], "")
+        where = slice(prompt_at + 1, len(agent.messages))
+        return self._replace(agent, where, work_summary_messages(summary), summary, "")
 
-        transcript = "\n\n".join(_message_text(m) for m in old)
-        summary = agent.turn_slots().summarize(SummarizerInput(tuple(old), transcript, focus, ask)).strip()
-        new = summary_messages(summary)
+    def _replace(self, agent: Agent, where: slice, new: list[Message], summary: str, focus: str) -> Compacted:
+        old = agent.messages[where]
         before, after = _tokens(old), _tokens(new)
         if not summary or after >= before:
             raise NotShrunk(
                 f"the summary ({after} tokens) does not shrink the conversation ({before} tokens); "
                 "the old one is kept"
             )
-        agent.messages[:upto] = new
+        agent.messages[where] = new
         self.reported = None  # the last reported prompt was of the old conversation
-        self.record(summary, upto, focus)
-        return Compacted(upto, before, after)
+        self.record(summary, len(old), focus)
+        return Compacted(len(old), before, after)
+
+
+def _summary(agent: Agent, shown: Sequence[Message], focus: str) -> str:
+    """What the turn's summarizer writes for `shown` (its requests' usage counted to the run)."""
+
+    def ask(system: str, prompt: str) -> str:
+        reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
+        agent.usage.add(reply.usage)
+        return reply.message.text
+
+    transcript = "\n\n".join(_message_text(m) for m in shown)
+    return agent.turn_slots().summarize(SummarizerInput(tuple(shown), transcript, focus, ask)).strip()

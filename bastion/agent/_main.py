@@ -9,7 +9,7 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -198,7 +198,18 @@ def _build(
         printer.err.write(f"[{text}]\n")
         printer.err.flush()
 
-    compactor = Compactor(window, compact_at_setting(settings.extra), record_compaction, say)
+    compact_at = compact_at_setting(settings.extra)
+    compactor = Compactor(window, compact_at, record_compaction, say)
+
+    def child_compactor(model_name: str, record: Callable[[str, int, str], None], label: str) -> Compactor:
+        def child_window() -> int | None:
+            return model_limits(model.connection, model_name, cache).context_window
+
+        def said(text: str) -> None:
+            say(f"{label[1:-1]}: {text}")
+
+        return Compactor(child_window, compact_at, record, said, within_turn=True)
+
     where = os.path.expanduser(args.config) if args.config else user_config_path()
 
     def warn(text: str) -> None:
@@ -219,6 +230,7 @@ def _build(
         system,
         session,
         checkpoint=checkpoints,
+        compaction=child_compactor,
         first=tasks_in(messages) + 1,
     )
     offered = TaskTools(tools, subagents)

@@ -22,6 +22,10 @@
 - Its usage and denials are the parent's run's (each denial naming the task: `TaskOrigin`);
   `Events.spent` tells the session's tally, and `Events.subtask` whatever observes the parent's
   run of the child's calls (the transcript's trace).
+- Its compaction: `ChildCompaction` gives each child a compactor of its own (bastion.agent._compact,
+  `within_turn`: its task prompt kept, its work since summarised), which the child's turn slots
+  `trigger` and `summarizer` drive, with the role "subagent"; a compaction refused or failed is
+  not tried again in that child. Its compactions are `compaction` events among its `task` lines.
 - Cancellation: once the parent's cancel event is set (Ctrl-C), the child's is set too: its
   running command is killed, a reply streaming to it is cut off, and it stops.
 """
@@ -45,6 +49,7 @@ from .loop import (
     Answer,
     Answerer,
     Checkpoint,
+    Compaction,
     Events,
     Gatekeeper,
     Model,
@@ -57,6 +62,7 @@ __all__ = [
     "EXPLORE_TOOLS",
     "TASK",
     "TASK_SPEC",
+    "ChildCompaction",
     "Console",
     "ModelChoice",
     "Only",
@@ -137,6 +143,14 @@ def subagent_model_setting(extra: Mapping[str, Any], flag: str | None, provider_
     return None if provider_switched or not isinstance(value, str) else value
 
 
+class ChildCompaction(Protocol):
+    """A sub-agent's compaction: `model` the name the child is built with (its window), `record`
+    writes a compaction (summary, messages replaced, focus) among its lines, `label` how the
+    person sees the child."""
+
+    def __call__(self, model: str, record: Callable[[str, int, str], None], label: str, /) -> Compaction: ...
+
+
 class Sink(Protocol):
     """Where record lines go: the parent's session."""
 
@@ -212,9 +226,18 @@ class _ChildRecord(Recording):
         self.sink = sink
         self.parent_call_id = parent_call_id
         self.number = number
+        self.replies = 0
 
     def record(self, event: str, /, **data: Any) -> None:
         self.sink.record(TASK, parent_call_id=self.parent_call_id, task=self.number, event=event, **data)
+
+    def message(self, message: Message, usage: Usage | None = None) -> None:
+        if isinstance(message, Assistant):  # counted as they come: a compaction replaces some
+            self.replies += 1
+        super().message(message, usage)
+
+    def compaction(self, summary: str, replaced: int, focus: str) -> None:
+        self.record("compaction", summary=summary, replaced=replaced, focus=focus)
 
 
 class _Shown(Events):
@@ -321,8 +344,9 @@ class Subagents:
     """Runs the task calls of one session: `tools` are the built-in ones (never `task`), `gate`
     the parent's gatekeeper, `system(specs)` the system prompt for the tools a child's turn
     offers, `sink` the
-    session its lines go to, `checkpoint` the parent's. `attach` the parent agent before its first
-    run: a child's usage and denials are added to the parent's run."""
+    session its lines go to, `checkpoint` the parent's, `compaction` each child's (None: a
+    child's conversation is never compacted). `attach` the parent agent before its first run: a
+    child's usage and denials are added to the parent's run."""
 
     def __init__(
         self,
@@ -334,8 +358,10 @@ class Subagents:
         sink: Sink,
         *,
         checkpoint: Checkpoint | None = None,
+        compaction: ChildCompaction | None = None,
         first: int = 1,
     ) -> None:
+        self.compaction = compaction
         self.tools = tools
         self.gate = gate
         self.console = console
@@ -386,6 +412,9 @@ class Subagents:
         record = _ChildRecord(self.sink, parent_id, number)
         record.record("start", kind=kind, model=model.options.model, prompt=prompt)
         checkpoint = _Shared(self.checkpoint, self._keeping) if self.checkpoint is not None else None
+        compaction = (
+            self.compaction(model.options.model, record.compaction, label) if self.compaction else None
+        )
         parent = self.parent
         running = parent.slots if parent is not None else None
         child = Agent(
@@ -398,6 +427,7 @@ class Subagents:
             role="subagent",
             snapshot=running.snapshot if running is not None else None,
             task_kind=kind,
+            compaction=compaction,
         )
         child.checkpoint = checkpoint
         shown = _Shown(self.console.display, label, parent_id or label, self._asking)
@@ -423,7 +453,7 @@ class Subagents:
         """The child's end in the record; its usage and denials (each naming the task) added to
         the parent's run."""
         usage = child.usage
-        replies = sum(isinstance(m, Assistant) for m in child.messages)
+        replies = record.replies
         record.record("end", status=status, replies=replies, usage=dataclasses.asdict(usage))
         parent = self.parent
         if parent is None:

@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._compact import ACK, COMPACT_SYSTEM, SUMMARY_HEAD, Compactor, NotShrunk
+from bastion.agent._compact import ACK, COMPACT_SYSTEM, GO_ON, SUMMARY_HEAD, WORK_HEAD, Compactor, NotShrunk
 from bastion.agent._types import Assistant, Message, Usage, User
 from bastion.agent.loop import Agent, Answer
 
@@ -135,3 +135,44 @@ def test_a_cleared_conversation_is_not_compacted_for_what_the_old_one_used() -> 
     assert agent.run("new start").text == "answer"
     assert model.seen == [[User("new start")]]
     assert said == [] and compactor.space(agent).used < 100  # no compaction tried, nor refused
+
+
+def test_a_long_sub_agent_task_is_compacted_within_its_prompt_recorded_and_finishes(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    (work / "notes.txt").write_text("the answer is 42\n" + "filler line of the notes\n" * 800)
+    env = _env(tmp_path)
+    _config(tmp_path, 3000)
+    rounds = [
+        {"calls": [{"name": "task", "id": "t1", "arguments": {"prompt": "what do the notes say?"}}]},
+        {"calls": [{"name": "read", "id": "c1", "arguments": {"path": "notes.txt"}}]},
+        {"text": "SUMMARY: read notes.txt, it says 42"},
+        {"text": "they say 42"},
+        {"text": "42"},
+    ]
+    with ScriptedServer(rounds) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1"]
+        code, out, err = run_main(["-p", "ask a sub-agent", *base], cwd=str(work), env=env)
+    assert code == 0, err
+    assert out.strip() == "42" and "[task 1: explore: compacted:" in err
+    summarising = server.requests[2]["body"]["messages"]
+    assert summarising[0] == {"role": "system", "content": COMPACT_SYSTEM}
+    assert (
+        "what do the notes say?" in summarising[1]["content"] and "filler line" in summarising[1]["content"]
+    )
+    # The child's task prompt is kept; its read and the file's text are replaced by the summary.
+    after = server.requests[3]["body"]["messages"]
+    assert [(m["role"], m.get("content")) for m in after[1:]] == [
+        ("user", "what do the notes say?"),
+        ("assistant", WORK_HEAD + "SUMMARY: read notes.txt, it says 42"),
+        ("user", GO_ON),
+    ]
+    # The parent's conversation holds the child's answer, not its work.
+    parent = server.requests[4]["body"]["messages"]
+    assert parent[-1]["content"] == "they say 42" and "filler line" not in json.dumps(parent)
+    lines = [e for e in _session_events(tmp_path) if e["type"] == "task"]
+    (compaction,) = [e for e in lines if e["event"] == "compaction"]
+    assert (compaction["task"], compaction["replaced"]) == (1, 2)
+    assert compaction["summary"] == "SUMMARY: read notes.txt, it says 42"
+    (end,) = [e for e in lines if e["event"] == "end"]
+    assert (end["status"], end["replies"]) == ("completed", 2)
+    assert not any(e["type"] == "compaction" for e in _session_events(tmp_path))

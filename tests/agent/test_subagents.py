@@ -15,8 +15,10 @@ from typing import Any
 import pytest
 
 from bastion.agent._slash import Tally
+from bastion.agent._compact import GO_ON, WORK_HEAD, Compactor
 from bastion.agent._subagent import (
     EXPLORE_TOOLS,
+    ChildCompaction,
     Console,
     Only,
     Subagents,
@@ -52,12 +54,23 @@ def _never(call: object, args: object, verdict: object) -> Answer:
 
 
 def _parent(
-    replies: list[Any], tools: Any, choose: Callable[[str], Model], answer: Answerer = _never
+    replies: list[Any],
+    tools: Any,
+    choose: Callable[[str], Model],
+    answer: Answerer = _never,
+    compaction: ChildCompaction | None = None,
 ) -> tuple[Agent, Lines]:
     lines = Lines()
     gate = FakeGate()
     subagents = Subagents(
-        tools, gate, Console(lambda label: answer), choose, lambda specs: "system", lines, first=1
+        tools,
+        gate,
+        Console(lambda label: answer),
+        choose,
+        lambda specs: "system",
+        lines,
+        compaction=compaction,
+        first=1,
     )
     agent = Agent(ScriptedModel(replies), gate, TaskTools(tools, subagents), answer, "system")
     subagents.attach(agent)
@@ -373,3 +386,45 @@ def test_an_explore_view_runs_no_tool_its_kind_lacks_whoever_calls_it() -> None:
     assert not view.has("write")
     text, failed = view.run("write", {"path": "x"}, threading.Event())
     assert failed and "no tool named 'write'" in text and tools.ran == []
+
+
+def test_each_child_compacts_its_own_work_and_a_refusal_is_not_tried_again_in_that_child_only() -> None:
+    said: list[str] = []
+
+    def compactor(model: str, record: Callable[[str, int, str], None], label: str) -> Compactor:
+        # compact_at 1: the trigger fires before every request that has work behind it.
+        return Compactor(
+            lambda: None, 1, record, lambda text: said.append(f"{label} {text}"), within_turn=True
+        )
+
+    long_path = {"path": "x" * 400}
+    first = ScriptedModel(
+        [
+            Assistant("", (call("read", long_path, "c1"),)),
+            Assistant("a summary far longer than the work " * 40),  # refused: it does not shrink
+            Assistant("", (call("read", long_path, "c2"),)),
+            Assistant("done one"),  # no summary asked again before this request
+        ]
+    )
+    second = ScriptedModel(
+        [Assistant("", (call("read", long_path, "c3"),)), Assistant("read x"), Assistant("done two")]
+    )
+    children = iter([first, second])
+    tasks = tuple(
+        call("task", {"kind": "general", "prompt": p}, f"t{n}") for n, p in ((1, "one"), (2, "two"))
+    )
+    agent, lines = _parent(
+        [Assistant("", tasks), Assistant("ok")],
+        FakeTools(),
+        lambda kind: next(children),
+        compaction=compactor,
+    )
+    assert agent.run("go").text == "ok"
+    results = [m.content for m in agent.messages if isinstance(m, ToolResult)]
+    assert results == ["done one", "done two"]
+    assert len(first.seen) == 4 and len(second.seen) == 3
+    assert second.seen[2] == [User("two"), Assistant(WORK_HEAD + "read x"), User(GO_ON)]
+    assert len(said) == 2 and said[0].startswith("[task 1: general] compaction refused: the summary")
+    assert said[1].startswith("[task 2: general] compacted:")
+    compactions = [(e["task"], e["replaced"]) for e in lines.lines if e["event"] == "compaction"]
+    assert compactions == [(2, 2)]

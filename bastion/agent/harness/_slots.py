@@ -96,9 +96,11 @@ class Trigger(Component, Protocol):
     def run(self, given: TriggerInput) -> bool: ...
 
 
-# summarizer.v1: the summary that replaces the conversation before the running prompt.
+# summarizer.v1: the summary that replaces the conversation before the running prompt (in a
+# sub-agent's turn: the work after its task prompt).
 class SummarizerInput(NamedTuple):
-    """`messages`: what is replaced; `transcript`: them as text, results cut (what the default
+    """`messages`: what is replaced (in a sub-agent's turn, its task prompt first, which is kept);
+    `transcript`: them as text, results cut (what the default
     summariser sends); `focus`: what /compact asked to keep ("" for none); `ask`: one request to
     the session's model with (system, prompt), its text back (its usage counts to the run)."""
 
