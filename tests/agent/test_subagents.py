@@ -14,8 +14,8 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._slash import Tally
 from bastion.agent._compact import GO_ON, WORK_HEAD, Compactor
+from bastion.agent._slash import Tally
 from bastion.agent._subagent import (
     EXPLORE_TOOLS,
     ChildCompaction,
