@@ -126,10 +126,47 @@ def _codex_call(name: str, given: Mapping[str, object]) -> Adapted:
     return None
 
 
+# The most of a Codex rollout's first line read for its session_meta.
+_META_BYTES = 1 << 20
+
+
+def _codex_session_dir(payload: Mapping[str, object]) -> str | None:
+    """The session's own directory, from the rollout Codex names in `transcript_path` (its first line,
+    `session_meta`, holds the `cwd` the session started in); None when it cannot be read. Codex 0.171
+    sets the hook's `cwd` to the `workdir` the model chose, so that one cannot be the workspace."""
+    path = payload.get("transcript_path")
+    if not isinstance(path, str) or not os.path.isabs(path):
+        return None
+    try:
+        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        with os.fdopen(fd, "rb") as f:
+            first = f.readline(_META_BYTES)
+        record = load_json(first.decode("utf-8"))
+    except (OSError, ValueError, UnicodeDecodeError):
+        return None
+    meta = (
+        record.get("payload") if isinstance(record, dict) and record.get("type") == "session_meta" else None
+    )
+    cwd = meta.get("cwd") if isinstance(meta, dict) else None
+    return cwd if isinstance(cwd, str) and os.path.isabs(cwd) else None
+
+
+# Where the workspace of a call is: the session's directory (from the payload), or None when the
+# agent's `cwd` is the session's directory itself.
+SessionDir = Callable[[Mapping[str, object]], str | None]
+_UNKNOWN_SESSION = "the session's directory is not known (no session_meta in the rollout at transcript_path)"
+
+
 def _verdict(
-    text: str, config: str | None, event: str, adapt: Callable[[str, Mapping[str, object]], Adapted]
+    text: str,
+    config: str | None,
+    event: str,
+    adapt: Callable[[str, Mapping[str, object]], Adapted],
+    session_dir: SessionDir | None = None,
 ) -> HookVerdict | None:
-    """The strongest verdict on a tool call's calls (deny, then ask, then allow), or None."""
+    """The strongest verdict on a tool call's calls (deny, then ask, then allow), or None. With
+    `session_dir`, the workspace is the session's directory and `cwd` (where the agent runs the call)
+    must lie inside it; a session directory that cannot be found makes an allow an ask."""
     try:
         payload = load_json(text)
     except ValueError:
@@ -144,8 +181,13 @@ def _verdict(
     adapted = adapt(name, given)
     if adapted is None or isinstance(adapted, str):
         return None if adapted is None else HookVerdict("ask", adapted)
-    decider = Decider(config, cwd)
-    verdicts = [HookVerdict("ask", m) if isinstance(m, str) else _decide_in(decider, cwd, m) for m in adapted]
+    root = session_dir(payload) if session_dir is not None else cwd
+    if root is None:
+        root, adapted = cwd, [*adapted, _UNKNOWN_SESSION]  # decided in cwd, but never allowed
+    decider = Decider(config, root)
+    verdicts = [
+        HookVerdict("ask", m) if isinstance(m, str) else _decide_in(decider, root, cwd, m) for m in adapted
+    ]
     for decision in ("deny", "ask", "allow"):
         found = [v for v in verdicts if v.decision == decision]
         if found:
@@ -153,14 +195,20 @@ def _verdict(
     return None
 
 
-def _decide_in(decider: Decider, cwd: str, mapped: Mapped) -> HookVerdict:
-    """A call decided in the session's workspace; a bash line in its own directory, which must
-    lie inside the workspace."""
+def _decide_in(decider: Decider, root: str, cwd: str, mapped: Mapped) -> HookVerdict:
+    """A call decided in the session's workspace (root); a bash line in its own directory (relative
+    to cwd, where the agent runs it), which must lie inside the workspace, and a file tool's relative
+    path taken from cwd."""
     tool, args, where = mapped
-    real, root = os.path.realpath(os.path.join(cwd, where)), os.path.realpath(cwd)
-    if real != root and not real.startswith(root.rstrip("/") + "/"):
-        return HookVerdict("ask", f"the directory {where!r} is outside the working directory")
-    return decide_call(decider, tool, args, cwd, os.path.relpath(real, root), as_typed=True)
+    real, top = os.path.realpath(os.path.join(cwd, where)), os.path.realpath(root)
+    if real != top and not real.startswith(top.rstrip("/") + "/"):
+        if root == cwd:
+            return HookVerdict("ask", f"the directory {where!r} is outside the working directory")
+        shown = os.path.normpath(os.path.join(cwd, where))
+        return HookVerdict("ask", f"the directory {shown!r} is outside the session's directory {root!r}")
+    if tool != "bash" and isinstance(args.get("path"), str) and not os.path.isabs(str(args["path"])):
+        args = {**args, "path": os.path.join(cwd, str(args["path"]))}
+    return decide_call(decider, tool, args, root, os.path.relpath(real, top), as_typed=True)
 
 
 def _block(verdict: HookVerdict | None, strict: bool) -> str | None:
@@ -175,7 +223,7 @@ def _block(verdict: HookVerdict | None, strict: bool) -> str | None:
 def codex_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any] | None:
     """The answer to one Codex PreToolUse input (None: no opinion, print nothing)."""
     try:
-        reason = _block(_verdict(text, config, "PreToolUse", _codex_call), strict)
+        reason = _block(_verdict(text, config, "PreToolUse", _codex_call, _codex_session_dir), strict)
     except Exception:  # a hook never crashes; no opinion is never an allow
         return None
     if reason is None:

@@ -4,6 +4,7 @@ written there, so the machine's own config never leaks in."""
 from __future__ import annotations
 
 import io
+import json
 import pathlib
 import subprocess
 
@@ -12,6 +13,10 @@ import pytest
 HERE = pathlib.Path(__file__).parent
 FIXTURES = HERE / "fixtures"
 PAYLOADS = HERE / "payloads"
+
+
+# The file name of a workspace's Codex rollout, beside the project.
+ROLLOUT = "rollout-codex.jsonl"
 
 
 class Workspace:
@@ -43,6 +48,13 @@ def ws(tmp_path: pathlib.Path) -> Workspace:
     (root / "src" / "app.py").write_text("print('hi')\n")
     config = tmp_path / "config.toml"
     config.write_text("", encoding="utf-8")
+    # Codex's rollout, whose first line names the session's directory (the Codex payloads point at it).
+    meta = {
+        "timestamp": "2026-12-01T00:00:00Z",
+        "type": "session_meta",
+        "payload": {"id": "019a", "cwd": str(root)},
+    }
+    (tmp_path / ROLLOUT).write_text(json.dumps(meta) + "\n", encoding="utf-8")
     return Workspace(root, config)
 
 

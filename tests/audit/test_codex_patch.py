@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 from bastion.audit import codex_hook
 from bastion.audit._patch import NOT_READ, Patch, patch_in_line, patch_paths
 
-from .conftest import Workspace
+from .conftest import ROLLOUT, Workspace
 
 PATCH = (
     "*** Begin Patch\n"
@@ -156,8 +156,13 @@ def test_a_line_that_names_no_apply_patch_is_an_ordinary_line(line: str) -> None
 
 
 def _codex(ws: Workspace, tool: str, command: str, *argv: str) -> str | None:
-    payload = {"cwd": str(ws.root), "hook_event_name": "PreToolUse", "tool_name": tool,
-               "tool_input": {"command": command}}  # fmt: skip
+    payload = {
+        "cwd": str(ws.root),
+        "hook_event_name": "PreToolUse",
+        "tool_name": tool,
+        "transcript_path": str(ws.root.parent / ROLLOUT),
+        "tool_input": {"command": command},
+    }
     answer = codex_hook(json.dumps(payload), str(ws.config), strict="--strict" in argv)
     if answer is None:
         return None

@@ -15,7 +15,7 @@ from hypothesis import strategies as st
 
 from bastion.audit import claude_code_hook, codex_hook, gemini_hook, hook_main
 
-from .conftest import PAYLOADS, Workspace, run
+from .conftest import PAYLOADS, ROLLOUT, Workspace, run
 
 RULES = {"deny": ["bash(rm:*)", "write(.git/**)", "edit(.git/**)"]}
 
@@ -148,9 +148,11 @@ def test_codex_decides_a_bash_call_as_the_claude_code_hook_does(ws: Workspace, c
     assert answer is not None
     spec = answer["hookSpecificOutput"]
     decision = spec["permissionDecision"]
-    codex = codex_hook(text, str(ws.config))
+    # Codex names its rollout, whose session_meta says the session's directory.
+    as_codex = json.dumps({**json.loads(text), "transcript_path": str(ws.root.parent / ROLLOUT)})
+    codex = codex_hook(as_codex, str(ws.config))
     assert codex == (answer if decision == "deny" else None)
-    strict = codex_hook(text, str(ws.config), strict=True)
+    strict = codex_hook(as_codex, str(ws.config), strict=True)
     assert (strict is not None) == (decision != "allow")
 
 
@@ -205,3 +207,67 @@ def test_the_installed_command_speaks_the_protocol_end_to_end(ws: Workspace, age
     assert done.returncode == 0 and done.stderr == "", done.stderr
     answer = json.loads(done.stdout)
     assert "deny" in (answer.get("decision"), answer.get("hookSpecificOutput", {}).get("permissionDecision"))
+
+
+def _codex_at(
+    ws: Workspace, cwd: str, command: str, rollout: str | None, *, strict: bool = True
+) -> str | None:
+    """The reason Codex's Bash call (run by Codex in cwd, its rollout at `rollout`) is blocked with."""
+    payload: dict[str, object] = {
+        "cwd": cwd,
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": command},
+    }
+    if rollout is not None:
+        payload["transcript_path"] = rollout
+    answer = codex_hook(json.dumps(payload), str(ws.config), strict=strict)
+    return None if answer is None else str(answer["hookSpecificOutput"]["permissionDecisionReason"])
+
+
+def test_codex_decides_in_the_session_directory_not_in_the_workdir_the_model_chose(ws: Workspace) -> None:
+    # Codex 0.171 sets the hook's cwd to the model's workdir: a directory beside the project must not
+    # become the workspace (`cat notes.txt` there ran and reached the model).
+    beside = ws.root.parent / "beside"
+    beside.mkdir()
+    (beside / "notes.txt").write_text("private\n")
+    rollout = str(ws.root.parent / ROLLOUT)
+    reason = _codex_at(ws, str(beside), "cat notes.txt", rollout)
+    assert reason is not None and "outside the session's directory" in reason
+    assert _codex_at(ws, "/", "cat etc/hostname", rollout) is not None
+    # Inside the project, a subdirectory is where the line runs, and the project is the workspace.
+    assert _codex_at(ws, str(ws.root / "src"), "cat app.py", rollout) is None
+    reason = _codex_at(ws, str(ws.root / "src"), "cat ../.env", rollout)
+    assert reason is not None
+
+
+def test_a_codex_patch_path_is_taken_from_the_workdir_inside_the_session(ws: Workspace) -> None:
+    ws.rules(deny=["write(src/**)"])
+    patch = "*** Begin Patch\n*** Update File: app.py\n@@\n-print('hi')\n+print(2)\n*** End Patch"
+    payload = {
+        "cwd": str(ws.root / "src"),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "apply_patch",
+        "transcript_path": str(ws.root.parent / ROLLOUT),
+        "tool_input": {"command": patch},
+    }
+    answer = codex_hook(json.dumps(payload), str(ws.config))
+    assert answer is not None and "write(src/**)" in answer["hookSpecificOutput"]["permissionDecisionReason"]
+
+
+def test_without_the_session_directory_codex_never_gets_an_allow_but_a_deny_still_denies(
+    ws: Workspace,
+) -> None:
+    ws.rules(deny=["bash(rm:*)"])
+    missing = str(ws.root.parent / "no-such-rollout.jsonl")
+    link = ws.root.parent / "link.jsonl"
+    link.symlink_to(ws.root.parent / ROLLOUT)  # a link is not followed
+    other = ws.root.parent / "other.jsonl"
+    other.write_text('{"type": "response_item", "payload": {}}\n')
+    for rollout in (None, "relative.jsonl", missing, str(link), str(other)):
+        assert _codex_at(ws, str(ws.root), "git status", rollout, strict=False) is None
+        reason = _codex_at(ws, str(ws.root), "git status", rollout)
+        assert reason is not None and "session's directory is not known" in reason
+        reason = _codex_at(ws, str(ws.root), "rm -rf src", rollout, strict=False)
+        assert reason is not None and "bash(rm:*)" in reason
+    assert _codex_at(ws, str(ws.root), "git status", str(ws.root.parent / ROLLOUT)) is None
