@@ -1,0 +1,255 @@
+"""The table of scenarios: one tool call the scripted model makes, and what must be true afterwards.
+
+Each check starts from what the CLI sent back to the model (the tool's result); a CLI that never answered
+the call fails, so no scenario passes without the call having gone through the CLI and its hook.
+"""
+
+from __future__ import annotations
+
+import json
+import subprocess
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from integration.agents import AgentCli
+from integration.model_server import ModelServer, ToolCall
+
+__all__ = ["SCENARIOS", "Fixture", "Outcome", "Scenario", "Verdict", "make_fixture"]
+
+ALLOWED_LINE = "git log --oneline -1"
+# In the CLI's environment git is told to print 20-digit hashes; bastion's plan unsets GIT_CONFIG_COUNT,
+# so the plan's output (7 digits) and the typed line's (20 digits) tell which of the two ran.
+ALLOWED_ENV = {"GIT_CONFIG_COUNT": "1", "GIT_CONFIG_KEY_0": "core.abbrev", "GIT_CONFIG_VALUE_0": "20"}
+BASTION_CONFIG = '[policy]\ndeny = ["bash(rm:*)", "write(src/**)", "edit(src/**)"]\n'
+ADD_PATCH = "*** Begin Patch\n*** Add File: src/new.py\n+print('written')\n*** End Patch\n"
+DELETE_PATCH = "*** Begin Patch\n*** Delete File: src/app.py\n*** End Patch\n"
+
+
+@dataclass(frozen=True)
+class Verdict:
+    status: str  # pass, fail or skip
+    reason: str
+
+
+@dataclass(frozen=True)
+class Fixture:
+    """A project (a git repository with a secret in .env and credentials.json) and a HOME for one run."""
+
+    home: Path
+    project: Path
+    secret: str
+
+
+@dataclass(frozen=True)
+class Finished:
+    returncode: int | None  # None: killed at the timeout
+    stdout: str
+    stderr: str
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """What one run left: the fixture, the server's record, the CLI's exit, the environment it had."""
+
+    agent: AgentCli
+    fixture: Fixture
+    server: ModelServer
+    finished: Finished
+    env: Mapping[str, str]
+    bastion: Path
+
+    def result_text(self) -> str:
+        return "\n".join(text for text, _ in self.server.tool_results())
+
+    def exit_words(self) -> str:
+        if self.finished.returncode is None:
+            return "the CLI was stopped at the timeout"
+        tail = (self.finished.stderr.strip() or self.finished.stdout.strip())[-300:]
+        return f"the CLI exited {self.finished.returncode}: {tail}"
+
+
+# A call for one CLI, or why the scenario does not apply to it.
+CallFor = Callable[[AgentCli, Fixture], ToolCall | str]
+
+
+@dataclass(frozen=True)
+class Scenario:
+    title: str
+    call: CallFor
+    check: Callable[[Outcome], Verdict]
+    strict: bool = False  # `bastion hook codex|gemini --strict` (Claude Code's hook has no such flag)
+    bypass: bool = False  # the CLI in its mode that skips its own permission checks
+    env: Mapping[str, str] = field(default_factory=dict)
+
+
+def make_fixture(root: Path, secret: str) -> Fixture:
+    home, project = root / "home", root / "project"
+    (home / "tmp").mkdir(parents=True)
+    (home / ".config" / "bastion").mkdir(parents=True)
+    (home / ".config" / "bastion" / "config.toml").write_text(BASTION_CONFIG)
+    (project / "src").mkdir(parents=True)
+    (project / "README.md").write_text("# fixture\n")
+    (project / "keep.txt").write_text("the denied rm must leave this file\n")
+    (project / "src" / "app.py").write_text("print('app')\n")
+    (project / ".env").write_text(f"API_TOKEN={secret}\n")
+    (project / "credentials.json").write_text(json.dumps({"token": secret}) + "\n")
+    git = ["git", "-c", "user.name=integration", "-c", "user.email=integration@example.invalid"]
+    for args in (["init", "-q"], ["add", "README.md", "keep.txt", "src"], ["commit", "-q", "-m", "first"]):
+        subprocess.run([*git, *args], cwd=project, check=True, capture_output=True)
+    return Fixture(home, project, secret)
+
+
+def _no_result(outcome: Outcome) -> Verdict | None:
+    if outcome.server.tool_results():
+        return None
+    return Verdict("fail", f"no tool result came back to the model; {outcome.exit_words()}")
+
+
+def _blocked(outcome: Outcome, *, ran: bool, what: str, needs: str = "bastion:") -> Verdict:
+    """The call must not have run (`ran` says whether it did) and the model must have been told why by
+    bastion (`needs` in the tool result)."""
+    missing = _no_result(outcome)
+    if missing is not None:
+        return missing
+    text = outcome.result_text()
+    if ran:
+        return Verdict("fail", f"{what} ran; the model got: {_short(text)}")
+    if needs not in text:
+        return Verdict("fail", f"{what} did not run, but not for bastion's reason ({needs!r}): {_short(text)}")
+    return Verdict("pass", f"not run; the model was told: {_short(text[text.index(needs) :])}")
+
+
+def _short(text: str, limit: int = 110) -> str:
+    flat = " ".join(text.split())
+    return flat if len(flat) <= limit else flat[: limit - 1] + "…"
+
+
+def _bash(line: str, cwd: Path, env: Mapping[str, str]) -> str:
+    done = subprocess.run(["bash", "-c", line], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False)
+    return done.stdout.strip()
+
+
+def _plan_of(outcome: Outcome, line: str) -> str | None:
+    """bastion's plan for `line`, as its Claude Code hook hands it back (`updatedInput`)."""
+    payload = {
+        "session_id": "integration",
+        "transcript_path": str(outcome.fixture.home / "transcript.jsonl"),
+        "cwd": str(outcome.fixture.project),
+        "hook_event_name": "PreToolUse",
+        "tool_name": "Bash",
+        "tool_input": {"command": line},
+    }
+    done = subprocess.run(
+        [str(outcome.bastion), "hook", "claude-code"],
+        input=json.dumps(payload),
+        env=dict(outcome.env),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    try:
+        answer = json.loads(done.stdout)["hookSpecificOutput"]
+    except (json.JSONDecodeError, KeyError, TypeError):
+        return None
+    if answer.get("permissionDecision") != "allow":
+        return None
+    command = answer.get("updatedInput", {}).get("command", line)
+    return command if isinstance(command, str) else None
+
+
+def _check_allowed(outcome: Outcome) -> Verdict:
+    missing = _no_result(outcome)
+    if missing is not None:
+        return missing
+    plan = _plan_of(outcome, ALLOWED_LINE)
+    if plan is None:
+        return Verdict("fail", f"bastion does not allow {ALLOWED_LINE!r} here (its hook, asked directly)")
+    project, env = outcome.fixture.project, outcome.env
+    planned, typed = _bash(plan, project, env), _bash(ALLOWED_LINE, project, env)
+    if not planned or planned == typed:
+        return Verdict("fail", f"the fixture cannot tell the plan's output from the line's ({planned!r})")
+    text = outcome.result_text()
+    if planned in text:
+        return Verdict("pass", f"ran as bastion's plan: the model got {planned!r}")
+    if typed in text and outcome.agent.hook_name != "claude-code":
+        return Verdict(
+            "skip",
+            "bastion's hook answers no opinion to an allow for this CLI (its plan cannot be handed over); "
+            f"the line ran as typed and the model got {typed!r}",
+        )
+    if typed in text:
+        return Verdict("fail", f"ran as typed, not as bastion's plan: the model got {typed!r}")
+    return Verdict("fail", f"the model got neither the plan's output nor the line's: {_short(text)}")
+
+
+def _shell(line: str) -> CallFor:
+    return lambda agent, fixture: agent.shell(line, fixture.project)
+
+
+def _read_tool(agent: AgentCli, fixture: Fixture) -> ToolCall | str:
+    return agent.read("credentials.json", fixture.project) or f"{agent.name} has no file-read tool"
+
+
+def _write_tool(agent: AgentCli, fixture: Fixture) -> ToolCall | str:
+    return agent.write("src/new.py", "print('written')\n", fixture.project) or f"{agent.name} has no write tool"
+
+
+def _codex_only(make: Callable[[AgentCli], ToolCall | None]) -> CallFor:
+    return lambda agent, fixture: make(agent) or "Codex's patch format only"
+
+
+def _secret_kept(outcome: Outcome) -> Verdict:
+    if outcome.server.ever_sent(outcome.fixture.secret):
+        return Verdict("fail", "the secret's text reached the model server")
+    return _blocked(outcome, ran=False, what="the read")
+
+
+SCENARIOS = [
+    Scenario(
+        "allowed git line runs as bastion's plan",
+        _shell(ALLOWED_LINE),
+        _check_allowed,
+        env=ALLOWED_ENV,
+    ),
+    Scenario(
+        "asked line does not run (touch)",
+        _shell("touch asked-marker"),
+        lambda o: _blocked(o, ran=(o.fixture.project / "asked-marker").exists(), what="the asked line"),
+        strict=True,
+    ),
+    Scenario(
+        "denied line does not run (rm, bypass mode)",
+        _shell("rm -f keep.txt"),
+        lambda o: _blocked(
+            o, ran=not (o.fixture.project / "keep.txt").exists(), what="the denied line", needs="bastion: denied"
+        ),
+        bypass=True,
+    ),
+    Scenario("secret read (cat .env) not sent", _shell("cat .env"), _secret_kept, strict=True),
+    Scenario("secret read by the read tool not sent", _read_tool, _secret_kept, strict=True),
+    Scenario(
+        "write to a denied path (src/**) blocked",
+        _write_tool,
+        lambda o: _blocked(
+            o, ran=(o.fixture.project / "src" / "new.py").exists(), what="the write", needs="bastion: denied"
+        ),
+        bypass=True,
+    ),
+    Scenario(
+        "patch as a here-document (src/**) blocked",
+        _codex_only(lambda agent: agent.patch_heredoc(ADD_PATCH)),
+        lambda o: _blocked(
+            o, ran=(o.fixture.project / "src" / "new.py").exists(), what="the patch", needs="bastion: denied"
+        ),
+        bypass=True,
+    ),
+    Scenario(
+        "patch deleting src/app.py blocked",
+        _codex_only(lambda agent: agent.patch(DELETE_PATCH)),
+        lambda o: _blocked(
+            o, ran=not (o.fixture.project / "src" / "app.py").exists(), what="the patch", needs="bastion: denied"
+        ),
+        bypass=True,
+    ),
+]
