@@ -5,6 +5,7 @@ cell is skipped with the reason and the exit is 0."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import hashlib
 import os
 import secrets
@@ -67,10 +68,8 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> Finished:
         os.killpg(process.pid, signal.SIGKILL)
         stdout, stderr = process.communicate()
         code = None
-    try:
+    with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(process.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
     return Finished(code, stdout, stderr)
 
 

@@ -24,6 +24,7 @@ __all__ = ["AgentCli", "ClaudeCode", "Codex", "GeminiCli", "SetupError", "agents
 
 # Anything that is not 127.0.0.1 goes to a closed port: a CLI that tries the internet fails at once.
 NOWHERE = "http://127.0.0.1:9"
+GEMINI_MATCHER = "run_shell_command|read_file|write_file|replace|glob|grep_search|list_directory"
 
 
 class SetupError(Exception):
@@ -33,8 +34,13 @@ class SetupError(Exception):
 class AgentCli(Protocol):
     """One agent CLI, as a scenario drives it."""
 
-    name: str
-    hook_name: str  # the AGENT of `bastion hook AGENT`
+    @property
+    def name(self) -> str: ...
+
+    @property
+    def hook_name(self) -> str:
+        """The AGENT of `bastion hook AGENT`."""
+        ...
 
     def version(self, env: dict[str, str]) -> str: ...
 
@@ -182,7 +188,13 @@ def _codex_rpc(binary: Path, env: dict[str, str], project: Path) -> list[dict[st
                         return message
             raise SetupError(f"codex app-server did not answer request {ident}")
 
-        send({"id": 1, "method": "initialize", "params": {"clientInfo": {"name": "bastion-it", "version": "1"}}})
+        send(
+            {
+                "id": 1,
+                "method": "initialize",
+                "params": {"clientInfo": {"name": "bastion-it", "version": "1"}},
+            }
+        )
         answer(1)
         send({"method": "initialized", "params": {}})
         send({"id": 2, "method": "hooks/list", "params": {"cwds": [str(project)]}})
@@ -240,11 +252,14 @@ class Codex:
             ]
         )
         config.write_text(text)
-        listed = [h for h in _codex_rpc(_bin(self.modules, "codex"), env, project) if h.get("command") == hook]
+        listed = [
+            h for h in _codex_rpc(_bin(self.modules, "codex"), env, project) if h.get("command") == hook
+        ]
         if not listed:
             raise SetupError("codex app-server does not list bastion's hook (hooks/list)")
         for entry in listed:
-            text += f"\n[hooks.state.{json.dumps(entry['key'])}]\ntrusted_hash = {json.dumps(entry['currentHash'])}\n"
+            key, digest = json.dumps(entry["key"]), json.dumps(entry["currentHash"])
+            text += f"\n[hooks.state.{key}]\ntrusted_hash = {digest}\n"
         config.write_text(text)
         again = [h for h in _codex_rpc(_bin(self.modules, "codex"), env, project) if h.get("command") == hook]
         if not again or any(h.get("trustStatus") != "trusted" for h in again):
@@ -301,7 +316,7 @@ class GeminiCli:
             "hooks": {
                 "BeforeTool": [
                     {
-                        "matcher": "run_shell_command|read_file|write_file|replace|glob|grep_search|list_directory",
+                        "matcher": GEMINI_MATCHER,
                         "hooks": [{"type": "command", "command": hook, "timeout": 30000}],
                     }
                 ]

@@ -80,9 +80,7 @@ def _anthropic_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
             if isinstance(block, dict) and block.get("type") == "tool_result":
                 inner = block.get("content", "")
                 if isinstance(inner, list):
-                    inner = "\n".join(
-                        part.get("text", "") for part in inner if isinstance(part, dict)
-                    )
+                    inner = "\n".join(part.get("text", "") for part in inner if isinstance(part, dict))
                 found.append((str(block.get("tool_use_id")), str(inner), bool(block.get("is_error"))))
     return found
 
@@ -108,26 +106,35 @@ def _anthropic_stream(message: dict[str, Any]) -> Iterator[tuple[str, dict[str, 
     yield "message_start", {"type": "message_start", "message": start}
     for index, block in enumerate(message["content"]):
         if block["type"] == "text":
-            yield "content_block_start", {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {"type": "text", "text": ""},
-            }
+            yield (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {"type": "text", "text": ""},
+                },
+            )
             delta: dict[str, Any] = {"type": "text_delta", "text": block["text"]}
         else:
-            yield "content_block_start", {
-                "type": "content_block_start",
-                "index": index,
-                "content_block": {**block, "input": {}},
-            }
+            yield (
+                "content_block_start",
+                {
+                    "type": "content_block_start",
+                    "index": index,
+                    "content_block": {**block, "input": {}},
+                },
+            )
             delta = {"type": "input_json_delta", "partial_json": json.dumps(block["input"])}
         yield "content_block_delta", {"type": "content_block_delta", "index": index, "delta": delta}
         yield "content_block_stop", {"type": "content_block_stop", "index": index}
-    yield "message_delta", {
-        "type": "message_delta",
-        "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
-        "usage": {"output_tokens": 5},
-    }
+    yield (
+        "message_delta",
+        {
+            "type": "message_delta",
+            "delta": {"stop_reason": message["stop_reason"], "stop_sequence": None},
+            "usage": {"output_tokens": 5},
+        },
+    )
     yield "message_stop", {"type": "message_stop"}
 
 
@@ -148,7 +155,12 @@ def _responses_results(body: dict[str, Any]) -> list[tuple[str, str, bool]]:
 
 
 def _responses_stream(text: str, call: ToolCall | None) -> Iterator[tuple[str, dict[str, Any]]]:
-    response: dict[str, Any] = {"id": "resp_scripted", "object": "response", "status": "in_progress", "output": []}
+    response: dict[str, Any] = {
+        "id": "resp_scripted",
+        "object": "response",
+        "status": "in_progress",
+        "output": [],
+    }
     yield "response.created", {"type": "response.created", "response": response}
     items: list[dict[str, Any]] = []
     if text:
@@ -185,16 +197,25 @@ def _responses_stream(text: str, call: ToolCall | None) -> Iterator[tuple[str, d
                 }
             )
     for index, item in enumerate(items):
-        yield "response.output_item.added", {"type": "response.output_item.added", "output_index": index, "item": item}
+        yield (
+            "response.output_item.added",
+            {"type": "response.output_item.added", "output_index": index, "item": item},
+        )
         if item["type"] == "message":
-            yield "response.output_text.delta", {
-                "type": "response.output_text.delta",
-                "item_id": item["id"],
-                "output_index": index,
-                "content_index": 0,
-                "delta": text,
-            }
-        yield "response.output_item.done", {"type": "response.output_item.done", "output_index": index, "item": item}
+            yield (
+                "response.output_text.delta",
+                {
+                    "type": "response.output_text.delta",
+                    "item_id": item["id"],
+                    "output_index": index,
+                    "content_index": 0,
+                    "delta": text,
+                },
+            )
+        yield (
+            "response.output_item.done",
+            {"type": "response.output_item.done", "output_index": index, "item": item},
+        )
     usage = {
         "input_tokens": 10,
         "input_tokens_details": {"cached_tokens": 0},
@@ -233,8 +254,9 @@ def _schema_value(schema: Any) -> Any:
         return schema["enum"][0]
     kind = str(schema.get("type", "object")).lower()
     if kind == "object":
-        properties = schema.get("properties", {})
-        return {name: _schema_value(properties.get(name)) for name in schema.get("required", properties)}
+        properties = schema.get("properties") or {}
+        names = schema.get("required") or list(properties)
+        return {name: _schema_value(properties.get(name)) for name in names}
     return {"string": "scripted", "integer": 1, "number": 1, "boolean": False, "array": []}.get(kind)
 
 
@@ -331,7 +353,9 @@ class ModelServer:
             return self._gemini(body, streaming=":streamGenerateContent" in route)
         return 404, "application/json", b'{"error": {"message": "not scripted"}}'
 
-    def _next(self, body: dict[str, Any], results: list[tuple[str, str, bool]]) -> tuple[str, ToolCall | None]:
+    def _next(
+        self, body: dict[str, Any], results: list[tuple[str, str, bool]]
+    ) -> tuple[str, ToolCall | None]:
         """The scripted turn: the call until its result is in the conversation, then the final text."""
         if not _tools_offered(body):
             return SIDE_TEXT, None
@@ -352,7 +376,11 @@ class ModelServer:
 
     def _gemini(self, body: dict[str, Any], *, streaming: bool) -> tuple[int, str, bytes]:
         config = body.get("generationConfig") or body.get("config") or {}
-        if not _tools_offered(body) and isinstance(config, dict) and "json" in str(config.get("responseMimeType")):
+        if (
+            not _tools_offered(body)
+            and isinstance(config, dict)
+            and "json" in str(config.get("responseMimeType"))
+        ):
             schema = config.get("responseJsonSchema") or config.get("responseSchema")
             reply = _gemini_reply(json.dumps(_schema_value(schema) if schema else {}), None)
         else:

@@ -116,7 +116,9 @@ def _blocked(outcome: Outcome, *, ran: bool, what: str, needs: str = "bastion:")
     if ran:
         return Verdict("fail", f"{what} ran; the model got: {_short(text)}")
     if needs not in text:
-        return Verdict("fail", f"{what} did not run, but not for bastion's reason ({needs!r}): {_short(text)}")
+        return Verdict(
+            "fail", f"{what} did not run, but not for bastion's reason ({needs!r}): {_short(text)}"
+        )
     return Verdict("pass", f"not run; the model was told: {_short(text[text.index(needs) :])}")
 
 
@@ -126,7 +128,9 @@ def _short(text: str, limit: int = 110) -> str:
 
 
 def _bash(line: str, cwd: Path, env: Mapping[str, str]) -> str:
-    done = subprocess.run(["bash", "-c", line], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False)
+    done = subprocess.run(
+        ["bash", "-c", line], cwd=cwd, env=dict(env), capture_output=True, text=True, check=False
+    )
     return done.stdout.strip()
 
 
@@ -192,7 +196,9 @@ def _read_tool(agent: AgentCli, fixture: Fixture) -> ToolCall | str:
 
 
 def _write_tool(agent: AgentCli, fixture: Fixture) -> ToolCall | str:
-    return agent.write("src/new.py", "print('written')\n", fixture.project) or f"{agent.name} has no write tool"
+    return (
+        agent.write("src/new.py", "print('written')\n", fixture.project) or f"{agent.name} has no write tool"
+    )
 
 
 def _codex_only(make: Callable[[AgentCli], ToolCall | None]) -> CallFor:
@@ -222,7 +228,10 @@ SCENARIOS = [
         "denied line does not run (rm, bypass mode)",
         _shell("rm -f keep.txt"),
         lambda o: _blocked(
-            o, ran=not (o.fixture.project / "keep.txt").exists(), what="the denied line", needs="bastion: denied"
+            o,
+            ran=not (o.fixture.project / "keep.txt").exists(),
+            what="the denied line",
+            needs="bastion: denied",
         ),
         bypass=True,
     ),
@@ -248,7 +257,10 @@ SCENARIOS = [
         "patch deleting src/app.py blocked",
         _codex_only(lambda agent: agent.patch(DELETE_PATCH)),
         lambda o: _blocked(
-            o, ran=not (o.fixture.project / "src" / "app.py").exists(), what="the patch", needs="bastion: denied"
+            o,
+            ran=not (o.fixture.project / "src" / "app.py").exists(),
+            what="the patch",
+            needs="bastion: denied",
         ),
         bypass=True,
     ),

@@ -1,0 +1,114 @@
+"""The harness of `make integration` without the CLIs: the scripted model speaks each wire format, holds the
+call until its result is in the conversation, records what came back; without node every cell is skipped."""
+
+from __future__ import annotations
+
+import json
+import urllib.request
+from typing import Any
+
+import pytest
+
+import integration.__main__ as runner
+from integration.model_server import FINAL_TEXT, SIDE_TEXT, ModelServer, ToolCall
+from integration.scenarios import SCENARIOS
+
+
+def _post(url: str, body: dict[str, Any]) -> str:
+    request = urllib.request.Request(
+        url, data=json.dumps(body).encode(), headers={"content-type": "application/json"}, method="POST"
+    )
+    with urllib.request.urlopen(request, timeout=10) as answer:
+        text: str = answer.read().decode()
+        return text
+
+
+def _sse_data(text: str) -> list[dict[str, Any]]:
+    return [json.loads(line[len("data: ") :]) for line in text.splitlines() if line.startswith("data: ")]
+
+
+def test_anthropic_stream_holds_the_call_until_its_result_comes_back() -> None:
+    call = ToolCall("Bash", {"command": "git status"})
+    with ModelServer(call) as server:
+        url = server.url + "/v1/messages?beta=true"
+        first = _sse_data(_post(url, {"stream": True, "tools": [{"name": "Bash"}], "messages": []}))
+        started = [e["content_block"] for e in first if e["type"] == "content_block_start"]
+        assert started == [{"type": "tool_use", "id": call.call_id, "name": "Bash", "input": {}}]
+        deltas = [e["delta"]["partial_json"] for e in first if e["type"] == "content_block_delta"]
+        assert json.loads("".join(deltas)) == {"command": "git status"}
+        result = {"type": "tool_result", "tool_use_id": call.call_id, "content": "nothing to commit"}
+        second = _sse_data(
+            _post(url, {"stream": True, "tools": [{}], "messages": [{"role": "user", "content": [result]}]})
+        )
+        texts = [e["delta"].get("text") for e in second if e["type"] == "content_block_delta"]
+        assert texts == [FINAL_TEXT]
+        assert server.tool_results() == [("nothing to commit", False)]
+
+
+def test_anthropic_side_request_without_tools_gets_text_not_the_call() -> None:
+    with ModelServer(ToolCall("Bash", {"command": "rm -rf /"})) as server:
+        reply = json.loads(_post(server.url + "/v1/messages", {"messages": [], "max_tokens": 5}))
+        assert reply["content"] == [{"type": "text", "text": SIDE_TEXT}]
+
+
+def test_responses_sends_a_freeform_call_and_records_its_output() -> None:
+    call = ToolCall("apply_patch", freeform="*** Begin Patch\n*** End Patch\n")
+    with ModelServer(call) as server:
+        url = server.url + "/v1/responses"
+        events = _sse_data(_post(url, {"stream": True, "tools": [{"type": "custom"}], "input": []}))
+        done = [e["item"] for e in events if e["type"] == "response.output_item.done"]
+        assert done[0]["type"] == "custom_tool_call"
+        assert done[0]["input"] == call.freeform
+        assert events[-1]["type"] == "response.completed"
+        output = {"type": "custom_tool_call_output", "call_id": call.call_id, "output": "blocked"}
+        final = _sse_data(_post(url, {"stream": True, "tools": [{}], "input": [output]}))
+        assert any(e.get("delta") == FINAL_TEXT for e in final)
+        assert server.tool_results() == [("blocked", False)]
+
+
+def test_gemini_answers_a_json_side_request_in_its_schema() -> None:
+    schema = {
+        "type": "OBJECT",
+        "properties": {"why": {"type": "STRING"}, "score": {"type": "INTEGER"}},
+        "required": ["why", "score"],
+    }
+    with ModelServer(ToolCall("run_shell_command", {"command": "ls"})) as server:
+        url = server.url + "/v1beta/models/m:generateContent"
+        config = {"responseMimeType": "application/json", "responseJsonSchema": schema}
+        reply = json.loads(_post(url, {"contents": [], "generationConfig": config}))
+        text = reply["candidates"][0]["content"]["parts"][0]["text"]
+        assert json.loads(text) == {"why": "scripted", "score": 1}
+
+
+def test_gemini_stream_sends_the_call_then_the_final_text() -> None:
+    with ModelServer(ToolCall("run_shell_command", {"command": "ls"})) as server:
+        url = server.url + "/v1beta/models/m:streamGenerateContent?alt=sse"
+        tools = [{"functionDeclarations": [{"name": "run_shell_command"}]}]
+        first = _sse_data(_post(url, {"contents": [], "tools": tools}))
+        part = first[0]["candidates"][0]["content"]["parts"][0]
+        assert part["functionCall"]["name"] == "run_shell_command"
+        answered = {"functionResponse": {"name": "run_shell_command", "response": {"error": "blocked"}}}
+        second = _sse_data(_post(url, {"contents": [{"role": "user", "parts": [answered]}], "tools": tools}))
+        assert second[0]["candidates"][0]["content"]["parts"] == [{"text": FINAL_TEXT}]
+        assert server.tool_results() == [("blocked", True)]
+
+
+def test_a_secret_is_seen_even_when_json_escapes_it() -> None:
+    secret = 'tok"en\\1'
+    with ModelServer(ToolCall("Bash")) as server:
+        _post(server.url + "/v1/messages", {"messages": [{"role": "user", "content": f"x {secret} y"}]})
+        assert server.ever_sent(secret)
+        assert not server.ever_sent("another")
+
+
+def test_without_node_every_cell_is_skipped_with_the_reason(
+    monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    monkeypatch.setattr("shutil.which", lambda name: None)
+    assert runner.main([]) == 0
+    out = capsys.readouterr().out
+    rows = [line for line in out.splitlines() if " | " in line and not line.startswith("scenario")]
+    assert len(rows) == len(SCENARIOS)
+    assert all([cell.strip() for cell in row.split("|")][1:] == ["skip"] * 3 for row in rows)
+    assert "node and npm are not installed" in out
+    assert "no failure" in out
