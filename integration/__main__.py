@@ -121,6 +121,9 @@ def _table(columns: list[str], rows: list[tuple[str, list[Verdict]]], versions: 
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m integration", description=__doc__)
     parser.add_argument("--agent", action="append", help="run only this CLI's column (its name, any case)")
+    parser.add_argument(
+        "--scenario", action="append", help="run only the scenarios whose title has this text"
+    )
     args = parser.parse_args(argv)
     bastion = CHECKOUT / ".venv" / "bin" / "bastion"
     clis = [a for a in agents(MODULES) if not args.agent or a.name.lower() in {n.lower() for n in args.agent}]
@@ -148,7 +151,8 @@ def main(argv: list[str] | None = None) -> int:
                 versions.append("unavailable")
                 column_skip.append(f"{agent.name} does not start: {error}")
     rows: list[tuple[str, list[Verdict]]] = []
-    for scenario in SCENARIOS:
+    chosen = [s for s in SCENARIOS if not args.scenario or any(t in s.title for t in args.scenario)]
+    for scenario in chosen:
         verdicts = []
         for agent, skip in zip(clis, column_skip, strict=True):
             if skip is not None:

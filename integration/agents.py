@@ -52,6 +52,10 @@ class AgentCli(Protocol):
 
     def shell(self, line: str, project: Path) -> ToolCall: ...
 
+    def shell_in(self, line: str, directory: Path) -> ToolCall | None:
+        """A shell call with the working directory the model chose, when the CLI's tool takes one."""
+        ...
+
     def read(self, path: str, project: Path) -> ToolCall | None: ...
 
     def write(self, path: str, content: str, project: Path) -> ToolCall | None: ...
@@ -139,6 +143,9 @@ class ClaudeCode:
 
     def shell(self, line: str, project: Path) -> ToolCall:
         return ToolCall("Bash", {"command": line, "description": "scripted"})
+
+    def shell_in(self, line: str, directory: Path) -> ToolCall | None:
+        return None
 
     def read(self, path: str, project: Path) -> ToolCall | None:
         return ToolCall("Read", {"file_path": str(project / path)})
@@ -281,6 +288,9 @@ class Codex:
     def shell(self, line: str, project: Path) -> ToolCall:
         return ToolCall("exec_command", {"cmd": line})
 
+    def shell_in(self, line: str, directory: Path) -> ToolCall | None:
+        return ToolCall("exec_command", {"cmd": line, "workdir": str(directory)})
+
     def read(self, path: str, project: Path) -> ToolCall | None:
         return None
 
@@ -334,6 +344,11 @@ class GeminiCli:
 
     def shell(self, line: str, project: Path) -> ToolCall:
         return ToolCall("run_shell_command", {"command": line, "description": "scripted"})
+
+    def shell_in(self, line: str, directory: Path) -> ToolCall | None:
+        return ToolCall(
+            "run_shell_command", {"command": line, "description": "scripted", "dir_path": str(directory)}
+        )
 
     def read(self, path: str, project: Path) -> ToolCall | None:
         return ToolCall("read_file", {"file_path": path})

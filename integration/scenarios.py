@@ -38,6 +38,7 @@ class Fixture:
 
     home: Path
     project: Path
+    outside: Path  # a directory beside the project, with the secret in notes.txt
     secret: str
 
 
@@ -84,12 +85,15 @@ class Scenario:
 
 
 def make_fixture(root: Path, secret: str) -> Fixture:
-    home, project = root / "home", root / "project"
+    home, project, outside = root / "home", root / "project", root / "outside"
+    outside.mkdir()
+    (outside / "notes.txt").write_text(f"kept outside the project: {secret}\n")
     (home / "tmp").mkdir(parents=True)
     (home / ".config" / "bastion").mkdir(parents=True)
     (home / ".config" / "bastion" / "config.toml").write_text(BASTION_CONFIG)
     (project / "src").mkdir(parents=True)
     (project / "README.md").write_text("# fixture\n")
+    (project / "notes.txt").write_text("nothing secret here\n")
     (project / "keep.txt").write_text("the denied rm must leave this file\n")
     (project / "src" / "app.py").write_text("print('app')\n")
     (project / ".env").write_text(f"API_TOKEN={secret}\n")
@@ -97,7 +101,7 @@ def make_fixture(root: Path, secret: str) -> Fixture:
     git = ["git", "-c", "user.name=integration", "-c", "user.email=integration@example.invalid"]
     for args in (["init", "-q"], ["add", "README.md", "keep.txt", "src"], ["commit", "-q", "-m", "first"]):
         subprocess.run([*git, *args], cwd=project, check=True, capture_output=True)
-    return Fixture(home, project, secret)
+    return Fixture(home, project, outside, secret)
 
 
 def _no_result(outcome: Outcome) -> Verdict | None:
@@ -205,6 +209,21 @@ def _codex_only(make: Callable[[AgentCli], ToolCall | None]) -> CallFor:
     return lambda agent, fixture: make(agent) or "Codex's patch format only"
 
 
+def _shell_outside(agent: AgentCli, fixture: Fixture) -> ToolCall | str:
+    call = agent.shell_in("cat notes.txt", fixture.outside)
+    return call or f"{agent.name}'s shell tool takes no working directory"
+
+
+def _outside_kept(outcome: Outcome) -> Verdict:
+    missing = _no_result(outcome)
+    if missing is not None:
+        return missing
+    text = outcome.result_text()
+    if outcome.server.ever_sent(outcome.fixture.secret):
+        return Verdict("fail", f"a file outside the project reached the model: {_short(text)}")
+    return Verdict("pass", f"not run; the model was told: {_short(text)}")
+
+
 def _secret_kept(outcome: Outcome) -> Verdict:
     if outcome.server.ever_sent(outcome.fixture.secret):
         return Verdict("fail", "the secret's text reached the model server")
@@ -237,6 +256,7 @@ SCENARIOS = [
     ),
     Scenario("secret read (cat .env) not sent", _shell("cat .env"), _secret_kept, strict=True),
     Scenario("secret read by the read tool not sent", _read_tool, _secret_kept, strict=True),
+    Scenario("shell in a workdir outside the project", _shell_outside, _outside_kept, strict=True),
     Scenario(
         "write to a denied path (src/**) blocked",
         _write_tool,
