@@ -124,8 +124,11 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument(
         "--scenario", action="append", help="run only the scenarios whose title has this text"
     )
+    parser.add_argument(
+        "--bastion", type=Path, default=CHECKOUT / ".venv" / "bin" / "bastion", help="the bastion to hook"
+    )
     args = parser.parse_args(argv)
-    bastion = CHECKOUT / ".venv" / "bin" / "bastion"
+    bastion: Path = args.bastion.absolute()
     clis = [a for a in agents(MODULES) if not args.agent or a.name.lower() in {n.lower() for n in args.agent}]
     node, npm = shutil.which("node"), shutil.which("npm")
     skip_all = None

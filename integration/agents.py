@@ -259,18 +259,20 @@ class Codex:
             ]
         )
         config.write_text(text)
-        listed = [
-            h for h in _codex_rpc(_bin(self.modules, "codex"), env, project) if h.get("command") == hook
-        ]
+        listed = [h for h in self.listed_hooks(env, project) if h.get("command") == hook]
         if not listed:
             raise SetupError("codex app-server does not list bastion's hook (hooks/list)")
         for entry in listed:
             key, digest = json.dumps(entry["key"]), json.dumps(entry["currentHash"])
             text += f"\n[hooks.state.{key}]\ntrusted_hash = {digest}\n"
         config.write_text(text)
-        again = [h for h in _codex_rpc(_bin(self.modules, "codex"), env, project) if h.get("command") == hook]
+        again = [h for h in self.listed_hooks(env, project) if h.get("command") == hook]
         if not again or any(h.get("trustStatus") != "trusted" for h in again):
             raise SetupError(f"codex does not trust bastion's hook after the trusted_hash entry: {again}")
+
+    def listed_hooks(self, env: dict[str, str], project: Path) -> list[dict[str, Any]]:
+        """Codex's own account of its hooks for `project`: key, command, currentHash, trustStatus..."""
+        return _codex_rpc(_bin(self.modules, "codex"), env, project)
 
     def environment(self, home: Path, url: str) -> dict[str, str]:
         return {"CODEX_HOME": str(home / ".codex")}

@@ -12,7 +12,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from integration.agents import AgentCli
+from integration.agents import AgentCli, Codex
 from integration.model_server import ModelServer, ToolCall
 
 __all__ = ["SCENARIOS", "Fixture", "Outcome", "Scenario", "Verdict", "make_fixture"]
@@ -224,6 +224,48 @@ def _outside_kept(outcome: Outcome) -> Verdict:
     return Verdict("pass", f"not run; the model was told: {_short(text)}")
 
 
+def _doctor(outcome: Outcome) -> str:
+    done = subprocess.run(
+        [str(outcome.bastion), "doctor"],
+        cwd=outcome.fixture.project,
+        env=dict(outcome.env),
+        capture_output=True,
+        text=True,
+        check=False,
+    )
+    return done.stdout + done.stderr
+
+
+def _check_doctor(outcome: Outcome) -> Verdict:
+    """`bastion doctor` says of bastion's hook what Codex's own hooks/list says: trusted, then untrusted
+    once the trust entry is gone, with the entry to add (Codex's current hash)."""
+    agent, env, project = outcome.agent, dict(outcome.env), outcome.fixture.project
+    assert isinstance(agent, Codex)
+    ours = [h for h in agent.listed_hooks(env, project) if " hook codex" in str(h.get("command"))]
+    if len(ours) != 1 or ours[0].get("trustStatus") != "trusted":
+        return Verdict("fail", f"Codex does not list bastion's hook as trusted: {ours}")
+    key, digest = str(ours[0]["key"]), str(ours[0]["currentHash"])
+    said = _doctor(outcome)
+    if "codex" not in said.lower():
+        return Verdict("fail", "bastion doctor says nothing of Codex's hook")
+    if f"{key}: trusted" not in said:
+        return Verdict("fail", f"Codex trusts {key}, bastion doctor does not say so: {_short(said, 300)}")
+    config = outcome.fixture.home / ".codex" / "config.toml"
+    text = config.read_text()
+    config.write_text(text[: text.index("\n[hooks.state.")] + "\n")
+    again = [h for h in agent.listed_hooks(env, project) if h.get("key") == key]
+    if not again or again[0].get("trustStatus") != "untrusted":
+        return Verdict("fail", f"without its trust entry Codex does not list the hook as untrusted: {again}")
+    said = _doctor(outcome)
+    if f"{key}: untrusted" not in said or digest not in said:
+        return Verdict(
+            "fail", f"bastion doctor does not say untrusted with Codex's hash {digest}: {_short(said, 300)}"
+        )
+    return Verdict(
+        "pass", f"doctor agrees with Codex's hooks/list: trusted, then untrusted with {digest[:19]}…"
+    )
+
+
 def _secret_kept(outcome: Outcome) -> Verdict:
     if outcome.server.ever_sent(outcome.fixture.secret):
         return Verdict("fail", "the secret's text reached the model server")
@@ -283,5 +325,14 @@ SCENARIOS = [
             needs="bastion: denied",
         ),
         bypass=True,
+    ),
+    Scenario(
+        "bastion doctor agrees with Codex on the hook's trust",
+        lambda agent, fixture: (
+            agent.shell("rm -f keep.txt", fixture.project)
+            if isinstance(agent, Codex)
+            else "Codex's trust only"
+        ),
+        _check_doctor,
     ),
 ]
