@@ -183,8 +183,8 @@ def _check_allowed(outcome: Outcome) -> Verdict:
     if typed in text and outcome.agent.hook_name != "claude-code":
         return Verdict(
             "skip",
-            "bastion's hook answers no opinion to an allow for this CLI (its plan cannot be handed over); "
-            f"the line ran as typed and the model got {typed!r}",
+            "bastion's hook gives no opinion on an allow for this CLI, so no plan is handed over (though "
+            f"the CLI runs a hook's rewritten input); the line ran as typed and the model got {typed!r}",
         )
     if typed in text:
         return Verdict("fail", f"ran as typed, not as bastion's plan: the model got {typed!r}")
