@@ -26,6 +26,7 @@ MODULES = HERE / "node_modules"
 STAMP = MODULES / ".bastion-installed"
 PROMPT = "Run the scripted tool call."
 RUN_TIMEOUT = 180
+INSTALL_TIMEOUT = 600
 
 
 def _install(npm: str) -> str | None:
@@ -34,14 +35,21 @@ def _install(npm: str) -> str | None:
     digest = hashlib.sha256(lock).hexdigest()
     if STAMP.is_file() and STAMP.read_text().strip() == digest:
         return None
-    done = subprocess.run(
-        [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(HERE)],
-        env={**os.environ, "npm_config_update_notifier": "false"},
-        capture_output=True,
-        text=True,
-        timeout=900,
-        check=False,
-    )
+    command = [npm, "ci", "--no-audit", "--no-fund", "--loglevel=error", "--prefix", str(HERE)]
+    # Bounded: with the registry out of reach npm fails within a few minutes, not after its 5-minute
+    # timeout per request times its retries.
+    command += ["--fetch-timeout=60000", "--fetch-retries=1"]
+    try:
+        done = subprocess.run(
+            command,
+            env={**os.environ, "npm_config_update_notifier": "false"},
+            capture_output=True,
+            text=True,
+            timeout=INSTALL_TIMEOUT,
+            check=False,
+        )
+    except subprocess.TimeoutExpired:
+        return f"npm ci did not finish in {INSTALL_TIMEOUT} s"
     if done.returncode != 0:
         tail = " ".join((done.stderr or done.stdout).split())[-300:]
         return f"npm ci failed (exit {done.returncode}): {tail}"

@@ -4,7 +4,9 @@ call until its result is in the conversation, records what came back; without no
 from __future__ import annotations
 
 import json
+import sys
 import urllib.request
+from pathlib import Path
 from typing import Any
 
 import pytest
@@ -112,3 +114,17 @@ def test_without_node_every_cell_is_skipped_with_the_reason(
     assert all([cell.strip() for cell in row.split("|")][1:] == ["skip"] * 3 for row in rows)
     assert "node and npm are not installed" in out
     assert "no failure" in out
+
+
+def test_a_failed_install_skips_every_cell_with_npm_s_words(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    npm = tmp_path / "npm"
+    npm.write_text("#!/bin/sh\necho 'npm error network request to the registry failed' >&2\nexit 1\n")
+    npm.chmod(0o755)
+    monkeypatch.setattr(runner, "STAMP", tmp_path / "never-installed")
+    monkeypatch.setattr("shutil.which", lambda name: str(npm) if name == "npm" else "/usr/bin/node")
+    assert runner.main(["--bastion", sys.executable]) == 0
+    out = capsys.readouterr().out
+    assert "npm ci failed (exit 1): npm error network request to the registry failed" in out
+    assert "not installed" in out and "no failure" in out
