@@ -84,6 +84,8 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> Finished:
 def _one(agent: AgentCli, scenario: Scenario, bastion: Path, node_dir: str) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="bastion-integration-") as tmp:
         fixture = make_fixture(Path(tmp), "integration-secret-" + secrets.token_hex(12))
+        if scenario.prepare is not None:
+            scenario.prepare(fixture)
         call = scenario.call(agent, fixture)
         if isinstance(call, str):
             return Verdict("skip", call)
