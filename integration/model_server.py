@@ -9,22 +9,25 @@ A scenario scripts one turn of the agent: the model asks for one tool call, and 
 sent carries that call's result, it answers with a final text. Whatever the request, the server decides from
 the conversation itself (does it hold the call's result yet?), so the CLIs' retries and side requests (a
 title, a summary, a token count) cannot put it out of step. A request that offers no tools is a side
-request: it gets a short text (or, when it asks for JSON, an empty object).
+request: it gets a short text (or, when it asks for JSON, a value of the schema it gives).
 
 Every request is kept, raw, so a test can say what the CLI sent back: the tool's result as the model saw it
-(`tool_results`), and whether a given text ever left the CLI (`ever_sent`).
+(`tool_results`), and whether a given text ever left the CLI (`ever_sent`, which answers yes when a request
+could not be read: a body in an encoding it does not know cannot clear a secret).
 """
 
 from __future__ import annotations
 
+import gzip
 import json
 import threading
+import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
-__all__ = ["ModelServer", "Recorded", "ToolCall"]
+__all__ = ["FINAL_TEXT", "SIDE_TEXT", "ModelServer", "Recorded", "ToolCall"]
 
 FINAL_TEXT = "scripted: done"
 SIDE_TEXT = "scripted side answer"
@@ -49,8 +52,9 @@ class Recorded:
 
     method: str
     path: str
-    raw: bytes
-    body: Any
+    raw: bytes  # decoded from its content-encoding (gzip, deflate); None when that failed
+    body: Any  # the JSON, or None
+    readable: bool
 
 
 def _tools_offered(body: Any) -> bool:
@@ -290,7 +294,7 @@ class ModelServer:
                 pass
 
             def do_GET(self) -> None:  # noqa: N802 - http.server's name
-                server._record(self, b"")
+                server._record(self, b"", "identity")
                 if self.path.rstrip("/").endswith("/models"):
                     self._json(200, {"object": "list", "data": [], "models": []})
                 else:
@@ -303,7 +307,7 @@ class ModelServer:
 
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 raw = self.rfile.read(int(self.headers.get("content-length", "0")))
-                body = server._record(self, raw)
+                body = server._record(self, raw, self.headers.get("content-encoding", "identity"))
                 status, content_type, payload = server._answer(self.path, body)
                 self.send_response(status)
                 self.send_header("content-type", content_type)
@@ -328,13 +332,20 @@ class ModelServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}"
 
-    def _record(self, handler: BaseHTTPRequestHandler, raw: bytes) -> Any:
+    def _record(self, handler: BaseHTTPRequestHandler, raw: bytes, encoding: str) -> Any:
+        readable, body = True, None
         try:
-            body = json.loads(raw) if raw else None
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            body = None
+            if encoding.lower() == "gzip":
+                raw = gzip.decompress(raw)
+            elif encoding.lower() == "deflate":
+                raw = zlib.decompress(raw)
+            elif encoding.lower() != "identity":
+                readable = False
+            body = json.loads(raw) if raw and readable else None
+        except (OSError, zlib.error, json.JSONDecodeError, UnicodeDecodeError):
+            readable = False
         with self._lock:
-            self.requests.append(Recorded(handler.command, handler.path, raw, body))
+            self.requests.append(Recorded(handler.command, handler.path, raw, body, readable))
         return body
 
     def _answer(self, path: str, body: Any) -> tuple[int, str, bytes]:
@@ -407,9 +418,10 @@ class ModelServer:
         return seen
 
     def ever_sent(self, needle: str) -> bool:
-        """Whether `needle` appears in any request the CLI made (raw, or as JSON escapes it)."""
+        """Whether `needle` appears in any request the CLI made (raw, or as JSON escapes it); yes when a
+        request could not be read."""
         escaped = json.dumps(needle)[1:-1].encode()
-        return any(needle.encode() in r.raw or escaped in r.raw for r in self.requests)
+        return any(not r.readable or needle.encode() in r.raw or escaped in r.raw for r in self.requests)
 
     def __enter__(self) -> ModelServer:
         self._thread.start()

@@ -3,8 +3,10 @@ call until its result is in the conversation, records what came back; without no
 
 from __future__ import annotations
 
+import gzip
 import json
 import sys
+import urllib.error
 import urllib.request
 from pathlib import Path
 from typing import Any
@@ -128,3 +130,30 @@ def test_a_failed_install_skips_every_cell_with_npm_s_words(
     out = capsys.readouterr().out
     assert "npm ci failed (exit 1): npm error network request to the registry failed" in out
     assert "not installed" in out and "no failure" in out
+
+
+def test_a_request_it_cannot_read_counts_as_having_sent_the_secret() -> None:
+    with ModelServer(ToolCall("Bash")) as server:
+        request = urllib.request.Request(
+            server.url + "/v1/responses",
+            data=b"\x28\xb5\x2f\xfd compressed",
+            headers={"content-type": "application/json", "content-encoding": "zstd"},
+            method="POST",
+        )
+        with pytest.raises(urllib.error.HTTPError):
+            urllib.request.urlopen(request, timeout=10)
+        assert server.ever_sent("anything at all")
+
+
+def test_a_gzip_request_is_read() -> None:
+    with ModelServer(ToolCall("Bash")) as server:
+        body = gzip.compress(json.dumps({"messages": [{"role": "user", "content": "the secret"}]}).encode())
+        request = urllib.request.Request(
+            server.url + "/v1/messages",
+            data=body,
+            headers={"content-type": "application/json", "content-encoding": "gzip"},
+            method="POST",
+        )
+        with urllib.request.urlopen(request, timeout=10) as answer:
+            assert json.loads(answer.read())["content"] == [{"type": "text", "text": SIDE_TEXT}]
+        assert server.ever_sent("the secret") and not server.ever_sent("another")
