@@ -10,13 +10,15 @@ from __future__ import annotations
 
 import json
 import os
-import selectors
+import queue
 import shlex
+import signal
 import subprocess
+import threading
 import time
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Protocol
+from typing import IO, Any, Protocol
 
 from integration.model_server import ToolCall
 
@@ -160,6 +162,12 @@ class ClaudeCode:
         return None
 
 
+def _lines_into(stream: IO[str], lines: queue.Queue[str | None]) -> None:
+    for line in stream:
+        lines.put(line)
+    lines.put(None)
+
+
 def _codex_rpc(binary: Path, env: dict[str, str], project: Path) -> list[dict[str, Any]]:
     """The hooks Codex's app server lists for `project` (`hooks/list`, what its `/hooks` screen shows)."""
     process = subprocess.Popen(
@@ -172,6 +180,9 @@ def _codex_rpc(binary: Path, env: dict[str, str], project: Path) -> list[dict[st
         start_new_session=True,
     )
     assert process.stdin is not None and process.stdout is not None
+    # Its answers are read by a thread (a line Python has buffered is invisible to select on the pipe).
+    lines: queue.Queue[str | None] = queue.Queue()
+    threading.Thread(target=_lines_into, args=(process.stdout, lines), daemon=True).start()
     try:
 
         def send(message: dict[str, Any]) -> None:
@@ -180,19 +191,17 @@ def _codex_rpc(binary: Path, env: dict[str, str], project: Path) -> list[dict[st
             process.stdin.flush()
 
         def answer(ident: int) -> dict[str, Any]:
-            assert process.stdout is not None
             deadline = time.monotonic() + 30
-            with selectors.DefaultSelector() as selector:
-                selector.register(process.stdout, selectors.EVENT_READ)
-                while time.monotonic() < deadline:
-                    if not selector.select(timeout=deadline - time.monotonic()):
-                        break
-                    line = process.stdout.readline()
-                    if not line:
-                        break
-                    message = json.loads(line)
-                    if isinstance(message, dict) and message.get("id") == ident:
-                        return message
+            while (left := deadline - time.monotonic()) > 0:
+                try:
+                    line = lines.get(timeout=left)
+                except queue.Empty:
+                    break
+                if line is None:
+                    break
+                message = json.loads(line)
+                if isinstance(message, dict) and message.get("id") == ident:
+                    return message
             raise SetupError(f"codex app-server did not answer request {ident}")
 
         send(
@@ -212,7 +221,7 @@ def _codex_rpc(binary: Path, env: dict[str, str], project: Path) -> list[dict[st
         try:
             process.wait(timeout=10)
         except subprocess.TimeoutExpired:
-            os.killpg(process.pid, 9)
+            os.killpg(process.pid, signal.SIGKILL)
             process.wait()
 
 
