@@ -18,6 +18,7 @@ from pathlib import Path
 
 from integration.agents import AgentCli, SetupError, agents, base_environment, hook_command
 from integration.model_server import ModelServer
+from integration.proxy_sink import ProxySink
 from integration.scenarios import SCENARIOS, Finished, Outcome, Scenario, Verdict, make_fixture
 
 HERE = Path(__file__).resolve().parent
@@ -26,6 +27,7 @@ MODULES = HERE / "node_modules"
 STAMP = MODULES / ".bastion-installed"
 PROMPT = "Run the scripted tool call."
 RUN_TIMEOUT = 180
+NOWHERE = "http://127.0.0.1:9"  # a closed port, the proxy of `--version`
 INSTALL_TIMEOUT = 600
 
 
@@ -89,8 +91,8 @@ def _one(agent: AgentCli, scenario: Scenario, bastion: Path, node_dir: str) -> V
         call = scenario.call(agent, fixture)
         if isinstance(call, str):
             return Verdict("skip", call)
-        with ModelServer(call) as server:
-            env = base_environment(fixture.home, node_dir)
+        with ProxySink() as sink, ModelServer(call) as server:
+            env = base_environment(fixture.home, node_dir, sink.url)
             env.update(agent.environment(fixture.home, server.url))
             env.update(scenario.env)
             strict = scenario.strict and agent.hook_name != "claude-code"
@@ -105,7 +107,11 @@ def _one(agent: AgentCli, scenario: Scenario, bastion: Path, node_dir: str) -> V
             except SetupError as error:
                 return Verdict("fail", f"setup: {error}")
             finished = _run(agent.argv(PROMPT, bypass=scenario.bypass), fixture.project, env)
-            return scenario.check(Outcome(agent, fixture, server, finished, env, bastion))
+            verdict = scenario.check(Outcome(agent, fixture, server, finished, env, bastion))
+            if sink.attempts:
+                tried = ", ".join(sorted(set(sink.attempts)))
+                return Verdict("fail", f"{agent.name} reached for the internet ({tried}); {verdict.reason}")
+            return verdict
 
 
 def _table(columns: list[str], rows: list[tuple[str, list[Verdict]]], versions: list[str]) -> str:
@@ -158,7 +164,7 @@ def main(argv: list[str] | None = None) -> int:
             continue
         with tempfile.TemporaryDirectory(prefix="bastion-integration-") as home:
             try:
-                versions.append(agent.version(base_environment(Path(home), node_dir)))
+                versions.append(agent.version(base_environment(Path(home), node_dir, NOWHERE)))
                 column_skip.append(None)
             except (SetupError, OSError, subprocess.TimeoutExpired) as error:
                 versions.append("unavailable")

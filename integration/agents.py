@@ -24,8 +24,6 @@ from integration.model_server import ToolCall
 
 __all__ = ["AgentCli", "ClaudeCode", "Codex", "GeminiCli", "SetupError", "agents"]
 
-# Anything that is not 127.0.0.1 goes to a closed port: a CLI that tries the internet fails at once.
-NOWHERE = "http://127.0.0.1:9"
 GEMINI_MATCHER = "run_shell_command|read_file|write_file|replace|glob|grep_search|list_directory"
 
 
@@ -71,8 +69,9 @@ def _bin(modules: Path, name: str) -> Path:
     return modules / ".bin" / name
 
 
-def base_environment(home: Path, node_dir: str) -> dict[str, str]:
-    """What every CLI starts with: nothing of this machine's environment but a PATH to node, bash, git."""
+def base_environment(home: Path, node_dir: str, proxy: str) -> dict[str, str]:
+    """What every CLI starts with: nothing of this machine's environment but a PATH to node, bash, git,
+    and `proxy` for anything but 127.0.0.1 (a ProxySink: what a CLI tries to reach is refused there)."""
     return {
         "PATH": os.pathsep.join(p for p in (node_dir, "/usr/local/bin", "/usr/bin", "/bin") if p),
         "HOME": str(home),
@@ -81,11 +80,11 @@ def base_environment(home: Path, node_dir: str) -> dict[str, str]:
         "LANG": "C.UTF-8",
         "TERM": "dumb",
         "NO_COLOR": "1",
-        "HTTP_PROXY": NOWHERE,
-        "HTTPS_PROXY": NOWHERE,
-        "ALL_PROXY": NOWHERE,
-        "http_proxy": NOWHERE,
-        "https_proxy": NOWHERE,
+        "HTTP_PROXY": proxy,
+        "HTTPS_PROXY": proxy,
+        "ALL_PROXY": proxy,
+        "http_proxy": proxy,
+        "https_proxy": proxy,
         "NO_PROXY": "127.0.0.1,localhost",
         "no_proxy": "127.0.0.1,localhost",
     }
@@ -257,6 +256,9 @@ class Codex:
                 "",
                 "[analytics]",
                 "enabled = false",
+                "",
+                "[features]",
+                "plugins = false  # else it syncs plugin lists from github.com and chatgpt.com",
                 "",
                 "[[hooks.PreToolUse]]",
                 'matcher = "Bash|apply_patch"',

@@ -15,6 +15,7 @@ import pytest
 
 import integration.__main__ as runner
 from integration.model_server import FINAL_TEXT, SIDE_TEXT, ModelServer, ToolCall
+from integration.proxy_sink import ProxySink
 from integration.scenarios import SCENARIOS
 
 
@@ -157,3 +158,12 @@ def test_a_gzip_request_is_read() -> None:
         with urllib.request.urlopen(request, timeout=10) as answer:
             assert json.loads(answer.read())["content"] == [{"type": "text", "text": SIDE_TEXT}]
         assert server.ever_sent("the secret") and not server.ever_sent("another")
+
+
+def test_the_proxy_sink_refuses_and_records_what_a_cli_reaches_for() -> None:
+    with ProxySink() as sink:
+        opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": sink.url}))
+        with pytest.raises(urllib.error.HTTPError) as refused:
+            opener.open("http://telemetry.example.invalid/v1/events", timeout=10)
+        assert refused.value.code == 403
+        assert sink.attempts == ["GET http://telemetry.example.invalid/v1/events"]
