@@ -177,7 +177,10 @@ def main(argv: list[str] | None = None) -> int:
             if skip is not None:
                 verdicts.append(Verdict("skip", skip))
             else:
-                verdicts.append(_one(agent, scenario, bastion, node_dir))
+                try:
+                    verdicts.append(_one(agent, scenario, bastion, node_dir))
+                except Exception as error:  # noqa: BLE001 - one broken cell must not hide the table
+                    verdicts.append(Verdict("fail", f"the harness failed: {type(error).__name__}: {error}"))
         rows.append((scenario.title, verdicts))
     print(_table([a.name for a in clis], rows, versions))
     failed = sum(v.status == "fail" for _, verdicts in rows for v in verdicts)
