@@ -11,11 +11,13 @@ from __future__ import annotations
 import json
 import os
 import queue
+import re
 import shlex
 import signal
 import subprocess
 import threading
 import time
+import tomllib
 from dataclasses import dataclass
 from pathlib import Path
 from typing import IO, Any, Protocol
@@ -24,7 +26,7 @@ from integration.model_server import ToolCall
 
 __all__ = ["AgentCli", "ClaudeCode", "Codex", "GeminiCli", "SetupError", "agents"]
 
-GEMINI_MATCHER = "run_shell_command|read_file|write_file|replace|glob|grep_search|list_directory"
+DOCS = Path(__file__).resolve().parent.parent / "docs" / "integrations.md"
 
 
 class SetupError(Exception):
@@ -63,6 +65,30 @@ class AgentCli(Protocol):
     def patch(self, patch: str) -> ToolCall | None: ...
 
     def patch_heredoc(self, patch: str) -> ToolCall | None: ...
+
+
+def documented_matcher(agent: str) -> str:
+    """The matcher docs/integrations.md configures `bastion hook AGENT` with (its first JSON or TOML block
+    of that agent's hooks), so that what runs here is what the docs tell a user to write."""
+    language, marker, path = {
+        "claude-code": ("json", '"PreToolUse"', ("hooks", "PreToolUse", 0, "matcher")),
+        "codex": ("toml", "[[hooks.PreToolUse]]", ("hooks", "PreToolUse", 0, "matcher")),
+        "gemini": ("json", '"BeforeTool"', ("hooks", "BeforeTool", 0, "matcher")),
+    }[agent]
+    for found, body in re.findall(r"^```(\w+)\n(.*?)^```", DOCS.read_text(), re.S | re.M):
+        if found != language or marker not in body:
+            continue
+        try:
+            value: Any = tomllib.loads(body) if language == "toml" else json.loads(body)
+            for step in path:
+                value = value[step]
+        except (ValueError, KeyError, IndexError, TypeError) as error:
+            raise SetupError(
+                f"{DOCS.name}: the {agent} hook's {language} block does not parse: {error}"
+            ) from error
+        if isinstance(value, str):
+            return value
+    raise SetupError(f"{DOCS.name} shows no {language} block configuring the {agent} hook with a matcher")
 
 
 def _bin(modules: Path, name: str) -> Path:
@@ -116,7 +142,7 @@ class ClaudeCode:
             "hooks": {
                 "PreToolUse": [
                     {
-                        "matcher": "Bash|Read|Write|Edit|NotebookEdit",
+                        "matcher": documented_matcher(self.hook_name),
                         "hooks": [{"type": "command", "command": hook, "timeout": 30}],
                     }
                 ]
@@ -261,7 +287,7 @@ class Codex:
                 "plugins = false  # else it syncs plugin lists from github.com and chatgpt.com",
                 "",
                 "[[hooks.PreToolUse]]",
-                'matcher = "Bash|apply_patch"',
+                f"matcher = {json.dumps(documented_matcher(self.hook_name))}",
                 "",
                 "[[hooks.PreToolUse.hooks]]",
                 'type = "command"',
@@ -339,7 +365,7 @@ class GeminiCli:
             "hooks": {
                 "BeforeTool": [
                     {
-                        "matcher": GEMINI_MATCHER,
+                        "matcher": documented_matcher(self.hook_name),
                         "hooks": [{"type": "command", "command": hook, "timeout": 30000}],
                     }
                 ]

@@ -14,6 +14,7 @@ from typing import Any
 import pytest
 
 import integration.__main__ as runner
+from integration.agents import documented_matcher
 from integration.model_server import FINAL_TEXT, SIDE_TEXT, ModelServer, ToolCall
 from integration.proxy_sink import ProxySink
 from integration.scenarios import SCENARIOS
@@ -167,3 +168,10 @@ def test_the_proxy_sink_refuses_and_records_what_a_cli_reaches_for() -> None:
             opener.open("http://telemetry.example.invalid/v1/events", timeout=10)
         assert refused.value.code == 403
         assert sink.attempts == ["GET http://telemetry.example.invalid/v1/events"]
+
+
+def test_the_hooks_run_with_the_matchers_the_docs_show() -> None:
+    matchers = {agent: documented_matcher(agent) for agent in ("claude-code", "codex", "gemini")}
+    assert "Bash" in matchers["claude-code"].split("|")
+    assert set(matchers["codex"].split("|")) >= {"Bash", "apply_patch"}
+    assert "run_shell_command" in matchers["gemini"].split("|")
