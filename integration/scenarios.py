@@ -11,11 +11,12 @@ import subprocess
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Literal
 
 from integration.agents import AgentCli, Codex
 from integration.model_server import ModelServer, ToolCall
 
-__all__ = ["SCENARIOS", "Fixture", "Outcome", "Scenario", "Verdict", "make_fixture"]
+__all__ = ["SCENARIOS", "Finished", "Fixture", "Outcome", "Scenario", "Verdict", "make_fixture"]
 
 ALLOWED_LINE = "git log --oneline -1"
 # In the CLI's environment git is told to print 20-digit hashes; bastion's plan unsets GIT_CONFIG_COUNT,
@@ -28,7 +29,9 @@ DELETE_PATCH = "*** Begin Patch\n*** Delete File: src/app.py\n*** End Patch\n"
 
 @dataclass(frozen=True)
 class Verdict:
-    status: str  # pass, fail or skip
+    """One cell of the table: pass, fail, or skip (the scenario does not apply), and why."""
+
+    status: Literal["pass", "fail", "skip"]
     reason: str
 
 
@@ -44,6 +47,8 @@ class Fixture:
 
 @dataclass(frozen=True)
 class Finished:
+    """How the CLI's process ended, and what it printed."""
+
     returncode: int | None  # None: killed at the timeout
     stdout: str
     stderr: str
@@ -76,6 +81,8 @@ CallFor = Callable[[AgentCli, Fixture], ToolCall | str]
 
 @dataclass(frozen=True)
 class Scenario:
+    """A row of the table: the call each CLI's model makes, and the check of what followed."""
+
     title: str
     call: CallFor
     check: Callable[[Outcome], Verdict]
