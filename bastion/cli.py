@@ -14,6 +14,7 @@ from typing import TYPE_CHECKING, Any, TextIO
 if TYPE_CHECKING:
     import argparse
 
+    from .audit import CodexHooks
     from .policy import DryRun
 
 __all__ = ["main"]
@@ -84,6 +85,8 @@ def _print_human(result: dict[str, Any], out: TextIO) -> None:
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
         out.write(f"  runs: {result['plan']}\n")
+    if result.get("submodules_hidden"):
+        out.write(f"  submodules are not shown: {result['submodules_hidden']}\n")
     if result.get("reads"):
         out.write(f"  reads: {', '.join(result['reads'])}\n")
 
@@ -191,7 +194,36 @@ def doctor(argv: Sequence[str], out: TextIO | None = None, err: TextIO | None = 
         out.write(f"  {line}\n")
     for kind, read_only in (("auto-allowed lines", True), ("approved lines", False)):
         out.write(f"{kind}: {describe(config, read_only=read_only, root=ws.real_root)}\n")
+    from .audit import codex_hooks
+
+    for line in _codex_lines(codex_hooks()):
+        out.write(line + "\n")
     return 0
+
+
+def _codex_lines(found: CodexHooks) -> list[str]:
+    """What `bastion doctor` says of bastion's hook in Codex's config."""
+    if not found.hooks_feature:
+        return [f"codex: {found.config} turns hooks off ([features] hooks = false): Codex runs no hook"]
+    lines = [f"codex: {problem}" for problem in found.problems]
+    if not found.hooks:
+        where = found.config if found.config_exists else f"{found.config} (absent)"
+        return [*lines, f"codex: no `bastion hook codex` PreToolUse hook in {where} or its hooks.json"]
+    for hook in found.hooks:
+        said = {True: "yes", False: "no", None: "cannot tell (a regular expression)"}
+        state = hook.trust if hook.enabled else f"{hook.trust}, disabled"
+        lines.append(f"codex hook {hook.key}: {state} ({hook.command!r})")
+        lines.append(f"  matcher {hook.matcher!r} selects Bash: {said[hook.selects_bash]}, "
+                     f"apply_patch: {said[hook.selects_patch]}")  # fmt: skip
+        if hook.why:
+            lines.append(f"  cannot verify: {hook.why}")
+        elif hook.trust != "trusted":
+            lines.append(
+                "  Codex does not run it until it is trusted: review it with /hooks in Codex, or add"
+            )
+            lines.append(f'  [hooks.state."{hook.key}"]\n  trusted_hash = "{hook.current_hash}"')
+            lines.append(f"  to {found.config}")
+    return lines
 
 
 def main(argv: Sequence[str] | None = None) -> int:

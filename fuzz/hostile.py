@@ -5,7 +5,8 @@ the issue, and is applied to a freshly built workspace by `fixtures.build(base, 
 Classes: 1 names that look like something else (in every fixture: `ls `, `evil.sh`, `-rf`, quotes);
 2 config keys that make git read a file; 3 links and odd files inside `.git`; 4 committed and
 modified secrets (in every fixture) and a workspace that is no repository (`git diff A B` is then
-`--no-index`); 5 an embedded repository with its own config, entered through a stash;
+`--no-index`); 5 an embedded repository with its own config, entered through a stash, and submodules (clean,
+nested with a hostile one inside, a git directory outside, a hostile config of their own);
 7 a history big enough that `sort` spills to temporary files. Class 6 (the plan run by another
 agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
 """
@@ -118,6 +119,88 @@ def _embedded(ws: Path, git: Git) -> None:
     (nested / "lib.go").write_text("package evil\n// dirty\n")
 
 
+def _submodule(ws: Path, git: Git, name: str = "mods/lib") -> Path:
+    """A clean submodule at `name`, cloned from a one-commit repository beside the workspace; its
+    git directory is in .git/modules."""
+    source = ws.parent / "libsrc"
+    if not source.exists():
+        source.mkdir()
+        (source / "lib.go").write_text("package lib\n")
+        git(source, "init", "-q", "-b", "main")
+        git(source, "add", "-A")
+        git(source, "commit", "-q", "-m", "first")
+    git(ws, "-c", "protocol.file.allow=always", "submodule", "add", "-q", str(source), name)
+    git(ws, "commit", "-q", "-m", f"submodule {name}")
+    return ws / name
+
+
+def _program_config(repo: Path, git: Git, config: Path | None = None) -> None:
+    """Config that runs evil.sh in a repository git looks into: core.fsmonitor, and a clean filter
+    every file of its work tree goes through (git status hashes a file whose stat data changed)."""
+    where = ["--file", str(config)] if config is not None else []
+    evil = str(_evil(repo))
+    for key in ("core.fsmonitor", "filter.evil.clean"):
+        git(repo if config is None else repo.parent, "config", *where, key, evil)
+    (repo / ".gitattributes").write_text("* filter=evil\n")
+
+
+def _evil(path: Path) -> Path:
+    """The fixture's evil.sh, beside the workspace that holds `path`."""
+    for parent in path.parents:
+        if (parent / "evil.sh").exists() and (parent / "ws").is_dir():
+            return parent / "evil.sh"
+    raise FileNotFoundError(f"no evil.sh above {path}")
+
+
+def _submodule_clean(ws: Path, git: Git) -> None:
+    """A clean submodule (modified in its work tree) and an uninitialised one: git status and diff
+    show them, and the git they run inside must run nothing else."""
+    lib = _submodule(ws, git)
+    (lib / "lib.go").write_text("package lib\n// dirty\n")
+    hooks = ws / ".git" / "modules" / "mods" / "lib" / "hooks"
+    for hook in ("post-index-change", "reference-transaction", "fsmonitor-watchman"):
+        (hooks / hook).write_text('#!/bin/sh\ntouch "$HOME/pwned-hook"\n')  # if the git inside wrote
+        (hooks / hook).chmod(0o755)
+    other = _submodule(ws, git, "mods/other")
+    git(ws, "submodule", "deinit", "-q", "-f", "mods/other")
+    assert not (other / ".git").exists()
+
+
+def _submodule_nested(ws: Path, git: Git) -> None:
+    """A clean submodule holding, as a gitlink of its own, a repository whose config runs evil.sh:
+    the git that status runs in the submodule runs another in the nested one."""
+    lib = _submodule(ws, git)
+    nested = lib / "inner"
+    nested.mkdir()
+    (nested / "x.go").write_text("package x\n")
+    git(nested, "init", "-q", "-b", "main")
+    git(nested, "add", "-A")
+    git(nested, "commit", "-q", "-m", "first")
+    _program_config(nested, git)
+    git(lib, "add", "inner")
+    git(lib, "commit", "-q", "-m", "nest")
+    git(ws, "add", "mods/lib")
+    git(ws, "commit", "-q", "-m", "nested")
+    (nested / "x.go").write_text("package x\n// dirty\n")
+
+
+def _submodule_gitdir_outside(ws: Path, git: Git) -> None:
+    """A submodule whose `.git` file points at a git directory outside the workspace, whose config
+    runs evil.sh."""
+    lib = _submodule(ws, git)
+    moved = ws.parent / "outside" / "libgit"
+    shutil.move(str(ws / ".git" / "modules" / "mods" / "lib"), moved)
+    (lib / ".git").write_text("gitdir: ../../../outside/libgit\n")
+    git(ws, "config", "--file", str(moved / "config"), "core.worktree", "../../ws/mods/lib")
+    _program_config(lib, git, moved / "config")
+    (lib / "lib.go").write_text("package lib\n// dirty\n")
+
+
+def _submodule_config(ws: Path, git: Git) -> None:
+    """A submodule whose own config (in .git/modules) runs evil.sh."""
+    _program_config(_submodule(ws, git), git)
+
+
 def _big_history(ws: Path, git: Git) -> None:
     """A tracked file of 1.2 million short lines: what git prints of it is more than sort keeps
     in memory."""
@@ -151,6 +234,10 @@ def _variants() -> dict[str, Variant]:
     out["no-repository"] = Variant(4, _no_repository)
     out["tracked-dir-link@outside"] = Variant(4, _tracked_dir_link)
     out["embedded"] = Variant(5, _embedded, embed=True)
+    out["submodule-clean"] = Variant(5, _submodule_clean)
+    out["submodule-nested"] = Variant(5, _submodule_nested)
+    out["submodule-gitdir@outside"] = Variant(5, _submodule_gitdir_outside)
+    out["submodule-config"] = Variant(5, _submodule_config)
     out["big-history"] = Variant(7, _big_history)
     return out
 

@@ -146,15 +146,20 @@ _HOOK_CALL = (
     '{"session_id": "s", "cwd": CWD, "hook_event_name": "PreToolUse", "tool_name": "Bash",'
     ' "tool_input": {"command": "ls -la"}}'
 )
+_CODEX_PATCH = (
+    '{"session_id": "s", "cwd": CWD, "hook_event_name": "PreToolUse", "tool_name": "apply_patch",'
+    ' "tool_input": {"command": "*** Begin Patch\\n*** Add File: a.txt\\n+a\\n*** End Patch"}}'
+)
 
 
 @pytest.mark.parametrize(
     ("argv", "stdin"),
     [
         (["hook", "claude-code"], _HOOK_CALL),
+        (["hook", "codex", "--strict"], _CODEX_PATCH),
         (["audit", "--format", "jsonl", "CALLS"], ""),
     ],
-    ids=["hook", "audit"],
+    ids=["hook", "codex-patch", "audit"],
 )
 def test_the_hooks_and_audit_load_no_sdk_or_http_client(
     tmp_path: pathlib.Path, argv: list[str], stdin: str

@@ -101,11 +101,14 @@ def analyze(
         states = frozenset(after) | (states - runs)
     found: GitFinding | None = None
     probed: tuple[str, ...] = ()
+    hidden = ""
     if probe and git:
         results, found, probed = _probe(ws, results, strict=not auto)
         auto = auto and found is None
+        if auto:
+            results, hidden = _submodules(ws, results)
     rendered = _render(_runnable(parsed, results) if rewritten else parsed) if auto else None
-    return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed)
+    return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed, hidden)
 
 
 def _runs_after(operator: Operator, succeeded: bool) -> bool:
@@ -159,6 +162,29 @@ def _probe(
             out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
     return out, found, tuple(dirs)
+
+
+def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageResult], str]:
+    """An auto-allowed line's git status and diff stages, showing submodules where every one was
+    probed clean (and there are some), and why they stay hidden elsewhere ("" for nowhere)."""
+    from .git._keys import subcommand
+    from .git._plan import NO_SUBMODULES, SHOWN_SUBMODULES, showing_submodules
+    from .git._probe import submodules_of
+
+    out, hidden = list(results), ""
+    for i, r in enumerate(out):
+        words = r.check.words or ()
+        if not (r.check.git and r.ok and any(w.text == NO_SUBMODULES for w in words)):
+            continue
+        sub = subcommand(w.text for w in r.stage.args)
+        if sub not in SHOWN_SUBMODULES:
+            continue
+        found = submodules_of(ws, r.check.runs_in or r.cwd)
+        if found.gitlinks and not found.hidden:
+            out[i] = r._replace(check=r.check._replace(words=showing_submodules(words, sub)))
+        elif found.gitlinks:
+            hidden = hidden or found.hidden
+    return out, hidden
 
 
 # Plans are frozen values, and a line decided again (or re-checked before it runs) renders the same.

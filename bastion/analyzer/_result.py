@@ -84,7 +84,9 @@ class Analysis(NamedTuple):
     """A line analysed. `auto` lines may run unasked as `rendered`, which is what runs.
 
     `outside` is set for a line outside the subset (then `plan` is None and there are no stages).
-    `git_finding` is what the git config probe found (None for nothing)."""
+    `git_finding` is what the git config probe found (None for nothing). `submodules_hidden` says
+    why an auto-allowed git status or diff runs with `--ignore-submodules=all`, so that it does not
+    show the repository's submodules ("" when it shows them, or there are none)."""
 
     line: str
     plan: Plan | None
@@ -94,6 +96,7 @@ class Analysis(NamedTuple):
     rendered: str | None = None
     git_finding: GitFinding | None = None
     probed: tuple[str, ...] = ()
+    submodules_hidden: str = ""
 
     @property
     def git_reason(self) -> str:

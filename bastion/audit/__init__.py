@@ -5,6 +5,7 @@ It imports only the policy core (grammar, analyzer, policy) and never runs a cal
 
 from ._audit import Report, audit
 from ._cli import audit_main, explain_call, hook_main
+from ._codex_trust import CODEX_TRUST, CodexHook, CodexHooks, codex_hook_hash, codex_hooks
 from ._decide import Decider, Outcome
 from ._hook import claude_code_hook
 from ._hooks import codex_hook, gemini_hook
@@ -12,8 +13,11 @@ from ._inputs import FORMATS, Call, Problem, detect, read_calls
 from ._suggest import suggest
 
 __all__ = [
+    "CODEX_TRUST",
     "FORMATS",
     "Call",
+    "CodexHook",
+    "CodexHooks",
     "Decider",
     "Outcome",
     "Problem",
@@ -22,6 +26,8 @@ __all__ = [
     "audit_main",
     "claude_code_hook",
     "codex_hook",
+    "codex_hook_hash",
+    "codex_hooks",
     "detect",
     "explain_call",
     "gemini_hook",

@@ -6,8 +6,9 @@ hook_event_name, tool_name, tool_input) and reads one on standard output:
     {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "allow" | "ask" |
      "deny", "permissionDecisionReason": "...", "updatedInput": {...}}}
 
-Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep and LS are decided; another tool is
-passed through (no output: Claude Code's own permissions decide) unless `others="ask"`. Input that
+Bash, Read, Write, Edit and NotebookEdit are decided (and the Glob, Grep, LS and MultiEdit of older
+Claude Codes, should they come; 2.1 has none of them); another tool is passed through (no output:
+Claude Code's own permissions decide) unless `others="ask"`. Input that
 cannot be read asks. Claude Code runs a command in its own environment, not in bastion's
 neutralised one, so an auto-allowed line is replaced by its rendered plan (updatedInput) when they
 differ. A git plan carries its own safety in its words (`env -u` for the variables that steer git,
@@ -89,9 +90,12 @@ def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
             return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
     if a.rendered is None:
         return HookVerdict("ask", "the line was allowed but has no plan")
+    reason = o.reason
+    if a.submodules_hidden:
+        reason += f"; submodules are not shown: {a.submodules_hidden}"
     if a.rendered == render(a.plan):
-        return HookVerdict("allow", o.reason)
-    return HookVerdict("allow", f"{o.reason}; runs as {a.rendered}", a.rendered)
+        return HookVerdict("allow", reason)
+    return HookVerdict("allow", f"{reason}; runs as {a.rendered}", a.rendered)
 
 
 def decide_call(

@@ -12,9 +12,10 @@ typed (git's config probed strictly), and only a deny is passed on. An ask is no
 agent's own approvals apply), or a deny with `strict`. An allow is no opinion too: neither agent
 is known to run bastion's neutralised plan instead of the typed line, so bastion's allow is not
 claimed for it. Input that cannot be read, an unknown tool or any error while reading it is no
-opinion, never an allow. Codex's apply_patch is no opinion, unless `strict`, where a patch whose
-file headers name a path bastion denies writing is denied (an ask there stays no opinion: every
-edit in a workspace asks).
+opinion, never an allow. Codex's patches (its apply_patch tool, or a Bash line that applies one:
+_patch.py) are decided as one write per file they add, update, delete or move (both ends), so a
+patch is blocked where bastion denies writing one of them, and with `strict` where it asks; a
+patch that cannot be read exactly asks.
 """
 
 from __future__ import annotations
@@ -26,16 +27,18 @@ from typing import Any
 from ..policy import load_json
 from ._decide import Decider
 from ._hook import HookVerdict, decide_call, reason_text
-from ._tools import patch_files, shell_script
+from ._patch import NOT_READ, Patch, patch_in_line, patch_paths
+from ._tools import shell_script
 
 __all__ = ["codex_hook", "gemini_hook"]
 
 # A tool call as bastion's: (tool, args, the directory a bash line runs in, relative to the session's
 # cwd; "." for a file tool, whose paths are taken from the session's cwd).
 Mapped = tuple[str, dict[str, object], str]
-# What an adapter makes of a tool call: the calls to decide, why bastion asks without deciding
-# (a str), or None (no opinion: an unknown tool, or input it cannot read).
-Adapted = list[Mapped] | str | None
+# What an adapter makes of a tool call: the calls to decide (a str among them: an ask, for that
+# reason, beside them), why bastion asks without deciding (a str), or None (no opinion: an unknown
+# tool, or input it cannot read).
+Adapted = list[Mapped | str] | str | None
 
 _GLOB_CHARS = frozenset("*?[{")
 
@@ -93,24 +96,40 @@ def _many(given: Mapping[str, object]) -> Adapted:
     return [("read", {"path": p}, ".") for p in paths]
 
 
-def _codex_call(name: str, given: Mapping[str, object], strict: bool) -> Adapted:
+def _codex_writes(paths: tuple[str, ...], where: str) -> Adapted:
+    """A patch's files as write calls, each path taken from where (an absolute one as it is)."""
+    return [("write", {"path": os.path.join(where, path)}, ".") for path in paths]
+
+
+def _codex_call(name: str, given: Mapping[str, object]) -> Adapted:
+    """Codex's Bash (tool_input.command: a string since 0.171, or an argument vector before) and
+    apply_patch (tool_input.command: the patch) calls. A Bash line that applies a patch is its
+    files' writes; one that names apply_patch in a shape that is not read exactly asks."""
     where = "."
-    if "workdir" in given:
+    if "workdir" in given:  # older versions; 0.171 sends none, and the line is decided in cwd
         where = _text(given, "workdir") or ""
     command = given.get("command")
+    if not where:
+        return None
     if name == "Bash":
         line = shell_script(command)
-        return [("bash", {"command": line}, where)] if line is not None and where else None
-    if name == "apply_patch" and strict and isinstance(command, str) and where:
-        files = patch_files(command)
-        return [(tool, {"path": os.path.join(where, path)}, ".") for tool, path in files] or None
+        if line is None:
+            return None
+        found = patch_in_line(line)
+        if isinstance(found, Patch):
+            return _codex_writes(found.paths, os.path.join(where, found.where))
+        bash: list[Mapped | str] = [("bash", {"command": line}, where)]
+        return bash if found is None else [found, *bash]  # a deny of the line still denies
+    if name == "apply_patch":
+        paths = patch_paths(command) if isinstance(command, str) else None
+        return NOT_READ if paths is None else _codex_writes(paths, where)
     return None
 
 
 def _verdict(
     text: str, config: str | None, event: str, adapt: Callable[[str, Mapping[str, object]], Adapted]
-) -> tuple[str, HookVerdict] | None:
-    """The tool's name and the strongest verdict on its calls (deny, then ask, then allow), or None."""
+) -> HookVerdict | None:
+    """The strongest verdict on a tool call's calls (deny, then ask, then allow), or None."""
     try:
         payload = load_json(text)
     except ValueError:
@@ -124,13 +143,13 @@ def _verdict(
         return None
     adapted = adapt(name, given)
     if adapted is None or isinstance(adapted, str):
-        return None if adapted is None else (name, HookVerdict("ask", adapted))
+        return None if adapted is None else HookVerdict("ask", adapted)
     decider = Decider(config, cwd)
-    verdicts = [_decide_in(decider, cwd, mapped) for mapped in adapted]
+    verdicts = [HookVerdict("ask", m) if isinstance(m, str) else _decide_in(decider, cwd, m) for m in adapted]
     for decision in ("deny", "ask", "allow"):
         found = [v for v in verdicts if v.decision == decision]
         if found:
-            return name, found[0]
+            return found[0]
     return None
 
 
@@ -144,13 +163,11 @@ def _decide_in(decider: Decider, cwd: str, mapped: Mapped) -> HookVerdict:
     return decide_call(decider, tool, args, cwd, os.path.relpath(real, root), as_typed=True)
 
 
-def _block(found: tuple[str, HookVerdict] | None, strict: bool) -> str | None:
-    """The reason to block with, or None (no opinion). A patch is blocked only where bastion denies
-    writing: every edit in a workspace asks."""
-    if found is None:
+def _block(verdict: HookVerdict | None, strict: bool) -> str | None:
+    """The reason to block with, or None (no opinion): a deny, and with `strict` an ask."""
+    if verdict is None:
         return None
-    name, verdict = found
-    if verdict.decision == "deny" or (verdict.decision == "ask" and strict and name != "apply_patch"):
+    if verdict.decision == "deny" or (verdict.decision == "ask" and strict):
         return reason_text(verdict.reason)
     return None
 
@@ -158,7 +175,7 @@ def _block(found: tuple[str, HookVerdict] | None, strict: bool) -> str | None:
 def codex_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any] | None:
     """The answer to one Codex PreToolUse input (None: no opinion, print nothing)."""
     try:
-        reason = _block(_verdict(text, config, "PreToolUse", lambda n, g: _codex_call(n, g, strict)), strict)
+        reason = _block(_verdict(text, config, "PreToolUse", _codex_call), strict)
     except Exception:  # a hook never crashes; no opinion is never an allow
         return None
     if reason is None:

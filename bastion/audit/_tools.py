@@ -1,8 +1,9 @@
 """Other agents' tool calls as bastion's: Claude Code's tool_use items and Codex's shell calls.
 
-Claude Code's tools map one to one (Bash, Read, Write, Edit, MultiEdit, NotebookEdit, Glob, Grep,
-LS; file_path and notebook_path become path). Codex's shell calls (`["bash", "-lc", SCRIPT]` or an
-argument vector) become bash lines; its apply_patch edits become one edit or write per file.
+Claude Code's tools map one to one (Bash, Read, Write, Edit, NotebookEdit; file_path and
+notebook_path become path; the retired Glob, Grep, LS and MultiEdit are still read when they come).
+Codex's shell calls (`["bash", "-lc", SCRIPT]` or an argument vector) become bash lines; its patches
+(the apply_patch tool, or a shell line that applies one) become one write per file they name.
 """
 
 from __future__ import annotations
@@ -13,8 +14,9 @@ import shlex
 from collections.abc import Mapping
 
 from ..policy import TOOLS, load_json
+from ._patch import NOT_READ, Patch, patch_in_line, patch_paths
 
-__all__ = ["CLAUDE_TOOLS", "claude_call", "codex_calls", "patch_files", "pattern_escapes", "shell_script"]
+__all__ = ["CLAUDE_TOOLS", "claude_call", "codex_calls", "pattern_escapes", "shell_script"]
 
 CLAUDE_TOOLS: dict[str, str] = {
     "Bash": "bash", "Read": "read", "Write": "write", "Edit": "edit", "MultiEdit": "edit",
@@ -22,7 +24,6 @@ CLAUDE_TOOLS: dict[str, str] = {
 }  # fmt: skip
 
 _SHELLS = frozenset({"bash", "sh", "zsh", "/bin/bash", "/bin/sh", "/bin/zsh", "/usr/bin/bash"})
-_PATCH_HEADS = {"*** Add File: ": "write", "*** Update File: ": "edit", "*** Delete File: ": "edit"}
 
 # (tool, args) | an error | None (a tool bastion does not decide)
 Mapped = tuple[str, dict[str, object]] | str | None
@@ -87,23 +88,19 @@ def _line(command: object) -> str | None:
     return script
 
 
-def patch_files(text: str) -> list[tuple[str, str]]:
-    """The files an apply_patch names in its headers, each (write for an added file, else edit; path)."""
-    out: list[tuple[str, str]] = []
-    for line in text.splitlines():
-        for head, tool in _PATCH_HEADS.items():
-            if line.startswith(head):
-                out.append((tool, line[len(head) :].strip()))
-    return out
+# A Codex call as bastion's: (tool, args or why they cannot be read, the directory it ran in or None).
+CodexCall = tuple[str, dict[str, object] | str, str | None]
 
 
-def _patch(text: str, cwd: str | None) -> list[tuple[str, dict[str, object] | str, str | None]]:
-    out: list[tuple[str, dict[str, object] | str, str | None]] = [
-        (tool, {"path": path}, cwd) for tool, path in patch_files(text)
-    ]
-    if not out:
-        out.append(("edit", "apply_patch: no file named in the patch", cwd))
-    return out
+def _writes(paths: tuple[str, ...] | None, cwd: str | None) -> list[CodexCall]:
+    """A patch's files as writes in the call's directory, or why the patch is not read."""
+    if paths is None:
+        return [("write", f"apply_patch: {NOT_READ}", cwd)]
+    return [("write", {"path": path}, cwd) for path in paths]
+
+
+def _patch(text: str, cwd: str | None) -> list[CodexCall]:
+    return _writes(patch_paths(text), cwd)
 
 
 def _arguments(item: Mapping[str, object]) -> Mapping[str, object] | str:
@@ -118,7 +115,7 @@ def _arguments(item: Mapping[str, object]) -> Mapping[str, object] | str:
     return raw if isinstance(raw, Mapping) else f"{item.get('name')}: `arguments` must be a JSON object"
 
 
-def codex_calls(record: Mapping[str, object]) -> list[tuple[str, dict[str, object] | str, str | None]]:
+def codex_calls(record: Mapping[str, object]) -> list[CodexCall]:
     """The calls in one Codex rollout record, each (tool, args or an error, cwd or None)."""
     item = record.get("payload") if record.get("type") == "response_item" else record
     if not isinstance(item, Mapping):
@@ -144,4 +141,9 @@ def codex_calls(record: Mapping[str, object]) -> list[tuple[str, dict[str, objec
     cwd = cwd if isinstance(cwd, str) and posixpath.isabs(cwd) else None
     if line is None:
         return [("bash", f"{name or kind}: `command` must be a string or a list of strings", cwd)]
+    found = patch_in_line(line)
+    if isinstance(found, Patch):
+        return _writes(tuple(posixpath.join(found.where, p) for p in found.paths), cwd)
+    if found is not None:
+        return [("bash", f"{name or kind}: {found}", cwd)]
     return [("bash", {"command": line}, cwd)]

@@ -65,13 +65,17 @@ def _depth_over(value: object, limit: int) -> bool:
 
 
 def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
-    """The `--json` object: decision, reason, rule, source, plan, reads, elapsed_us."""
+    """The `--json` object: decision, reason, rule, source, plan, reads, submodules_hidden (why an
+    allowed git status or diff does not show submodules, "" when it does or there are none),
+    elapsed_us."""
     v = decided.verdict
     plan: str | None = None
+    hidden = ""
     if v.decision is Decision.ALLOW:
         a = decided.analysis
         if a is not None:
             plan = a.rendered if a.auto else a.line
+            hidden = a.submodules_hidden
     return {
         "decision": str(v.decision),
         "reason": v.reason,
@@ -79,6 +83,7 @@ def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
         "source": v.source,
         "plan": plan,
         "reads": list(decided.reads),
+        "submodules_hidden": hidden,
         "elapsed_us": elapsed_us,
     }
 
@@ -153,6 +158,7 @@ class DryRun:
                 "source": "config",
                 "plan": None,
                 "reads": [],
+                "submodules_hidden": "",
                 "elapsed_us": 0,
                 "config_error": str(err),
             }

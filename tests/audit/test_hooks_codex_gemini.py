@@ -26,7 +26,8 @@ EXPECTED: dict[str, tuple[str | None, str | None]] = {
     "codex_bash_git_status": (None, None),
     "codex_bash_argv_script": ("deny", "deny"),
     "codex_bash_argv_plain": (None, None),
-    "codex_apply_patch": (None, "deny"),
+    "codex_apply_patch": ("deny", "deny"),
+    "codex_bash_apply_patch_heredoc": ("deny", "deny"),
     "codex_mcp_tool": (None, None),
     "codex_bad_input_not_object": (None, None),
     "codex_bad_no_cwd": (None, None),
@@ -109,10 +110,14 @@ def test_the_deny_reason_is_bastions_own(ws: Workspace) -> None:
     assert _hook(ws, "gemini_read_env", "--strict") == secret
 
 
-def test_a_patch_is_denied_only_by_a_write_rule_and_only_with_strict(ws: Workspace) -> None:
-    assert _hook(ws, "codex_apply_patch", "--strict") is None  # both files ask: no opinion
+def test_a_patch_is_denied_by_a_write_rule_and_asks_only_with_strict(ws: Workspace) -> None:
+    assert _hook(ws, "codex_apply_patch") is None  # both files ask: no opinion
+    assert (
+        _hook(ws, "codex_apply_patch", "--strict")
+        == 'bastion: asks: no rule allows write "src/app.py" (the path of write)'
+    )
     ws.rules(**RULES)
-    reason = _hook(ws, "codex_apply_patch", "--strict")
+    reason = _hook(ws, "codex_apply_patch")
     assert reason is not None and '".git/hooks/pre-commit"' in reason and "write(.git/**)" in reason
 
 

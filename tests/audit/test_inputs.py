@@ -110,7 +110,7 @@ def test_codex_shell_calls_patches_and_the_session_cwd_are_read(ws: Workspace) -
         ("bash", {"command": "git status"}, str(ws.root)),
         ("bash", {"command": "make test"}, str(ws.root)),
         ("bash", {"command": "cat .env"}, str(ws.root)),
-        ("edit", {"path": "src/app.py"}, str(ws.root)),
+        ("write", {"path": "src/app.py"}, str(ws.root)),
         ("write", {"path": "src/new.py"}, str(ws.root)),
     ]
     assert [p.where for p in problems] == ["x:7"]

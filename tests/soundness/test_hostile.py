@@ -32,7 +32,10 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
         (None, "bastion", "git status -vv -- main.go"),  # status's verbose diff ignores the pathspec
         ("tracked-dir-link@outside", "bastion", "git grep -e e")),  # grep follows the link out
     # status's verbose diff enters the submodule despite --ignore-submodules=all (and shows .env)
-    5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'")),
+    5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'"),
+        # issue 20: status and diff show submodules only when every one was probed clean
+        ("submodule-nested", "bastion", "git status"), ("submodule-gitdir@outside", "claude", "git diff"),
+        ("submodule-clean", "claude", "git status")),
     6: ((None, "claude", "git status"),),
     7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS"),
         (None, "bastion", "go env CGO_LDFLAGS")),

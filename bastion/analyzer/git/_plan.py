@@ -23,12 +23,15 @@ __all__ = [
     "DIFF_FORMS",
     "GIT_PREFIX",
     "UNSET_GIT_STEERING",
+    "NO_SUBMODULES",
+    "SHOWN_SUBMODULES",
     "GitArgs",
     "DiffForm",
     "excluding_words",
     "secret_excludes",
     "plan_words",
     "prints_contents",
+    "showing_submodules",
 ]
 
 # The first pipeline of a line with a git stage: the variables that steer git, unset by the shell.
@@ -44,8 +47,13 @@ GIT_PREFIX: tuple[str, ...] = (
 _NO_PROGRAMS = ("--no-ext-diff", "--no-textconv")
 # git clears GIT_CONFIG_* and `-c` for the git it runs inside a submodule or an embedded
 # repository, so the neutralising config cannot reach it and that repository's own config would
-# run: the plan tells git not to look into submodules at all.
-_NO_SUBMODULES = ("--ignore-submodules=all",)
+# run: the plan tells git not to look into submodules at all, unless every one was probed clean
+# (_submodules.py), where git status and git diff show them (`showing_submodules`).
+NO_SUBMODULES = "--ignore-submodules=all"
+_NO_SUBMODULES = (NO_SUBMODULES,)
+# What git status and git diff carry in its place: diff's short form, so that no config can make
+# it print a submodule's files (diff.submodule=diff), which no exclude reaches.
+SHOWN_SUBMODULES: dict[str, tuple[str, ...]] = {"status": (), "diff": ("--submodule=short",)}
 
 
 class DiffForm(NamedTuple):
@@ -133,3 +141,12 @@ def excluding_words(
     paths = (*args.before[paths_at:], *args.after)
     words = (*GIT_PREFIX, *sub, *form.flags, *args.options, *revisions, "--", *paths, *excludes)
     return tuple(Word(w) for w in words)
+
+
+def showing_submodules(words: Sequence[Word], sub: str) -> tuple[Word, ...]:
+    """A git status or diff stage's words with git looking into submodules: the plan's
+    `--ignore-submodules=all` (the first one, which the plan put after the subcommand) in its
+    SHOWN_SUBMODULES form."""
+    texts = [w.text for w in words]
+    at = texts.index(NO_SUBMODULES)
+    return (*words[:at], *(Word(w) for w in SHOWN_SUBMODULES[sub]), *words[at + 1 :])

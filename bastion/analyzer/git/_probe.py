@@ -7,10 +7,12 @@ submodule. The user's own scopes (system, global, command) are trusted; the repo
 worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for lines
 run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
-git is spawned twice per probe: the listing reads the submodule configs too (each is passed as a
-command-line `include.path`, so its entries come back with scope `command` and their own file as
-origin), then `rev-parse`. Results are cached per directory while a fingerprint of every file and
-directory the probe looked at (each directory of the git directory included) is unchanged.
+git is spawned three times per probe: the listing reads the submodule configs too (each is passed
+as a command-line `include.path`, so its entries come back with scope `command` and their own file
+as origin), then `rev-parse`, then `ls-files` for the gitlinks, whose checked-out repositories
+(submodules and embedded repositories) are probed by `_submodules` (three spawns each). Results
+are cached per directory while a fingerprint of every file and directory the probe looked at (each
+directory of the git directory included, and each place the submodules' probe read) is unchanged.
 """
 
 from __future__ import annotations
@@ -29,8 +31,9 @@ from ._dir import scan_gitdir
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
+from ._submodules import Submodules, probe_submodules
 
-__all__ = ["find_git", "git_fingerprint", "probe_git"]
+__all__ = ["find_git", "git_fingerprint", "probe_git", "submodules_of"]
 
 TIMEOUT_SECONDS = 10.0
 MAX_OUTPUT = 8 * 1024 * 1024
@@ -56,6 +59,7 @@ class _Snapshot:
     home: str
     # What judge_entries found in the entries, per (strict, subcommands) asked so far.
     judged: dict[tuple[bool, frozenset[str]], GitFinding | None]
+    submodules: Submodules
 
     def judge(self, strict: bool, subcommands: frozenset[str]) -> GitFinding | None:
         key = (strict, frozenset() if strict else subcommands)
@@ -90,7 +94,18 @@ def find_git(
     found = snap.judge(strict, subcommands)
     if found is None and snap.where:
         return GitFinding(snap.where)
+    if found is None and strict:
+        return snap.submodules.typed  # a line run as typed lets git look into every submodule
     return found
+
+
+def submodules_of(ws: Workspace, cwd: str) -> Submodules:
+    """The submodules git status and git diff in the root-relative `cwd` would look into: how many
+    gitlinks, and why they must stay hidden ("" when every one was probed clean)."""
+    snap = _snapshot(ws, cwd)
+    if snap.problem or snap.where:
+        return Submodules(max(snap.submodules.gitlinks, 1), snap.problem or snap.where, None)
+    return snap.submodules
 
 
 def probe_git(ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[str] = frozenset()) -> str:
@@ -179,6 +194,27 @@ class _Probe:
         self.known: dict[Place, Token] = {}
         self.where = ""
         self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
+        self.submodules = Submodules(0, "", None)
+        self.home = ws.env().get("HOME", "")
+
+    # What the submodules' walk needs of the probe (ProbeAccess).
+    def remember(self, path: str, st: os.stat_result) -> None:
+        if ("tree", path) not in self.known:
+            self.places.append(("tree", path))
+            self.known["tree", path] = _identity(st)
+
+    def try_git(self, run_in: str, argv: list[str]) -> tuple[int, bytes] | None:
+        try:
+            return self._git(run_in, argv)
+        except _Unreadable:
+            return None
+
+    def inside(self, absolute: str) -> str | None:
+        kind, name = _place(self.ws, absolute)
+        return name if kind == "ws" else None
+
+    def entries(self, out: bytes, repo: str) -> tuple[Entry, ...]:
+        return parse_listing(out, repo)
 
     def look(self, absolute: str) -> Place:
         place = _place(self.ws, absolute)
@@ -217,6 +253,8 @@ class _Probe:
                 self._where(real.real, abs_cwd)
             except _Redirect as err:
                 self.where = str(err)
+            if gitdir and not self.where:
+                self.submodules = probe_submodules(self, repo, gitdir)
         except _Unreadable as err:
             return self._done(str(err), (), cacheable=False)
         except _Redirect as err:
@@ -229,7 +267,7 @@ class _Probe:
         places = tuple(self.places)
         home = self.ws.env().get("HOME", "")
         tokens = tuple(self.known.get(p) or _token(self.ws, p) for p in places)
-        return _Snapshot(places, tokens, problem, self.where, cacheable, entries, home, {})
+        return _Snapshot(places, tokens, problem, self.where, cacheable, entries, home, {}, self.submodules)
 
     def _walk(self, abs_cwd: str) -> str:
         """The `.git` directory git will use, "" for none; a `.git` that redirects git is a reason."""
@@ -254,7 +292,7 @@ class _Probe:
                 return ""
             directory = posixpath.dirname(directory)
 
-    def _git(self, run_in: str, argv: list[str]) -> tuple[int | None, bytes]:
+    def _git(self, run_in: str, argv: list[str]) -> tuple[int, bytes]:
         result = self.ws.exec(argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT)
         if result.timed_out or result.exit_code is None:
             raise _Unreadable(f"git's configuration could not be read: {argv[-1]} did not finish")
