@@ -9,7 +9,7 @@ BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance clean
+.PHONY: run test lint fuzz bench conformance integration clean
 
 $(VENV)/.installed: pyproject.toml constraints.txt bastion/grammar/subset.lark
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
@@ -23,9 +23,9 @@ run: $(VENV)/.installed
 	$(BIN)/bastion $(ARGS)
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check bastion tests fuzz benchmarks
-	$(BIN)/ruff format --check bastion tests fuzz benchmarks
-	$(BIN)/mypy --strict bastion tests fuzz benchmarks
+	$(BIN)/ruff check bastion tests fuzz benchmarks integration
+	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration
+	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration
 
 test: lint
 	$(BIN)/python -m pytest
@@ -41,5 +41,10 @@ bench: $(VENV)/.installed
 conformance: $(VENV)/.installed
 	$(BIN)/python benchmarks/conformance.py
 
+# The real agent CLIs (pinned in integration/package-lock.json, installed with npm ci into the git-ignored
+# integration/node_modules) against bastion's hooks; every cell skipped, exit 0, without node and npm.
+integration: $(VENV)/.installed
+	$(BIN)/python -m integration
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis integration/node_modules
