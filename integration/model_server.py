@@ -24,8 +24,10 @@ import threading
 import zlib
 from collections.abc import Iterator
 from dataclasses import dataclass, field
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from ._local import LocalServer
 
 __all__ = ["FINAL_TEXT", "SIDE_TEXT", "ModelServer", "Recorded", "ToolCall"]
 
@@ -278,7 +280,7 @@ def _gemini_reply(text: str, call: ToolCall | None) -> dict[str, Any]:
 # --- the server --------------------------------------------------------------------------------------------
 
 
-class ModelServer:
+class ModelServer(LocalServer):
     """Serve one scripted turn; run it with `with ModelServer(call) as server:` and read `server.url`."""
 
     def __init__(self, call: ToolCall) -> None:
@@ -323,14 +325,7 @@ class ModelServer:
                 self.end_headers()
                 self.wfile.write(payload)
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
+        super().__init__(Handler)
 
     def _record(self, handler: BaseHTTPRequestHandler, raw: bytes, encoding: str) -> Any:
         readable, body = True, None
@@ -422,11 +417,3 @@ class ModelServer:
         request could not be read."""
         escaped = json.dumps(needle)[1:-1].encode()
         return any(not r.readable or needle.encode() in r.raw or escaped in r.raw for r in self.requests)
-
-    def __enter__(self) -> ModelServer:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()

@@ -4,13 +4,15 @@ CLI tries to reach beyond the scripted model is refused here and written down (`
 from __future__ import annotations
 
 import threading
-from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
+from http.server import BaseHTTPRequestHandler
 from typing import Any
+
+from ._local import LocalServer
 
 __all__ = ["ProxySink"]
 
 
-class ProxySink:
+class ProxySink(LocalServer):
     """`with ProxySink() as sink:`; `sink.url` is the proxy, `sink.attempts` what was asked of it."""
 
     def __init__(self) -> None:
@@ -33,19 +35,4 @@ class ProxySink:
 
             do_CONNECT = do_GET = do_POST = do_PUT = do_HEAD = do_DELETE = do_PATCH = do_OPTIONS = _refuse  # noqa: N815
 
-        self._httpd = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
-        self._httpd.daemon_threads = True
-        self._thread = threading.Thread(target=self._httpd.serve_forever, args=(0.05,), daemon=True)
-
-    @property
-    def url(self) -> str:
-        host, port = self._httpd.server_address[:2]
-        return f"http://{host!s}:{port}"
-
-    def __enter__(self) -> ProxySink:
-        self._thread.start()
-        return self
-
-    def __exit__(self, *exc: object) -> None:
-        self._httpd.shutdown()
-        self._httpd.server_close()
+        super().__init__(Handler)
