@@ -12,13 +12,14 @@ per doubling, quadratic 4x. The last row is a line over the size bound, which as
 from __future__ import annotations
 
 import argparse
-import importlib
 import os
 import sys
 import tempfile
 import time
 from collections.abc import Callable
 from pathlib import Path
+
+from decide import forget  # the memos a first-time decision must not find (this script's directory)
 
 from bastion.analyzer import LocalWorkspace
 from bastion.grammar import MAX_LINE_WORDS
@@ -37,20 +38,6 @@ SHAPES: dict[str, Callable[[int], str]] = {
     "outside, cut": lambda n: "echo " + " ".join(f"w{i}" for i in range(n - 3)) + " ; ls",
     "; commands, cut": lambda n: "ls;" * (n // 2),
 }
-# Memos that would hide the work on a line seen before (see benchmarks/decide.py).
-MEMOS = (
-    ("bastion.grammar._parser", "_parse_trimmed"),
-    ("bastion.analyzer._analyze", "_render"),
-    ("bastion.analyzer._flags", "_parse"),
-    ("bastion.policy._wrappers", "unwrap"),
-    ("bastion.policy._cut", "cut"),
-    ("bastion.policy._subjects", "_stage_subjects"),
-)
-
-
-def forget() -> None:
-    for module, name in MEMOS:
-        getattr(importlib.import_module(module), name).cache_clear()
 
 
 def best(gate: Gate, line: str, rounds: int) -> float:

@@ -19,35 +19,28 @@ _NL_FORMAT = re.compile(r"ln|rn|rz")
 _RADIX = re.compile(r"[odx]")
 _ENCODING = re.compile(r"[sSbBlL]")
 _WHEN = re.compile(r"never|always|auto")
+# nl's short options that take a value, the same whether it is attached (-ba) or the next word (-b a).
+_NL_VALUES = {
+    "-b": _NL_STYLE,
+    "-h": _NL_STYLE,
+    "-f": _NL_STYLE,
+    "-n": _NL_FORMAT,
+    "-w": NUMBER,
+    "-s": ANY,
+    "-v": NUMBER,
+    "-i": NUMBER,
+    "-l": NUMBER,
+    "-d": ANY,
+}
 _FROM_FILE = "reads the names of the files from a file that is not checked"
 
 TABLES: dict[str, FlagTable] = {
     "nl": FlagTable(
         bare=frozenset({"-p", "--no-renumber"}),
         letters="p",
-        spaced={
-            "-b": _NL_STYLE,
-            "-h": _NL_STYLE,
-            "-f": _NL_STYLE,
-            "-n": _NL_FORMAT,
-            "-w": NUMBER,
-            "-s": ANY,
-            "-v": NUMBER,
-            "-i": NUMBER,
-            "-l": NUMBER,
-            "-d": ANY,
-        },
+        spaced=_NL_VALUES,
         attached={
-            "-b": _NL_STYLE,
-            "-h": _NL_STYLE,
-            "-f": _NL_STYLE,
-            "-n": _NL_FORMAT,
-            "-w": NUMBER,
-            "-s": ANY,
-            "-v": NUMBER,
-            "-i": NUMBER,
-            "-l": NUMBER,
-            "-d": ANY,
+            **_NL_VALUES,
             "--body-numbering=": _NL_STYLE,
             "--header-numbering=": _NL_STYLE,
             "--footer-numbering=": _NL_STYLE,
