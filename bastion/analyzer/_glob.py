@@ -144,12 +144,17 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
     return Expansion(tuple(matches), names=tuple(found_names))
 
 
+_STARS = re.compile(r"\*+")
+
+
 def operand(ws: Workspace, cwd: str, word: Word) -> Operand:
-    """A glob word given as an operand: its matches, or (when it matches nothing) its own text,
-    which the plan then writes quoted."""
+    """A glob word given as an operand: its matches, with the glob written with each run of `*` as
+    one (bash without globstar reads `**` as `*`; so written, a shell with globstar on, or zsh,
+    cannot make it walk every directory below), or, when it matches nothing, its own text, which
+    the plan then writes quoted (what bash passes without nullglob)."""
     expansion = expand(ws, cwd, word.text)
     if expansion.why:
         return Operand(why=expansion.why)
     if not expansion.matches:
         return Operand((word.text,), Word(word.text))
-    return Operand(expansion.matches, word, expansion.names)
+    return Operand(expansion.matches, Word(_STARS.sub("*", word.text), glob=True), expansion.names)

@@ -61,15 +61,6 @@ def _piece_text(token: Token) -> str:
     return value
 
 
-_STARS = re.compile(r"\*+")
-
-
-def _glob_word(text: str) -> Word:
-    """A glob word as the plan holds it: a run of `*` as one (bash without globstar reads `**` as
-    `*`, and the plan then means the same in a shell that has globstar on, or in zsh)."""
-    return Word(_STARS.sub("*", text), glob=True)
-
-
 class _ToPlan:
     """Builds plans during the LALR parse (no tree is kept): a method per rule, called by name."""
 
@@ -95,14 +86,14 @@ class _ToPlan:
         return Word("".join(_piece_text(p) for p in pieces))
 
     def glob(self, tokens: list[Token]) -> Word:
-        return _glob_word(str(tokens[0]))
+        return Word(str(tokens[0]), glob=True)
 
     def brace(self, tokens: list[Token]) -> list[Word]:
         """The words bash makes of PREFIX{A,B,...}SUFFIX, in order, an empty one left out."""
         prefix, rest = str(tokens[0]).split("{", 1)
         alternatives, suffix = rest.split("}", 1)
         made = (prefix + a + suffix for a in alternatives.split(","))
-        return [_glob_word(w) if "*" in w or "?" in w else Word(w) for w in made if w]
+        return [Word(w, glob="*" in w or "?" in w) for w in made if w]
 
     def redirect(self, tokens: list[Token]) -> Redirect:
         return Redirect(str(tokens[0]))
