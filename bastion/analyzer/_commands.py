@@ -36,8 +36,8 @@ INDEX: dict[tuple[str, str], tuple[str, ...]] = {
     ("_prints", "PRINT_FILTERS"): ("cat", "od"),
 }
 _FIRST_TABLES = frozenset(
-    {"FILE_COMMANDS", "SED_FIRST", "AWK_FIRST", "CONTENT_READERS", "FIND_COMMANDS", "NAME_COMMANDS", "WORD_COMMANDS",
-     "VERSION_COMMANDS", "PRINT_COMMANDS"}
+    {"FILE_COMMANDS", "SED_FIRST", "AWK_FIRST", "CONTENT_READERS", "FIND_COMMANDS", "NAME_COMMANDS",
+     "WORD_COMMANDS", "VERSION_COMMANDS", "PRINT_COMMANDS"}
 )  # fmt: skip
 
 

@@ -33,7 +33,26 @@ _CONVERSION = re.compile(r"%([-+ #0]*)([0-9*]*)(?:\.([0-9*]*))?(\([^)]*\)T|.?)",
 _LETTERS = frozenset("diouxXfeEgGaAcsbqQ%")
 _MAX_WIDTH = 4  # digits of a width or precision: `%999999999s` would fill the memory, not the screen
 _FILE_TESTS = frozenset(
-    {"-f", "-d", "-e", "-s", "-r", "-w", "-x", "-L", "-h", "-p", "-S", "-b", "-c", "-u", "-g", "-k", "-O", "-G"}
+    {
+        "-f",
+        "-d",
+        "-e",
+        "-s",
+        "-r",
+        "-w",
+        "-x",
+        "-L",
+        "-h",
+        "-p",
+        "-S",
+        "-b",
+        "-c",
+        "-u",
+        "-g",
+        "-k",
+        "-O",
+        "-G",
+    }
 )
 _STRING_TESTS = frozenset({"-n", "-z"})
 _COMPARISONS = frozenset({"=", "==", "!="})

@@ -166,7 +166,9 @@ def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
     return ""
 
 
-def _options_first(table: FlagTable, words: tuple[Word, ...]) -> tuple[tuple[Word, ...], tuple[Word, ...]] | str:
+def _options_first(
+    table: FlagTable, words: tuple[Word, ...]
+) -> tuple[tuple[Word, ...], tuple[Word, ...]] | str:
     """A reader's words as its getopt reads them: the options (a spaced value with its flag) and
     the operands, globs among them, in order; or why not (an option after an operand)."""
     options: list[Word] = []

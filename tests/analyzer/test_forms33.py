@@ -12,7 +12,7 @@ RUNS = [
     "[ ! -d sub ]",
     "[ -e later.txt ] || echo missing",
     "[ x = y ]",
-    "[ -n \"$\" ]",
+    '[ -n "$" ]',
     "[ 1 -lt 2 ] && echo less",
     "test -s README.md",
     "test 10 -ge -3",

@@ -17,7 +17,9 @@ from bastion.analyzer._versions import VERSION_QUERIES
 from fuzz.execution import strace_violations
 
 _STRACE = shutil.which("strace")
-_OPENED = re.compile(r'^(?:open|openat|openat2|stat|newfstatat|access|faccessat2?|readlink|execve)\((?:[^,"]+, )?"([^"]*)"')
+_OPENED = re.compile(
+    r'^(?:open|openat|openat2|stat|newfstatat|access|faccessat2?|readlink|execve)\((?:[^,"]+, )?"([^"]*)"'
+)
 
 
 def _project(root: Path) -> None:
@@ -64,8 +66,10 @@ def test_a_version_query_that_runs_unasked_reads_nothing_of_the_project(tmp_path
         touched = []
         for trace in log.iterdir():
             for line in trace.read_text(errors="replace").splitlines():
-                if (m := _OPENED.match(line)) and m.group(1) and (
-                    m.group(1).startswith(str(project)) or not m.group(1).startswith("/")
+                if (
+                    (m := _OPENED.match(line))
+                    and m.group(1)
+                    and (m.group(1).startswith(str(project)) or not m.group(1).startswith("/"))
                 ):
                     touched.append(line)
         assert touched == [], touched

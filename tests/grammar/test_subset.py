@@ -52,7 +52,9 @@ INSIDE = {
     'echo "\\$x"': [["echo", "$x"]],
     # Text of other scripts in quoted strings; a TEXT character may end a string.
     'echo "\u2713 done" "\u2717"': [["echo", "\u2713 done", "\u2717"]],
-    "echo '\u26a0\ufe0f  caf\u00e9 \u6b63 \U0001f916 \u2501\u2501'": [["echo", "\u26a0\ufe0f  caf\u00e9 \u6b63 \U0001f916 \u2501\u2501"]],
+    "echo '\u26a0\ufe0f  caf\u00e9 \u6b63 \U0001f916 \u2501\u2501'": [
+        ["echo", "\u26a0\ufe0f  caf\u00e9 \u6b63 \U0001f916 \u2501\u2501"]
+    ],
     'echo "\u2192$"': [["echo", "\u2192$"]],
     # Brace expansion of plain words: the words bash makes, an empty one left out.
     "ls *.{pdf,epub}": [["ls", "*.pdf", "*.epub"]],
@@ -135,7 +137,7 @@ OUTSIDE = {
     'echo "$*"': ("$", 7),
     "echo \"$'x'\"": ("$", 7),
     'echo "a$\\"': ("$", 8),
-    "echo \"\u202e\"": ("\u202e", 7),
+    'echo "\u202e"': ("\u202e", 7),
     "echo '\u2066x'": ("\u2066", 7),
     "echo '\u00a0'": ("\u00a0", 7),
     "echo '\u200b'": ("\u200b", 7),
@@ -256,7 +258,8 @@ _BARE = st.text("abcXYZ019_./:@%+,=-", min_size=1, max_size=6).filter(lambda s: 
 _QUOTED_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.just("\t"), max_size=6)
 # An argument may also hold the other scripts' text (TEXT); a command word is ASCII.
 _ARG_TEXT = st.text(
-    st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.sampled_from(["\t", "\u2713", "\u00e9", "\u2501"]),
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E)
+    | st.sampled_from(["\t", "\u2713", "\u00e9", "\u2501"]),
     max_size=6,
 )
 _WORD = st.one_of(
