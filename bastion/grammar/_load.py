@@ -2,7 +2,8 @@
 
 `python -m bastion.grammar` (run by `make` at install) builds the parser from subset.lark with
 strict=True, which proves that the grammar has no conflict and that no two terminals of one lexer
-state can match the same text (about two seconds), and writes that build's tables to
+state can match the same text (about twenty seconds since the quoted strings hold TEXT: interegular
+checks those classes), and writes that build's tables to
 `_subset_lalr.py` beside the grammar (git-ignored, data only): the parse table, the regular
 expression of each state's lexer, the rules, lark's own serialization of the build, and the grammar
 text, options and lark version they were built from. A process imports that module and runs the
