@@ -42,6 +42,7 @@ FILES = {
     "café.txt": "non-ascii\n",
     "dash/-rf": "",
     "dash/--output=x": "",
+    "dash/new\nline.txt": "newline\n",  # issue 33: a glob's match with a newline in its name
     # names that look like something else (issue 12, class 1)
     "ls /.keep": "",  # a directory `ls ` (and `cat `, `git `): `'ls /../evil.sh'` is ./evil.sh
     "cat /.keep": "",

@@ -285,10 +285,10 @@ class ArgvOracle:
         return Mismatch(line, "raw", [[s.command, *self.expected(s)] for s in plan.stages], got)
 
     def _glob_superset(self, line: str, plan: Plan) -> list[Mismatch]:
-        """Every name bash expands an ls glob to is one the analyzer's expansion saw."""
+        """Every name bash expands a glob of ls or a reader to is one the analyzer's expansion saw."""
         out = []
         for stage in plan.stages:
-            if stage.command != "ls":
+            if stage.command not in ("ls", "cat", "head", "tail", "wc", "grep"):
                 continue
             for w in stage.args:
                 if not w.glob:
@@ -307,5 +307,5 @@ class ArgvOracle:
 
 
 _BUILTINS = frozenset(
-    {"cd", "pwd", "echo", "printf", "true", "false", "test", "exec", "command", "builtin", "eval"}
+    {"cd", "pwd", "echo", "printf", "true", "false", "test", "[", "exec", "command", "builtin", "eval"}
 )

@@ -19,6 +19,7 @@ from bastion.grammar import Outside, Plan, parse
 from bastion.grammar._parser import parser
 
 from .pool14 import with_pool14
+from .pool33 import STAGES33, with_pool33
 
 __all__ = [
     "ARG_POOL",
@@ -109,6 +110,7 @@ ARG_POOL: tuple[str, ...] = (
 )  # fmt: skip
 
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
+RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool33(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
 
 _KEEP_TERMINALS = ("AND", "PIPE", "SEP")
 _MAX_DEPTH = 12
@@ -253,7 +255,9 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
     files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
     piped to a filter."""
-    kind = choice(("git", "git", "git", "word", "go", "read", "pipe"))
+    kind = choice(("git", "git", "git", "word", "go", "read", "pipe", "issue33"))
+    if kind == "issue33":  # globs, braces, [ ], quoted text (fuzz/pool33.py)
+        return choice(STAGES33)
     if kind == "pipe":  # what git prints of a big history, sorted: sort spills to TMPDIR
         return f"{choice(GIT_FORMS)} | {choice(PIPED)}"
     if kind == "git":

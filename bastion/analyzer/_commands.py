@@ -21,21 +21,23 @@ __all__ = ["FILTERS", "FIRST_STAGE", "INDEX", "check_cd"]
 INDEX: dict[tuple[str, str], tuple[str, ...]] = {
     ("_readers", "FILE_COMMANDS"): ("cat", "grep", "head", "tail", "wc"),
     ("_sed", "SED_FIRST"): ("sed",),
+    ("_awk", "AWK_FIRST"): ("awk",),
     ("_contents", "CONTENT_READERS"): ("cmp", "diff", "file", "nl", "strings"),
     ("_find", "FIND_COMMANDS"): ("find",),
     ("_name_commands", "NAME_COMMANDS"): ("du", "readlink", "realpath", "stat", "tree"),
     ("_word_commands", "WORD_COMMANDS"): ("basename", "dirname", "which"),
-    ("_versions", "VERSION_COMMANDS"): ("mypy", "node", "python", "python3", "ruff", "tmux"),
-    ("_prints", "PRINT_COMMANDS"): ("echo", "false", "od", "printf", "test", "true"),
+    ("_versions", "VERSION_COMMANDS"): ("gh", "mypy", "node", "python", "python3", "ruff", "tmux"),
+    ("_prints", "PRINT_COMMANDS"): ("echo", "false", "od", "printf", "test", "true", "["),
     ("_readers", "FILTER_COMMANDS"): ("cut", "grep", "head", "sort", "tail", "uniq", "wc"),
     ("_sed", "SED_FILTER"): ("sed",),
+    ("_awk", "AWK_FILTER"): ("awk",),
     ("_contents", "CONTENT_FILTERS"): ("nl", "strings"),
     ("_word_commands", "WORD_FILTERS"): ("tr",),
     ("_prints", "PRINT_FILTERS"): ("cat", "od"),
 }
 _FIRST_TABLES = frozenset(
-    {"FILE_COMMANDS", "SED_FIRST", "CONTENT_READERS", "FIND_COMMANDS", "NAME_COMMANDS", "WORD_COMMANDS",
-     "VERSION_COMMANDS", "PRINT_COMMANDS"}
+    {"FILE_COMMANDS", "SED_FIRST", "AWK_FIRST", "CONTENT_READERS", "FIND_COMMANDS", "NAME_COMMANDS",
+     "WORD_COMMANDS", "VERSION_COMMANDS", "PRINT_COMMANDS"}
 )  # fmt: skip
 
 

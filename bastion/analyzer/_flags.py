@@ -105,7 +105,7 @@ def _parse(command: str, table: FlagTable, words: tuple[Word, ...]) -> Args:
         if w.glob:
             return Args(
                 why=f"{command} is given the glob {w.text!r}, which bash expands to names "
-                "this check never saw; only ls takes a glob"
+                "this check never saw; only ls, cat, head, tail, wc and grep take a glob"
             )
     flags: list[tuple[str, str | None]] = []
     operands: list[str] = []

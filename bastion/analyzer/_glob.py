@@ -3,7 +3,14 @@
 The expansion errs on the side of more matches: `*` and `?` match a leading dot (bash's dotglob)
 and letters in either case (nocaseglob), since a user's BASHOPTS could turn either on. A name
 that is not ASCII in a directory the pattern walks stops it: bash matches by character or by
-byte depending on the locale, so `??` may or may not match a two-byte name.
+byte depending on the locale, so `??` may or may not match a two-byte name. An absolute pattern
+is expanded from its literal directories when they lie inside the workspace.
+
+A glob that matches nothing is passed by bash as it is, or dropped under nullglob (a command
+left without its operand reads standard input), or makes failglob stop the line: the plan writes
+such a word quoted (`operand`), so that it is the literal name it was decided as in every shell
+and under every option, and needs no `shopt`. Since the pattern matches its own text, that name
+does not exist when the line is decided; a re-check that finds a match renders another plan.
 """
 
 from __future__ import annotations
@@ -11,9 +18,10 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..workspace import Workspace, resolve
+from ..grammar import Word
+from ..workspace import Workspace, resolve, root_relative
 
-__all__ = ["MAX_MATCHES", "Expansion", "expand", "pattern_problem"]
+__all__ = ["MAX_MATCHES", "Expansion", "Operand", "expand", "operand", "pattern_problem"]
 
 MAX_MATCHES = 5000
 
@@ -27,19 +35,30 @@ class Expansion(NamedTuple):
     names: tuple[str, ...] = ()
 
 
+class Operand(NamedTuple):
+    """A glob operand as it runs: the names the command gets (the matches, or the pattern itself
+    when nothing matches), the word the plan writes (the glob, or the pattern quoted), the
+    root-relative names the decision rested on, or why the glob is refused."""
+
+    names: tuple[str, ...] = ()
+    word: Word = Word("")
+    depends: tuple[str, ...] = ()
+    why: str = ""
+
+
+def _is_glob(part: str) -> bool:
+    return "*" in part or "?" in part
+
+
 def pattern_problem(pattern: str) -> str:
     """Why a glob pattern is refused before it is expanded, or ""."""
-    if pattern.startswith("/"):
-        return f"the glob {pattern!r} is absolute and would list directories outside the working directory"
     if pattern.startswith("~"):
         return f"the glob {pattern!r} starts with ~, which names a home directory, not the workspace"
     for part in pattern.split("/"):
         if part == "..":
             return f"the glob {pattern!r} has a .. component, which the kernel resolves through links"
-        if part.startswith(".") and part != ".":
-            return f"the glob {pattern!r} has a component starting with '.', which bash expands to include .."
-        if "**" in part:
-            return f"the glob {pattern!r} has **, which walks every directory below when globstar is on"
+        if part.startswith(".") and part != "." and _is_glob(part):
+            return f"the glob {pattern!r} has a pattern starting with '.', which bash expands to include .."
     return ""
 
 
@@ -89,6 +108,12 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
     parts = pattern.split("/")
     want_dir = parts[-1] == ""
     candidates = [""]
+    if pattern.startswith("/"):  # from its literal directories, which must lie inside
+        first = next(i for i, part in enumerate(parts) if _is_glob(part))
+        top = "/".join(parts[:first]) or "/"
+        if root_relative(ws, top) is None:
+            return Expansion(why=f"the glob {pattern!r} lists {top!r}, outside the working directory")
+        candidates, parts = [top], parts[first:]
     for part in (p for p in parts if p != ""):
         directories, why = _directories(ws, cwd, candidates)
         if why:
@@ -117,3 +142,19 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
         matches.append(c + "/" if want_dir else c)
         found_names.update(dict.fromkeys((r.name, r.real)))
     return Expansion(tuple(matches), names=tuple(found_names))
+
+
+_STARS = re.compile(r"\*+")
+
+
+def operand(ws: Workspace, cwd: str, word: Word) -> Operand:
+    """A glob word given as an operand: its matches, with the glob written with each run of `*` as
+    one (bash without globstar reads `**` as `*`; so written, a shell with globstar on, or zsh,
+    cannot make it walk every directory below), or, when it matches nothing, its own text, which
+    the plan then writes quoted (what bash passes without nullglob)."""
+    expansion = expand(ws, cwd, word.text)
+    if expansion.why:
+        return Operand(why=expansion.why)
+    if not expansion.matches:
+        return Operand((word.text,), Word(word.text))
+    return Operand(expansion.matches, Word(_STARS.sub("*", word.text), glob=True), expansion.names)

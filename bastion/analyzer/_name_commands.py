@@ -156,6 +156,9 @@ TABLES: dict[str, FlagTable] = {
         letters="adfixpshugDFQNCnvtcrAS",
         spaced={"-L": NUMBER, "-I": ANY, "-P": ANY},
         attached={"--filelimit=": NUMBER, "--charset=": re.compile(r"[A-Za-z0-9_.-]+"), "--sort=": _TIME},
+        # tree reads its options wherever they stand (its own loop over argv, not getopt), so
+        # `tree src -I '*.pyc'` means what it says under POSIXLY_CORRECT too.
+        options_after_operands=True,
         refused={
             "-l": f"tree -l {_FOLLOW}",
             "-o": "tree -o writes its output to a file",

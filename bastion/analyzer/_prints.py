@@ -6,8 +6,8 @@ literal (no $, no backtick, no glob here), and what their escapes make (`echo -e
 instead of printing and is refused; bash's printf has no working `%n` (it stores nothing). true and
 false do nothing. test looks at names only (stat, lstat or access, as ls does): each name a file
 test is given must stay inside the working directory once its links are followed, and the string
-tests compare words. `[` is never part of a word in the subset, so `[ -f x ]` is outside it and
-only `test` is reachable.
+tests compare words. `[` is test with a last word `]` (the grammar has `[` as a command word of
+its own and `]` as a word of its own).
 
 In `bash -c` echo, printf, true, false and test are builtins. An exported function of the same
 name would replace them, as it would replace ls or cat: bastion's own runs drop every `BASH_FUNC_*`
@@ -32,9 +32,32 @@ _GLOB = "{0} is given the glob {1!r}, which bash expands to names this check nev
 _CONVERSION = re.compile(r"%([-+ #0]*)([0-9*]*)(?:\.([0-9*]*))?(\([^)]*\)T|.?)", re.DOTALL)
 _LETTERS = frozenset("diouxXfeEgGaAcsbqQ%")
 _MAX_WIDTH = 4  # digits of a width or precision: `%999999999s` would fill the memory, not the screen
-_FILE_TESTS = frozenset({"-f", "-d", "-e", "-s", "-r", "-w", "-x", "-L", "-h"})
+_FILE_TESTS = frozenset(
+    {
+        "-f",
+        "-d",
+        "-e",
+        "-s",
+        "-r",
+        "-w",
+        "-x",
+        "-L",
+        "-h",
+        "-p",
+        "-S",
+        "-b",
+        "-c",
+        "-u",
+        "-g",
+        "-k",
+        "-O",
+        "-G",
+    }
+)
 _STRING_TESTS = frozenset({"-n", "-z"})
 _COMPARISONS = frozenset({"=", "==", "!="})
+_INTEGER_COMPARISONS = frozenset({"-eq", "-ne", "-lt", "-le", "-gt", "-ge"})
+_INTEGER = re.compile(r"[+-]?[0-9]{1,18}")
 _OD_TYPE = re.compile(r"[acdfoux][0-9CSILFDL]*z?")
 _OD_TABLE = FlagTable(
     bare=frozenset(
@@ -128,10 +151,16 @@ def _check_nothing(ctx: Context, stage: Stage) -> Check:
 
 
 def _check_test(ctx: Context, stage: Stage) -> Check:
-    """test with one word (not empty), a unary test or a string comparison, each may follow `!`."""
+    """test (and `[`, whose last word must be `]`) as POSIX reads it by the number of its words:
+    one word; a unary test (a file test looks at its name: stat, lstat, access); a binary string
+    or integer comparison; each after an optional `!`. Nothing joins tests (`-a`, `-o`, parentheses)."""
     if why := _no_glob(stage):
         return Check.refuse(why)
     words = [w.text for w in stage.args]
+    if stage.command == "[":
+        if not words or words[-1] != "]":
+            return Check.refuse("[ needs ] as its last word, and without it prints an error")
+        words = words[:-1]
     if words and words[0] == "!" and len(words) > 1:
         words = words[1:]
     if len(words) == 1:
@@ -142,11 +171,17 @@ def _check_test(ctx: Context, stage: Stage) -> Check:
         return names_inside(ctx, [words[1]])
     if len(words) == 3 and words[1] in _COMPARISONS:
         return Check(ok=True)
+    if len(words) == 3 and words[1] in _INTEGER_COMPARISONS:
+        # test compares integers as written (it never evaluates an expression, as [[ ]] would).
+        if all(_INTEGER.fullmatch(w) for w in (words[0], words[2])):
+            return Check(ok=True)
+        return Check.refuse(f"test {words[1]} compares integers; {words[0]!r} or {words[2]!r} is not one")
     return Check.refuse(
-        "test takes here one word, a file test (-f -d -e -s -r -w -x -L -h) on a name "
-        "inside, -n or -z on a word, or two words compared with = == !=, each after an "
-        "optional `!`; its other tests look at terminals, descriptors, times of unchecked "
-        "files or join expressions this check does not read"
+        "test takes here one word, a file test (-e -f -d -s -r -w -x -L -h -p -S -b -c -u -g -k -O -G) "
+        "on a name inside, -n or -z on a word, two words compared with = == != or two integers with "
+        "-eq -ne -lt -le -gt -ge, each after an optional `!`; its other tests look at terminals (-t), "
+        "variables (-v) or options (-o), and -a, -o and parentheses join expressions this check does "
+        "not read"
     )
 
 
@@ -180,6 +215,6 @@ def _check_cat_filter(ctx: Context, stage: Stage) -> Check:
 
 PRINT_COMMANDS: dict[str, Checker] = {
     "echo": _check_echo, "printf": _check_printf, "true": _check_nothing, "false": _check_nothing,
-    "test": _check_test, "od": _check_od,
+    "test": _check_test, "[": _check_test, "od": _check_od,
 }  # fmt: skip
 PRINT_FILTERS: dict[str, Checker] = {"od": _check_od, "cat": _check_cat_filter}

@@ -15,7 +15,7 @@ from typing import NamedTuple
 from ..grammar import Stage, Word
 from ..workspace import resolve
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
-from ._glob import expand
+from ._glob import operand
 from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, tree_files
 from ._result import Check, Checker, Context
 
@@ -166,8 +166,39 @@ def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
     return ""
 
 
+def _options_first(
+    table: FlagTable, words: tuple[Word, ...]
+) -> tuple[tuple[Word, ...], tuple[Word, ...]] | str:
+    """A reader's words as its getopt reads them: the options (a spaced value with its flag) and
+    the operands, globs among them, in order; or why not (an option after an operand)."""
+    options: list[Word] = []
+    operands: list[Word] = []
+    ended = False
+    i = 0
+    while i < len(words):
+        word = words[i]
+        i += 1
+        if word.glob or ended or word.text == "-" or not word.text.startswith("-"):
+            operands.append(word)
+        elif word.text == "--":
+            ended = True
+        elif operands:
+            return (
+                f"the option {word.text!r} comes after an operand, which bash passes on as a file name "
+                "when POSIXLY_CORRECT is set; put options first"
+            )
+        else:
+            options.append(word)
+            if word.text in table.spaced and i < len(words):
+                options.append(words[i])
+                i += 1
+    return tuple(options), tuple(operands)
+
+
 def _check_first(ctx: Context, stage: Stage) -> Check:
     command = stage.command
+    if any(w.glob for w in stage.args):
+        return _check_globbed(ctx, stage)
     args = parse_args(command, TABLES[command], stage.args)
     if not args.ok:
         return Check.refuse(args.why)
@@ -185,6 +216,34 @@ def _check_first(ctx: Context, stage: Stage) -> Check:
         if why := _read_file(ctx, command, raw, reads):
             return Check.refuse(why)
     return Check(ok=True, reads=tuple(reads))
+
+
+def _check_globbed(ctx: Context, stage: Stage) -> Check:
+    """cat, head, tail or wc with globs among their files: each match read-checked as a file named
+    would be; the plan runs options, `--`, then the files (a match named `-n` is a file), a glob that
+    matches nothing quoted."""
+    command = stage.command
+    split = _options_first(TABLES[command], stage.args)
+    if isinstance(split, str):
+        return Check.refuse(f"{command}: {split}")
+    options, operands = split
+    plain = tuple(w for w in operands if not w.glob)
+    args = parse_args(command, TABLES[command], (*options, Word("--"), *plain))
+    if not args.ok:
+        return Check.refuse(args.why)
+    globbed = _globbed(ctx, operands)
+    if isinstance(globbed, str):
+        return Check.refuse(globbed)
+    files, ran = globbed
+    if len(files) > MAX_FILES:
+        return Check.refuse(f"{command} names more than {MAX_FILES} files, more than one call should read")
+    if why := _tail_obsolete(command, tuple(files)):
+        return Check.refuse(why)
+    reads: list[str] = []
+    for raw in files:
+        if why := _read_file(ctx, command, raw, reads):
+            return Check.refuse(why)
+    return Check(ok=True, reads=tuple(reads), words=(stage.words[0], *options, Word("--"), *ran))
 
 
 def _check_filter(ctx: Context, stage: Stage) -> Check:
@@ -290,9 +349,12 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
                 "file that is not checked"
             )
         return Check(ok=True, words=_grep_rewritten(stage, split))
-    names = _grep_names(ctx, files)
-    if isinstance(names, str):
-        return Check.refuse(names)
+    globbed = _globbed(ctx, files)
+    if isinstance(globbed, str):
+        return Check.refuse(globbed)
+    names, ran = globbed
+    if ran != files:  # a glob that matches nothing runs as the literal name it was decided as
+        split = split._replace(operands=(*split.operands[: len(split.operands) - len(files)], *ran))
     if not names and recursive:
         names = ["."]  # grep -r without a file searches the working directory
     if not names:
@@ -308,23 +370,22 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     return Check(ok=True, reads=tuple(reads), words=_grep_rewritten(stage, split))
 
 
-def _grep_names(ctx: Context, files: tuple[Word, ...]) -> list[str] | str:
-    """The file operands with each glob expanded, or why a glob cannot be."""
+def _globbed(ctx: Context, files: tuple[Word, ...]) -> tuple[list[str], tuple[Word, ...]] | str:
+    """The file operands with each glob expanded (the names the command reads) and the words
+    that run for them (a glob that matches nothing quoted: its own name), or why a glob is refused."""
     names: list[str] = []
+    ran: list[Word] = []
     for word in files:
         if not word.glob:
             names.append(word.text)
+            ran.append(word)
             continue
-        expansion = expand(ctx.ws, ctx.cwd, word.text)
-        if expansion.why:
-            return expansion.why
-        if not expansion.matches:
-            return (
-                f"the glob {word.text!r} matches nothing here: bash would pass it as it is, or drop it "
-                "under nullglob and leave grep reading standard input"
-            )
-        names.extend(expansion.matches)
-    return names
+        found = operand(ctx.ws, ctx.cwd, word)
+        if found.why:
+            return found.why
+        names.extend(found.names)
+        ran.append(found.word)
+    return names, tuple(ran)
 
 
 def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[str]) -> Check:
@@ -361,7 +422,7 @@ def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[
 
 
 def _grep_rewritten(stage: Stage, split: _GrepWords) -> tuple[Word, ...] | None:
-    if not split.late and not any(w.glob for w in split.operands):
+    if not split.late and not any(w.glob for w in stage.args):
         return None
     return (stage.words[0], *split.options, Word("--"), *split.operands)
 

@@ -1,6 +1,7 @@
 """`X --version` for a fixed table of toolchains whose version query, checked under strace in a
 project directory, reads no project file and runs no project code (the interpreter prints its
-version before it imports anything; node, ruff and tmux are single binaries).
+version before it imports anything; node, ruff, tmux and gh are single binaries).
+tests/analyzer/test_versions33.py runs each query found on PATH under strace in a project directory.
 
 Tools whose version query loads the project (pytest reads conftest.py and its plugins) are not in
 the table and ask. The program bash would run is looked up on PATH when the line is decided: one
@@ -39,6 +40,8 @@ VERSION_QUERIES: dict[str, Query] = {
     "ruff": Query(frozenset({"--version", "-V"})),
     "tmux": Query(frozenset({"-V"})),
     "mypy": Query(frozenset({"--version", "-V"}), python_script=True),
+    # gh 2.23 (a Go binary) under strace: opens its own config in HOME, nothing in the project, runs nothing.
+    "gh": Query(frozenset({"--version"})),
 }
 
 

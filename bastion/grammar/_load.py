@@ -2,7 +2,8 @@
 
 `python -m bastion.grammar` (run by `make` at install) builds the parser from subset.lark with
 strict=True, which proves that the grammar has no conflict and that no two terminals of one lexer
-state can match the same text (about two seconds), and writes that build's tables to
+state can match the same text (about twenty seconds since the quoted strings hold TEXT: interegular
+checks those classes), and writes that build's tables to
 `_subset_lalr.py` beside the grammar (git-ignored, data only): the parse table, the regular
 expression of each state's lexer, the rules, lark's own serialization of the build, and the grammar
 text, options and lark version they were built from. A process imports that module and runs the
@@ -74,7 +75,8 @@ class _ToPlan:
         return Pipeline(tuple(s for s in stages if isinstance(s, Stage)))
 
     def stage(self, items: list[object]) -> Stage:
-        words = tuple(i for i in items if isinstance(i, Word))
+        # A brace word is a list of the words bash makes of it.
+        words = tuple(w for i in items for w in (i if isinstance(i, list) else (i,)) if isinstance(w, Word))
         redirects = tuple(i for i in items if isinstance(i, Redirect))
         return Stage(words, redirects)
 
@@ -86,6 +88,13 @@ class _ToPlan:
 
     def glob(self, tokens: list[Token]) -> Word:
         return Word(str(tokens[0]), glob=True)
+
+    def brace(self, tokens: list[Token]) -> list[Word]:
+        """The words bash makes of PREFIX{A,B,...}SUFFIX, in order, an empty one left out."""
+        prefix, rest = str(tokens[0]).split("{", 1)
+        alternatives, suffix = rest.split("}", 1)
+        made = (prefix + a + suffix for a in alternatives.split(","))
+        return [Word(w, glob="*" in w or "?" in w) for w in made if w]
 
     def redirect(self, tokens: list[Token]) -> Redirect:
         return Redirect(str(tokens[0]))

@@ -6,7 +6,7 @@ import re
 from functools import lru_cache
 
 from ._lalr import END, Unexpected
-from ._load import loaded, parser
+from ._load import grammar_text, loaded, parser
 from ._plan import Outside, Plan, Redirect
 
 __all__ = ["MAX_LINE_BYTES", "MAX_LINE_WORDS", "oversized", "parse", "parser", "prepare"]
@@ -56,10 +56,10 @@ _CHARACTERS: dict[str, str] = {
     "#": "a comment that does not follow a space or start a line",
     "(": "a subshell or grouping",
     ")": "a subshell or grouping",
-    "{": "brace expansion or a group",
-    "}": "brace expansion or a group",
-    "[": "a character class or test",
-    "]": "a character class or test",
+    "{": "brace expansion other than one group {A,B,...} in a plain word, or a group",
+    "}": "brace expansion other than one group {A,B,...} in a plain word, or a group",
+    "[": "a character class, or a `[` that is not the command word on its own",
+    "]": "a character class, or a `]` that is not a word on its own",
     "!": "a `!` that is not a word of its own after the command word (negation, or history expansion)",
     "~": "tilde expansion at the start of a word",
     "^": "a `^` at the start of a word",
@@ -96,6 +96,8 @@ def _at(line: str, index: int) -> Outside:
                 return _found(line, start + 1, seq, what, why)
     if line[index : index + 1] == '"':
         return _inside_double_quotes(line, index)
+    if line[index : index + 1] == "'":
+        return _inside_single_quotes(line, index)
     return _describe(line, index)
 
 
@@ -138,9 +140,34 @@ def _describe(line: str, index: int) -> Outside:
     )
 
 
+@lru_cache(maxsize=1)
+def _text() -> re.Pattern[str]:
+    """TEXT, the other scripts' characters a quoted string may hold, as the grammar file writes it
+    (only to say which character ended a string: the grammar alone decides)."""
+    blocks = re.findall(r"^_TEXT_[A-Z]+: /(\[.*\])/$", grammar_text(), re.MULTILINE)
+    return re.compile("|".join(blocks))
+
+
+# After a $ inside double quotes, what bash leaves literal (the grammar's _DQ_DOLLAR, and the quote).
+_LITERAL_AFTER_DOLLAR = frozenset('\t |)/.:,=+%]}^~"')
+
+
+def _in_quotes(line: str, i: int, quote: str) -> Outside:
+    """The character at `i` inside a quoted string that is not TEXT, said in words."""
+    found = _at(line, i)
+    what = "double" if quote == '"' else "single"
+    if line[i] in "\u00a0\u200b" or not line[i].isascii():
+        found = found._replace(
+            reason=f"{found.reason}: a quoted string may hold letters, signs, symbols and emoji, but no "
+            "bidirectional control, blank, combining mark or look-alike of a shell character"
+        )
+    return found._replace(reason=f"{found.reason} (inside {what} quotes)")
+
+
 def _inside_double_quotes(line: str, index: int) -> Outside:
     """Why the double-quoted string at `index` is not a whole DQUOTED piece: what stops it."""
     i = index + 1
+    text = _text()
     while i < len(line):
         char = line[i]
         if char == "\\" and line[i + 1 : i + 2].isprintable() and line[i + 1 : i + 2].isascii():
@@ -148,9 +175,39 @@ def _inside_double_quotes(line: str, index: int) -> Outside:
             continue
         if char == '"':
             break
+        if char == "$" and line[i + 1 : i + 2] in _LITERAL_AFTER_DOLLAR and line[i + 1 : i + 2]:
+            i += 1
+            continue
+        if not char.isascii() and text.fullmatch(char):
+            i += 2 if line[i + 1 : i + 2] == "\ufe0f" else 1
+            if line[i : i + 1] == "\\":
+                column = i + 1
+                return _found(
+                    line,
+                    column,
+                    "\\",
+                    "a backslash after a non-ASCII character",
+                    f"`\\` at column {column}: a backslash right after a non-ASCII character in double "
+                    "quotes is outside the subset (a multibyte locale could read the two as one character)",
+                )
+            continue
         if char in "$`" or not (char.isascii() and (char.isprintable() or char == "\t")):
-            found = _at(line, i)
-            return found._replace(reason=f"{found.reason} (inside double quotes)")
+            return _in_quotes(line, i, '"')
+        i += 1
+    return _describe(line, index)
+
+
+def _inside_single_quotes(line: str, index: int) -> Outside:
+    """Why the single-quoted string at `index` is not a whole SQUOTED piece: what stops it."""
+    i = index + 1
+    text = _text()
+    while i < len(line) and line[i] != "'":
+        char = line[i]
+        if not char.isascii() and text.fullmatch(char):
+            i += 2 if line[i + 1 : i + 2] == "\ufe0f" else 1
+            continue
+        if not (char.isascii() and (char.isprintable() or char == "\t")):
+            return _in_quotes(line, i, "'")
         i += 1
     return _describe(line, index)
 
@@ -197,6 +254,18 @@ def _outside(line: str, err: Unexpected) -> Outside:
         if token.type == "BANG" or before.endswith("!"):
             index -= 0 if token.type == "BANG" else 1
             return _at(line, index)
+        if token.type in ("SQUOTED", "DQUOTED") and "CMD_SQUOTED" in err.expected:
+            bad = next((k for k, c in enumerate(text) if not c.isascii()), None)
+            if bad is not None:
+                column = index + bad + 1
+                return _found(
+                    line,
+                    column,
+                    text[bad],
+                    "a non-ASCII character in the command word",
+                    f"non-ASCII character U+{ord(text[bad]):04X} at column {column} is outside the subset: "
+                    "the command word is printable ASCII",
+                )
         if "=" in text and "CMD_BARE" in err.expected:
             index += text.index("=")
             return _at(line, index)
@@ -218,7 +287,7 @@ def _outside(line: str, err: Unexpected) -> Outside:
                 f"`{text}` at column {index + 1}: a redirect is a whole word "
                 "after the command word: 2>&1, 2>/dev/null or >/dev/null",
             )
-        if token.type.endswith("TAIL"):
+        if token.type.endswith("TAIL") or token.type in ("TEST_OPEN", "TEST_CLOSE"):
             return _at(line, index)
         if token.type == "GLOB" or before.endswith(("*", "?")):
             return _found(

@@ -12,8 +12,9 @@ from typing import NamedTuple
 __all__ = ["Operator", "Outside", "Pipeline", "Plan", "Redirect", "Stage", "Word", "shown"]
 
 # A word bash reads as itself when written bare: the subset's unquoted run, with "~" and "^" only
-# after the first character and "~" never after "=" or ":" (where bash would expand it).
-_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-](?:[A-Za-z0-9_@%+=:,./^-]|(?<![=:])~)*")
+# after the first character and "~" never after "=" or ":" (where bash would expand it); or "[" or
+# "]" alone (no glob: an unmatched bracket is literal).
+_BARE = re.compile(r"[A-Za-z0-9_@%+=:,./-](?:[A-Za-z0-9_@%+=:,./^-]|(?<![=:])~)*|\[|\]")
 
 
 def shown(text: str) -> str:

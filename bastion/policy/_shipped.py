@@ -35,12 +35,12 @@ _ALLOWED_COMMANDS = (
     "ls:*", "pwd",
     # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _name_commands.py,
     # _word_commands.py, _prints.py).
-    "sed:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
+    "sed:*", "awk:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
     "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
     "python3 --version", "python3 -V", "python --version", "python -V", "node --version", "node -v",
-    "ruff --version", "ruff -V", "tmux -V", "mypy --version", "mypy -V",
+    "ruff --version", "ruff -V", "tmux -V", "mypy --version", "mypy -V", "gh --version",
     "basename:*", "dirname:*", "which:*", "tr:*",
-    "echo:*", "printf:*", "true", "false", "test:*", "od:*",
+    "echo:*", "printf:*", "true", "false", "test:*", "[:*", "od:*",
 )  # fmt: skip
 
 _ALLOWED_TOOLS = READ_TOOLS

@@ -74,7 +74,7 @@ ASK = [
     ("test -f main.go -a -f /etc/passwd", "an expression joined with -a"),
     ("test -f main.go -o -e /etc/shadow", "an expression joined with -o"),
     ("test 1 -eq 1 -a -e /root", "a longer expression"),
-    ("[ -f main.go ]", "[ is never part of a word in the subset"),
+    ("[ -f main.go", "[ needs ] as its last word"),
     ("test ! ! -f /etc/passwd", "a double negation around a name outside"),
     # cat and od after a pipe read standard input only; od first reads files as cat does.
     ("cat main.go | cat .env", "a file operand after a pipe"),

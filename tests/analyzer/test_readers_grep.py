@@ -103,7 +103,7 @@ ASKED = [
     ("grep -r hit src/fifo", "a FIFO named as an operand"),
     ("grep -r hit -", "standard input"),
     ("cat README.md | grep -r hit", "after a pipe -r searches the directory, not the input"),
-    ("grep -r hit nothing*", "a glob that matches nothing"),
+    ("grep -r hit */", "a glob whose matches hold .env below (the read of it asks)"),
     ("grep -r hit src --include=*.py", "an unquoted glob bash may expand to other names"),
 ]
 

@@ -45,6 +45,27 @@ INSIDE = {
     "ls # x; rm -rf /": [["ls"]],
     "ls 'a'\t# $(id)\ncat f # y": [["ls", "a"], ["cat", "f"]],
     "find . ! -path x": [["find", ".", "!", "-path", "x"]],
+    # A $ bash leaves literal in double quotes: before the closing quote, a blank, | ) and the like.
+    'grep ":$" f': [["grep", ":$", "f"]],
+    'grep -v "^d.*\\.git$"': [["grep", "-v", "^d.*\\.git$"]],
+    'grep "a$|b$)c$ d$/$.$:$,$=$+$%$]$}$^$~"': [["grep", "a$|b$)c$ d$/$.$:$,$=$+$%$]$}$^$~"]],
+    'echo "\\$x"': [["echo", "$x"]],
+    # Text of other scripts in quoted strings; a TEXT character may end a string.
+    'echo "\u2713 done" "\u2717"': [["echo", "\u2713 done", "\u2717"]],
+    "echo '\u26a0\ufe0f  caf\u00e9 \u6b63 \U0001f916 \u2501\u2501'": [
+        ["echo", "\u26a0\ufe0f  caf\u00e9 \u6b63 \U0001f916 \u2501\u2501"]
+    ],
+    'echo "\u2192$"': [["echo", "\u2192$"]],
+    # Brace expansion of plain words: the words bash makes, an empty one left out.
+    "ls *.{pdf,epub}": [["ls", "*.pdf", "*.epub"]],
+    "cat src/{a,b/c}.py x": [["cat", "src/a.py", "src/b/c.py", "x"]],
+    "diff f{,.orig}": [["diff", "f", "f.orig"]],
+    "echo {,} x": [["echo", "x"]],
+    "ls -{a,l}": [["ls", "-a", "-l"]],
+    # ** is * without globstar; [ alone is the test builtin and ] a word of its own.
+    "ls **/x.py a**b": [["ls", "**/x.py", "a**b"]],
+    "[ -f x ] && [ a = b ]": [["[", "-f", "x", "]"], ["[", "a", "=", "b", "]"]],
+    "test x ]": [["test", "x", "]"]],
 }
 
 
@@ -91,7 +112,42 @@ OUTSIDE = {
     "cat <(id)": ("<(", 5),
     "cat <<<x": ("<<<", 5),
     "echo $'\\x41'": ("$'", 6),
-    "echo {a,b}": ("{", 6),
+    "echo {a}": ("{", 6),
+    "echo {a,b}{c,d}": ("{", 11),
+    "echo x={a,b}": ("{", 8),
+    "echo {a,'b'}": ("{", 6),
+    "echo '{a,b}'x{c,d}": ("{", 14),
+    "echo {a..c}": ("{", 6),
+    "{ls,-la}": ("{", 1),
+    "echo ~{a,b}": ("~", 6),
+    "[[ -f x ]]": ("[", 2),
+    "[x": ("x", 2),
+    "echo [": ("[", 6),
+    "echo x]": ("]", 7),
+    "echo ]x": ("x", 7),
+    'echo "$x"': ("$", 7),
+    'echo "$$"': ("$", 7),
+    'echo "$?"': ("$", 7),
+    'echo "$1"': ("$", 7),
+    'echo "$_"': ("$", 7),
+    'echo "$-"': ("$", 7),
+    'echo "$#"': ("$", 7),
+    'echo "$@"': ("$", 7),
+    'echo "$!"': ("$", 7),
+    'echo "$*"': ("$", 7),
+    "echo \"$'x'\"": ("$", 7),
+    'echo "a$\\"': ("$", 8),
+    'echo "\u202e"': ("\u202e", 7),
+    "echo '\u2066x'": ("\u2066", 7),
+    "echo '\u00a0'": ("\u00a0", 7),
+    "echo '\u200b'": ("\u200b", 7),
+    "echo '\uff5c'": ("\uff5c", 7),
+    "echo '\u2019'": ("\u2019", 7),
+    "echo '\u037e'": ("\u037e", 7),
+    "echo '\u0301'": ("\u0301", 7),
+    'echo "\u2713\\n"': ("\\", 8),
+    "echo \u2713": ("\u2713", 6),
+    "'\u2713' x": ("\u2713", 2),
     "IFS=x ls": ("=", 4),
     "X=1 git status": ("=", 2),
     "git=1 status": ("=", 4),
@@ -200,9 +256,15 @@ def test_the_grammar_file_states_its_alphabet_and_is_loaded_strict() -> None:
 
 _BARE = st.text("abcXYZ019_./:@%+,=-", min_size=1, max_size=6).filter(lambda s: not s.startswith(("~", "^")))
 _QUOTED_TEXT = st.text(st.characters(min_codepoint=0x20, max_codepoint=0x7E) | st.just("\t"), max_size=6)
+# An argument may also hold the other scripts' text (TEXT); a command word is ASCII.
+_ARG_TEXT = st.text(
+    st.characters(min_codepoint=0x20, max_codepoint=0x7E)
+    | st.sampled_from(["\t", "\u2713", "\u00e9", "\u2501"]),
+    max_size=6,
+)
 _WORD = st.one_of(
     _BARE.map(lambda s: Word(s)),
-    _QUOTED_TEXT.map(lambda s: Word(s)),
+    _ARG_TEXT.map(lambda s: Word(s)),
     st.from_regex(r"\A[a-z0-9_./-]{0,3}[*?][a-z0-9_./*?-]{0,3}\Z").map(lambda s: Word(s, glob=True)),
 )
 _COMMAND = st.one_of(_BARE, _QUOTED_TEXT).filter(lambda s: "=" not in s).map(lambda s: Word(s))
@@ -237,7 +299,7 @@ def test_a_line_with_a_byte_outside_the_alphabet_never_parses(plan: Plan, at: in
     at %= len(line) + 1
     mutated = line[:at] + bad + line[at:]
     # Inside single quotes most bytes are literal text; the alphabet forbids only what can change meaning.
-    if bad in "$`\\&<>(){}[]" and mutated.count("'") >= 2:
+    if bad in "$`\\&<>(){}[]\u00e9" and mutated.count("'") >= 2:
         return
     assert isinstance(parse(mutated), Outside)
 

@@ -1,0 +1,130 @@
+"""awk that only computes and prints: a program of awk_program.lark, the files it reads checked as
+cat's are, and no option but `-F` (a field separator).
+
+The program is parsed by the grammar beside this module (an Earley parser, built by lark on the
+first awk line of a process, then remembered): what is accepted is its language, whatever awk's
+own parse of it, and no sentence of it names a file, a program or the environment (no `|`, no
+redirect after print, no getline, system, close, fflush, ENVIRON, ARGV, @include...). Refused:
+`-f` (a program file that is not checked), `-v` (an assignment before the program runs), every
+other option (gawk's `-i`/`-l` load files and libraries, `-o`/`-p`/`-d` write awkprof.out or
+awkvars.out, mawk's `-W exec` reads a program file), and an operand `NAME=value`, which awk takes
+for an assignment, not a file.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import re
+from typing import TYPE_CHECKING
+
+from ..grammar import Stage
+from ._flags import ANY, FlagTable, parse_args
+from ._operands import read_files
+from ._result import Check, Checker, Context
+
+if TYPE_CHECKING:
+    from lark import Lark
+
+__all__ = ["AWK_FIRST", "AWK_FILTER", "program_prints_only"]
+
+_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "awk_program.lark")
+_ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
+
+AWK_FLAGS = FlagTable(
+    spaced={"-F": ANY},
+    attached={"-F": ANY},
+    refused={
+        "-f": "awk -f reads its program from a file that is not checked",
+        "--file": "awk --file reads its program from a file that is not checked",
+        "-v": "awk -v assigns a variable before the program runs, which this check does not read",
+        "--assign": "awk --assign assigns a variable before the program runs",
+        "-i": "gawk -i includes a source file that is not checked",
+        "-l": "gawk -l loads a shared library, a program",
+        "-E": "gawk -E reads its program from a file that is not checked",
+        "-e": "gawk -e joins program texts this check reads one at a time",
+        "-o": "gawk -o writes the program to a file",
+        "-p": "gawk -p writes a profile to a file",
+        "-d": "gawk -d writes the variables to a file",
+        "-W": "mawk -W takes options (exec reads a program file, dump writes)",
+    },
+)
+
+
+# Names awk reads as something else than a variable: keywords and functions the grammar leaves out,
+# and the arrays and variables that reach the environment, the arguments or the process.
+_NOT_VARIABLES = frozenset(
+    {
+        "BEGIN", "END", "BEGINFILE", "ENDFILE", "print", "printf", "next", "nextfile", "exit", "if",
+        "else", "while", "for", "do", "in", "delete", "getline", "function", "func", "return", "break",
+        "continue", "system", "close", "fflush", "sprintf", "ENVIRON", "ARGV", "ARGC", "ARGIND",
+        "PROCINFO", "SYMTAB", "FUNCTAB", "length", "substr", "index", "split", "sub", "gsub", "match",
+        "tolower", "toupper", "int", "sqrt", "exp", "log", "sin", "cos", "atan2", "rand", "srand",
+    }
+)  # fmt: skip
+
+
+@functools.lru_cache(maxsize=1)
+def _parser() -> Lark:
+    from lark import Lark
+
+    with open(_GRAMMAR, encoding="ascii") as handle:
+        # A basic lexer reads each name whole; Earley takes any parse (the language is what is safe).
+        return Lark(handle.read(), parser="earley", lexer="basic")
+
+
+@functools.lru_cache(maxsize=1024)
+def program_prints_only(program: str) -> bool:
+    """Whether the whole program is a sentence of awk_program.lark whose names are all variables."""
+    from lark import Token
+    from lark.exceptions import LarkError
+
+    try:
+        tree = _parser().parse(program)
+    except LarkError:
+        return False
+    names = tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
+    return not any(str(name) in _NOT_VARIABLES for name in names)
+
+
+def _files(stage: Stage) -> tuple[str, tuple[str, ...]]:
+    """(why not, or "", the file operands): the program is the first operand."""
+    args = parse_args("awk", AWK_FLAGS, stage.args)
+    if not args.ok:
+        return args.why, ()
+    if not args.operands:
+        return "awk needs a program, and without one it prints an error", ()
+    program, files = args.operands[0], args.operands[1:]
+    if not program_prints_only(program):
+        return (
+            f"the awk program {program!r} is not only patterns and actions that compute and print; "
+            "others run programs (system, |), write files (>), read unchecked ones (getline) or the "
+            "environment (ENVIRON)",
+            (),
+        )
+    for name in files:
+        if _ASSIGNMENT.match(name):
+            return f"awk takes {name!r} for an assignment, not a file, which this check does not read", ()
+    return "", files
+
+
+def _check_first(ctx: Context, stage: Stage) -> Check:
+    why, files = _files(stage)
+    if why:
+        return Check.refuse(why)
+    return read_files(ctx, "awk", files)
+
+
+def _check_filter(ctx: Context, stage: Stage) -> Check:
+    why, files = _files(stage)
+    if why:
+        return Check.refuse(why)
+    if files:
+        return Check.refuse(
+            f"awk after a pipe reads standard input; the operand {files[0]!r} is a file that is not checked"
+        )
+    return Check(ok=True)
+
+
+AWK_FIRST: dict[str, Checker] = {"awk": _check_first}
+AWK_FILTER: dict[str, Checker] = {"awk": _check_filter}

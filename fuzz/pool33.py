@@ -1,0 +1,47 @@
+"""Generator words for issue 33's forms: globs with braces, absolute-free `**`, globs that match
+nothing, globs among a reader's files, `[ ... ]`, quoted text of other scripts and literal `$` in
+double quotes, tree's options after a directory, gh --version, awk; beside the siblings that must ask
+(a brace or glob that reaches a secret, a link out or a name with a leading dash, newline or space:
+the fixture's `dash/` holds `-rf`, `--output=x` and a name with a newline)."""
+
+from __future__ import annotations
+
+__all__ = ["ARGS33", "COMMANDS33", "STAGES33", "with_pool33"]
+
+ARGS33: tuple[str, ...] = (
+    # braces and globs over the fixture (fuzz/fixtures.py): secrets, links out, odd names
+    "*.{go,md}", "{main,sub/a}.go", "sub/{a,deep/b}.go", "{.env,x}", ".e{nv,x}", "{secrets,sub}/*",
+    "dash/*", "dash/{-rf,x}", "{-n,main.go}", "nomatch*.go", "*.pem", "id_*", "**/*.go", "sub/**",
+    "*/*.go", "'sub dir'/*", "{inlink,etclink}/*", "{,sub/}*.go", "x{,.orig}", "{a,b}", "*.{txt,en?}",
+    ".claude/*.md", "docs/*.txt", "*.txt",
+    # test and [
+    "]", "-p", "-S", "-eq", "-lt", "-ge", "1", "10", "-v", "-o", "-a", "-t", "-nt",
+    # quoted text and literal $
+    '"\u2713 done"', "'\u2501\u2501'", '"\u26a0\ufe0f  x"', '":$"', '"a$|b"', '"x$)"', '"^d.*\\.git$"',
+    # tree after a directory, gh
+    "-I", "'*.go'", "-L", "-o", "--version",
+    # awk: print-only programs beside the ones that write, run or read unchecked
+    "'/package/,/^}/'", "'{print $1}'", "'NR==1'", "'END{print NR}'", "-F", ":", "'{print > \"out\"}'",
+    "'BEGIN{system(\"id\")}'", "'{print ENVIRON[\"HOME\"]}'", "'BEGIN{getline l < \".env\"; print l}'",
+    "-f", "-v", "x=1", "FS=:",
+)  # fmt: skip
+COMMANDS33: tuple[str, ...] = ("[", "tree", "gh", "awk")
+# Whole stages for the attack generator (strategies.hostile_stage).
+STAGES33: tuple[str, ...] = (
+    "cat {.env,x}", "grep KEY *.{go,en?}", "wc -l dash/*", "ls -la dash/*", "head -n 1 nomatch*",
+    "cat dash/*", "grep -n package {,sub/}*.go", "cat */*.go", "tail -n 1 sub/*", "ls {inlink,etclink}/*",
+    "grep -c x 'sub dir'/* *.txt", "[ -f .env ] && echo \"\u2713 .env\"", "[ -s id_rsa ] || echo \"\u2717\"",
+    "test -f main.go && echo \"\u2713 main.go exists\" || echo \"\u2717 missing\"", "tree sub -I '*.go'",
+    "tree sub -L 1 -a", "gh --version", "ls -R | grep \":$\"", "ls -la | grep -v \"^d.*\\.git$\"",
+    "ls **/*.go", "cat secrets/{token,x}.txt", "head -n 2 {notes.txt,chain}", "wc -c *.pem id_*",
+    "awk '/package/,/^}/' main.go | grep -n x", "awk '{print $1}' .env", "awk -F: '{print $1}' notes.txt",
+    "cat main.go | awk 'NR==1'", "awk 'END{print NR}' sub/a.go 'sub dir/x.go'", "awk '{print}' dash/*",
+    "awk '{print > \"out\"}' main.go", "awk 'BEGIN{while(1)print}'", "awk '{print}' outlink",
+)  # fmt: skip
+
+Pools = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]
+
+
+def with_pool33(raw: tuple[str, ...], commands: tuple[str, ...], args: tuple[str, ...]) -> Pools:
+    """The generators' (raw commands, command pool, argument pool) with these words added."""
+    return tuple(dict.fromkeys((*raw, *COMMANDS33))), (*commands, *COMMANDS33), (*args, *ARGS33)
