@@ -236,7 +236,7 @@ class Hub:
             from mcp.client.streamable_http import streamable_http_client
 
             assert config.url is not None
-            headers = header_values(config, self._environ)
+            headers = header_values(config, self._environ, self._scrub)
             timeout = httpx2.Timeout(min(30.0, config.startup_timeout), read=max(300.0, config.call_timeout))
             http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=timeout))
             read, write = await stack.enter_async_context(
