@@ -10,7 +10,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
-from .._safe import redact, safe_text
+from .._safe import redact, safe_line, safe_text
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Fanout, Printer
@@ -176,10 +176,10 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
             except (Cancelled, KeyboardInterrupt):
                 print("\n[aborted]" + _withdrawn(agent))
             except AgentError as err:
-                print(f"\nbastion: {err}{_withdrawn(agent)}")
+                print("\n" + safe_line(f"bastion: {err}{_withdrawn(agent)}"))
                 hint = built.advice(err)
                 if hint is not None:
-                    print(f"bastion: {hint}")
+                    print(safe_line(f"bastion: {hint}"))
                 if err.kind is Failure.CONTEXT_EXCEEDED:
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:
