@@ -6,6 +6,7 @@ it with keys in the environment and finds none in the child."""
 from __future__ import annotations
 
 import ast
+import io
 import json
 import os
 import re
@@ -203,3 +204,28 @@ def test_the_hooks_git_gets_no_key(tmp_path: Path) -> None:
     execs = [line for line in trace.read_text().splitlines() if "execve(" in line]
     assert any("/git" in line.split(",")[0] for line in execs)  # the probe ran git
     assert [line for line in execs[1:] if KEY in line] == []  # execs[0]: strace starting the hook
+    assert sum(line.split(",")[0].endswith(f'"{sys.executable}"') for line in execs) == 1  # not again
+
+
+@pytest.mark.parametrize(
+    ("argv", "executed_again"),
+    [
+        (["check", "--", "ls"], False),
+        (["audit", "--format", "jsonl", os.devnull], False),
+        (["sessions", "--help"], False),
+        (["--version"], True),
+        (["doctor", "--help"], True),
+    ],
+)
+def test_only_the_paths_that_hold_a_key_take_it_out_of_the_process(
+    argv: list[str], executed_again: bool, monkeypatch: pytest.MonkeyPatch, capsys: pytest.CaptureFixture[str]
+) -> None:
+    import bastion._handover
+    from bastion.cli import main
+
+    called: list[list[str]] = []
+    monkeypatch.setattr(bastion._handover, "keep_keys_out", lambda args: called.append(list(args)))
+    monkeypatch.setattr(sys, "argv", ["bastion", *argv])
+    monkeypatch.setattr(sys, "stdin", io.StringIO("{}"))
+    main()
+    assert called == ([argv] if executed_again else [])
