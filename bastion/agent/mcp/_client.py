@@ -249,8 +249,10 @@ class Hub:
             if isinstance(message, ToolListChangedNotification):
                 self._loop.create_task(self._relist(server))
 
+        # Starting (initialize, the tool list) is bounded by startup_timeout, each call by call_timeout
+        # (given with the call): a server slow to import its SDK is not failed by a short call bound.
         session = ClientSession(
-            read, write, read_timeout_seconds=config.call_timeout, message_handler=on_message
+            read, write, read_timeout_seconds=config.startup_timeout, message_handler=on_message
         )
         return await stack.enter_async_context(session)
 
