@@ -78,7 +78,10 @@ def _plain_args(argv: Sequence[str]) -> SimpleNamespace | None:
     return SimpleNamespace(**values)
 
 
-def _print_human(result: dict[str, Any], out: TextIO, cwd: str) -> None:
+def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
+    from ._safe import safe_lines
+
+    out = safe_lines(stream)  # a line, a name, a reason from the repository: shown safe
     out.write(f"{result['decision']}: {result['reason']}\n")
     if result.get("rule"):
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
@@ -143,12 +146,12 @@ def check(
         try:
             return EXIT[explain_call(dry, os.path.abspath(args.cwd), args.tool, call, out)]
         except (RequestError, PolicyError) as exc:
-            err.write(f"bastion check: {exc}\n")
+            err.write(_safe_error(exc))
             return USAGE
     try:
         result = dry.check(os.path.abspath(args.cwd), args.tool, call)
     except (RequestError, PolicyError) as exc:
-        err.write(f"bastion check: {exc}\n")
+        err.write(_safe_error(exc))
         return USAGE
     if args.json:
         out.write(json.dumps(result) + "\n")
@@ -157,7 +160,27 @@ def check(
     return EXIT[result["decision"]]
 
 
+# The commands that hold no key and start no program a key could reach: they keep their environment.
+KEYLESS = ("check", "audit", "hook", "mcp", "runtime", "sessions", "config")
+
+
+def _safe_error(exc: Exception) -> str:
+    from ._safe import safe_line
+
+    return safe_line(f"bastion check: {exc}") + "\n"
+
+
 def main(argv: Sequence[str] | None = None) -> int:
+    """The command line `argv`, or this process's own (sys.argv), which is first executed again
+    without its key variables when it holds a key (bastion/_handover.py)."""
+    if argv is None and (sys.argv[1:2] or [""])[0] not in KEYLESS:
+        from ._handover import keep_keys_out
+
+        try:
+            keep_keys_out(sys.argv[1:])
+        except OSError as err:
+            sys.stderr.write(f"bastion: cannot take the key variables out of its own environment: {err}\n")
+            return 1
     try:
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
     except BrokenPipeError:

@@ -1,5 +1,7 @@
 """How long the agent takes to start: the REPL from exec to its prompt, and -p from exec to its
-first request reaching the (scripted) model server; and whether `bastion check` loads rich.
+first request reaching the (scripted) model server; what taking the key variables out of the
+process costs (`bastion --version` with a key in the environment, so bastion executes itself again,
+beside the same without one, the runs interleaved); and whether `bastion check` loads rich.
 
     .venv/bin/python benchmarks/startup.py [--runs N] [--before REF] [--python PATH]
 
@@ -26,7 +28,9 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.agent.scripted_server import ScriptedServer  # noqa: E402
 
-CODE = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
+# The command line's own entry (sys.argv), as the installed `bastion` runs it: with a key in the
+# environment it executes itself again without it (bastion/_handover.py), and that is timed too.
+CODE = "import sys; from bastion.cli import main; sys.exit(main())"
 
 
 ROOT = Path(__file__).resolve().parents[1]
@@ -83,6 +87,19 @@ def p_to_first_request(python: str, tmp: str, code: str | None = None) -> float:
     return took
 
 
+def version_start(python: str, tmp: str, code: str | None, key: bool) -> tuple[float, float]:
+    """`bastion --version`, exec to exit, in wall time and in CPU time (user and system: what a
+    busy machine changes least); with `key`, the key's variable is set (and taken out)."""
+    env = _env(tmp, code)
+    if not key:
+        del env["OPENAI_API_KEY"]
+    start = time.perf_counter()
+    proc = subprocess.Popen([python, "-c", CODE, "--version"], cwd=tmp, env=env, stdout=subprocess.DEVNULL)
+    _, status, usage = os.wait4(proc.pid, 0)
+    proc.returncode = os.waitstatus_to_exitcode(status)
+    return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
+
+
 def check_loads_rich(python: str, tmp: str, code: str | None = None) -> bool:
     script = (
         "import sys; from bastion.cli import main; main(['check', '--', 'ls']); "
@@ -109,12 +126,22 @@ def _checkout(ref: str, where: str) -> str:
         check=True,
         stdout=subprocess.DEVNULL,
     )
+    # Its parser tables made and its bytecode compiled, as `make` does for this checkout: otherwise
+    # every start of REF would do both again.
+    env = {**os.environ, "PYTHONPATH": where}
+    subprocess.run(
+        [sys.executable, "-m", "bastion.grammar"], cwd=where, env=env, check=True, capture_output=True
+    )
+    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(where, "bastion")], check=True)
     return where
 
 
 def _figures(name: str, label: str, times: list[float], runs: int) -> str:
     ms = [t * 1000 for t in times]
     return f"{name} ({label}): median {statistics.median(ms):.0f} ms, fastest {min(ms):.0f} ms ({runs} runs)"
+
+
+_KEY = {"key set": True, "no key": False}
 
 
 def main() -> None:
@@ -136,10 +163,16 @@ def main() -> None:
                 print(f"{label}: bastion from {_imported_from(args.python, work, code)}")
             repl: dict[str, list[float]] = {label: [] for label in versions}
             one: dict[str, list[float]] = {label: [] for label in versions}
+            handover: dict[str, list[float]] = {f"{label}, {k}": [] for label in versions for k in _KEY}
+            cpu: dict[str, list[float]] = {f"{label}, {k}": [] for label in versions for k in _KEY}
             for _ in range(args.runs):  # interleaved, so a busy moment weighs on both alike
                 for label, code in versions.items():
                     repl[label].append(repl_to_prompt(args.python, idle.url, work, code))
                     one[label].append(p_to_first_request(args.python, work, code))
+                    for k, key in _KEY.items():
+                        wall, used = version_start(args.python, work, code, key)
+                        handover[f"{label}, {k}"].append(wall)
+                        cpu[f"{label}, {k}"].append(used)
             rich = {label: check_loads_rich(args.python, work, code) for label, code in versions.items()}
         finally:
             if args.before:
@@ -147,7 +180,13 @@ def main() -> None:
                     ["git", "-C", str(ROOT), "worktree", "remove", "--force", os.path.join(tmp, "before")],
                     check=False,
                 )
-    for name, figures in (("REPL to its prompt", repl), ("-p to its first request", one)):
+    named = (
+        ("REPL to its prompt", repl),
+        ("-p to its first request", one),
+        ("bastion --version", handover),
+        ("bastion --version, CPU time", cpu),
+    )
+    for name, figures in named:
         for label, times in figures.items():
             print(_figures(name, label, times, args.runs))
     for label, loads in rich.items():

@@ -61,6 +61,8 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
 # layer, never of its own layer's other packages (audit and agent stand side by side) nor above.
 LAYERS = {
     "bastion._errors": 0,
+    "bastion._safe": 0,  # redaction and safe display: the standard library only
+    "bastion._handover": 1,  # the key variables out of the process at start (uses _safe)
     "bastion.sandbox": 1,
     "bastion.grammar": 2,
     "bastion.workspace": 3,

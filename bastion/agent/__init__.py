@@ -9,11 +9,11 @@ import importlib
 import typing
 
 if typing.TYPE_CHECKING:
-    from ._setup import ProviderSetup, provider_setup
+    from ._setup import ProviderSetup, config_key_names, provider_setup
 
-__all__ = ["ProviderSetup", "main", "provider_setup"]
+__all__ = ["ProviderSetup", "config_key_names", "main", "provider_setup"]
 
-_LAZY = dict.fromkeys(("ProviderSetup", "provider_setup"), "_setup")
+_LAZY = dict.fromkeys(("ProviderSetup", "config_key_names", "provider_setup"), "_setup")
 
 
 def __getattr__(name: str) -> object:

@@ -10,8 +10,9 @@ import os
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from .._safe import safe_line
 from ..policy import PATH_TOOLS, STAMP_ARG, Decided, Gate, Kind, Verdict
-from ._colour import Colour, clean
+from ._colour import Colour
 from ._types import ToolCall
 from .loop import Answer
 
@@ -130,15 +131,15 @@ def describe(
     ):
         return _edit(str(args["path"]), str(args["old_string"]), str(args["new_string"]), cwd, colour)
     shown = {k: v for k, v in args.items() if k != STAMP_ARG}
-    return [clean(f"  {k}: {v}") for k, v in shown.items()]
+    return [safe_line(f"  {k}: {v}") for k, v in shown.items()]
 
 
 def _bash(command: str, decided: Decided | None, colour: Colour) -> list[str]:
-    lines = [clean(f"  $ {line}") for line in command.splitlines() or [""]]
+    lines = [safe_line(f"  $ {line}") for line in command.splitlines() or [""]]
     outside = decided.analysis.outside if decided is not None and decided.analysis is not None else None
     if outside is not None and outside.column > 0 and "\n" not in command:
         caret = " " * (outside.column - 1 + 4) + "^"
-        lines.append(colour.red(caret + clean(f" {outside.kind or outside.reason}")))
+        lines.append(colour.red(caret + safe_line(f" {outside.kind or outside.reason}")))
     return lines
 
 
@@ -163,8 +164,8 @@ def _diff(path: str, old: str, new: str, colour: Colour) -> list[str]:
         difflib.unified_diff(old.splitlines(), new.splitlines(), f"a/{path}", f"b/{path}", lineterm="")
     )
     if not diff:
-        return [clean(f"  {path}: no change")]
-    shown = [colour.diff_line(clean(line)) for line in diff[:SHOWN_LINES]]
+        return [safe_line(f"  {path}: no change")]
+    shown = [colour.diff_line(safe_line(line)) for line in diff[:SHOWN_LINES]]
     if len(diff) > SHOWN_LINES:
         shown.append(f"  … {len(diff) - SHOWN_LINES} more diff lines")
     return shown
@@ -174,11 +175,11 @@ def _write(path: str, content: str, cwd: str, colour: Colour) -> list[str]:
     now = _current(path, cwd)
     size = len(content.encode("utf-8", "replace"))
     if isinstance(now, OSError):
-        return [clean(f"  replaces {path} ({now.strerror or now}) with {size} bytes")]
+        return [safe_line(f"  replaces {path} ({now.strerror or now}) with {size} bytes")]
     if now is None:
         lines = content.splitlines()
-        head = [clean(f"  new file {path} ({size} bytes, {len(lines)} lines)")]
-        head += [colour.green(clean(f"+{line}")) for line in lines[: SHOWN_LINES // 2]]
+        head = [safe_line(f"  new file {path} ({size} bytes, {len(lines)} lines)")]
+        head += [colour.green(safe_line(f"+{line}")) for line in lines[: SHOWN_LINES // 2]]
         if len(lines) > SHOWN_LINES // 2:
             head.append(f"  … {len(lines) - SHOWN_LINES // 2} more lines")
         return head

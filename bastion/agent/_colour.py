@@ -2,20 +2,10 @@
 
 from __future__ import annotations
 
-import re
 from collections.abc import Mapping
 from typing import TextIO
 
-__all__ = ["Colour", "clean", "colour_for"]
-
-_CONTROL = re.compile(
-    r"\x1b\[[0-?]*[ -/]*[@-~]|\x1b\][^\x07\x1b]*(\x07|\x1b\\)?|\x1b.|[\x00-\x08\x0b-\x1f\x7f]"
-)
-
-
-def clean(text: str) -> str:
-    """Text with terminal control sequences removed, safe to print."""
-    return _CONTROL.sub("", text)
+__all__ = ["Colour", "colour_for"]
 
 
 class Colour:

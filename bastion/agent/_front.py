@@ -7,15 +7,16 @@ import time
 from collections.abc import Callable, Mapping
 from typing import TextIO
 
+from .._safe import SafeStream, safe_line
 from ..policy import Decision, Gate, Verdict, load_json
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
-from ._colour import Colour, clean
+from ._colour import Colour
 from ._render import MarkdownStream
 from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
 from .harness import SlotFailure, failure_words
 from .loop import Answer, Answerer, Events, TaskOrigin
 
-__all__ = ["Asker", "Fanout", "Printer", "clean", "why"]
+__all__ = ["Asker", "Fanout", "Printer", "why"]
 
 
 def why(verdict: Verdict) -> str:
@@ -77,7 +78,7 @@ class Asker:
         always = self.offer_always and may_always(verdict)
         decided = self.recorder.decided(args) if self.recorder is not None else None
         who = f"{label} {call.name}" if label else call.name
-        shown = [self.colour.bold(clean(f"? {who}: {why(verdict)}"))]
+        shown = [self.colour.bold(safe_line(f"? {who}: {why(verdict)}"))]
         shown += describe(call, args, decided, self.cwd, self.colour)
         self.write("\n".join(shown) + "\n")
         choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
@@ -207,6 +208,7 @@ class Printer(Events):
         self._ran: set[str] = set()
         self.markdown = markdown
         self.spinner = Spinner(err, self.colour.on)
+        self._stream = SafeStream()  # the model's text as it streams (without markdown)
         self.retries = 0  # how many times a request is tried again at most (said with each retry)
 
     def request(self, messages: int) -> None:
@@ -226,19 +228,28 @@ class Printer(Events):
             self.markdown.feed(delta)
         elif self.stream_text and delta:
             self.spinner.stop()
-            self.out.write(clean(delta))
+            self._show(self._stream.feed(delta))
+
+    def _show(self, text: str) -> None:
+        if text:
+            self.out.write(text)
             self.out.flush()
-            self._mid_line = not delta.endswith("\n")
+            self._mid_line = not text.endswith("\n")
+
+    def note(self, text: str) -> None:
+        """Something bastion says while it waits (a key command that is slow)."""
+        self._line(f"bastion: {text}", self.colour.dim)
 
     def _line(self, text: str, paint: Callable[[str], str] | None = None) -> None:
         self.spinner.stop()
         if self.markdown is not None:
             self.markdown.flush()
+        self._show(self._stream.end())
         if self._mid_line:
             self.out.write("\n")
             self.out.flush()
             self._mid_line = False
-        shown = clean(text)
+        shown = safe_line(text)
         self.err.write((paint(shown) if paint else shown) + "\n")
         self.err.flush()
 
@@ -269,6 +280,7 @@ class Printer(Events):
         self.spinner.stop()
         if self.markdown is not None:
             self.markdown.flush()
+        self._show(self._stream.end())
         if not isinstance(message, ToolResult):
             return
         if message.is_error and message.content.startswith("interrupted"):

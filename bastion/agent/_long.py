@@ -7,9 +7,9 @@ from __future__ import annotations
 from collections.abc import Callable
 from typing import Any
 
+from .._safe import safe_line, safe_text
 from ._checkpoint import Checkpoints, UndoRefused
 from ._compact import Compactor, NotShrunk
-from ._front import clean
 from ._types import AgentError
 from .harness import Harness, graph_lines
 
@@ -26,8 +26,8 @@ def _diff(rest: str, agent: Any, session: Any) -> None:
     if checkpoints is None:
         print("bastion: /diff: this session keeps no checkpoints")
         return
-    # A file's bytes may hold terminal control sequences: shown cleaned, never interpreted.
-    print(clean(checkpoints.diff()).rstrip("\n"))
+    # A file's bytes may hold terminal control sequences: shown visible, never obeyed.
+    print(safe_text(checkpoints.diff()).rstrip("\n"))
 
 
 def _undo(rest: str, agent: Any, session: Any) -> None:
@@ -38,13 +38,13 @@ def _undo(rest: str, agent: Any, session: Any) -> None:
     try:
         names = checkpoints.undo()
     except UndoRefused as err:
-        print(clean(f"bastion: /undo-turn refused: {err}"))
+        print(safe_line(f"bastion: /undo-turn refused: {err}"))
         return
     except OSError as err:
-        print(clean(f"bastion: /undo-turn failed part way: {err}"))
+        print(safe_line(f"bastion: /undo-turn failed part way: {err}"))
         return
     session.record("undo_turn", files=names)
-    print(clean("undone: " + ", ".join(names)))
+    print(safe_line("undone: " + ", ".join(names)))
 
 
 def _compactor(agent: Any, command: str) -> Compactor | None:
@@ -62,10 +62,10 @@ def _compact(rest: str, agent: Any, session: Any) -> None:
     try:
         done = compactor.compact(agent, len(agent.messages), rest)
     except NotShrunk as err:
-        print(clean(f"bastion: /compact refused: {err}"))
+        print(safe_line(f"bastion: /compact refused: {err}"))
         return
     except AgentError as err:
-        print(clean(f"bastion: /compact failed, the conversation is kept: {err}"))
+        print(safe_line(f"bastion: /compact failed, the conversation is kept: {err}"))
         return
     print(f"compacted: {done.replaced} messages, {done.before_tokens} -> {done.after_tokens} tokens")
 

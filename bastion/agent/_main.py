@@ -13,9 +13,11 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
+from .._handover import environ as process_environ
+from .._safe import holding, redact_data, redacting, safe_line
 from ._advice import advice
 from ._ask import CallKey
-from ._colour import clean, colour_for
+from ._colour import colour_for
 from ._front import Asker, Fanout, Printer
 from ._one_shot_answers import one_shot_answerer
 from ._prompt_input import read_prompt
@@ -126,6 +128,7 @@ def _build(
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
     from ._prompt import SystemPrompt
+    from ._setup import key_names
     from ._subagent import (
         Subagents,
         TaskTools,
@@ -136,7 +139,7 @@ def _build(
     )
     from ._toolbox import Toolbox
     from .harness import harness_config, load_harness
-    from .mcp import server_variables, with_servers
+    from .mcp import with_servers
     from .providers import RetryPolicy, key_variables, make_model
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
@@ -161,11 +164,15 @@ def _build(
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
     home = bastion_home(environ)
     pricing = prices_of(settings.extra.get("pricing"))
-    model = make_model(cfg, environ, retry, pricing=pricing, limits_cache=os.path.join(home, "models.json"))
-    # The key's variables (and those MCP headers are read from) leave the tools' environment even
-    # when pass_env names them.
+    # The key's variables (and those MCP headers are read from) leave every child's environment
+    # even when pass_env names them.
     where = settings.sources[0] if settings.sources else "config"
-    scrub = {name.upper() for name in (*key_variables(cfg), *server_variables(settings.extra, where))}
+    scrub = key_names(cfg, settings.extra, where)
+    model = make_model(
+        cfg, environ, retry, pricing=pricing, limits_cache=os.path.join(home, "models.json"), scrub=scrub
+    )
+    if model.connection.key is not None:
+        model.connection.key.on_wait = printer.note
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
@@ -293,19 +300,21 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     if transcript is not None:
         transcript.checkpoint(outcome(result, error))
         if transcript.write_error is not None:
-            sys.stderr.write(f"bastion: --transcript {args.transcript}: {transcript.write_error}\n")
+            sys.stderr.write(
+                safe_line(f"bastion: --transcript {args.transcript}: {transcript.write_error}") + "\n"
+            )
     usage = built.agent.usage if built is not None else Usage(cost_usd=None)
     denials = built.agent.denials if built is not None else []
     if as_json:
-        sys.stdout.write(json.dumps(document(model_name, result, error, usage, denials)) + "\n")
+        sys.stdout.write(json.dumps(redact_data(document(model_name, result, error, usage, denials))) + "\n")
     elif result is not None and result.text and not result.text.endswith("\n"):
         sys.stdout.write("\n")
     sys.stdout.flush()
     if error is not None:
-        sys.stderr.write(f"bastion: {error}\n")
+        sys.stderr.write(safe_line(f"bastion: {error}") + "\n")
         hint = built.advice(error) if built is not None else None
         if hint is not None:
-            sys.stderr.write(f"bastion: {hint}\n")
+            sys.stderr.write(safe_line(f"bastion: {hint}") + "\n")
         return error.kind.exit_code
     return 0
 
@@ -368,7 +377,7 @@ def _list(home: str, cwd: str) -> int:
     if not found:
         print(f"no sessions with a prompt in {cwd}")
     for info in found:
-        print(clean(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
+        print(safe_line(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
     return 0
 
 
@@ -376,11 +385,11 @@ def main(argv: Sequence[str]) -> int:
     if list(argv[:1]) == ["sessions"]:
         from ._sessions_cli import sessions_main
 
-        return sessions_main(argv[1:], dict(os.environ), os.getcwd())
+        return sessions_main(argv[1:], process_environ(), os.getcwd())
     if list(argv[:1]) == ["config"]:
         from ._config_init import config_main
 
-        return config_main(argv[1:], dict(os.environ))
+        return config_main(argv[1:], process_environ())
     stray = _stray_word(argv)
     if stray is not None:
         print(stray, file=sys.stderr)
@@ -399,22 +408,24 @@ def main(argv: Sequence[str]) -> int:
     except UsageError as err:
         print(f"bastion: {err}", file=sys.stderr)
         return 2
-    environ = dict(os.environ)
+    environ = process_environ()
     cwd = os.getcwd()
     home = bastion_home(environ)
     if args.list:
         return _list(home, cwd)
-    try:
-        if args.continue_:
-            args.resume = _latest_session(home, cwd)
-        if args.prompt is not None:
-            return _one_shot(args, environ, cwd)
-        from ._repl import repl
+    # The keys this run reads are let go when it ends; whatever it prints is redacted.
+    with holding(), redacting():
+        try:
+            if args.continue_:
+                args.resume = _latest_session(home, cwd)
+            if args.prompt is not None:
+                return _one_shot(args, environ, cwd)
+            from ._repl import repl
 
-        return repl(args, environ, cwd, _build)
-    except ConfigError as err:
-        print(clean(f"bastion: {err}"), file=sys.stderr)
-        return 1
+            return repl(args, environ, cwd, _build)
+        except ConfigError as err:
+            print(safe_line(f"bastion: {err}"), file=sys.stderr)
+            return 1
 
 
 def _usage(args: argparse.Namespace) -> None:

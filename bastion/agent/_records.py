@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._safe import redact_data
 from ..policy import load_json
 from ._compact import summary_messages
 from ._types import ConfigError, Message, User, message_from_dict
@@ -39,7 +40,7 @@ def _link(previous: str, body: str) -> str:
 
 
 def _body(event: Mapping[str, Any]) -> str:
-    return json.dumps(dict(event), ensure_ascii=True)
+    return json.dumps(redact_data(dict(event)), ensure_ascii=True)  # a held key is never written
 
 
 def chained_line(previous: str, event: Mapping[str, Any]) -> tuple[str, str]:

@@ -8,7 +8,7 @@ from __future__ import annotations
 import re
 from typing import Any, TextIO
 
-from ._colour import clean
+from .._safe import safe_text
 
 __all__ = ["MarkdownStream"]
 
@@ -31,7 +31,7 @@ class MarkdownStream:
         self._first = True
 
     def feed(self, delta: str) -> None:
-        self._pending += clean(delta)
+        self._pending += delta
         while True:
             cut = self._complete_block()
             if cut is None:
@@ -65,7 +65,7 @@ class MarkdownStream:
             self._console = Console(file=self._out, highlight=False, soft_wrap=False)
 
         with self._console.capture() as captured:
-            self._console.print(Markdown(block.strip("\n"), code_theme="ansi_dark"))
+            self._console.print(Markdown(safe_text(block).strip("\n"), code_theme="ansi_dark"))
         # One blank line between blocks, whatever blank lines rich puts before an element.
         rendered = _LEADING_BLANKS.sub("", captured.get())
         self._out.write(rendered if self._first else "\n" + rendered)

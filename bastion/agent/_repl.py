@@ -10,8 +10,9 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._safe import redact, safe_line, safe_text
 from ._ask import CallKey
-from ._colour import clean, colour_for
+from ._colour import colour_for
 from ._front import Asker, Fanout, Printer
 from ._render import MarkdownStream
 from ._session import bastion_home
@@ -43,14 +44,14 @@ def recap(messages: list[Message], exchanges: int = RECAP_EXCHANGES) -> list[str
     for start in prompts[-exchanges:]:
         prompt = messages[start]
         assert isinstance(prompt, User)
-        lines.append(clean(f"> {_short(prompt.text)}"))
+        lines.append(safe_text(f"> {_short(prompt.text)}"))
         replies = [
             m.text
             for m in messages[start + 1 : next((i for i in prompts if i > start), len(messages))]
             if isinstance(m, Assistant) and m.text.strip()
         ]
         if replies:
-            lines.append(clean(_short(replies[-1])))
+            lines.append(safe_text(_short(replies[-1])))
     return lines
 
 
@@ -72,7 +73,14 @@ def _history(home: str) -> Any:
     except OSError as err:
         print(f"bastion: input history off: {path}: {err.strerror or err}")
         return InMemoryHistory()
-    return FileHistory(path)
+
+    class RedactedHistory(FileHistory):
+        """Its lines are redacted before they are written."""
+
+        def store_string(self, string: str) -> None:
+            super().store_string(redact(string))
+
+    return RedactedHistory(path)
 
 
 def _line_editor(home: str) -> Any:
@@ -168,10 +176,10 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
             except (Cancelled, KeyboardInterrupt):
                 print("\n[aborted]" + _withdrawn(agent))
             except AgentError as err:
-                print(f"\nbastion: {err}{_withdrawn(agent)}")
+                print("\n" + safe_line(f"bastion: {err}{_withdrawn(agent)}"))
                 hint = built.advice(err)
                 if hint is not None:
-                    print(f"bastion: {hint}")
+                    print(safe_line(f"bastion: {hint}"))
                 if err.kind is Failure.CONTEXT_EXCEEDED:
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:

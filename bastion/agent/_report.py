@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from .._safe import redact_data
 from ..policy import READ_TOOLS, Decision, Verdict
 from ._types import (
     AgentError,
@@ -258,7 +259,7 @@ class Transcript(Events):
                 "messages": [message_to_dict(m) for m in self._agent.messages],
             }
         try:
-            _write_private(self.path, json.dumps(doc, ensure_ascii=False, indent=1) + "\n")
+            _write_private(self.path, json.dumps(redact_data(doc), ensure_ascii=False, indent=1) + "\n")
         except OSError as err:
             self.write_error = err
 

@@ -8,10 +8,12 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
-from ._settings import provider_config
-from .providers import DEFAULTS, key_variable
+from .._handover import PROVIDER_KEY_VARIABLES, handed
+from ._settings import ProviderConfig, provider_config
+from ._types import ConfigError
+from .providers import DEFAULTS, key_variable, key_variables
 
-__all__ = ["ProviderSetup", "provider_setup"]
+__all__ = ["ProviderSetup", "config_key_names", "key_names", "provider_setup"]
 
 
 @dataclass(frozen=True, slots=True)
@@ -42,3 +44,24 @@ def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, s
         command,
         bool(environ.get(variable)) if variable else None,
     )
+
+
+def key_names(cfg: ProviderConfig | None, extra: Mapping[str, Any], where: str) -> frozenset[str]:
+    """The variables (upper-cased) whose values are keys a session here holds: every provider's
+    standard one, `cfg`'s api_key_env, the MCP header variables and those handed over at start.
+    No child bastion starts gets them, whatever pass_env says."""
+    from .mcp import server_variables
+
+    names = {*PROVIDER_KEY_VARIABLES.values(), *handed(), *server_variables(extra, where)}
+    names.update(key_variables(cfg) if cfg is not None else ())
+    return frozenset(name.upper() for name in names)
+
+
+def config_key_names(extra: Mapping[str, Any], where: str) -> frozenset[str]:
+    """key_names for the config alone (doctor's, which has no flags); a provider section that
+    cannot be read still leaves out the standard variables and the header ones."""
+    try:
+        cfg: ProviderConfig | None = provider_config(extra, where)
+    except ConfigError:
+        cfg = None
+    return key_names(cfg, extra, where)

@@ -12,7 +12,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from ._colour import clean
+from .._safe import safe_line
 from ._front import Asker
 from ._long import LONG_COMMANDS
 from ._types import AgentError, Message, Usage
@@ -92,7 +92,7 @@ def _checked_model(name: str, connection: Connection) -> str | None:
         listed = listed_models(connection)
     except AgentError as err:
         print(
-            clean(
+            safe_line(
                 f"bastion: /model: {connection.provider}'s model list could not be fetched from "
                 f"{connection.base_url} ({err}); using {name!r} unchecked"
             )
@@ -108,7 +108,9 @@ def _checked_model(name: str, connection: Connection) -> str | None:
     close = difflib.get_close_matches(name, listed, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
     print(
-        clean(f"bastion: /model: {connection.provider} lists no model {name!r} ({len(listed)} listed){hint}")
+        safe_line(
+            f"bastion: /model: {connection.provider} lists no model {name!r} ({len(listed)} listed){hint}"
+        )
     )
     return None
 
@@ -141,7 +143,7 @@ def _permissions(rest: str, state: ReplState) -> None:
             print(f"bastion: /permissions drop: no rule {number.strip() or '(none given)'}")
             return
         state.session.record("session_rule_dropped", tool=dropped.tool, arguments=dropped.arguments)
-        print(clean(f"dropped: {dropped.tool} {dropped.arguments}"))
+        print(safe_line(f"dropped: {dropped.tool} {dropped.arguments}"))
         return
     if rest:
         print("bastion: /permissions takes nothing, or drop N")
@@ -149,7 +151,7 @@ def _permissions(rest: str, state: ReplState) -> None:
     if not rules.keys:
         print("no calls allowed for this session (answer a to a question to add one)")
     for n, key in enumerate(rules.keys, 1):
-        print(clean(f"{n}. {key.tool} {key.arguments}"))
+        print(safe_line(f"{n}. {key.tool} {key.arguments}"))
 
 
 def _cost(rest: str, state: ReplState) -> None:
@@ -169,7 +171,7 @@ def _mcp(rest: str, state: ReplState) -> None:
     from .mcp import NO_SERVERS, report_lines
 
     reports = state.servers.reports() if state.servers is not None else []
-    print("\n".join(clean(line) for line in report_lines(reports)) if reports else NO_SERVERS)
+    print("\n".join(safe_line(line) for line in report_lines(reports)) if reports else NO_SERVERS)
 
 
 def _clear(rest: str, state: ReplState) -> None:

@@ -18,6 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
+from .._safe import safe_text
 from ..policy import Decision, Verdict, load_json, runs_alongside
 from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
 from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, Snapshot, TurnSlots, decider, run_loop
@@ -523,6 +524,9 @@ class Agent:
                 output, error = self.tools.run(p.call.name, p.args, self.cancel)
             except Exception as err:
                 output, error = f"error: {err}", True
+            # What any tool gives (built-in, MCP, a sub-agent's) is made safe once, here: held keys
+            # redacted, controls made visible, before the model, the screen or a record sees it.
+            output = safe_text(output)
             with self._lock:
                 if not self.cancel.is_set():  # an aborted call's result is "interrupted", whatever it said
                     p.result = ToolResult(

@@ -8,6 +8,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 from typing import Any, TextIO
 
+from .._safe import safe_line, safe_lines
 from ..policy import Decision
 from ._decide import Decider, Outcome
 from ._inputs import Call, Problem
@@ -82,26 +83,29 @@ def _shown(call: Call) -> str:
         text = str(call.args.get("command", ""))
     else:
         text = f"{call.tool} " + " ".join(f"{k}={v}" for k, v in call.args.items())
-    text = text.replace("\n", "\\n")
+    text = safe_line(text)
     return text if len(text) <= 80 else text[:77] + "..."
 
 
 def render_report(
     report: Report, out: TextIO, *, each: bool = True, problems: Iterable[Problem] = ()
 ) -> None:
-    """The human listing: one line a call (when `each`), then the summary."""
+    """The human listing: one line a call (when `each`), then the summary; whatever a record
+    holds is shown safe (bastion/_safe.py), a line each."""
+    lines = safe_lines(out)
     if each:
         for o in report.outcomes:
-            out.write(f"{o.call.where}: {o.decision!s:5} {_shown(o.call)}  [{o.group}]\n")
-    for p in [*problems, *report.problems]:
-        out.write(f"{p.where}: error: {p.message}\n")
+            lines.write(f"{o.call.where}: {o.decision!s:5} {_shown(o.call)}  [{o.group}]\n")
+    problems = [*problems, *report.problems]
+    for p in problems:
+        lines.write(f"{p.where}: error: {p.message}\n")
     counts = report.counts()
-    total = len(report.outcomes)
-    out.write(f"\n{total} calls: " + ", ".join(f"{counts[d]} {_WORDS[d]}" for d in Decision))
-    errors = len(report.problems) + len(list(problems))
-    out.write(f", {errors} unreadable\n" if errors else "\n")
+    summary = ", ".join(f"{counts[d]} {_WORDS[d]}" for d in Decision)
+    unreadable = f", {len(problems)} unreadable" if problems else ""
+    lines.write("\n")
+    lines.write(f"{len(report.outcomes)} calls: {summary}{unreadable}\n")
     for decision, group, count, first in report.groups():
-        out.write(f"  {count:6}  {decision!s:5}  {group}   e.g. {first.call.where}: {_shown(first.call)}\n")
+        lines.write(f"  {count:6}  {decision!s:5}  {group}   e.g. {first.call.where}: {_shown(first.call)}\n")
 
 
 def _outcome_json(o: Outcome) -> dict[str, Any]:

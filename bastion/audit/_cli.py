@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from .._safe import safe_lines
 from ..policy import DryRun, user_config_path
 from ._audit import audit, render_report, report_json
 from ._decide import Decider
@@ -56,13 +57,14 @@ def audit_main(
         args = _audit_parser().parse_args(list(argv))
     except SystemExit as exc:
         return USAGE if exc.code else 0
+    say = safe_lines(err)  # names and records from outside, shown safe
     if not os.path.isdir(args.cwd):
-        err.write(f"bastion audit: --cwd {args.cwd}: not a directory\n")
+        say.write(f"bastion audit: --cwd {args.cwd}: not a directory\n")
         return USAGE
     decider = Decider(args.config, args.cwd)
     gate = decider.gate(decider.cwd)
     if isinstance(gate, str):
-        err.write(f"bastion audit: {gate}\n")
+        say.write(f"bastion audit: {gate}\n")
         return USAGE
     calls: list[Call] = []
     problems: list[Problem] = []
@@ -70,7 +72,7 @@ def audit_main(
         try:
             text = _read(name, stdin)
         except OSError as exc:
-            err.write(f"bastion audit: {name}: {exc.strerror or exc}\n")
+            say.write(f"bastion audit: {name}: {exc.strerror or exc}\n")
             return USAGE
         found, bad, _ = read_calls("<stdin>" if name == "-" else name, text, args.format)
         calls += found
@@ -79,7 +81,7 @@ def audit_main(
     if args.suggest:
         out.write(render_toml(suggest(report, decider), args.config or user_config_path()))
         for p in [*problems, *report.problems]:
-            err.write(f"{p.where}: error: {p.message}\n")
+            say.write(f"{p.where}: error: {p.message}\n")
     elif args.json:
         out.write(json.dumps(report_json(report, problems)) + "\n")
     else:
@@ -91,7 +93,7 @@ def explain_call(dry: DryRun, cwd: str, tool: str, call: Mapping[str, object], o
     """`bastion check --explain`: write the explanation; the decision, as check prints it."""
     gate = dry.gate(cwd)
     decided = gate.decide(tool, dict(call))
-    explain(gate, decided, out)
+    explain(gate, decided, safe_lines(out))
     return str(decided.verdict.decision)
 
 

@@ -26,6 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
+from .._safe import safe_line
 from ..analyzer import probe_git
 from ..grammar import render
 from ..policy import Decision, load_json
@@ -49,7 +50,10 @@ class HookVerdict:
 
 
 def reason_text(reason: str) -> str:
-    """A reason as a hook hands it on: prefixed with "bastion: ", and cut when very long."""
+    """A reason as a hook hands it on: prefixed with "bastion: ", made safe to show (the other agent
+    prints it on a terminal: a name's escape sequences and bidirectional controls visible, never
+    obeyed), and cut when very long."""
+    reason = safe_line(reason)
     reason = reason if len(reason) <= _MAX_REASON else reason[: _MAX_REASON - 3] + "..."
     return f"bastion: {reason}"
 

@@ -6,7 +6,8 @@ from __future__ import annotations
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
-from ..policy import PolicyError, Settings, load_settings
+from .._errors import BastionError
+from ..policy import PolicyError, Settings, child_env, load_settings
 from ..workspace import LocalWorkspace
 from ._facts import Fact, Section, Status
 
@@ -39,6 +40,19 @@ class Context:
         finally:
             ws.close()
         return context
+
+    def child_env(self) -> dict[str, str]:
+        """The environment a program doctor starts gets: what a session's children get (credentials
+        and every key variable left out)."""
+        from ..agent import config_key_names
+
+        extra = self.settings.extra if self.settings is not None else {}
+        where = self.settings.sources[0] if self.settings is not None and self.settings.sources else "config"
+        try:
+            names = config_key_names(extra, where)
+        except BastionError:  # an [mcp] section that cannot be read: the standard variables still go
+            names = config_key_names({}, where)
+        return child_env(self.environ, also_scrub=names)
 
     def unchecked(self, name: str, title: str) -> Section:
         """The section of one that needs the settings, when the config could not be read."""

@@ -8,6 +8,8 @@ import json
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass, field
 
+from .._safe import redact_data, safe_line
+
 __all__ = ["Fact", "Section", "Status", "as_json", "as_text", "failed"]
 
 
@@ -46,24 +48,20 @@ def failed(sections: Sequence[Section]) -> bool:
     return any(f.status is Status.FAIL for s in sections for f in s.facts)
 
 
-def _printable(text: str) -> str:
-    """A value from outside (a path, a server's answer) with its control characters shown, never obeyed."""
-    return "".join(c if c.isprintable() else repr(c)[1:-1] for c in text)
-
-
 def as_text(sections: Sequence[Section]) -> str:
     lines: list[str] = []
     for section in sections:
         lines.append(section.title)
         for fact in section.facts:
-            lines.append(_printable(f"  {_MARKS[fact.status]} {fact.label}: {fact.value}"))
-            lines += [_printable(f"      {detail}") for detail in fact.details]
+            lines.append(safe_line(f"  {_MARKS[fact.status]} {fact.label}: {fact.value}"))
+            lines += [safe_line(f"      {detail}") for detail in fact.details]
             if fact.hint:
-                lines.append(_printable(f"      → {fact.hint}"))
+                lines.append(safe_line(f"      → {fact.hint}"))
     return "\n".join(lines) + "\n"
 
 
 def as_json(sections: Sequence[Section]) -> str:
     return json.dumps(
-        {"sections": [asdict(s) for s in sections], "failed": failed(sections)}, ensure_ascii=False
+        redact_data({"sections": [asdict(s) for s in sections], "failed": failed(sections)}),
+        ensure_ascii=False,
     )

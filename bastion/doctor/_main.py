@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from .._handover import environ as process_environ
 from . import _sections
 from ._codex import codex
 from ._context import Context, Probe, run_probe
@@ -67,7 +68,7 @@ def doctor_main(
     if not os.path.isdir(root):
         err.write(f"bastion doctor: {args.cwd}: not a directory\n")
         return 2
-    context = Context.load(root, args.config, os.environ if environ is None else environ, args.offline)
+    context = Context.load(root, args.config, process_environ() if environ is None else environ, args.offline)
     sections = report(context, args.section)
     out.write(as_json(sections) + "\n" if args.json else as_text(sections))
     return 1 if failed(sections) else 0

@@ -185,6 +185,7 @@ def git(context: Context) -> Section:
             timeout=5,
             check=False,
             stdin=subprocess.DEVNULL,
+            env=context.child_env(),
         )
     except (OSError, subprocess.TimeoutExpired) as err:
         return Section("git", "Git", (Fact("git", f"{found} did not run: {err}", Status.WARN),))

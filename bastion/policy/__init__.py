@@ -3,7 +3,7 @@
 from ._config import PROJECT_CONFIG, PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
-from ._env import child_env
+from ._env import child_env, without
 from ._gate import Decided, Gate, secrets_in_force
 from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
@@ -70,4 +70,5 @@ __all__ = [
     "split_mcp_name",
     "user_config_path",
     "verdict_json",
+    "without",
 ]

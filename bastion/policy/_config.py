@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from bastion._handover import user_config_path
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
 from bastion.sandbox import SandboxConfig
 from bastion.workspace import Workspace, WorkspaceError, resolve
@@ -57,13 +58,6 @@ class Settings(NamedTuple):
     sources: tuple[str, ...] = ()
     extra: Mapping[str, Any] = MappingProxyType({})
     sandbox: SandboxConfig = SandboxConfig()
-
-
-def user_config_path(environ: Mapping[str, str] | None = None) -> str:
-    """$XDG_CONFIG_HOME/bastion/config.toml, else ~/.config/bastion/config.toml."""
-    env = os.environ if environ is None else environ
-    base = env.get("XDG_CONFIG_HOME") or os.path.join(os.path.expanduser("~"), ".config")
-    return os.path.join(base, "bastion", "config.toml")
 
 
 def _field(loc: Sequence[int | str]) -> str:

@@ -10,7 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Iterable, Mapping
 
-__all__ = ["child_env", "looks_secret"]
+__all__ = ["child_env", "looks_secret", "without"]
 
 PASS_THROUGH = frozenset({
     "GOOGLE_APPLICATION_CREDENTIALS", "KUBECONFIG", "DOCKER_CONFIG", "NETRC", "AWS_SHARED_CREDENTIALS_FILE",
@@ -46,6 +46,13 @@ def looks_secret(name: str, value: str) -> bool:
         or any(word in upper for word in SCRUBBED_WORDS)
         or _URL_WITH_PASSWORD.search(value) is not None
     )
+
+
+def without(environ: Mapping[str, str], names: Iterable[str]) -> dict[str, str]:
+    """`environ` less the variables `names` names (compared upper-cased): what a credential helper
+    of yours (api_key_command, an MCP header's command) runs with, its own credentials kept."""
+    dropped = frozenset(name.upper() for name in names)
+    return {name: value for name, value in environ.items() if name.upper() not in dropped}
 
 
 def child_env(

@@ -7,8 +7,10 @@
     python mcp_server.py exit           exits at once, saying why on standard error
     python mcp_server.py odd-names      tools whose names cannot be offered, or collide
 
-Tools: echo, search, env (its environment's names), huge (a result of N characters), sleep (never
-ends), crash (the process exits mid-call), grow (adds the tool `later` and says the list changed).
+Tools: echo, search, env (its environment's names), parent (its parent's /proc environ and cmdline,
+in hexadecimal, so no redaction could hide what it holds), huge (a result of N characters), sleep
+(never ends), crash (the process exits mid-call), grow (adds the tool `later` and says the list
+changed).
 """
 
 from __future__ import annotations
@@ -34,6 +36,17 @@ def _server() -> MCPServer:
     @server.tool(description="The names of the variables in the server's environment.")
     def env() -> str:
         return " ".join(sorted(os.environ))
+
+    @server.tool(description="The parent's /proc environ and cmdline, in hexadecimal (or why not).")
+    def parent() -> str:
+        found = []
+        for name in ("environ", "cmdline"):
+            try:
+                with open(f"/proc/{os.getppid()}/{name}", "rb") as handle:
+                    found.append(f"{name}: {handle.read().hex()}")
+            except OSError as err:
+                found.append(f"{name}: {err.strerror}")
+        return "\n".join(found)
 
     @server.tool(description="A result of `size` characters.")
     def huge(size: int) -> str:

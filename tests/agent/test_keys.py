@@ -5,6 +5,7 @@
 from __future__ import annotations
 
 import json
+import sys
 from pathlib import Path
 
 import pytest
@@ -60,3 +61,50 @@ def test_the_keys_variable_is_not_in_the_commands_environment(
     assert "PATH=" in shown  # the command's environment did reach the model
     assert IN_ENV not in shown and f"{variable}=" not in shown
     assert "sk-from-a-command-0003" not in shown
+
+
+def test_a_slow_key_command_says_what_it_waits_for_by_name_never_its_output(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    from bastion.agent.providers import _keys
+
+    monkeypatch.setattr(_keys, "SLOW_COMMAND", 0.05)
+    ready = tmp_path / "said"
+    helper = tmp_path / "slow_helper.py"
+    # Prints its key once bastion has said that it waits (readiness, not a clock).
+    helper.write_text(
+        f"import os, time\nwhile not os.path.exists({str(ready)!r}):\n    time.sleep(0.01)\n"
+        "print('sk-slow-key-0123456789')\n"
+    )
+    said: list[str] = []
+
+    def on_wait(text: str) -> None:
+        said.append(text)
+        ready.touch()
+
+    source = _keys.KeySource("openai", command=[sys.executable, str(helper)], environ={"PATH": "/usr/bin"})
+    source.on_wait = on_wait
+    assert source.get() == "sk-slow-key-0123456789"
+    assert said == [f"waiting for the key from api_key_command {sys.executable} (at most 300 s)"]
+
+
+def test_a_key_command_runs_without_the_key_variables_but_with_its_own_credentials(tmp_path: Path) -> None:
+    from bastion.agent.providers import KeySource
+
+    dump = tmp_path / "env.json"
+    helper = tmp_path / "env_helper.py"
+    helper.write_text(
+        f"import json, os\njson.dump(dict(os.environ), open({str(dump)!r}, 'w'))\nprint('sk-k-0123456789')\n"
+    )
+    environ = {
+        "PATH": "/usr/bin",
+        "OPENAI_API_KEY": IN_ENV,
+        "LLM_CRED": IN_ENV,
+        "OP_SERVICE_ACCOUNT_TOKEN": "op",
+    }
+    source = KeySource(
+        "openai", command=[sys.executable, str(helper)], environ=environ, scrub=("openai_api_key", "LLM_CRED")
+    )
+    assert source.get() == "sk-k-0123456789"
+    got = json.loads(dump.read_text())
+    assert "OPENAI_API_KEY" not in got and "LLM_CRED" not in got and got["OP_SERVICE_ACCOUNT_TOKEN"] == "op"

@@ -68,7 +68,7 @@ def test_a_write_over_a_file_shows_its_diff_and_a_new_file_its_start_and_size(tm
 def test_a_diff_is_coloured_on_a_terminal_and_model_text_cannot_inject_escapes(tmp_path: Path) -> None:
     call, args = _call("write", path="x.txt", content="\x1b]0;pwned\x07hello\n")
     lines = describe(call, args, None, str(tmp_path), Colour(True))
-    assert lines[1] == "\x1b[32m+hello\x1b[0m"
+    assert lines[1] == "\x1b[32m+\\x1b]0;pwned\\x07hello\x1b[0m"  # the model's sequence shown, not obeyed
 
 
 def test_a_line_outside_the_subset_shows_a_caret_at_its_column(tmp_path: Path) -> None:

@@ -29,9 +29,10 @@ def test_a_code_block_with_blank_lines_is_rendered_whole() -> None:
     assert "x = 1" in out.getvalue() and "y = 2" in out.getvalue() and "```" not in out.getvalue()
 
 
-def test_the_models_escape_sequences_are_removed_before_rendering() -> None:
+def test_the_models_escape_sequences_are_shown_never_obeyed() -> None:
     out = io.StringIO()
     stream = MarkdownStream(out)
-    stream.feed("title \x1b]0;pwned\x07here\x1b[2J\n\n")
+    stream.feed("title \x1b]0;pwned\x07here\x1b[2J\u202e\n\n")
     shown = out.getvalue()
-    assert "\x1b]" not in shown and "\x1b[2J" not in shown and "title here" in shown
+    assert "\x1b]" not in shown and "\x1b[2J" not in shown and "\u202e" not in shown
+    assert "title \\x1b]0;pwned\\x07here\\x1b[2J\\u202e" in shown

@@ -236,7 +236,7 @@ class Hub:
             from mcp.client.streamable_http import streamable_http_client
 
             assert config.url is not None
-            headers = header_values(config, self._environ)
+            headers = header_values(config, self._environ, self._scrub)
             timeout = httpx2.Timeout(min(30.0, config.startup_timeout), read=max(300.0, config.call_timeout))
             http = await stack.enter_async_context(httpx2.AsyncClient(headers=headers, timeout=timeout))
             read, write = await stack.enter_async_context(
@@ -249,8 +249,10 @@ class Hub:
             if isinstance(message, ToolListChangedNotification):
                 self._loop.create_task(self._relist(server))
 
+        # Starting (initialize, the tool list) is bounded by startup_timeout, each call by call_timeout
+        # (given with the call): a server slow to import its SDK is not failed by a short call bound.
         session = ClientSession(
-            read, write, read_timeout_seconds=config.call_timeout, message_handler=on_message
+            read, write, read_timeout_seconds=config.startup_timeout, message_handler=on_message
         )
         return await stack.enter_async_context(session)
 

@@ -1,11 +1,15 @@
 """An HTTP server's header values: read from a variable of yours or printed by a program, when the
-server is connected; never written in the config, logged or shown."""
+server is connected; never written in the config, logged or shown, and held for redaction (what
+leaves bastion never carries one). A program runs with your environment less the key variables, its
+standard error never shown."""
 
 from __future__ import annotations
 
 import subprocess
 from collections.abc import Iterable, Mapping
 
+from ..._safe import hold
+from ...policy import without
 from .._types import ConfigError
 from ._config import HeaderSource, ServerConfig
 
@@ -19,9 +23,11 @@ def header_variables(servers: Iterable[ServerConfig]) -> set[str]:
     return {h.env for s in servers for h in s.headers.values() if h.env is not None}
 
 
-def _printed(name: str, command: list[str]) -> str:
+def _printed(name: str, command: list[str], env: dict[str, str]) -> str:
     try:
-        done = subprocess.run(command, capture_output=True, timeout=60, stdin=subprocess.DEVNULL, check=False)
+        done = subprocess.run(
+            command, capture_output=True, timeout=60, stdin=subprocess.DEVNULL, check=False, env=env
+        )
     except (OSError, subprocess.TimeoutExpired, ValueError) as err:
         raise ConfigError(f"header {name}: command {command[0]}: {err}") from None
     if done.returncode != 0:
@@ -32,16 +38,22 @@ def _printed(name: str, command: list[str]) -> str:
     return value
 
 
-def _value(name: str, source: HeaderSource, environ: Mapping[str, str]) -> str:
+def _value(name: str, source: HeaderSource, environ: Mapping[str, str], env: dict[str, str]) -> str:
     if source.env is not None:
         value = environ.get(source.env, "")
         if not value:
             raise ConfigError(f"header {name}: set {source.env} in the environment")
-        return source.prefix + value
-    assert source.command is not None
-    return source.prefix + _printed(name, source.command)
+    else:
+        assert source.command is not None
+        value = _printed(name, source.command, env)
+    hold(value)
+    return source.prefix + value
 
 
-def header_values(config: ServerConfig, environ: Mapping[str, str]) -> dict[str, str]:
-    """The headers to send. Raises ConfigError naming the header (never its value)."""
-    return {name: _value(name, source, environ) for name, source in config.headers.items()}
+def header_values(
+    config: ServerConfig, environ: Mapping[str, str], scrub: Iterable[str] = ()
+) -> dict[str, str]:
+    """The headers to send (a program runs with `environ` less the variables `scrub` names). Raises
+    ConfigError naming the header (never its value)."""
+    env = without(environ, scrub)
+    return {name: _value(name, source, environ, env) for name, source in config.headers.items()}

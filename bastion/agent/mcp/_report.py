@@ -80,7 +80,9 @@ def servers_report(
 ) -> list[ServerReport]:
     """`bastion doctor`'s section: each server started, reported and stopped again (its tools
     checked against the built-in tools' names, as a session does); none when the config names none."""
-    scrub = sorted(server_variables(extra, where))
+    from .._setup import config_key_names
+
+    scrub = sorted(config_key_names(extra, where))
     # No tool is called here: the lock is one of its own.
     toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock())
     if toolbox is None:

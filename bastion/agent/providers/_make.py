@@ -2,9 +2,10 @@
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING
 
+from ..._handover import PROVIDER_KEY_VARIABLES as _KEYS
 from .._settings import ProviderConfig
 from .._types import ConfigError
 from ._anthropic import AnthropicModel
@@ -22,10 +23,10 @@ if TYPE_CHECKING:
 # provider: (default model, default base URL, key variable)
 DEFAULTS: dict[str, tuple[str | None, str | None, str | None]] = {
     "ollama": ("qwen3.5:9b", "http://localhost:11434", None),
-    "openai": ("gpt-5", "https://api.openai.com/v1", "OPENAI_API_KEY"),
-    "openrouter": ("deepseek/deepseek-v4-pro-0813", "https://openrouter.ai/api/v1", "OPENROUTER_API_KEY"),
+    "openai": ("gpt-5", "https://api.openai.com/v1", _KEYS["openai"]),
+    "openrouter": ("deepseek/deepseek-v4-pro-0813", "https://openrouter.ai/api/v1", _KEYS["openrouter"]),
     "openresponses": (None, None, None),
-    "anthropic": ("claude-sonnet-5-5", "https://api.anthropic.com", "ANTHROPIC_API_KEY"),
+    "anthropic": ("claude-sonnet-5-5", "https://api.anthropic.com", _KEYS["anthropic"]),
 }
 
 StreamingModel = ChatModel | ResponsesModel | AnthropicModel
@@ -53,9 +54,11 @@ def make_model(
     pricing: Mapping[str, Price] | None = None,
     transport: httpx2.BaseTransport | None = None,
     limits_cache: str | None = None,
+    scrub: Iterable[str] = (),
 ) -> StreamingModel:
     """A model for the config; a missing key or a required setting left out is a ConfigError, before
-    any request. `transport` (an httpx2 transport) replaces the network, for tests."""
+    any request. `transport` (an httpx2 transport) replaces the network, for tests; `scrub` names
+    the key variables an api_key_command does not get."""
     default_model, default_url, _ = DEFAULTS[cfg.provider]
     model = cfg.model or default_model
     base = cfg.base_url or default_url
@@ -67,7 +70,12 @@ def make_model(
     key: KeySource | None = None
     variable = key_variable(cfg)
     if cfg.api_key_command is not None and cfg.provider != "ollama":
-        key = KeySource(cfg.provider, command=list(cfg.api_key_command))
+        key = KeySource(
+            cfg.provider,
+            command=list(cfg.api_key_command),
+            environ=environ,
+            scrub=(*key_variables(cfg), *scrub),
+        )
     elif variable is not None:
         key = KeySource(cfg.provider, env_name=variable, environ=environ)
     options = ModelOptions(cfg.provider, model, cfg.think, cfg.effort)

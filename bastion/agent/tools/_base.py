@@ -9,6 +9,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from ..._errors import BastionError
+from ..._safe import safe_text
 from ...analyzer import (
     CHANGED_PATHS,
     DEFAULT_MAX_READ_BYTES,
@@ -19,7 +20,6 @@ from ...policy import STAMP_ARG, TOOLS
 from ...sandbox import SandboxConfig
 from ...workspace import Resolved, Workspace, resolve
 from ._readable import Readable, shipped_readable
-from ._terminal import clean
 
 __all__ = [
     "STAMP",
@@ -102,13 +102,15 @@ class Tool:
             return ToolOutput(f"{self.name}: the arguments must be a JSON object", True)
         unknown = sorted(set(args) - set(self.parameters["properties"]))
         if unknown:
-            return ToolOutput(clean(f"{self.name}: unknown argument {unknown[0]!r}"), True)
+            return ToolOutput(safe_text(f"{self.name}: unknown argument {unknown[0]!r}"), True)
+        # The tool's text made safe (bastion/_safe.py) as it leaves the tool; the loop does the same
+        # to every tool's (MCP, sub-agents), and doing it twice changes nothing.
         try:
-            return ToolOutput(clean(self.runner(args, ctx)))
+            return ToolOutput(safe_text(self.runner(args, ctx)))
         except ToolError as err:
-            return ToolOutput(clean(str(err)), True)
+            return ToolOutput(safe_text(str(err)), True)
         except Exception as err:  # a tool's bug is the call's error, never the agent's crash
-            return ToolOutput(clean(f"{self.name} failed: {type(err).__name__}: {err}"), True)
+            return ToolOutput(safe_text(f"{self.name} failed: {type(err).__name__}: {err}"), True)
 
 
 def schema(properties: dict[str, Any], required: Iterable[str]) -> dict[str, Any]:

@@ -21,7 +21,7 @@ from collections.abc import Callable, Sequence
 from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
-from ._terminal import OutputStream, clean
+from ._terminal import OutputStream
 from ._writing import writing
 
 __all__ = ["BASH", "MAX_OUTPUT"]
@@ -78,7 +78,6 @@ def _execute(
     out = mask(result.output.decode("utf-8", "replace"))
     if redact and result.omitted:
         out = _CUT_USERINFO.sub(r"\1***", out)
-    out = clean(out)
     if result.omitted:
         out += f"\n... [truncated, {result.omitted} bytes omitted]"
     if out and not out.endswith("\n"):

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from ..._safe import safe_name
 from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, path_of, schema, text
 from ._walk import compile_glob, literal_parts, walk
 
@@ -15,9 +16,10 @@ def _paths(args: Args) -> tuple[str, ...]:
 
 
 def shown(raw: str, rel: str) -> str:
-    """A name found under the path argument `raw`, as the model can pass it on."""
+    """A name found under the path argument `raw`, as the model can pass it on (quoted as a JSON
+    string when it is not plain printable text: bastion/_safe.py)."""
     base = raw.rstrip("/")
-    return rel if base in ("", ".") else f"{base}/{rel}"
+    return safe_name(rel if base in ("", ".") else f"{base}/{rel}")
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
@@ -44,7 +46,7 @@ GLOB = Tool(
     "glob",
     "List the files and directories under path whose names match a pattern (**/*.py, src/*/main.py, "
     "*.{md,txt}), sorted. Skips .git, node_modules, vendor, .venv, __pycache__ and similar trees "
-    "unless path or pattern names them.",
+    "unless path or pattern names them. A name that is not plain printable text is shown as a JSON string.",
     schema(
         {
             "pattern": {"type": "string", "description": "A glob; ** matches any number of directories."},

@@ -5,6 +5,7 @@ from __future__ import annotations
 import posixpath
 import stat
 
+from ..._safe import safe_name
 from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, path_of, schema
 
 __all__ = ["LS"]
@@ -14,7 +15,8 @@ def _paths(args: Args) -> tuple[str, ...]:
     return (path_of("ls", args),)
 
 
-def _describe(ctx: ToolContext, real: str, name: str) -> str:
+def _describe(ctx: ToolContext, real: str, raw: str) -> str:
+    name = safe_name(raw)
     try:
         st = ctx.ws.lstat(real)
     except OSError as err:
@@ -25,7 +27,7 @@ def _describe(ctx: ToolContext, real: str, name: str) -> str:
         return f"{name} ({st.st_size} bytes)"
     if stat.S_ISLNK(st.st_mode):
         try:
-            return f"{name} -> {ctx.ws.readlink(real)}"
+            return f"{name} -> {safe_name(ctx.ws.readlink(real))}"
         except OSError:
             return f"{name} -> ?"
     return f"{name} (not a regular file)"
@@ -48,7 +50,8 @@ def _run(args: Args, ctx: ToolContext) -> str:
 
 LS = Tool(
     "ls",
-    "List one directory of the workspace, sorted: directories end in /, files show their size.",
+    "List one directory of the workspace, sorted: directories end in /, files show their size. A name "
+    "that is not plain printable text (a newline, a control character in it) is shown as a JSON string.",
     schema({"path": {"type": "string", "description": "The directory (default: the working one)."}}, []),
     _run,
     _paths,
