@@ -54,12 +54,12 @@ def _serve(directory: str) -> None:
     httpd.serve_forever()
 
 
-def _best(runs: int, work: Callable[[], object]) -> float:
-    work()  # the first run imports and connects: not measured
+def _best(runs: int, work: Callable[[str, str], None], base: str, fmt: str) -> float:
+    work(base, fmt)  # the first run imports and connects: not measured
     times = []
     for _ in range(runs):
         start = time.perf_counter()
-        work()
+        work(base, fmt)
         times.append(time.perf_counter() - start)
     return min(times)
 
@@ -122,7 +122,8 @@ def main() -> None:
         return
     sizes = [int(s) for s in args.sizes.split(",")]
     print(f"a bash call whose command is N KB, in {args.piece}-character deltas; fastest of {args.runs}")
-    print(f"{'format':10} {'KB':>5} {'body MB':>8} {'read':>7} {'sdk':>7} {'bastion':>8} {'/read':>6} {'s/MB':>6}")
+    heads = ("KB", 5), ("body MB", 8), ("read", 7), ("sdk", 7), ("bastion", 8), ("/read", 6), ("s/MB", 6)
+    print(f"{'format':10} " + " ".join(f"{name:>{width}}" for name, width in heads))
     with tempfile.TemporaryDirectory() as directory:
         for size in sizes:
             call = {"name": "bash", "arguments": {"command": "echo " + "x" * (size * 1000)}}
@@ -137,9 +138,7 @@ def main() -> None:
                 base = f"http://127.0.0.1:{server.stdout.readline().strip()}"
                 for fmt in PATHS:
                     body = os.path.getsize(Path(directory, fmt)) / 1e6
-                    read = _best(args.runs, lambda: _read(base, fmt))
-                    sdk = _best(args.runs, lambda: _sdk(base, fmt))
-                    ours = _best(args.runs, lambda: _bastion(base, fmt))
+                    read, sdk, ours = (_best(args.runs, way, base, fmt) for way in (_read, _sdk, _bastion))
                     print(
                         f"{fmt:10} {size:5} {body:8.2f} {read:7.3f} {sdk:7.3f} {ours:8.3f} "
                         f"{ours / read:6.1f} {ours / (size / 1000):6.2f}"

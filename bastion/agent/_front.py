@@ -216,7 +216,7 @@ class Printer(Events):
         self.stream_text = stream_text
         self.colour = colour or Colour(False)
         self._mid_line = False
-        # The calls shown as allowed whose result has not been drawn yet; the calls said to have
+        # The calls shown as allowed (or started) whose result is not drawn yet; the calls said to have
         # been denied, refused or unusable (a line each already).
         self._allowed: set[str] = set()
         self._said: set[str] = set()
@@ -296,6 +296,7 @@ class Printer(Events):
         self._line(f"bastion: {failure_words(failure)}", self.colour.red)
 
     def started(self, call: ToolCall) -> None:
+        self._allowed.add(call.id)  # it runs: its result is drawn as one, whatever was shown before
         self.spinner.start(f"running {summary(call)[:60]}")
 
     def finished(self, call: ToolCall) -> None:

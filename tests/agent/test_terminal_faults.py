@@ -20,10 +20,9 @@ from bastion.agent._types import ToolCall, ToolResult
 from bastion.policy import Decision, Verdict
 
 from .scripted_server import ScriptedServer
-from .test_faults import FORMATS
 from .test_mcp_client import SERVER
 from .test_repl import _spawn
-from .test_scenarios import _env, _session_events, _workspace
+from .test_scenarios import FORMATS, _env, _session_events, _workspace
 
 SPINNING = "waiting for the model"
 
@@ -31,8 +30,14 @@ SPINNING = "waiting for the model"
 @pytest.mark.parametrize("ending", ["refused", "aborted"])
 def test_the_spinner_stops_when_a_request_fails_or_is_aborted(tmp_path: Path, ending: str) -> None:
     seen = threading.Event()  # the test saw the spinner draw: the server may answer now
-    rounds: list[dict[str, object]] = [{"status": 401, "error": "bad key"} if ending == "refused" else {"silent": True}]
-    with ScriptedServer(rounds, on_request=lambda n: seen.wait(30)) as server:
+    rounds: list[dict[str, object]] = [
+        {"status": 401, "error": "bad key"} if ending == "refused" else {"silent": True}
+    ]
+
+    def answer_once_seen(n: int) -> None:
+        seen.wait(30)
+
+    with ScriptedServer(rounds, on_request=answer_once_seen) as server:
         child = _spawn(tmp_path, server.url)
         child.expect("/help for commands")
         child.sendline("hello")

@@ -51,7 +51,15 @@ _SANDBOX = (
     | _GOOD_SANDBOX
     | st.dictionaries(st.sampled_from(["mode", "writable", "network", "other"]), _VALUES)
 )
-_TYPED = ("think", "api_key_command", "compact_at", "mcp", "stream_idle_timeout", "request_timeout", "max_turns")
+_TYPED = (
+    "think",
+    "api_key_command",
+    "compact_at",
+    "mcp",
+    "stream_idle_timeout",
+    "request_timeout",
+    "max_turns",
+)
 _SECONDS = st.integers(-1, 5) | st.floats(allow_nan=True) | st.sampled_from([0.5, 86_400, 86_400.5, 1 << 63])
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
