@@ -24,6 +24,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from ..._errors import BastionError
 from .._types import AgentError, Failure, ModelError, Reply
 from ._keys import KeySource
 
@@ -112,7 +113,7 @@ class Timeouts:
     connect: float = 30.0
 
 
-class Overdue(Exception):  # noqa: N818 - a condition, named as it is said
+class Overdue(BastionError):  # noqa: N818 - a condition, named as it is said
     """The request's total bound passed while its answer streamed (raised between two reads)."""
 
 
