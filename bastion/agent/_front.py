@@ -251,6 +251,8 @@ class Printer(Events):
     def retried(self, failure: ModelError, wait: float) -> None:
         """A request failed and is tried again after `wait` seconds."""
         what = RETRY_WORDS.get(failure.kind, str(failure.kind.value).replace("_", " "))
+        if failure.kind is Failure.NETWORK and failure.answered:
+            what = "the answer broke off or stalled"
         seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
         count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
         self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim)

@@ -54,7 +54,7 @@ def test_a_stream_cut_before_any_tool_call_is_retried_like_a_5xx(
     rounds = [{"text": "the first half of an answer", "cut": 3, "chunked": chunked}, {"text": "whole"}]
     code, doc, err, server = _run(tmp_path, fmt, rounds)
     assert (code, doc["result"], len(server.requests)) == (0, "whole", 2), err
-    assert "network error, retrying" in err and "is it the API endpoint" not in err
+    assert "the answer broke off or stalled, retrying" in err and "is it the API endpoint" not in err
 
 
 @pytest.mark.parametrize("fmt", FORMATS)

@@ -176,6 +176,7 @@ class AnthropicModel:
         delta_usage: object = None
         stop = ""
         with self.connection.anthropic().messages.with_streaming_response.create(**params) as response:
+            surfaced.answered = True
             for name, data in events(response.iter_lines()):
                 if name == "ping":
                     continue

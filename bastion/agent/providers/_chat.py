@@ -98,6 +98,7 @@ class ChatModel:
         finish = ""
         create = self.connection.openai().chat.completions.with_streaming_response.create
         with create(**params, **self.connection.openai_extras()) as response:
+            surfaced.answered = True
             for _, data in events(response.iter_lines()):
                 if data == DONE:
                     break

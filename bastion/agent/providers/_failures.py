@@ -129,10 +129,13 @@ def deadline() -> float | None:
 
 
 class Surfaced:
-    """Set once a tool call has been shown to the caller: from then on the request is never retried."""
+    """What one try has got so far: `tool_call`, set once a tool call has been shown to the caller
+    (from then on the request is never retried); `answered`, once the server's answer began (its
+    status and headers came), so a network failure after it is the stream breaking off."""
 
     def __init__(self) -> None:
         self.tool_call = False
+        self.answered = False
 
 
 def _retry_after(headers: Any) -> float | None:
@@ -310,6 +313,8 @@ def with_retries(connection: Reached, once: Callable[[Surfaced], Reply]) -> Repl
         finally:
             _bound.at = None
         failure.attempts = requests
+        if failure.kind is Failure.NETWORK and surfaced.answered:
+            failure.answered = True
         if (
             failure.kind is Failure.AUTHENTICATION
             and failure.http_status

@@ -86,6 +86,7 @@ class ResponsesModel:
         calls: list[ToolCall] = []
         create = self.connection.openai().responses.with_streaming_response.create
         with create(**params, **self.connection.openai_extras()) as response:
+            surfaced.answered = True
             for _, data in events(response.iter_lines()):
                 event = loads(provider, data)
                 kind = text(event, "type")
