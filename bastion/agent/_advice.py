@@ -14,6 +14,12 @@ def advice(err: AgentError, provider: str, base_url: str, key_from: str) -> str 
     """A hint for `err`, or None when there is nothing to add. `key_from` names where the key came
     from ("$OPENAI_API_KEY", "the output of api_key_command"), never the key."""
     kind = getattr(err, "kind", None)
+    if kind is Failure.NETWORK and getattr(err, "answered", False):
+        return (
+            f"{base_url} was reached, but its answer broke off or stalled; a model that thinks long "
+            "before it answers may need a larger stream_idle_timeout or request_timeout (seconds, in "
+            "the config)"
+        )
     if kind is Failure.NETWORK:
         hint = f"could not connect to {base_url}"
         if provider == "ollama":

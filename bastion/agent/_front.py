@@ -12,7 +12,7 @@ from ..policy import Decision, Gate, Verdict, load_json
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour
 from ._render import MarkdownStream
-from ._types import Failure, Message, ModelError, ToolCall, ToolResult, Usage
+from ._types import Failure, Message, ModelError, OutputClosed, ToolCall, ToolResult, Usage
 from .harness import SlotFailure, failure_words
 from .loop import Answer, Answerer, Events, TaskOrigin
 
@@ -159,11 +159,22 @@ class Spinner:
             self._what = ""
             self._wipe()
 
+    @property
+    def waiting(self) -> str:
+        """What the line says is waited for ("": the spinner is stopped)."""
+        return self._what
+
     def _wipe(self) -> None:
         if self._shown:
-            self.stream.write("\r\x1b[2K")
-            self.stream.flush()
             self._shown = False
+            self._draw("\r\x1b[2K")
+
+    def _draw(self, text: str) -> None:
+        try:
+            self.stream.write(text)
+            self.stream.flush()
+        except (BrokenPipeError, ValueError):  # the terminal went away (or was closed): nothing to draw on
+            self._what = ""
 
     def _spin(self) -> None:
         frame = 0
@@ -171,10 +182,7 @@ class Spinner:
             with self._lock:
                 if self._what:
                     seconds = int(time.monotonic() - self._since)
-                    self.stream.write(
-                        f"\r\x1b[2K{self.FRAMES[frame % len(self.FRAMES)]} {self._what} {seconds}s"
-                    )
-                    self.stream.flush()
+                    self._draw(f"\r\x1b[2K{self.FRAMES[frame % len(self.FRAMES)]} {self._what} {seconds}s")
                     self._shown = True
                     frame += 1
                     busy = True
@@ -189,7 +197,11 @@ class Spinner:
 
 class Printer(Events):
     """Prints a run: the model's text to `out` as it streams, each call, what was decided and what
-    it gave (collapsed) to `err`."""
+    it gave (collapsed) to `err`; every call shown as allowed gets its result drawn, failed or not.
+
+    A stream that was closed (the reader of `bastion -p ... | head` left) is not written again: the
+    model's text streaming into it ends the run at once (OutputClosed), and anything else waits for
+    the next request, which is not made; `closed` says so."""
 
     def __init__(
         self,
@@ -205,18 +217,44 @@ class Printer(Events):
         self.stream_text = stream_text
         self.colour = colour or Colour(False)
         self._mid_line = False
-        self._ran: set[str] = set()
+        # The calls shown as allowed (or started) whose result is not drawn yet; the calls said to have
+        # been denied, refused or unusable (a line each already).
+        self._allowed: set[str] = set()
+        self._said: set[str] = set()
+        self.closed = False
         self.markdown = markdown
         self.spinner = Spinner(err, self.colour.on)
         self._stream = SafeStream()  # the model's text as it streams (without markdown)
         self.retries = 0  # how many times a request is tried again at most (said with each retry)
 
     def request(self, messages: int) -> None:
+        if self.closed:
+            raise OutputClosed("the output was closed")
         self.spinner.start("waiting for the model")
+
+    def idle(self) -> None:
+        """A run (or a command) ended, whichever way: nothing is waited for any more."""
+        self.spinner.stop()
+        if self.markdown is not None and not self.closed:
+            self.markdown.flush()
+
+    def _write(self, stream: TextIO, text: str) -> bool:
+        """Write and flush; False (and `closed`) once the stream's reader has gone."""
+        if self.closed:
+            return False
+        try:
+            stream.write(text)
+            stream.flush()
+        except BrokenPipeError:
+            self.closed = True
+            return False
+        return True
 
     def retried(self, failure: ModelError, wait: float) -> None:
         """A request failed and is tried again after `wait` seconds."""
         what = RETRY_WORDS.get(failure.kind, str(failure.kind.value).replace("_", " "))
+        if failure.kind is Failure.NETWORK and failure.answered:
+            what = "the answer broke off or stalled"
         seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
         count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
         self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim)
@@ -232,8 +270,8 @@ class Printer(Events):
 
     def _show(self, text: str) -> None:
         if text:
-            self.out.write(text)
-            self.out.flush()
+            if not self._write(self.out, text):
+                raise OutputClosed("the output was closed")
             self._mid_line = not text.endswith("\n")
 
     def note(self, text: str) -> None:
@@ -246,31 +284,32 @@ class Printer(Events):
             self.markdown.flush()
         self._show(self._stream.end())
         if self._mid_line:
-            self.out.write("\n")
-            self.out.flush()
+            self._write(self.out, "\n")
             self._mid_line = False
         shown = safe_line(text)
-        self.err.write((paint(shown) if paint else shown) + "\n")
-        self.err.flush()
+        self._write(self.err, (paint(shown) if paint else shown) + "\n")
 
     def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
         red = self.colour.red
+        self._said.add(call.id)
         if verdict.decision is Decision.DENY:
             self._line(f"✗ {call.name} denied: {why(verdict)}", red)
         elif answer is not None and not answer.allow:
             self._line(f"✗ {call.name} refused" + (f": {answer.note}" if answer.note else ""), red)
         else:
             by = " (allowed for this session)" if answer is not None and answer.by == "session rule" else ""
+            self._allowed.add(call.id)
             self._line(f"→ {summary(call)}{by}", self.colour.cyan)
 
     def error(self, call: ToolCall, reason: str) -> None:
+        self._said.add(call.id)
         self._line(f"✗ {call.name}: {reason}", self.colour.red)
 
     def slot_failed(self, failure: SlotFailure) -> None:
         self._line(f"bastion: {failure_words(failure)}", self.colour.red)
 
     def started(self, call: ToolCall) -> None:
-        self._ran.add(call.id)
+        self._allowed.add(call.id)  # it runs: its result is drawn as one, whatever was shown before
         self.spinner.start(f"running {summary(call)[:60]}")
 
     def finished(self, call: ToolCall) -> None:
@@ -283,12 +322,17 @@ class Printer(Events):
         self._show(self._stream.end())
         if not isinstance(message, ToolResult):
             return
+        allowed, said = message.call_id in self._allowed, message.call_id in self._said
+        self._allowed.discard(message.call_id)
+        self._said.discard(message.call_id)
         if message.is_error and message.content.startswith("interrupted"):
             self._line(f"✗ {message.name}: interrupted", self.colour.red)
             return
-        if message.call_id not in self._ran:
-            return  # denied or refused: said when it was decided
-        self._ran.discard(message.call_id)
+        if said and not allowed:
+            return  # denied, refused or not usable: said when it was decided
+        if not allowed:  # never decided (the run's turn limit): said now
+            self._line(f"✗ {message.name}: {collapsed(message.content)[0]}", self.colour.red)
+            return
         lines = collapsed(message.content)
         if message.is_error:
             self._line(f"  ✗ {message.name} failed: {lines[0]}", self.colour.red)

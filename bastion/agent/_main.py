@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import contextlib
 import difflib
 import json
 import os
@@ -24,7 +25,7 @@ from ._prompt_input import read_prompt
 from ._report import Transcript, document, outcome
 from ._session import Session, bastion_home, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
-from ._types import AgentError, Cancelled, ConfigError, ModelError, Usage, UsageError
+from ._types import AgentError, Cancelled, ConfigError, ModelError, OutputClosed, Usage, UsageError
 from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
 from .providers import EFFORTS, Connection, model_limits, prices_of
 
@@ -73,6 +74,12 @@ def _parser() -> argparse.ArgumentParser:
         help="with -p: write the run's transcript (JSON, 0600) to FILE, checkpointed as it goes",
     )
     p.add_argument(
+        "--max-turns",
+        type=_positive,
+        metavar="N",
+        help="with -p: make at most N model requests (default: the config's max_turns, else no limit)",
+    )
+    p.add_argument(
         "--yes-to",
         choices=("ask", "stdin", "none"),
         default="ask",
@@ -95,6 +102,16 @@ def _parser() -> argparse.ArgumentParser:
         "--here", action="store_true", help="with --resume: continue the session in this directory"
     )
     return p
+
+
+def _positive(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        value = 0
+    if value <= 0:
+        raise argparse.ArgumentTypeError(f"{text!r} is not a whole number above 0")
+    return value
 
 
 @dataclass(slots=True)
@@ -140,7 +157,7 @@ def _build(
     from ._toolbox import Toolbox
     from .harness import harness_config, load_harness
     from .mcp import with_servers
-    from .providers import RetryPolicy, key_variables, make_model
+    from .providers import RetryPolicy, key_variables, make_model, timeouts_of
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
     try:
@@ -169,7 +186,13 @@ def _build(
     where = settings.sources[0] if settings.sources else "config"
     scrub = key_names(cfg, settings.extra, where)
     model = make_model(
-        cfg, environ, retry, pricing=pricing, limits_cache=os.path.join(home, "models.json"), scrub=scrub
+        cfg,
+        environ,
+        retry,
+        pricing=pricing,
+        limits_cache=os.path.join(home, "models.json"),
+        timeouts=timeouts_of(settings.extra),
+        scrub=scrub,
     )
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
@@ -254,6 +277,9 @@ def _build(
         harness=harness,
     )
     subagents.attach(agent)
+    if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
+        configured = settings.extra.get("max_turns")
+        agent.max_turns = args.max_turns or (configured if isinstance(configured, int) else None)
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried
     key_from = (
@@ -289,6 +315,7 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     except KeyboardInterrupt:
         error = Cancelled("cancelled")
     finally:
+        printer.idle()
         signal.signal(signal.SIGTERM, previous)
         if built is not None:
             built.session.record(
@@ -305,11 +332,17 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
             )
     usage = built.agent.usage if built is not None else Usage(cost_usd=None)
     denials = built.agent.denials if built is not None else []
-    if as_json:
-        sys.stdout.write(json.dumps(redact_data(document(model_name, result, error, usage, denials))) + "\n")
-    elif result is not None and result.text and not result.text.endswith("\n"):
-        sys.stdout.write("\n")
-    sys.stdout.flush()
+    try:
+        if isinstance(error, OutputClosed) or printer.closed:
+            raise BrokenPipeError
+        if as_json:
+            shown = redact_data(document(model_name, result, error, usage, denials))
+            sys.stdout.write(json.dumps(shown) + "\n")
+        elif result is not None and result.text and not result.text.endswith("\n"):
+            sys.stdout.write("\n")
+        sys.stdout.flush()
+    except BrokenPipeError:
+        return _output_closed()
     if error is not None:
         sys.stderr.write(safe_line(f"bastion: {error}") + "\n")
         hint = built.advice(error) if built is not None else None
@@ -317,6 +350,18 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
             sys.stderr.write(safe_line(f"bastion: {hint}") + "\n")
         return error.kind.exit_code
     return 0
+
+
+# The status a shell gives a writer that SIGPIPE ended (128 + 13), as `yes | head` leaves it.
+OUTPUT_CLOSED = 141
+
+
+def _output_closed() -> int:
+    """The reader of the answer went away: nothing more is said (to anyone), and Python's own flush
+    of standard output at exit must not fail on the closed pipe."""
+    with contextlib.suppress(OSError, ValueError):
+        os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
+    return OUTPUT_CLOSED
 
 
 def _transcript(path: str, built: Built) -> Transcript:
@@ -432,6 +477,8 @@ def _usage(args: argparse.Namespace) -> None:
     """Flags that do not go together."""
     if args.transcript and args.prompt is None:
         raise UsageError("--transcript needs -p (a transcript is of one run)")
+    if args.max_turns and args.prompt is None:
+        raise UsageError("--max-turns needs -p (in the REPL, Ctrl-C stops a run)")
     if args.continue_ and args.resume:
         raise UsageError("--continue resumes the latest session; --resume ID names one: give one of them")
     if args.here and not (args.resume or args.continue_):

@@ -5,9 +5,10 @@ a half-typed line, and twice on an empty line leaves."""
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import sys
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
 from .._safe import redact, safe_line, safe_text
@@ -165,13 +166,15 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                 continue
             if line.startswith("/") and not line.startswith("//"):
                 try:
-                    if run_command(line, state):
-                        break
+                    with _settled(printer):
+                        if run_command(line, state):
+                            break
                 except KeyboardInterrupt:
                     print("\n[aborted]")
                 continue
             try:
-                agent.run(line.removeprefix("/") if line.startswith("//") else line)
+                with _settled(printer):
+                    agent.run(line.removeprefix("/") if line.startswith("//") else line)
                 print()
             except (Cancelled, KeyboardInterrupt):
                 print("\n[aborted]" + _withdrawn(agent))
@@ -186,6 +189,16 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
         built.close()
     print(f"To resume this session: bastion --resume {session.id}")
     return 0
+
+
+@contextlib.contextmanager
+def _settled(printer: Printer) -> Iterator[None]:
+    """Whichever way a run or a command ends (answered, failed, aborted), nothing is waited for
+    after it: the spinner is stopped before anything else is printed."""
+    try:
+        yield
+    finally:
+        printer.idle()
 
 
 def _withdrawn(agent: Agent) -> str:

@@ -20,6 +20,7 @@ __all__ = [
     "Failure",
     "Message",
     "ModelError",
+    "OutputClosed",
     "Reply",
     "ToolCall",
     "ToolResult",
@@ -37,6 +38,8 @@ class Failure(enum.StrEnum):
 
     CONTEXT_EXCEEDED = "context_exceeded"
     OUTPUT_LIMIT_EXCEEDED = "output_limit_exceeded"
+    # The model's calls could not be used (not JSON, not an object, no such tool) several replies in a row.
+    MALFORMED_TOOL_ARGUMENTS = "malformed_tool_arguments"
     RATE_LIMITED = "rate_limited"
     UNAVAILABLE = "unavailable"
     AUTHENTICATION = "authentication"
@@ -45,6 +48,8 @@ class Failure(enum.StrEnum):
     PROTOCOL_ERROR = "protocol_error"
     NETWORK = "network"
     CANCELLED = "cancelled"
+    # The run made as many requests as --max-turns (max_turns) allows and the model still called tools.
+    MAX_TURNS = "max_turns"
     OTHER = "other"
 
     @property
@@ -61,9 +66,11 @@ _EXIT = {
     Failure.CONTEXT_EXCEEDED: 13,
     Failure.POLICY_REJECTION: 14,
     Failure.PROTOCOL_ERROR: 15,
+    Failure.MALFORMED_TOOL_ARGUMENTS: 15,
     Failure.MODEL_NOT_FOUND: 16,
     Failure.NETWORK: 17,
     Failure.OUTPUT_LIMIT_EXCEEDED: 18,
+    Failure.MAX_TURNS: 19,
 }
 
 
@@ -77,6 +84,8 @@ class AgentError(BastionError):
     attempts: int | None = None
     # The server answered with a web page (HTML): the URL is not the API's.
     web_page: bool = False
+    # The server had begun to answer when the stream broke off or went silent (so its URL is right).
+    answered: bool = False
 
 
 class ConfigError(AgentError):
@@ -100,6 +109,7 @@ class ModelError(AgentError):
         retry_after: float | None = None,
         attempts: int | None = None,
         web_page: bool = False,
+        answered: bool = False,
     ) -> None:
         super().__init__(message)
         self.kind = kind
@@ -109,12 +119,18 @@ class ModelError(AgentError):
         # How many requests were made before the run gave up (retries included), when it was a request.
         self.attempts = attempts
         self.web_page = web_page
+        self.answered = answered
 
 
 class Cancelled(AgentError):
     """Ctrl-C (or a cancel event) aborted the run in flight."""
 
     kind = Failure.CANCELLED
+
+
+class OutputClosed(Cancelled):
+    """The reader of the answer went away (`bastion -p ... | head`): the run ends as Ctrl-C ends it
+    (calls stopped, results paired), quietly, and is never the provider's failure."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -20,7 +20,19 @@ from typing import TYPE_CHECKING, Protocol
 
 from .._safe import safe_text
 from ..policy import Decision, Verdict, load_json, runs_alongside
-from ._types import Assistant, Cancelled, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
+from ._types import (
+    Assistant,
+    Cancelled,
+    Failure,
+    Message,
+    ModelError,
+    Reply,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+    User,
+)
 from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, Snapshot, TurnSlots, decider, run_loop
 
 if TYPE_CHECKING:
@@ -44,6 +56,9 @@ __all__ = [
 ]
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
+# Replies in a row whose every call could not be used (arguments not JSON, not an object, no such
+# tool) before the run gives up: a model that repeats its mistake would otherwise be asked for ever.
+MALFORMED_LIMIT = 3
 # How long an abort waits for the calls it stopped to end (a command's group is killed within 0.1 s).
 STOP_WAIT = 5.0
 
@@ -219,6 +234,8 @@ class _Pending:
     result: ToolResult | None = None
     note: str = ""
     approved: bool = False
+    # Its call could not be used (arguments not JSON or not an object, no such tool): never decided.
+    malformed: bool = False
     # Set when its run ends. Waited on rather than its thread: in Python 3.11 a join that Ctrl-C
     # interrupts marks the thread stopped while it still runs.
     done: threading.Event = field(default_factory=threading.Event)
@@ -293,6 +310,10 @@ class Agent:
         # The current (or last) run's usage and denials, kept when it fails too.
         self.usage = Usage()
         self.denials: list[Denial] = []
+        # The most requests one run makes (-p's --max-turns): None, no limit.
+        self.max_turns: int | None = None
+        # The replies in a row, up to now, whose every call could not be used.
+        self._malformed = 0
 
     def system_for(self, offered: Sequence[ToolSpec]) -> str:
         """The system prompt of a turn that offers `offered`."""
@@ -331,6 +352,7 @@ class Agent:
         self._add(User(prompt))
         self.usage = Usage()
         self.denials = []
+        self._malformed = 0
         self.slots = self.turn_slots()
         try:
             if self.checkpoint is None:
@@ -385,19 +407,36 @@ class Agent:
         if self.compaction is not None:
             self.compaction.replied(reply.usage)
         self._add(reply.message, reply.usage)
+        if self.max_turns is not None and count >= self.max_turns and reply.message.calls:
+            # Their results would never reach the model: none runs, each says why.
+            said = f"not run: the run reached its limit of {self.max_turns} model requests (max_turns)"
+            calls = reply.message.calls
+            self._finish([_Pending(c, result=ToolResult(c.id, c.name, said, is_error=True)) for c in calls])
+            raise ModelError(
+                f"the run reached its limit of {self.max_turns} model requests (--max-turns) and the "
+                f"model still called {len(reply.message.calls)} tool(s), left unrun",
+                Failure.MAX_TURNS,
+            )
         return reply.message, start
 
     def execute(self, message: Assistant) -> None:
         if self.cancel.is_set():
             self.unrun(message)
             raise Cancelled("cancelled")
-        self._calls(message)
+        last = self._calls(message)
+        self._malformed = self._malformed + 1 if last is not None else 0
+        if self._malformed >= MALFORMED_LIMIT:
+            raise ModelError(
+                f"the model's tool calls could not be used {self._malformed} replies in a row; "
+                f"the last: {last}",
+                Failure.MALFORMED_TOOL_ARGUMENTS,
+            )
 
     def unrun(self, message: Assistant) -> None:
         self._finish([_Pending(c) for c in message.calls])
 
-    def _calls(self, message: Assistant) -> None:
-        """Decide, then run, one turn's calls."""
+    def _calls(self, message: Assistant) -> str | None:
+        """Decide, then run, one turn's calls; when none of them could be used, why the last could not."""
         pending = [_Pending(c) for c in message.calls]
         try:
             for p in pending:
@@ -421,6 +460,10 @@ class Agent:
             self._finish(pending)
             raise Cancelled("cancelled while tools ran") from None
         self._finish(pending)
+        if pending and all(p.malformed for p in pending):
+            result = pending[-1].result
+            return result.content if result is not None else ""
+        return None
 
     def _stop(self) -> None:
         """Set the cancel event, so the calls still running stop and their results are dropped, and
@@ -445,6 +488,7 @@ class Agent:
             reason = args if isinstance(args, str) else f"error: there is no tool named {call.name!r}"
             self.events.error(call, reason)
             p.result = ToolResult(call.id, call.name, reason, is_error=True)
+            p.malformed = True
             return
         try:
             decided = self.gate.decide(call.name, args)

@@ -34,6 +34,9 @@ PROVIDER_KEYS = (
     "harness",
     "mcp",  # the agent's [mcp.servers.NAME] tables: a table here, checked by the agent (bastion/agent/mcp)
     "subagent_model",
+    "stream_idle_timeout",
+    "request_timeout",
+    "max_turns",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -43,6 +46,7 @@ _WRITABLE_PATH = re.compile(r"(/|~/)[^\x00]*")
 _FALLBACKS = ("allow", "ask", "deny")
 _ENV_NAME = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 _MAX_INT = (1 << 63) - 1  # beyond it, let pydantic say what it accepts
+_MAX_SECONDS = 86_400  # the longest a timeout may be set to (the schema's bound too)
 
 
 class Section(NamedTuple):
@@ -123,8 +127,10 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is bool
     if key == "api_key_command":
         return type(value) is str or _strings(value)
-    if key == "compact_at":
+    if key in ("compact_at", "max_turns"):
         return type(value) is int and 0 < value <= _MAX_INT
+    if key in ("stream_idle_timeout", "request_timeout"):
+        return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= _MAX_SECONDS
     if key == "mcp":
         return type(value) is dict
     if key == "subagent_model":

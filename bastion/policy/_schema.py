@@ -83,6 +83,12 @@ class UserFile(Strict):
     compact_at: int | None = Field(default=None, gt=0)
     # The model a sub-agent (the task tool) talks to; the session's model when unset.
     subagent_model: str | None = Field(default=None, min_length=1)
+    # Seconds without a byte from the model's server before a request is given up (and retried).
+    stream_idle_timeout: float | None = Field(default=None, gt=0, le=86_400)
+    # Seconds one request to the model may take in all, its retries and their waits included.
+    request_timeout: float | None = Field(default=None, gt=0, le=86_400)
+    # The most model requests one -p run makes (--max-turns overrides it); no limit when unset.
+    max_turns: int | None = Field(default=None, gt=0)
     # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
     pricing: dict[str, PriceSection] | None = None
     harness: HarnessSection | None = None

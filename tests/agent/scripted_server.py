@@ -9,6 +9,20 @@ with, in a reply, any of:
   "cost": 0.0012                                  the cost the provider reports (Chat and Responses)
   "refusal": "I can't help with that."            the provider refuses, in its format's way
   "limit": true                                   the reply stops at the output token limit
+  "pieces": N                                     text and arguments sent in deltas of N characters
+and the faults a server can make (fault injection):
+  "cut": N            only the reply's first N SSE frames are sent, then the connection is closed
+                      (the body ends there, as a close-delimited HTTP/1.0 body does)
+  "chunked": true     with "cut": the body is chunked and the connection closes without its last chunk
+  "stall": N          the first N frames are sent, then nothing more until the server stops
+  "ping": seconds     with "stall": an SSE comment is sent every `seconds` while stalled (bytes, no event)
+  "silent": true      the request is read and never answered (not even a status line)
+  "nested": depth     a first event whose JSON is nested `depth` arrays deep
+  "stream_error": {"type": ..., "message": ...}   after the first frame, an error event in the format's
+                      way (Chat: a chunk with "error"; Responses and Anthropic: an `error` event), and no more
+  "repeat": true      the round answers this request and every later one (a model that echoes itself)
+  "body": {...}       with "status": the error body, as given (else {"error": {"message": ...}}); a
+                      string is sent as it is
 Every request is kept (path, headers, JSON body) for the test to look at.
 """
 
@@ -21,9 +35,12 @@ from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
 
 
-def _halves(text: str) -> list[str]:
-    mid = len(text) // 2
-    return [p for p in (text[:mid], text[mid:]) if p]
+def _pieces(text: str, size: int | None = None) -> list[str]:
+    """`text` in deltas of `size` characters; in two halves when no size is given."""
+    if size is None:
+        mid = len(text) // 2
+        return [p for p in (text[:mid], text[mid:]) if p]
+    return [text[i : i + size] for i in range(0, len(text), size)]
 
 
 def _usage(round_: dict[str, Any]) -> tuple[int, int, int, int]:
@@ -45,7 +62,7 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
         }
 
     yield "", chunk({"role": "assistant"})
-    for part in _halves(round_.get("text", "")):
+    for part in _pieces(round_.get("text", ""), round_.get("pieces")):
         yield "", chunk({"content": part})
     if "refusal" in round_:
         yield "", chunk({"refusal": round_["refusal"]})
@@ -67,7 +84,7 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
                 }
             ),
         )
-        for part in _halves(args):
+        for part in _pieces(args, round_.get("pieces")):
             yield "", chunk({"tool_calls": [{"index": i, "function": {"arguments": part}}]})
     yield "", chunk({}, "length" if round_.get("limit") else "tool_calls" if calls else "stop")
     fresh, out, read, write = _usage(round_)
@@ -88,7 +105,7 @@ def _responses(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
         "response.created",
         {"type": "response.created", "response": {"id": f"r{index}", "status": "in_progress"}},
     )
-    for part in _halves(round_.get("text", "")):
+    for part in _pieces(round_.get("text", ""), round_.get("pieces")):
         yield "response.output_text.delta", {"type": "response.output_text.delta", "delta": part}
     if "refusal" in round_:
         yield "response.refusal.delta", {"type": "response.refusal.delta", "delta": round_["refusal"]}
@@ -140,7 +157,7 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
             "content_block_start",
             {"type": "content_block_start", "index": block, "content_block": {"type": "text", "text": ""}},
         )
-        for part in _halves(round_["text"]):
+        for part in _pieces(round_["text"], round_.get("pieces")):
             yield (
                 "content_block_delta",
                 {
@@ -166,7 +183,7 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
                 },
             },
         )
-        for part in _halves(_arguments(call)):
+        for part in _pieces(_arguments(call), round_.get("pieces")):
             yield (
                 "content_block_delta",
                 {
@@ -189,18 +206,49 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
     yield "message_stop", {"type": "message_stop"}
 
 
-def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
-    """A reply round as the SSE body of the wire format `path` names (…/messages, …/responses, else Chat)."""
+# The event a nested frame is sent as, by wire format: one each SDK parses as JSON.
+_NESTED_EVENT = {_chat: "", _responses: "response.output_text.delta", _anthropic: "content_block_delta"}
+
+
+def sse_frames(path: str, round_: dict[str, Any], index: int = 0) -> list[bytes]:
+    """A reply round as the SSE frames of the wire format `path` names (…/messages, …/responses, else
+    Chat), a nested first frame included when the round asks for one."""
     render = _chat
     if path.endswith("/messages"):
         render = _anthropic
     elif path.endswith("/responses"):
         render = _responses
+    events = list(render(round_, index))
+    if "nested" in round_:
+        depth = int(round_["nested"])
+        event = _NESTED_EVENT[render]
+        nested = "[" * depth + "]" * depth
+        events.insert(1, (event, f'{{"type": "{event}", "x": {nested}}}'))
+    if "stream_error" in round_:
+        error = dict(round_["stream_error"])
+        if render is _chat:
+            events[1:] = [("", {"error": error})]
+        elif render is _responses:
+            events[1:] = [
+                ("error", {"type": "error", "code": error.get("type"), "message": error.get("message")})
+            ]
+        else:
+            events[1:] = [("error", {"type": "error", "error": error})]
     frames = []
-    for event, data in render(round_, index):
+    for event, data in events:
         text = data if isinstance(data, str) else json.dumps(data)
-        frames.append((f"event: {event}\n" if event else "") + f"data: {text}\n\n")
-    return "".join(frames).encode()
+        frames.append(((f"event: {event}\n" if event else "") + f"data: {text}\n\n").encode())
+    return frames
+
+
+def sse_body(path: str, round_: dict[str, Any], index: int = 0) -> bytes:
+    """A reply round as the SSE body of the wire format `path` names."""
+    return b"".join(sse_frames(path, round_, index))
+
+
+def _chunk(data: bytes) -> bytes:
+    """`data` as one chunk of a chunked body."""
+    return b"%x\r\n%s\r\n" % (len(data), data)
 
 
 def _round(value: object) -> dict[str, Any]:
@@ -228,6 +276,8 @@ class ScriptedServer:
         self.lookups: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
+        # Set when the server stops: a stalled or silent answer ends then.
+        self._stopping = threading.Event()
         server = self
 
         class Handler(BaseHTTPRequestHandler):
@@ -253,10 +303,10 @@ class ScriptedServer:
                     index = len(server.requests)
                     server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
                     round_ = (
-                        server.rounds.pop(0)
-                        if server.rounds
-                        else {"status": 500, "error": "script exhausted"}
+                        server.rounds[0] if server.rounds else {"status": 500, "error": "script exhausted"}
                     )
+                    if server.rounds and not round_.get("repeat"):
+                        server.rounds.pop(0)
                 if server.on_request is not None:
                     server.on_request(index)
                 server._answer(self, round_, index)
@@ -310,8 +360,12 @@ class ScriptedServer:
         handler.wfile.write(data)
 
     def _answer(self, handler: BaseHTTPRequestHandler, round_: dict[str, Any], index: int) -> None:
+        if round_.get("silent"):
+            self._stopping.wait()
+            return
         if "status" in round_:
-            body = json.dumps({"error": {"message": round_.get("error", "scripted failure")}}).encode()
+            error = round_.get("body", {"error": {"message": round_.get("error", "scripted failure")}})
+            body = (error if isinstance(error, str) else json.dumps(error)).encode()
             handler.send_response(int(round_["status"]))
             handler.send_header("content-type", "application/json")
             if "retry_after" in round_:
@@ -320,16 +374,38 @@ class ScriptedServer:
             handler.end_headers()
             handler.wfile.write(body)
             return
+        frames = sse_frames(handler.path, round_, index)
+        chunked = bool(round_.get("chunked"))
         handler.send_response(200)
         handler.send_header("content-type", "text/event-stream")
+        if chunked:
+            handler.send_header("transfer-encoding", "chunked")
         handler.end_headers()
-        handler.wfile.write(sse_body(handler.path, round_, index))
-        handler.wfile.flush()
+        send = _chunk if chunked else (lambda data: data)
+        try:
+            if "cut" in round_:
+                handler.wfile.write(b"".join(send(f) for f in frames[: int(round_["cut"])]))
+                handler.wfile.flush()
+                handler.close_connection = True
+                return
+            if "stall" in round_:
+                handler.wfile.write(b"".join(send(f) for f in frames[: int(round_["stall"])]))
+                handler.wfile.flush()
+                every = round_.get("ping")
+                while not self._stopping.wait(float(every) if every else None):
+                    handler.wfile.write(send(b": ping\n\n"))
+                    handler.wfile.flush()
+                return
+            handler.wfile.write(b"".join(send(f) for f in frames) + (b"0\r\n\r\n" if chunked else b""))
+            handler.wfile.flush()
+        except OSError:  # the client went away (it gave up waiting): nothing more to send
+            return
 
     def __enter__(self) -> ScriptedServer:
         self._thread.start()
         return self
 
     def __exit__(self, *exc: object) -> None:
+        self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()

@@ -15,7 +15,7 @@ from bastion.agent._front import Asker, Printer, collapsed
 from bastion.agent._types import ToolCall, ToolResult
 from bastion.agent.loop import Answer
 from bastion.analyzer import LocalWorkspace, Stamper
-from bastion.policy import Decision, Gate, load_settings
+from bastion.policy import Decision, Gate, Verdict, load_settings
 
 PLAIN = Colour(False)
 
@@ -144,8 +144,9 @@ def test_a_result_is_shown_collapsed_with_its_exit_status_and_a_failed_edit_as_f
     printer.message(ToolResult("e1", "edit", "error: old_string was not found in a.py", is_error=True))
     assert err.getvalue() == "  ✗ edit failed: error: old_string was not found in a.py\n"
     denied = ToolCall("d1", "bash", "{}")
+    printer.verdict(denied, Verdict(Decision.DENY, "x"), None)
     printer.message(ToolResult(denied.id, "bash", "denied by policy: x", is_error=True))
-    assert err.getvalue().count("\n") == 1  # a denial was said when it was decided, not again
+    assert err.getvalue().count("\n") == 2  # a denial was said when it was decided, not again
 
 
 def test_colour_is_off_when_not_a_terminal_or_no_color_is_set() -> None:

@@ -51,7 +51,16 @@ _SANDBOX = (
     | _GOOD_SANDBOX
     | st.dictionaries(st.sampled_from(["mode", "writable", "network", "other"]), _VALUES)
 )
-_TYPED = ("think", "api_key_command", "compact_at", "mcp")
+_TYPED = (
+    "think",
+    "api_key_command",
+    "compact_at",
+    "mcp",
+    "stream_idle_timeout",
+    "request_timeout",
+    "max_turns",
+)
+_SECONDS = st.integers(-1, 5) | st.floats(allow_nan=True) | st.sampled_from([0.5, 86_400, 86_400.5, 1 << 63])
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
     "sandbox": _SANDBOX,
@@ -61,6 +70,9 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "compact_at": st.integers(-1, 5) | st.sampled_from([100_000, (1 << 63) - 1, 1 << 63]),
     "api_key_command": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
     "mcp": st.dictionaries(st.sampled_from(["servers", "x"]), _VALUES, max_size=2),
+    "stream_idle_timeout": _SECONDS,
+    "request_timeout": _SECONDS,
+    "max_turns": st.integers(-1, 5) | st.sampled_from([(1 << 63) - 1, 1 << 63]),
     **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in _TYPED},
 }
 

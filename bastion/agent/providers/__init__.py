@@ -3,10 +3,10 @@ its vendor's SDK (openai, anthropic), imported the first time a request is made.
 
 from ._catalogue import listed_models
 from ._clients import Connection
-from ._failures import KINDS, RetryPolicy
+from ._failures import KINDS, RetryPolicy, Timeouts
 from ._keys import KeySource
 from ._limits import ModelLimits, model_limits
-from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model
+from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
 from ._options import EFFORTS, ModelOptions
 from ._pricing import Price, prices_of
 
@@ -21,10 +21,12 @@ __all__ = [
     "Price",
     "RetryPolicy",
     "StreamingModel",
+    "Timeouts",
     "listed_models",
     "make_model",
     "model_limits",
     "prices_of",
+    "timeouts_of",
     "key_variable",
     "key_variables",
 ]

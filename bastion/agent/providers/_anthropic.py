@@ -19,10 +19,11 @@ from .._types import (
     User,
 )
 from ._clients import Connection
-from ._failures import Surfaced, ended_early, with_retries
+from ._failures import Surfaced, ended_early, stream_error, with_retries
 from ._limits import model_limits
 from ._options import ModelOptions
 from ._pricing import cost
+from ._sse import count, events, get, loads, text
 
 __all__ = ["AnthropicModel", "with_cache_breakpoints"]
 
@@ -101,19 +102,27 @@ def with_cache_breakpoints(
     return system_blocks, tools, out
 
 
-def _usage(start: Any, delta: Any) -> Usage:
+def _usage(start: object, delta: object) -> Usage:
     """message_start's usage, with the counts message_delta reports at the end (they are cumulative)."""
 
-    def count(name: str) -> int:
-        late = getattr(delta, name, None)
-        return int(late if late is not None else getattr(start, name, 0) or 0)
+    def tokens(name: str) -> int:
+        return count(delta, name) if get(delta, name) is not None else count(start, name)
 
     return Usage(
-        count("input_tokens"),
-        count("output_tokens"),
-        count("cache_read_input_tokens"),
-        count("cache_creation_input_tokens"),
+        tokens("input_tokens"),
+        tokens("output_tokens"),
+        tokens("cache_read_input_tokens"),
+        tokens("cache_creation_input_tokens"),
     )
+
+
+# A delta's type -> the field of its block it adds to, and where the delta's text is.
+_DELTAS = {
+    "text_delta": ("text", "text"),
+    "input_json_delta": ("partial", "partial_json"),
+    "thinking_delta": ("thinking", "thinking"),
+    "signature_delta": ("signature", "signature"),
+}
 
 
 class AnthropicModel:
@@ -156,53 +165,55 @@ class AnthropicModel:
         if self.options.think:
             budget = min(_BUDGET.get(self.options.effort, 2048), max_tokens - _MIN_BUDGET)
             params["thinking"] = {"type": "enabled", "budget_tokens": max(_MIN_BUDGET, budget)}
-        c = self.connection
-        return with_retries(
-            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
-        )
+        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text))
 
     def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider
         blocks: dict[int, dict[str, Any]] = {}
-        start_usage: Any = None
-        delta_usage: Any = None
+        # Each block's streamed fields in pieces, joined once the message is complete (linear).
+        pieces: dict[int, dict[str, list[str]]] = {}
+        start_usage: object = None
+        delta_usage: object = None
         stop = ""
-        with self.connection.anthropic().messages.create(**params) as events:
-            for event in events:
-                kind = getattr(event, "type", "")
+        with self.connection.anthropic().messages.with_streaming_response.create(**params) as response:
+            surfaced.answered = True
+            for name, data in events(response.iter_lines()):
+                if name == "ping":
+                    continue
+                event = loads(provider, data)
+                kind = text(event, "type") or name
+                if kind == "error":
+                    raise stream_error(provider, event)
                 if kind == "message_start":
-                    start_usage = getattr(getattr(event, "message", None), "usage", None)
+                    start_usage = get(event, "message", "usage")
                 elif kind == "content_block_start":
-                    raw = getattr(event, "content_block", None)
-                    block = raw.model_dump(exclude_none=True) if raw is not None else {}
+                    raw = get(event, "content_block")
+                    block = {k: v for k, v in raw.items() if v is not None} if isinstance(raw, dict) else {}
                     if block.get("type") == "tool_use":
                         surfaced.tool_call = True
-                        block["partial"] = ""
-                    index = getattr(event, "index", None)
-                    blocks[len(blocks) if index is None else int(index)] = block
+                    index = get(event, "index")
+                    index = index if isinstance(index, int) else len(blocks)
+                    blocks[index] = block
+                    pieces[index] = {}
                 elif kind == "content_block_delta":
-                    index = int(getattr(event, "index", 0) or 0)
-                    block = blocks.setdefault(index, {"type": "text", "text": ""})
-                    self._delta(block, getattr(event, "delta", None), on_text)
+                    index = get(event, "index")
+                    index = index if isinstance(index, int) else 0
+                    blocks.setdefault(index, {"type": "text"})
+                    field, source = _DELTAS.get(text(event, "delta", "type"), ("", ""))
+                    if field:
+                        piece = text(event, "delta", source)
+                        pieces.setdefault(index, {}).setdefault(field, []).append(piece)
+                        if field == "text":
+                            on_text(piece)
                 elif kind == "message_delta":
-                    stop = str(getattr(getattr(event, "delta", None), "stop_reason", None) or stop)
-                    delta_usage = getattr(event, "usage", None) or delta_usage
+                    stop = text(event, "delta", "stop_reason") or stop
+                    delta_usage = get(event, "usage") or delta_usage
                 elif kind == "message_stop":
+                    for index, fields in pieces.items():
+                        for field, parts in fields.items():
+                            blocks[index][field] = str(blocks[index].get(field) or "") + "".join(parts)
                     return self._reply(blocks, _usage(start_usage, delta_usage), stop)
-        raise ended_early(provider, "message", events)
-
-    @staticmethod
-    def _delta(block: dict[str, Any], delta: Any, on_text: Callable[[str], None]) -> None:
-        kind = getattr(delta, "type", "")
-        if kind == "text_delta":
-            block["text"] = block.get("text", "") + delta.text
-            on_text(delta.text)
-        elif kind == "input_json_delta":
-            block["partial"] = block.get("partial", "") + delta.partial_json
-        elif kind == "thinking_delta":
-            block["thinking"] = block.get("thinking", "") + delta.thinking
-        elif kind == "signature_delta":
-            block["signature"] = block.get("signature", "") + delta.signature
+        raise ended_early(provider, "message", response)
 
     def _reply(self, blocks: dict[int, dict[str, Any]], usage: Usage, stop: str) -> Reply:
         provider = self.options.provider
@@ -215,16 +226,16 @@ class AnthropicModel:
                 f"{provider}: the reply reached the output token limit (the largest bastion asks for)",
                 Failure.OUTPUT_LIMIT_EXCEEDED,
             )
-        text: list[str] = []
+        said: list[str] = []
         calls: list[ToolCall] = []
         opaque: list[dict[str, Any]] = []
         for i, block in sorted(blocks.items()):
             if block.get("type") == "text":
-                text.append(str(block.get("text", "")))
+                said.append(str(block.get("text", "")))
             elif block.get("type") == "tool_use":
                 raw = block.get("partial") or json.dumps(block.get("input") or {})
                 calls.append(ToolCall(str(block.get("id", f"toolu_{i}")), str(block.get("name", "")), raw))
             elif block.get("type") in ("thinking", "redacted_thinking"):
                 opaque.append(block)
         usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, None)
-        return Reply(Assistant("".join(text), tuple(calls), tuple(opaque)), usage, stop)
+        return Reply(Assistant("".join(said), tuple(calls), tuple(opaque)), usage, stop)

@@ -18,9 +18,10 @@ from .._types import (
     User,
 )
 from ._clients import Connection
-from ._failures import Surfaced, ended_early, with_retries
+from ._failures import Surfaced, ended_early, stream_error, with_retries
 from ._options import ModelOptions
 from ._pricing import cost
+from ._sse import DONE, count, dicts, events, get, loads, text
 
 __all__ = ["ChatModel", "chat_usage"]
 
@@ -43,21 +44,16 @@ def _messages(system: str, messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def chat_usage(raw: Any) -> tuple[Usage, float | None]:
-    """A usage object as every provider reports it, and the cost the provider reported (OpenRouter's
-    `cost`), if any."""
-    details = getattr(raw, "prompt_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", 0) or 0)
-    written = int(getattr(details, "cache_write_tokens", 0) or 0)
-    prompt = int(getattr(raw, "prompt_tokens", 0) or 0)
-    reported = getattr(raw, "cost", None)
-    usage = Usage(
-        max(0, prompt - cached - written),
-        int(getattr(raw, "completion_tokens", 0) or 0),
-        cached,
-        written,
-    )
-    return usage, float(reported) if isinstance(reported, int | float) else None
+def chat_usage(raw: object) -> tuple[Usage, float | None]:
+    """A usage object (JSON) as every Chat provider reports it, and the cost the provider reported
+    (OpenRouter's `cost`), if any."""
+    cached = count(raw, "prompt_tokens_details", "cached_tokens")
+    written = count(raw, "prompt_tokens_details", "cache_write_tokens")
+    reported = get(raw, "cost")
+    fresh = max(0, count(raw, "prompt_tokens") - cached - written)
+    usage = Usage(fresh, count(raw, "completion_tokens"), cached, written)
+    number = isinstance(reported, int | float) and not isinstance(reported, bool)
+    return usage, float(reported) if number else None
 
 
 class ChatModel:
@@ -90,53 +86,56 @@ class ChatModel:
             params["reasoning_effort"] = self.options.effort
         elif self.options.provider == "ollama":
             params["reasoning_effort"] = "none"
-        c = self.connection
-        return with_retries(
-            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
-        )
+        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text))
 
     def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider
-        text: list[str] = []
+        parts: list[str] = []
         refusal: list[str] = []
-        calls: dict[int, dict[str, str]] = {}
+        # Each call's id, name and argument pieces, joined once the reply is complete (linear).
+        calls: dict[int, tuple[list[str], list[str], list[str]]] = {}
         usage, reported = Usage(), None
         finish = ""
-        with self.connection.openai().chat.completions.create(
-            **params, **self.connection.openai_extras()
-        ) as chunks:
-            for chunk in chunks:
-                if getattr(chunk, "usage", None) is not None:
-                    usage, reported = chat_usage(chunk.usage)
-                for choice in getattr(chunk, "choices", None) or ():
-                    delta: Any = getattr(choice, "delta", None)
-                    if getattr(delta, "content", None):
-                        text.append(delta.content)
-                        on_text(delta.content)
-                    if getattr(delta, "refusal", None):
-                        refusal.append(delta.refusal)
-                    for tc in getattr(delta, "tool_calls", None) or ():
+        create = self.connection.openai().chat.completions.with_streaming_response.create
+        with create(**params, **self.connection.openai_extras()) as response:
+            surfaced.answered = True
+            for _, data in events(response.iter_lines()):
+                if data == DONE:
+                    break
+                chunk = loads(provider, data)
+                if get(chunk, "error"):
+                    raise stream_error(provider, chunk["error"])
+                if isinstance(get(chunk, "usage"), dict):
+                    usage, reported = chat_usage(chunk["usage"])
+                for choice in dicts(chunk, "choices"):
+                    content, refused = text(choice, "delta", "content"), text(choice, "delta", "refusal")
+                    if content:
+                        parts.append(content)
+                        on_text(content)
+                    if refused:
+                        refusal.append(refused)
+                    for tc in dicts(choice, "delta", "tool_calls"):
                         surfaced.tool_call = True
-                        index = getattr(tc, "index", None)
-                        index = len(calls) if index is None else int(index)
-                        slot = calls.setdefault(index, {"id": "", "name": "", "arguments": ""})
-                        slot["id"] = getattr(tc, "id", None) or slot["id"]
-                        fn = getattr(tc, "function", None)
-                        slot["name"] += getattr(fn, "name", None) or ""
-                        slot["arguments"] += getattr(fn, "arguments", None) or ""
-                    finish = getattr(choice, "finish_reason", None) or finish
+                        index = get(tc, "index")
+                        index = index if isinstance(index, int) else len(calls)
+                        ids, names, pieces = calls.setdefault(index, ([], [], []))
+                        for into, found in ((ids, text(tc, "id")), (names, text(tc, "function", "name"))):
+                            if found:
+                                into.append(found)
+                        pieces.append(text(tc, "function", "arguments"))
+                    finish = text(choice, "finish_reason") or finish
         if refusal or finish == "content_filter":
             why = "".join(refusal) or "finish_reason content_filter"
             raise ModelError(f"{provider}: the provider refused: {why}", Failure.POLICY_REJECTION)
         if not finish:
-            raise ended_early(provider, "reply", chunks)
+            raise ended_early(provider, "reply", response)
         if finish == "length":
             raise ModelError(
                 f"{provider}: the reply reached the model's output token limit", Failure.OUTPUT_LIMIT_EXCEEDED
             )
         out = tuple(
-            ToolCall(c["id"] or f"call_{i}", c["name"], c["arguments"] or "{}")
-            for i, c in sorted(calls.items())
+            ToolCall(ids[-1] if ids else f"call_{i}", "".join(names), "".join(pieces) or "{}")
+            for i, (ids, names, pieces) in sorted(calls.items())
         )
         usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, reported)
-        return Reply(Assistant("".join(text), out), usage, finish)
+        return Reply(Assistant("".join(parts), out), usage, finish)

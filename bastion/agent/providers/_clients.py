@@ -13,7 +13,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from ._failures import OnRetry, RetryPolicy
+from ._failures import OnRetry, RetryPolicy, Timeouts
 from ._keys import KeySource
 from ._pricing import Price
 
@@ -24,15 +24,12 @@ if TYPE_CHECKING:
 
 __all__ = ["Connection"]
 
-_TIMEOUT = 600.0
-_CONNECT_TIMEOUT = 30.0
-
 
 @dataclass(slots=True)
 class Connection:
     """`transport` replaces the network (an httpx2 transport: tests speak the wire format through it);
     `on_retry` hears of each request that is tried again; `limits_cache` is the file the models'
-    limits are kept in."""
+    limits are kept in; `timeouts` bound how long a request waits (no byte, and in all)."""
 
     provider: str
     base_url: str
@@ -42,6 +39,7 @@ class Connection:
     transport: httpx2.BaseTransport | None = None
     on_retry: OnRetry | None = None
     limits_cache: str | None = None
+    timeouts: Timeouts = field(default_factory=Timeouts)
     _http: httpx2.Client | None = None
     _openai: openai.OpenAI | None = None
     _anthropic: anthropic.Anthropic | None = None
@@ -50,11 +48,17 @@ class Connection:
     def http_client(self) -> httpx2.Client:
         import httpx2
 
+        from ._overdue import bound_response
+
         if self._http is None:
+            bounds = self.timeouts
+            # The read timeout is the idle bound: no byte for that long, while waiting for the
+            # answer to start or in the middle of its stream; every read checks the total bound.
             self._http = httpx2.Client(
                 transport=self.transport,
-                timeout=httpx2.Timeout(_TIMEOUT, connect=_CONNECT_TIMEOUT),
+                timeout=httpx2.Timeout(bounds.idle, connect=min(bounds.connect, bounds.idle)),
                 follow_redirects=False,
+                event_hooks={"response": [bound_response]},
             )
         return self._http
 

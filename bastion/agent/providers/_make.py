@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from ..._handover import PROVIDER_KEY_VARIABLES as _KEYS
 from .._settings import ProviderConfig
@@ -11,7 +11,7 @@ from .._types import ConfigError
 from ._anthropic import AnthropicModel
 from ._chat import ChatModel
 from ._clients import Connection
-from ._failures import RetryPolicy
+from ._failures import RetryPolicy, Timeouts
 from ._keys import KeySource
 from ._options import ModelOptions
 from ._pricing import Price
@@ -46,6 +46,17 @@ def key_variables(cfg: ProviderConfig) -> tuple[str, ...]:
     return tuple(name for name in (DEFAULTS[cfg.provider][2], cfg.api_key_env) if name)
 
 
+def timeouts_of(extra: Mapping[str, Any]) -> Timeouts:
+    """The user config's stream_idle_timeout and request_timeout (checked positive numbers by the
+    config's schema), the defaults where unset."""
+    default = Timeouts()
+    idle, total = extra.get("stream_idle_timeout"), extra.get("request_timeout")
+    return Timeouts(
+        float(idle) if isinstance(idle, int | float) else default.idle,
+        float(total) if isinstance(total, int | float) else default.total,
+    )
+
+
 def make_model(
     cfg: ProviderConfig,
     environ: Mapping[str, str],
@@ -54,6 +65,7 @@ def make_model(
     pricing: Mapping[str, Price] | None = None,
     transport: httpx2.BaseTransport | None = None,
     limits_cache: str | None = None,
+    timeouts: Timeouts | None = None,
     scrub: Iterable[str] = (),
 ) -> StreamingModel:
     """A model for the config; a missing key or a required setting left out is a ConfigError, before
@@ -84,7 +96,14 @@ def make_model(
     elif cfg.provider == "ollama" and not base.endswith("/v1"):
         base += "/v1"
     connection = Connection(
-        cfg.provider, base, key, retry or RetryPolicy(), pricing or {}, transport, limits_cache=limits_cache
+        cfg.provider,
+        base,
+        key,
+        retry or RetryPolicy(),
+        pricing or {},
+        transport,
+        limits_cache=limits_cache,
+        timeouts=timeouts or Timeouts(),
     )
     if cfg.provider == "anthropic":
         return AnthropicModel(options, connection)

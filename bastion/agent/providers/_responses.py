@@ -18,9 +18,10 @@ from .._types import (
     User,
 )
 from ._clients import Connection
-from ._failures import Surfaced, ended_early, with_retries
+from ._failures import Surfaced, ended_early, stream_error, with_retries
 from ._options import ModelOptions
 from ._pricing import cost
+from ._sse import count, events, get, loads, text
 
 __all__ = ["ResponsesModel"]
 
@@ -42,15 +43,11 @@ def _input(messages: Sequence[Message]) -> list[dict[str, Any]]:
     return out
 
 
-def _usage(raw: Any) -> Usage:
-    details = getattr(raw, "input_tokens_details", None)
-    cached = int(getattr(details, "cached_tokens", 0) or 0)
-    written = int(getattr(details, "cache_write_tokens", 0) or 0)
+def _usage(raw: object) -> Usage:
+    cached = count(raw, "input_tokens_details", "cached_tokens")
+    written = count(raw, "input_tokens_details", "cache_write_tokens")
     return Usage(
-        max(0, int(getattr(raw, "input_tokens", 0) or 0) - cached - written),
-        int(getattr(raw, "output_tokens", 0) or 0),
-        cached,
-        written,
+        max(0, count(raw, "input_tokens") - cached - written), count(raw, "output_tokens"), cached, written
     )
 
 
@@ -80,68 +77,55 @@ class ResponsesModel:
             ]
         if self.options.think:
             params["reasoning"] = {"effort": self.options.effort}
-        c = self.connection
-        return with_retries(
-            c.provider, c.key, c.retry, lambda shown: self._once(params, shown, on_text), c.on_retry
-        )
+        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text))
 
     def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
         provider = self.options.provider
-        text: list[str] = []
+        parts: list[str] = []
         refusal: list[str] = []
         calls: list[ToolCall] = []
-        with self.connection.openai().responses.create(**params, **self.connection.openai_extras()) as events:
-            for event in events:
-                kind = getattr(event, "type", "")
+        create = self.connection.openai().responses.with_streaming_response.create
+        with create(**params, **self.connection.openai_extras()) as response:
+            surfaced.answered = True
+            for _, data in events(response.iter_lines()):
+                event = loads(provider, data)
+                kind = text(event, "type")
                 if kind == "response.output_text.delta":
-                    delta = str(getattr(event, "delta", "") or "")
-                    text.append(delta)
+                    delta = text(event, "delta")
+                    parts.append(delta)
                     on_text(delta)
                 elif kind == "response.refusal.delta":
-                    refusal.append(str(getattr(event, "delta", "") or ""))
-                elif (
-                    kind == "response.output_item.done"
-                    and getattr(getattr(event, "item", None), "type", "") == "function_call"
-                ):
-                    fc = event.item
+                    refusal.append(text(event, "delta"))
+                elif kind == "response.output_item.done" and text(event, "item", "type") == "function_call":
+                    item = event["item"]
                     surfaced.tool_call = True
                     calls.append(
                         ToolCall(
-                            str(getattr(fc, "call_id", None) or f"call_{len(calls)}"),
-                            str(getattr(fc, "name", "") or ""),
-                            str(getattr(fc, "arguments", None) or "{}"),
+                            text(item, "call_id") or f"call_{len(calls)}",
+                            text(item, "name"),
+                            text(item, "arguments") or "{}",
                         )
                     )
                 elif kind in ("response.completed", "response.incomplete"):
-                    resp = event.response
-                    reason = str(getattr(getattr(resp, "incomplete_details", None), "reason", "") or "")
-                    if refusal or reason == "content_filter":
-                        why = "".join(refusal) or "incomplete: content_filter"
-                        raise ModelError(f"{provider}: the provider refused: {why}", Failure.POLICY_REJECTION)
-                    if reason == "max_output_tokens":
-                        raise ModelError(
-                            f"{provider}: the reply reached the model's output token limit",
-                            Failure.OUTPUT_LIMIT_EXCEEDED,
-                        )
-                    usage = _usage(getattr(resp, "usage", None))
-                    reported = getattr(getattr(resp, "usage", None), "cost", None)
-                    usage.cost_usd = cost(
-                        usage,
-                        self.options.model,
-                        self.connection.pricing,
-                        float(reported) if isinstance(reported, int | float) else None,
-                    )
-                    status = str(getattr(resp, "status", "") or "")
-                    return Reply(Assistant("".join(text), tuple(calls)), usage, status)
+                    return self._reply(get(event, "response"), parts, refusal, calls)
                 elif kind in ("response.failed", "error"):
-                    err = getattr(getattr(event, "response", None), "error", None) or event
-                    message = str(getattr(err, "message", "") or "")
-                    code = str(getattr(err, "code", "") or "")
-                    if "context" in code or "context" in message.lower():
-                        raise ModelError(f"{provider}: {message}", Failure.CONTEXT_EXCEEDED)
-                    raise ModelError(
-                        f"{provider}: the response failed: {message or code}",
-                        Failure.UNAVAILABLE,
-                        retryable=True,
-                    )
-        raise ended_early(provider, "response", events)
+                    raise stream_error(provider, get(event, "response", "error") or event)
+        raise ended_early(provider, "response", response)
+
+    def _reply(self, resp: object, parts: list[str], refusal: list[str], calls: list[ToolCall]) -> Reply:
+        provider = self.options.provider
+        reason = text(resp, "incomplete_details", "reason")
+        if refusal or reason == "content_filter":
+            why = "".join(refusal) or "incomplete: content_filter"
+            raise ModelError(f"{provider}: the provider refused: {why}", Failure.POLICY_REJECTION)
+        if reason == "max_output_tokens":
+            raise ModelError(
+                f"{provider}: the reply reached the model's output token limit", Failure.OUTPUT_LIMIT_EXCEEDED
+            )
+        usage = _usage(get(resp, "usage"))
+        reported = get(resp, "usage", "cost")
+        number = isinstance(reported, int | float) and not isinstance(reported, bool)
+        usage.cost_usd = cost(
+            usage, self.options.model, self.connection.pricing, float(reported) if number else None
+        )
+        return Reply(Assistant("".join(parts), tuple(calls)), usage, text(resp, "status"))
