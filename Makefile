@@ -11,7 +11,10 @@ SECONDS ?= 20
 
 .PHONY: run test lint fuzz bench conformance integration clean
 
-$(VENV)/.installed: pyproject.toml constraints.txt bastion/grammar/subset.lark
+# Every grammar of the package: its tables are built here (python -m bastion.grammar).
+GRAMMARS := $(shell find bastion -name '*.lark')
+
+$(VENV)/.installed: pyproject.toml constraints.txt $(GRAMMARS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]' \
 		--config-settings editable_mode=compat

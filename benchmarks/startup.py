@@ -12,6 +12,7 @@ one. Figures are medians (and the fastest) over N runs (default 7) of wall time,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -24,12 +25,11 @@ import pexpect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from checkout import checkout  # noqa: E402  (this script's directory)
+
 from tests.agent.scripted_server import ScriptedServer  # noqa: E402
 
 CODE = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
-
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _env(tmp: str, code: str | None = None) -> dict[str, str]:
@@ -103,15 +103,6 @@ def _imported_from(python: str, tmp: str, code: str | None) -> str:
     return done.stdout.strip()
 
 
-def _checkout(ref: str, where: str) -> str:
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", where, ref],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    return where
-
-
 def _figures(name: str, label: str, times: list[float], runs: int) -> str:
     ms = [t * 1000 for t in times]
     return f"{name} ({label}): median {statistics.median(ms):.0f} ms, fastest {min(ms):.0f} ms ({runs} runs)"
@@ -125,28 +116,24 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--before", metavar="REF", help="also measure this commit's code (e.g. main)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, ScriptedServer([]) as idle:
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        idle = stack.enter_context(ScriptedServer([]))
         versions: dict[str, str | None] = {"after": None}
         if args.before:
-            versions = {"before": _checkout(args.before, os.path.join(tmp, "before")), **versions}
-        try:
-            work = os.path.join(tmp, "work")
-            os.mkdir(work)
+            before = stack.enter_context(checkout(args.before, os.path.join(tmp, "before"), args.python))
+            versions = {"before": before, **versions}
+        work = os.path.join(tmp, "work")
+        os.mkdir(work)
+        for label, code in versions.items():
+            print(f"{label}: bastion from {_imported_from(args.python, work, code)}")
+        repl: dict[str, list[float]] = {label: [] for label in versions}
+        one: dict[str, list[float]] = {label: [] for label in versions}
+        for _ in range(args.runs):  # interleaved, so a busy moment weighs on both alike
             for label, code in versions.items():
-                print(f"{label}: bastion from {_imported_from(args.python, work, code)}")
-            repl: dict[str, list[float]] = {label: [] for label in versions}
-            one: dict[str, list[float]] = {label: [] for label in versions}
-            for _ in range(args.runs):  # interleaved, so a busy moment weighs on both alike
-                for label, code in versions.items():
-                    repl[label].append(repl_to_prompt(args.python, idle.url, work, code))
-                    one[label].append(p_to_first_request(args.python, work, code))
-            rich = {label: check_loads_rich(args.python, work, code) for label, code in versions.items()}
-        finally:
-            if args.before:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", os.path.join(tmp, "before")],
-                    check=False,
-                )
+                repl[label].append(repl_to_prompt(args.python, idle.url, work, code))
+                one[label].append(p_to_first_request(args.python, work, code))
+        rich = {label: check_loads_rich(args.python, work, code) for label, code in versions.items()}
     for name, figures in (("REPL to its prompt", repl), ("-p to its first request", one)):
         for label, times in figures.items():
             print(_figures(name, label, times, args.runs))
