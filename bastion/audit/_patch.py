@@ -17,7 +17,7 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..grammar import Grammar, Unexpected
 
@@ -41,8 +41,7 @@ _ARGUMENT = re.compile(_CD + r"(?:apply_patch|applypatch) '(?P<body>[^']*)'")
 _NAMES = re.compile(r"(?<![A-Za-z0-9_])(?:apply_patch|applypatch)(?![A-Za-z0-9_])")
 
 
-@dataclass(frozen=True, slots=True)
-class Patch:
+class Patch(NamedTuple):
     """A patch found in a shell line: the paths it writes, as written, and the directory they are
     taken from (`cd DIR && `), relative to where the line runs."""
 
