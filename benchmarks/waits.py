@@ -14,8 +14,8 @@ loaded machine weighs on both sides alike; the runs of every command (and of REF
   `sed -n '/a/,/b/p' F` against `sed -n 1p F`, and `hook codex` of an apply_patch against a Bash `ls`;
 - a first decision in a fresh plain directory, timed inside one `check --jsonl`-like process from
   the request read to the answer written (p50 over --dirs directories, default 1000), and the
-  lines per second of `bastion check --jsonl` over those directories (one request each), and over
-  fresh git repositories (--dirs // 10 of them).
+  lines per second of `bastion check --jsonl` over as many other fresh directories (one request
+  each, the process's start included), and over fresh git repositories (--dirs // 10 of them).
 
 The load average is printed before and after.
 """
@@ -142,6 +142,7 @@ class Bench:
             input=names,
             capture_output=True,
             env=self.env(code, False),
+            cwd=self.tmp,  # not this checkout: `python -c` puts its directory first on sys.path
             check=True,
         )
         return float(statistics.median(json.loads(done.stdout)))
@@ -197,9 +198,9 @@ def main() -> int:
                     walls[(version, name)].append(command(code))
             if run < 3:  # the directory figures: three runs, fresh directories each time
                 for version, code in versions.items():
-                    plain = _plain(tmp, a.dirs, f"p{run}{version}-")
-                    fresh[version].append(bench.fresh_p50(code, plain[: a.dirs // 2]))
-                    rates[(version, "plain")].append(bench.jsonl_rate(code, plain[a.dirs // 2 :]))
+                    plain = _plain(tmp, 2 * a.dirs, f"p{run}{version}-")
+                    fresh[version].append(bench.fresh_p50(code, plain[: a.dirs]))
+                    rates[(version, "plain")].append(bench.jsonl_rate(code, plain[a.dirs :]))
                     repos = _plain(tmp, max(1, a.dirs // 10), f"g{run}{version}-", git=True)
                     rates[(version, "git")].append(bench.jsonl_rate(code, repos))
                     subprocess.run(["rm", "-rf", *map(str, plain), *map(str, repos)], check=True)

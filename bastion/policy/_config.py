@@ -159,8 +159,7 @@ def _check_rules(section: Section, path: str, *, project: bool) -> None:
 
 def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_USER_CONFIG_BYTES + 1)
+        data = _read_file(path, _MAX_USER_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if explicit:
             raise ConfigError(f"{path}: no such config file") from None
@@ -170,6 +169,19 @@ def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     if len(data) > _MAX_USER_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {_MAX_USER_CONFIG_BYTES} bytes")
     return _user_data(data, path), True
+
+
+def _read_file(path: str, limit: int) -> bytes:
+    """At most `limit` bytes of a file (read on every load: no buffered file object for it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks: list[bytes] = []
+        while limit > 0 and (chunk := os.read(fd, min(limit, 1 << 16))):
+            chunks.append(chunk)
+            limit -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
 
 
 @functools.lru_cache(maxsize=64)
