@@ -71,7 +71,10 @@ def grammar_text() -> str:
 
 def loaded() -> Parser:
     """The subset's parser, building plans as it parses, from the tables built at install."""
-    return SUBSET.parser()
+    found = SUBSET.parser()
+    if not isinstance(found, Parser):
+        raise TypeError("subset.lark is built as LALR: it holds no `// parser: earley` line")
+    return found
 
 
 def parser() -> Lark:

@@ -5,9 +5,11 @@ A grammar is a `.lark` file inside the bastion package, declared by the module t
     SCRIPT = Grammar("bastion.analyzer", "sed_script.lark")           # values are Trees
     SUBSET = Grammar("bastion.grammar", "subset.lark", transformer)    # values built by rule name
 
-Declaring loads nothing. Every grammar is built alike (OPTIONS: LALR, lark's contextual lexer,
+Declaring loads nothing. A grammar is built with OPTIONS (LALR, lark's contextual lexer,
 strict=True, which proves it has no conflict and that no two terminals of one lexer state can
-match the same text; no placeholders). `python -m bastion.grammar` (run by `make` at install)
+match the same text; no placeholders), or, when its file holds the line `// parser: earley` (a
+grammar that is not LALR: an ambiguous one), with EARLEY_OPTIONS (lark's Earley parser over its
+basic lexer, strict), whose tables `_earley.py` runs. `python -m bastion.grammar` (run by `make` at install)
 builds every `.lark` file in the package and writes each build's tables beside it, in
 `_<name>_lalr.py` (git-ignored, data only): the parse table, the regular expression of each
 state's lexer, the ignored terminals, the rules, lark's own serialization of the build, and the
@@ -28,18 +30,26 @@ import sys
 from types import SimpleNamespace
 from typing import TYPE_CHECKING, Any
 
+from ._earley import Recognizer
 from ._lalr import DROP, KEEP, REDUCE, SHIFT, SPLICE, Parser
 
 if TYPE_CHECKING:
     from lark import Lark
 
-__all__ = ["FORMAT", "OPTIONS", "Grammar", "build_all", "grammars"]
+__all__ = ["EARLEY_LINE", "EARLEY_OPTIONS", "FORMAT", "OPTIONS", "Grammar", "build_all", "grammars"]
 
-FORMAT = 2  # of what _extract writes (raise it when that changes): a module in another is not used
+FORMAT = 3  # of what _extract writes (raise it when that changes): a module in another is not used
 # Everything a build depends on besides the grammar text; written into the module and compared.
 OPTIONS: dict[str, object] = {
     "parser": "lalr",
     "lexer": "contextual",
+    "strict": True,
+    "maybe_placeholders": False,
+}
+EARLEY_LINE = "// parser: earley"
+EARLEY_OPTIONS: dict[str, object] = {
+    "parser": "earley",
+    "lexer": "basic",
     "strict": True,
     "maybe_placeholders": False,
 }
@@ -60,7 +70,7 @@ class Grammar:
     def forget(self) -> None:
         self._generated: tuple[Any] | None = None
         self._built: SimpleNamespace | None = None
-        self._parser: Parser | None = None
+        self._parser: Parser | Recognizer | None = None
         self._lark: Lark | None = None
 
     @property
@@ -72,6 +82,11 @@ class Grammar:
         with open(os.path.join(self.directory, self.name), encoding="utf-8") as handle:
             return handle.read()
 
+    def options(self, text: str | None = None) -> dict[str, object]:
+        """How the grammar is built: EARLEY_OPTIONS when its file holds EARLEY_LINE, else OPTIONS."""
+        lines = (line.strip() for line in (self.text() if text is None else text).splitlines())
+        return EARLEY_OPTIONS if EARLEY_LINE in lines else OPTIONS
+
     def generated(self) -> Any:
         """The tables module, if it was built from this grammar text with these options, in this
         format; else None."""
@@ -80,8 +95,9 @@ class Grammar:
                 module: Any = importlib.import_module(self.tables_module)
             except Exception:  # missing, or unreadable: the grammar is built again
                 module = None
+            text = self.text()
             key = (getattr(module, name, None) for name in ("GRAMMAR", "OPTIONS", "FORMAT"))
-            self._generated = (module if tuple(key) == (self.text(), OPTIONS, FORMAT) else None,)
+            self._generated = (module if tuple(key) == (text, self.options(text), FORMAT) else None,)
         return self._generated[0]
 
     def built(self) -> SimpleNamespace:
@@ -94,19 +110,27 @@ class Grammar:
             self._built = SimpleNamespace(**_extract(lark))
         return self._built
 
-    def parser(self) -> Parser:
-        """The parser that runs the tables (the generated ones, else a build made now)."""
+    def parser(self) -> Parser | Recognizer:
+        """What runs the tables (the generated ones, else a build made now)."""
         if self._parser is None:
             module = self.generated()
             if module is not None:
                 with contextlib.suppress(Exception):  # tables it cannot run are tables to build again
-                    self._parser = Parser(module, self.transformer)
+                    self._parser = self._runner(module)
             if self._parser is None:
-                self._parser = Parser(self.built(), self.transformer)
+                self._parser = self._runner(self.built())
         return self._parser
 
+    def _runner(self, tables: Any) -> Parser | Recognizer:
+        if tables.KIND == "earley":
+            if self.transformer is not None:
+                raise ValueError(f"{self.name}: an Earley grammar's value is its tokens, not a transformer's")
+            return Recognizer(tables)
+        return Parser(tables, self.transformer)
+
     def parse(self, text: str) -> Any:
-        """The value of the start rule for `text`; raises `_lalr.Unexpected` where lark would raise."""
+        """The value of the start rule for `text` (for an Earley grammar, `Tree("start", every
+        token)`); raises `_lalr.Unexpected` where lark would raise."""
         return self.parser().parse(text)
 
     def lark(self) -> Lark:
@@ -115,6 +139,9 @@ class Grammar:
         if self._lark is None:
             from lark import Lark, __version__
 
+            if self.options() is EARLEY_OPTIONS:  # lark serializes LALR builds only
+                self._lark = self._build()
+                return self._lark
             module = self.generated()
             fresh = module is not None and __version__ == module.LARK_VERSION
             tables = module if fresh else self.built()
@@ -125,7 +152,8 @@ class Grammar:
     def _build(self) -> Lark:
         from lark import Lark
 
-        return Lark(self.text(), **OPTIONS)
+        text = self.text()
+        return Lark(text, **self.options(text))
 
     def write(self, lark: Lark | None = None) -> str:
         """Write a strict build's tables (atomically: a reader sees the old module or the new one)."""
@@ -135,7 +163,8 @@ class Grammar:
         from lark import __version__
 
         lark = lark or self._build()
-        key = {"GRAMMAR": self.text(), "OPTIONS": OPTIONS, "FORMAT": FORMAT, "LARK_VERSION": __version__}
+        text = self.text()
+        key = {"GRAMMAR": text, "OPTIONS": self.options(text), "FORMAT": FORMAT, "LARK_VERSION": __version__}
         values = {**_extract(lark), **key}
         stem = self.tables_module.rpartition(".")[2]
         path = os.path.join(self.directory, f"{stem}.py")
@@ -160,17 +189,53 @@ class Grammar:
 
 
 def _extract(lark: Lark) -> dict[str, object]:
-    """What `_lalr.Parser` runs, taken from a build; refuses a build whose semantics it does not run
-    (lark features no grammar here uses: they would need more than the tables)."""
+    """What `_lalr.Parser` (or `_earley.Recognizer`) runs, taken from a build; refuses a build whose
+    semantics it does not run (lark features no grammar here uses: they would need more than the
+    tables)."""
+    options = lark.options
+    if options.keep_all_tokens or options.postlex or options.lexer_callbacks or options.regex:
+        raise ValueError("the build uses a lark option the tables do not run")
+    if lark.lexer_conf.g_regex_flags:
+        raise ValueError("the build's lexer takes regex flags")
+    return _extract_earley(lark) if options.parser == "earley" else _extract_lalr(lark)
+
+
+def _extract_earley(lark: Lark) -> dict[str, object]:
+    from lark.lexer import BasicLexer, PatternStr, UnlessCallback
+
+    lexer = lark.parser.lexer
+    if not isinstance(lexer, BasicLexer) or lark.options.lexer != "basic":
+        raise ValueError("an Earley build's lexer is not lark's basic lexer")
+    scanner = lexer.scanner
+    if len(scanner._mres) > 1:
+        raise ValueError("the lexer needs more than one regular expression")
+    unless: dict[str, dict[str, str]] = {}
+    for name, callback in lexer.callback.items():
+        strings = getattr(getattr(callback, "scanner", None), "terminals", ())
+        if type(callback) is not UnlessCallback or not all(
+            isinstance(t.pattern, PatternStr) and not t.pattern.flags for t in strings
+        ):
+            raise ValueError(f"terminal {name}: a lexer callback other than plain keywords")
+        unless[str(name)] = {str(t.pattern.value): str(t.name) for t in strings}
+    allowed = {str(name) for name in scanner.allowed_types - lexer.ignore_types}
+    return {
+        "KIND": "earley",
+        "RULES": [(str(r.origin.name), tuple(str(s.name) for s in r.expansion)) for r in lark.rules],
+        "ROOT": scanner._mres[0].pattern if scanner._mres else None,
+        "UNLESS": unless,
+        "IGNORE": frozenset(str(name) for name in lark.lexer_conf.ignore),
+        "ALLOWED": frozenset(allowed or {"<END-OF-FILE>"}),
+    }
+
+
+def _extract_lalr(lark: Lark) -> dict[str, object]:
     from lark.grammar import Rule
     from lark.lexer import BasicLexer, ContextualLexer, TerminalDef
     from lark.parsers.lalr_analysis import Shift
 
-    options, frontend = lark.options, lark.parser
-    if options.keep_all_tokens or options.postlex or options.lexer_callbacks or options.regex:
-        raise ValueError("the build uses a lark option _lalr does not run")
+    frontend = lark.parser
     conf = lark.lexer_conf
-    if conf.g_regex_flags or not isinstance(frontend.lexer, ContextualLexer):
+    if not isinstance(frontend.lexer, ContextualLexer):
         raise ValueError("the build's lexer is not a plain contextual lexer")
     table = frontend.parser.parser.parse_table
     index = {rule: i for i, rule in enumerate(lark.rules)}
@@ -207,6 +272,7 @@ def _extract(lark: Lark) -> dict[str, object]:
     root = lexers.pop(-1)[0]
     data, memo = lark.memo_serialize([TerminalDef, Rule])
     return {
+        "KIND": "lalr",
         "START": table.start_states["start"],
         "END": table.end_states["start"],
         "STATES": states,

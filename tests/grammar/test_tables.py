@@ -1,15 +1,25 @@
 """Every grammar runs from tables built at install (`bastion.grammar.Grammar`): the tables match the
-grammar file, are run as lark runs them (trees, errors and positions alike), are used only when
-built from that file, and a missing or stale module never changes what parses. No module of
-bastion builds a grammar with lark itself."""
+grammar file, are run as lark runs them (an LALR grammar's values, errors and positions alike; an
+Earley grammar's sentences and tokens), are used only when built from that file, and a missing or
+stale module never changes what parses. No module of bastion builds a grammar with lark itself.
+
+The grammars tested are every `Grammar(...)` a module of bastion declares (found by reading the
+sources), so a grammar added to the package is tested here as soon as its module declares it; and
+EXPRESSIONS, an ambiguous grammar built as Earley (`// parser: earley`), written for these tests."""
 
 from __future__ import annotations
 
 import ast
+import atexit
+import functools
+import importlib
 import importlib.util
 import os
 import pathlib
+import re
+import shutil
 import sys
+import tempfile
 from collections.abc import Iterator
 from types import SimpleNamespace
 from typing import Any
@@ -20,21 +30,71 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bastion.analyzer._sed import SCRIPT
-from bastion.audit._patch import PATCH
 from bastion.grammar import Grammar, Tree, Unexpected, _tables
-from bastion.grammar._load import SUBSET
 from tests.loaded import modules_loaded
 
 ROOT = pathlib.Path(__file__).resolve().parents[2]
-DECLARED = {g.tables_module: g for g in (SUBSET, SCRIPT, PATCH)}
-GRAMMARS = [DECLARED.get(g.tables_module, g) for g in _tables.grammars()]
+
+
+def _declared() -> dict[str, Grammar]:
+    """Every module-level `NAME = Grammar("package", "file.lark", ...)` of bastion, by its tables'
+    module name, as its module holds it (with its transformer)."""
+    found: dict[str, Grammar] = {}
+    for path in sorted((ROOT / "bastion").rglob("*.py")):
+        for node in ast.parse(path.read_text(encoding="utf-8")).body:
+            if not isinstance(node, ast.Assign) or not isinstance(node.value, ast.Call):
+                continue
+            if getattr(node.value.func, "id", "") == "Grammar" and isinstance(node.targets[0], ast.Name):
+                module = importlib.import_module(".".join(path.relative_to(ROOT).with_suffix("").parts))
+                grammar = getattr(module, node.targets[0].id)
+                found[grammar.tables_module] = grammar
+    return found
+
+
+# An ambiguous grammar (`e e`, `e "+" e`), with keywords a NAME gives way to, an ignored terminal, an
+# optional part and a rule that derives nothing (mark): what the Earley tables must run as lark does.
+_EXPRESSIONS = r"""// parser: earley
+start: _sep* (stmt (_sep+ stmt)*)? _sep*
+stmt: "print" [exprs] | NAME "=" e | "if" "(" e ")" stmt ("else" stmt)? | "{" _sep* stmt* "}"
+exprs: e ("," e)*
+e: e "+" e | e "*" e | "-" e | "(" e ")" | NAME mark | NUMBER | e e | call
+mark: "'"?
+!call: ("len" | "max") "(" [exprs] ")"
+NAME: /[a-z_][a-z0-9_]*/
+NUMBER: /[0-9]+/
+_sep: ";" | "\n"
+%ignore /[ \t]+/
+"""
+
+
+def _expressions() -> Grammar:
+    """_EXPRESSIONS in a package of its own, in a directory removed when the tests end."""
+    where = tempfile.mkdtemp(prefix="bastion-earley-")
+    atexit.register(shutil.rmtree, where, ignore_errors=True)
+    os.mkdir(os.path.join(where, "earley_sample"))
+    pathlib.Path(where, "earley_sample", "__init__.py").write_text("")
+    pathlib.Path(where, "earley_sample", "expressions.lark").write_text(_EXPRESSIONS)
+    sys.path.insert(0, where)
+    grammar = Grammar("earley_sample", "expressions.lark")
+    grammar.write()
+    return grammar
+
+
+DECLARED = _declared()
+EXPRESSIONS = _expressions()
+GRAMMARS = [*(DECLARED.get(g.tables_module, g) for g in _tables.grammars()), EXPRESSIONS]
 IDS = [g.name for g in GRAMMARS]
 
 
+def _earley(grammar: Grammar) -> bool:
+    return grammar.options() is _tables.EARLEY_OPTIONS
+
+
 def test_every_grammar_file_of_the_package_is_one_a_module_declares() -> None:
-    """A grammar added to the package (an awk script grammar, say) is built at install and tested
-    here once its module declares it beside these."""
+    """A grammar added to the package (an awk program grammar, say) is built at install, and a module
+    declares it (`Grammar(package, file)`), which puts it in every test here."""
     assert sorted(g.tables_module for g in _tables.grammars()) == sorted(DECLARED)
+    assert {"subset.lark", "sed_script.lark", "codex_patch.lark"} <= {g.name for g in GRAMMARS}
 
 
 @pytest.mark.parametrize("grammar", GRAMMARS, ids=IDS)
@@ -42,8 +102,9 @@ def test_the_tables_were_built_strict_from_the_grammar_file_by_the_installed_lar
     module = grammar.generated()
     assert module is not None, "run `python -m bastion.grammar` (make does)"
     assert grammar.text() == module.GRAMMAR and module.FORMAT == _tables.FORMAT
-    assert module.OPTIONS == _tables.OPTIONS and module.OPTIONS["strict"] is True
-    assert module.LARK_DATA["options"]["strict"] is True and lark.__version__ == module.LARK_VERSION
+    assert grammar.options() == module.OPTIONS and module.OPTIONS["strict"] is True
+    assert lark.__version__ == module.LARK_VERSION
+    assert ("earley" if _earley(grammar) else "lalr") == module.KIND
     # lark numbers its states differently from one build to the next: that the tables run as the
     # build runs is what the tests below check.
 
@@ -72,6 +133,16 @@ def test_a_first_sed_script_and_a_first_codex_patch_load_no_grammar_compiler(tmp
     assert modules_loaded(code, ("lark", "interegular")) == []
 
 
+def test_an_earley_grammar_is_run_from_its_tables_without_lark() -> None:
+    code = (
+        f"import sys; sys.path.insert(0, {str(EXPRESSIONS.directory.rsplit(os.sep, 1)[0])!r})\n"
+        "from bastion.grammar import Grammar\n"
+        "tree = Grammar('earley_sample', 'expressions.lark').parse('print len(a b, 2) + c')\n"
+        "assert [t.type for t in tree.tokens() if t.type == 'NAME'] == ['NAME'] * 3\n"
+    )
+    assert modules_loaded(code, ("lark", "interegular")) == []
+
+
 # --- the tables run as lark runs them -------------------------------------------------------------
 
 
@@ -85,8 +156,26 @@ def _value(value: Any) -> Any:
     return value  # a transformer's value (the subset's plans)
 
 
+@functools.cache
+def _named(text: str) -> frozenset[str]:
+    """The terminals a grammar file names (never filtered out of a tree, unlike anonymous ones)."""
+    return frozenset(re.findall(r"^([A-Z][A-Z0-9_]*)\s*:", text, re.MULTILINE))
+
+
+def _named_tokens(grammar: Grammar, tokens: Iterator[Any]) -> list[tuple[str, str]]:
+    kept = _named(grammar.text())
+    return [(t.type, str(t)) for t in tokens if t.type in kept]
+
+
 def by_lark(grammar: Grammar, text: str) -> object:
-    """What lark's own parser of the same build makes of a text: a value, or its error's details."""
+    """What lark's own parser of the same build makes of a text: a value, or its error's details
+    (for an Earley grammar: whether it is a sentence, and its named tokens)."""
+    if _earley(grammar):
+        try:
+            tree = grammar.lark().parse(text)
+        except lark.exceptions.LarkError:
+            return "not a sentence"
+        return _named_tokens(grammar, tree.scan_values(lambda v: isinstance(v, lark.Token)))
     try:
         return _value(grammar.lark().parse(text))
     except lark.exceptions.UnexpectedToken as err:
@@ -97,6 +186,11 @@ def by_lark(grammar: Grammar, text: str) -> object:
 
 
 def by_tables(grammar: Grammar, text: str) -> object:
+    if _earley(grammar):
+        try:
+            return _named_tokens(grammar, grammar.parse(text).tokens())
+        except Unexpected:
+            return "not a sentence"
     try:
         return _value(grammar.parse(text))
     except Unexpected as err:
@@ -161,10 +255,10 @@ def test_the_tables_run_as_lark_runs_them_on_sentences_and_near_misses(
 @pytest.fixture
 def fresh() -> Iterator[None]:
     """Forget what was loaded of every grammar before and after the test."""
-    for grammar in DECLARED.values():
+    for grammar in GRAMMARS:
         grammar.forget()
     yield
-    for grammar in DECLARED.values():
+    for grammar in GRAMMARS:
         grammar.forget()
 
 
@@ -178,6 +272,7 @@ def test_a_module_built_from_another_grammar_or_options_or_in_another_format_is_
         monkeypatch.setattr(grammar, "text", lambda: text)
     elif change == "options":
         monkeypatch.setattr(_tables, "OPTIONS", {**_tables.OPTIONS, "strict": False})
+        monkeypatch.setattr(_tables, "EARLEY_OPTIONS", {**_tables.EARLEY_OPTIONS, "strict": False})
     else:
         monkeypatch.setattr(_tables, "FORMAT", _tables.FORMAT + 1)
     assert grammar.generated() is None
@@ -187,8 +282,12 @@ def test_a_module_built_from_another_grammar_or_options_or_in_another_format_is_
 def test_tables_that_cannot_be_run_are_built_again(
     grammar: Grammar, fresh: None, monkeypatch: pytest.MonkeyPatch
 ) -> None:
-    sample = {"subset.lark": "git status | head", "sed_script.lark": "/a/,/b/p"}.get(grammar.name)
-    text = sample or "*** Begin Patch\n*** Delete File: x\n*** End Patch"
+    samples = {
+        "subset.lark": "git status | head",
+        "sed_script.lark": "/a/,/b/p",
+        "expressions.lark": "x = a b",
+    }
+    text = samples.get(grammar.name, "*** Begin Patch\n*** Delete File: x\n*** End Patch")
     expected = by_lark(grammar, text)
     module = grammar.generated()
     assert module is not None
@@ -216,7 +315,7 @@ def test_a_missing_module_is_built_strict_and_written_again(
     assert spec is not None and spec.loader is not None
     module = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(module)
-    assert SCRIPT.text() == module.GRAMMAR and module.OPTIONS == _tables.OPTIONS
+    assert SCRIPT.text() == module.GRAMMAR and module.OPTIONS == _tables.OPTIONS and module.KIND == "lalr"
     assert not [p for p in os.listdir(package) if p.startswith(".")]  # no temporary file left
     grammar.forget()
     assert grammar.generated() is not None  # the next process (or a forgetful one) uses it
