@@ -1,18 +1,19 @@
 """The `bastion` command. Policy commands (check) stay on the light path: they import only the
-policy core. Everything else is the agent, imported only when asked for."""
+policy core. Everything else is the agent, imported only when asked for. This module itself
+imports only os and sys (json, typing and what they bring cost more than Python's own start on a
+busy machine), so `bastion --version` loads nothing else."""
 
 from __future__ import annotations
 
-import contextlib
-import json
 import os
 import sys
-from collections.abc import Sequence
-from types import SimpleNamespace
-from typing import TYPE_CHECKING, Any, TextIO
 
+TYPE_CHECKING = False  # typing.TYPE_CHECKING without importing typing (mypy reads it the same)
 if TYPE_CHECKING:
     import argparse
+    from collections.abc import Sequence
+    from types import SimpleNamespace
+    from typing import Any, TextIO
 
     from .policy import DryRun
 
@@ -48,36 +49,6 @@ _DEFAULTS = {"cwd": ".", "config": None, "json": False, "jsonl": False, "tool": 
              "pattern": None, "explain": False, "line": None}  # fmt: skip
 
 
-def _plain_args(argv: Sequence[str]) -> SimpleNamespace | None:
-    """The arguments of a plainly written command line, as argparse reads them: each option spelled
-    in full and given once, a value as the next word (not starting with "-"), the line as the one word
-    after "--". Anything else is None, and argparse reads it (and words its help and its errors):
-    importing and building argparse is most of a short check's own time. A test compares the two."""
-    values: dict[str, object] = dict(_DEFAULTS)
-    seen: set[str] = set()
-    index = 0
-    while index < len(argv):
-        word = argv[index]
-        if word == "--":
-            rest = argv[index + 1 :]
-            if len(rest) != 1 or rest[0] == "--":
-                return None
-            values["line"] = rest[0]
-            break
-        if word in seen:
-            return None
-        seen.add(word)
-        if word in _FLAGS:
-            values[_FLAGS[word]] = True
-        elif word in _VALUED and index + 1 < len(argv) and not argv[index + 1].startswith("-"):
-            index += 1
-            values[_VALUED[word]] = argv[index]
-        else:
-            return None
-        index += 1
-    return SimpleNamespace(**values)
-
-
 def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
     from ._safe import safe_lines
 
@@ -97,6 +68,8 @@ def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
 
 
 def _jsonl(dry: DryRun, stdin: TextIO, out: TextIO) -> int:
+    import json
+
     from .policy import PolicyError, RequestError, load_json
 
     for number, line in enumerate(stdin, 1):
@@ -121,7 +94,11 @@ def check(
     # The streams of the moment, not of when this module was imported (a test may have swapped them).
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
 
-    args: argparse.Namespace | SimpleNamespace | None = _plain_args(argv)
+    from ._argv import Reading, read_plainly  # argparse only for what is not plainly written
+
+    args: argparse.Namespace | SimpleNamespace | None = read_plainly(
+        argv, Reading(_VALUED, _FLAGS, _DEFAULTS, "line", {}, after_dashes=True)
+    )
     if args is None:
         try:
             args = _check_parser().parse_args(list(argv))
@@ -154,6 +131,8 @@ def check(
         err.write(_safe_error(exc))
         return USAGE
     if args.json:
+        import json
+
         out.write(json.dumps(result) + "\n")
     else:
         _print_human(result, out, os.path.abspath(args.cwd))
@@ -161,7 +140,7 @@ def check(
 
 
 # The commands that hold no key and start no program a key could reach: they keep their environment.
-KEYLESS = ("check", "audit", "hook", "mcp", "runtime", "sessions", "config")
+KEYLESS = ("--version", "check", "audit", "hook", "mcp", "runtime", "sessions", "config")
 
 
 def _safe_error(exc: Exception) -> str:
@@ -186,12 +165,19 @@ def main(argv: Sequence[str] | None = None) -> int:
     except BrokenPipeError:
         # The reader went away (`bastion check ... | head -1`): nothing more can be said to it, and
         # Python's own flush at exit must not fail again on the closed pipe.
+        import contextlib
+
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
 
 
 def _dispatch(args: list[str]) -> int:
+    if args == ["--version"]:  # what the agent's --version prints, without loading the agent
+        from . import __version__
+
+        print(f"bastion {__version__}")
+        return 0
     if args[:1] == ["check"]:
         return check(args[1:])
     if args[:1] == ["doctor"]:

@@ -157,12 +157,18 @@ MEMOS = (
     ("bastion.policy._wrappers", "unwrap"),
     ("bastion.policy._cut", "cut"),
     ("bastion.policy._subjects", "_stage_subjects"),
+    # A policy is shared by every workspace it fits, memos and all (design rule 56): a line decided
+    # the first time is decided by a policy built afresh, from config files read afresh.
+    ("bastion.policy._engine", "_compile_layer"),
+    ("bastion.policy._config", "_user_data"),
+    ("bastion.policy._config", "_project_data"),
 )
 
 
 def forget() -> None:
     for module, name in MEMOS:
         getattr(importlib.import_module(module), name).cache_clear()
+    importlib.import_module("bastion.policy._engine")._POLICIES.clear()
 
 
 def first_seen(ws: LocalWorkspace, lines: list[str], rounds: int) -> list[float]:

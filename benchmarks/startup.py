@@ -14,6 +14,7 @@ one. Figures are medians (and the fastest) over N runs (default 7) of wall time,
 from __future__ import annotations
 
 import argparse
+import contextlib
 import os
 import statistics
 import subprocess
@@ -26,14 +27,13 @@ import pexpect
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+from checkout import checkout  # noqa: E402  (this script's directory)
+
 from tests.agent.scripted_server import ScriptedServer  # noqa: E402
 
 # The command line's own entry (sys.argv), as the installed `bastion` runs it: with a key in the
 # environment it executes itself again without it (bastion/_handover.py), and that is timed too.
 CODE = "import sys; from bastion.cli import main; sys.exit(main())"
-
-
-ROOT = Path(__file__).resolve().parents[1]
 
 
 def _env(tmp: str, code: str | None = None) -> dict[str, str]:
@@ -87,14 +87,15 @@ def p_to_first_request(python: str, tmp: str, code: str | None = None) -> float:
     return took
 
 
-def version_start(python: str, tmp: str, code: str | None, key: bool) -> tuple[float, float]:
-    """`bastion --version`, exec to exit, in wall time and in CPU time (user and system: what a
-    busy machine changes least); with `key`, the key's variable is set (and taken out)."""
+def help_start(python: str, tmp: str, code: str | None, key: bool) -> tuple[float, float]:
+    """`bastion --help` (the agent's start up to its arguments), exec to exit, in wall time and in
+    CPU time (user and system: what a busy machine changes least); with `key`, the key's variable is
+    set, so bastion executes itself again without it (`--version` holds no key: it never does)."""
     env = _env(tmp, code)
     if not key:
         del env["OPENAI_API_KEY"]
     start = time.perf_counter()
-    proc = subprocess.Popen([python, "-c", CODE, "--version"], cwd=tmp, env=env, stdout=subprocess.DEVNULL)
+    proc = subprocess.Popen([python, "-c", CODE, "--help"], cwd=tmp, env=env, stdout=subprocess.DEVNULL)
     _, status, usage = os.wait4(proc.pid, 0)
     proc.returncode = os.waitstatus_to_exitcode(status)
     return time.perf_counter() - start, usage.ru_utime + usage.ru_stime
@@ -120,22 +121,6 @@ def _imported_from(python: str, tmp: str, code: str | None) -> str:
     return done.stdout.strip()
 
 
-def _checkout(ref: str, where: str) -> str:
-    subprocess.run(
-        ["git", "-C", str(ROOT), "worktree", "add", "--detach", "--quiet", where, ref],
-        check=True,
-        stdout=subprocess.DEVNULL,
-    )
-    # Its parser tables made and its bytecode compiled, as `make` does for this checkout: otherwise
-    # every start of REF would do both again.
-    env = {**os.environ, "PYTHONPATH": where}
-    subprocess.run(
-        [sys.executable, "-m", "bastion.grammar"], cwd=where, env=env, check=True, capture_output=True
-    )
-    subprocess.run([sys.executable, "-m", "compileall", "-q", os.path.join(where, "bastion")], check=True)
-    return where
-
-
 def _figures(name: str, label: str, times: list[float], runs: int) -> str:
     ms = [t * 1000 for t in times]
     return f"{name} ({label}): median {statistics.median(ms):.0f} ms, fastest {min(ms):.0f} ms ({runs} runs)"
@@ -152,39 +137,35 @@ def main() -> None:
     parser.add_argument("--python", default=sys.executable)
     parser.add_argument("--before", metavar="REF", help="also measure this commit's code (e.g. main)")
     args = parser.parse_args()
-    with tempfile.TemporaryDirectory() as tmp, ScriptedServer([]) as idle:
+    with contextlib.ExitStack() as stack:
+        tmp = stack.enter_context(tempfile.TemporaryDirectory())
+        idle = stack.enter_context(ScriptedServer([]))
         versions: dict[str, str | None] = {"after": None}
         if args.before:
-            versions = {"before": _checkout(args.before, os.path.join(tmp, "before")), **versions}
-        try:
-            work = os.path.join(tmp, "work")
-            os.mkdir(work)
+            before = stack.enter_context(checkout(args.before, os.path.join(tmp, "before"), args.python))
+            versions = {"before": before, **versions}
+        work = os.path.join(tmp, "work")
+        os.mkdir(work)
+        for label, code in versions.items():
+            print(f"{label}: bastion from {_imported_from(args.python, work, code)}")
+        repl: dict[str, list[float]] = {label: [] for label in versions}
+        one: dict[str, list[float]] = {label: [] for label in versions}
+        handover: dict[str, list[float]] = {f"{label}, {k}": [] for label in versions for k in _KEY}
+        cpu: dict[str, list[float]] = {f"{label}, {k}": [] for label in versions for k in _KEY}
+        for _ in range(args.runs):  # interleaved, so a busy moment weighs on both alike
             for label, code in versions.items():
-                print(f"{label}: bastion from {_imported_from(args.python, work, code)}")
-            repl: dict[str, list[float]] = {label: [] for label in versions}
-            one: dict[str, list[float]] = {label: [] for label in versions}
-            handover: dict[str, list[float]] = {f"{label}, {k}": [] for label in versions for k in _KEY}
-            cpu: dict[str, list[float]] = {f"{label}, {k}": [] for label in versions for k in _KEY}
-            for _ in range(args.runs):  # interleaved, so a busy moment weighs on both alike
-                for label, code in versions.items():
-                    repl[label].append(repl_to_prompt(args.python, idle.url, work, code))
-                    one[label].append(p_to_first_request(args.python, work, code))
-                    for k, key in _KEY.items():
-                        wall, used = version_start(args.python, work, code, key)
-                        handover[f"{label}, {k}"].append(wall)
-                        cpu[f"{label}, {k}"].append(used)
-            rich = {label: check_loads_rich(args.python, work, code) for label, code in versions.items()}
-        finally:
-            if args.before:
-                subprocess.run(
-                    ["git", "-C", str(ROOT), "worktree", "remove", "--force", os.path.join(tmp, "before")],
-                    check=False,
-                )
+                repl[label].append(repl_to_prompt(args.python, idle.url, work, code))
+                one[label].append(p_to_first_request(args.python, work, code))
+                for k, key in _KEY.items():
+                    wall, used = help_start(args.python, work, code, key)
+                    handover[f"{label}, {k}"].append(wall)
+                    cpu[f"{label}, {k}"].append(used)
+        rich = {label: check_loads_rich(args.python, work, code) for label, code in versions.items()}
     named = (
         ("REPL to its prompt", repl),
         ("-p to its first request", one),
-        ("bastion --version", handover),
-        ("bastion --version, CPU time", cpu),
+        ("bastion --help", handover),
+        ("bastion --help, CPU time", cpu),
     )
     for name, figures in named:
         for label, times in figures.items():

@@ -1,4 +1,5 @@
-"""`bastion check` reads a plainly written command line without argparse, exactly as argparse would."""
+"""`bastion check` and `bastion hook` read a plainly written command line without argparse, exactly
+as argparse would (bastion/_argv.py)."""
 
 from __future__ import annotations
 
@@ -6,38 +7,59 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.cli import _check_parser, _plain_args
+from bastion._argv import Reading, read_plainly
+from bastion.audit._cli import _HOOK_ARGS, _hook_parser
+from bastion.cli import _DEFAULTS, _FLAGS, _VALUED, _check_parser
+
+_CHECK_ARGS = Reading(_VALUED, _FLAGS, _DEFAULTS, "line", {}, after_dashes=True)
 
 _WORDS = [
     "--cwd", "--config", "--json", "--jsonl", "--tool", "--path", "--pattern", "--explain", "--",
     "x", "", "ls -la", "-x", "-1", "-", "--cw", "--json=1", "--tool=read", "-h", "/tmp", "--help",
 ]  # fmt: skip
-
-
-_VALUES = ["x", "", "ls -la", "/tmp", "read", "-x", "-1", "--", "a=b"]
+_HOOK_WORDS = [
+    "--config", "--others", "--strict", "claude-code", "codex", "gemini", "pass", "ask", "--",
+    "x", "", "-x", "-", "--conf", "--strict=1", "--others=ask", "-h", "--help", "claude", "Codex",
+]  # fmt: skip
+_VALUES = ["x", "", "ls -la", "/tmp", "read", "-x", "-1", "--", "a=b", "pass", "ask", "codex"]
 
 
 @st.composite
-def command_lines(draw: st.DrawFn) -> list[str]:
-    """Options with values and a line after "--", mostly well formed, with now and then any word."""
+def command_lines(draw: st.DrawFn, options: list[str], valued: tuple[str, ...], tail: list[str]) -> list[str]:
+    """Options with values and the positional, mostly well formed, with now and then any word."""
     argv: list[str] = []
-    for option in draw(st.lists(st.sampled_from(_WORDS[:8]), unique=True, max_size=5)):
+    for option in draw(st.lists(st.sampled_from(options), unique=True, max_size=5)):
         argv.append(option)
-        if option in ("--cwd", "--config", "--tool", "--path", "--pattern"):
+        if option in valued:
             argv.append(draw(st.sampled_from(_VALUES)))
     if draw(st.booleans()):
-        argv += ["--", *draw(st.lists(st.sampled_from(_VALUES), min_size=1, max_size=2))]
+        argv.insert(draw(st.integers(0, len(argv))), draw(st.sampled_from(tail)))
     for _ in range(draw(st.integers(0, 1))):
-        argv.insert(draw(st.integers(0, len(argv))), draw(st.sampled_from(_WORDS)))
+        argv.insert(draw(st.integers(0, len(argv))), draw(st.sampled_from(options + tail + _VALUES)))
     return argv
 
 
+_CHECK_LINES = command_lines(_WORDS[:8], ("--cwd", "--config", "--tool", "--path", "--pattern"), ["--"])
+_HOOK_LINES = command_lines(_HOOK_WORDS[:3], ("--config", "--others"), _HOOK_WORDS[3:6])
+
+
 @settings(max_examples=1500, deadline=None)
-@given(command_lines() | st.lists(st.sampled_from(_WORDS), max_size=8))
-def test_what_the_plain_reading_takes_argparse_reads_the_same(argv: list[str]) -> None:
-    plain = _plain_args(argv)
+@given(
+    (_CHECK_LINES.map(lambda a: a + ["ls"] if a[-1:] == ["--"] else a))
+    | st.lists(st.sampled_from(_WORDS), max_size=8)
+)
+def test_what_the_plain_reading_of_check_takes_argparse_reads_the_same(argv: list[str]) -> None:
+    plain = read_plainly(argv, _CHECK_ARGS)
     if plain is not None:  # None claims nothing: argparse reads it
         assert vars(_check_parser().parse_args(argv)) == vars(plain)
+
+
+@settings(max_examples=1500, deadline=None)
+@given(_HOOK_LINES | st.lists(st.sampled_from(_HOOK_WORDS), max_size=6))
+def test_what_the_plain_reading_of_hook_takes_argparse_reads_the_same(argv: list[str]) -> None:
+    plain = read_plainly(argv, _HOOK_ARGS)
+    if plain is not None:
+        assert vars(_hook_parser().parse_args(argv)) == vars(plain)
 
 
 @pytest.mark.parametrize(
@@ -50,6 +72,20 @@ def test_what_the_plain_reading_takes_argparse_reads_the_same(argv: list[str]) -
         ["--explain", "--config", "c.toml", "--", "-n"],
     ],
 )
-def test_the_usual_command_lines_are_read_plainly(argv: list[str]) -> None:
-    plain = _plain_args(argv)
+def test_the_usual_check_command_lines_are_read_plainly(argv: list[str]) -> None:
+    plain = read_plainly(argv, _CHECK_ARGS)
     assert plain is not None and vars(_check_parser().parse_args(argv)) == vars(plain)
+
+
+@pytest.mark.parametrize(
+    "argv",
+    [
+        ["claude-code"],
+        ["--config", "/x/c.toml", "claude-code", "--others", "ask"],
+        ["codex", "--strict"],
+        ["gemini", "--config", "c.toml", "--strict"],
+    ],
+)
+def test_the_usual_hook_command_lines_are_read_plainly(argv: list[str]) -> None:
+    plain = read_plainly(argv, _HOOK_ARGS)
+    assert plain is not None and vars(_hook_parser().parse_args(argv)) == vars(plain)

@@ -63,6 +63,7 @@ LAYERS = {
     "bastion._errors": 0,
     "bastion._safe": 0,  # redaction and safe display: the standard library only
     "bastion._handover": 1,  # the key variables out of the process at start (uses _safe)
+    "bastion._argv": 0,
     "bastion.sandbox": 1,
     "bastion.grammar": 2,
     "bastion.workspace": 3,
@@ -221,3 +222,70 @@ def test_what_the_analyzer_loads_when_first_named_is_there_when_named() -> None:
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     modules = ("_stamp", "git._probe", "git._neutral", "_facts")
     assert out.split() == [f"bastion.analyzer.{m}" for m in modules]
+
+
+# What `bastion --version` and a hook call never need (issue 31): the agent and the SDKs, pydantic
+# and the config models, lark's grammar compiler (every grammar runs from its tables), the rule
+# grammar (a plain config's rules are read plainly), argparse (a plain command line is read plainly)
+# and dataclasses (whose import brings inspect).
+NOT_FOR_A_HOOK = (
+    *FORBIDDEN, "pydantic", "bastion.policy._schema", "lark", "interegular", "pyparsing", "argparse",
+    "dataclasses",
+)  # fmt: skip
+TWENTY_RULES = (
+    "[policy]\n"
+    'allow = ["bash(make test:*)", "bash(make lint)", "bash(npm run build:*)", "bash(npm test:*)",'
+    ' "bash(pytest -q:*)", "bash(cargo check:*)", "bash(cargo test:*)", "Edit(src/**)", "Write(docs/**)",'
+    ' "bash(go test ./...)"]\n'
+    'ask = ["bash(git push:*)", "bash(docker:*)", "Read(**/*.sqlite)", "bash(kubectl:*)"]\n'
+    'deny = ["bash(rm -rf:*)", "bash(curl:*)", "bash(wget:*)", "Read(./Finance (2024)/**)",'
+    ' "write(/etc/**)", "bash(sudo:*)"]\n'
+)
+
+
+def test_bastion_version_loads_nothing_but_the_command_itself() -> None:
+    code = (
+        "import contextlib, io\n"
+        "from bastion.cli import main\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        "    assert main(['--version']) == 0\n"
+        "assert out.getvalue().startswith('bastion '), out.getvalue()\n"
+    )
+    # redirect_stdout brings contextlib, and io is loaded at start: nothing else may come.
+    assert modules_loaded(code, (*NOT_FOR_A_HOOK, "re", "json", "typing", "bastion.policy")) == []
+
+
+@pytest.mark.parametrize(
+    ("agent", "tool", "command"),
+    [
+        ("claude-code", "Bash", "git status"),
+        ("claude-code", "Bash", "sed -n '/a/,/b/p' README.md"),
+        ("codex", "apply_patch", "*** Begin Patch\n*** Add File: a.txt\n+a\n*** End Patch"),
+    ],
+    ids=["git-status", "sed-script", "codex-patch"],
+)
+def test_a_hook_call_with_a_user_config_loads_only_what_its_decision_needs(
+    tmp_path: pathlib.Path, agent: str, tool: str, command: str
+) -> None:
+    repo = tmp_path / "repo"
+    repo.mkdir()
+    (repo / "README.md").write_text("a\nb\n")
+    git = ["git", "-c", "user.name=b", "-c", "user.email=b@x"]
+    for step in (["init", "-q"], ["add", "-A"], ["commit", "-qm", "x"]):
+        subprocess.run([*git, *step], cwd=repo, check=True, capture_output=True)
+    (tmp_path / "xdg" / "bastion").mkdir(parents=True)
+    (tmp_path / "xdg" / "bastion" / "config.toml").write_text(TWENTY_RULES)
+    payload = {"session_id": "s", "cwd": str(repo), "hook_event_name": "PreToolUse", "tool_name": tool}
+    stdin = json.dumps({**payload, "tool_input": {"command": command}})
+    code = (
+        "import contextlib, io, json, sys\n"
+        "from bastion.cli import main\n"
+        f"sys.stdin = io.StringIO({stdin!r})\n"
+        "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+        f"    assert main(['hook', {agent!r}]) == 0\n"
+        "answer = out.getvalue()\n"
+        "assert answer == '' or 'allow' in answer, answer  # decided, not refused as bad input\n"
+    )
+    env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
+    env.update(GIT_CONFIG_GLOBAL="/dev/null", GIT_CONFIG_NOSYSTEM="1")
+    assert modules_loaded(code, NOT_FOR_A_HOOK, env) == []

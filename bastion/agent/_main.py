@@ -388,15 +388,6 @@ def _transcript(path: str, built: Built) -> Transcript:
 SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config", "runtime", "mcp")
 
 
-def _version() -> str:
-    from importlib.metadata import PackageNotFoundError, version
-
-    try:
-        return version("bastion")
-    except PackageNotFoundError:
-        return "unknown (not installed)"
-
-
 def _stray_word(argv: Sequence[str]) -> str | None:
     """What to say about a first word that is not a flag: the agent takes none, so it is a
     mistyped subcommand (or a prompt given without -p)."""
@@ -444,7 +435,9 @@ def main(argv: Sequence[str]) -> int:
     except SystemExit as exit_:
         return int(exit_.code or 0)
     if args.version:
-        print(f"bastion {_version()}")
+        from .. import __version__
+
+        print(f"bastion {__version__}")
         return 0
     try:
         _usage(args)

@@ -1,10 +1,11 @@
 """awk that only computes and prints: a program of awk_program.lark, the files it reads checked as
 cat's are, and no option but `-F` (a field separator).
 
-The program is parsed by the grammar beside this module (an Earley parser, built by lark on the
-first awk line of a process, then remembered): what is accepted is its language, whatever awk's
-own parse of it, and no sentence of it names a file, a program or the environment (no `|`, no
-redirect after print, no getline, system, close, fflush, ENVIRON, ARGV, @include...). Refused:
+The program is parsed by the grammar beside this module (an Earley recognizer over a basic
+lexer, run from tables built at install by bastion/grammar/_earley.py, so no awk line imports
+lark): what is accepted is its language, whatever awk's own parse of it, and no sentence of it
+names a file, a program or the environment (no `|`, no redirect after print, no getline, system,
+close, fflush, ENVIRON, ARGV, @include...). Refused:
 `-f` (a program file that is not checked), `-v` (an assignment before the program runs), every
 other option (gawk's `-i`/`-l` load files and libraries, `-o`/`-p`/`-d` write awkprof.out or
 awkvars.out, mawk's `-W exec` reads a program file), and an operand `NAME=value`, which awk takes
@@ -14,21 +15,17 @@ for an assignment, not a file.
 from __future__ import annotations
 
 import functools
-import os
 import re
-from typing import TYPE_CHECKING
 
-from ..grammar import Stage
+from ..grammar import Grammar, Stage, Unexpected
 from ._flags import ANY, FlagTable, parse_args
 from ._operands import read_files
 from ._result import Check, Checker, Context
 
-if TYPE_CHECKING:
-    from lark import Lark
-
 __all__ = ["AWK_FIRST", "AWK_FILTER", "program_prints_only"]
 
-_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "awk_program.lark")
+# Earley over a basic lexer (the file's first line says so), run from tables built at install.
+AWK = Grammar("bastion.analyzer", "awk_program.lark")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 AWK_FLAGS = FlagTable(
@@ -64,27 +61,14 @@ _NOT_VARIABLES = frozenset(
 )  # fmt: skip
 
 
-@functools.lru_cache(maxsize=1)
-def _parser() -> Lark:
-    from lark import Lark
-
-    with open(_GRAMMAR, encoding="ascii") as handle:
-        # A basic lexer reads each name whole; Earley takes any parse (the language is what is safe).
-        return Lark(handle.read(), parser="earley", lexer="basic")
-
-
 @functools.lru_cache(maxsize=1024)
 def program_prints_only(program: str) -> bool:
     """Whether the whole program is a sentence of awk_program.lark whose names are all variables."""
-    from lark import Token
-    from lark.exceptions import LarkError
-
     try:
-        tree = _parser().parse(program)
-    except LarkError:
+        tree = AWK.parse(program)
+    except Unexpected:
         return False
-    names = tree.scan_values(lambda v: isinstance(v, Token) and v.type == "NAME")
-    return not any(str(name) in _NOT_VARIABLES for name in names)
+    return not any(t.type == "NAME" and str(t) in _NOT_VARIABLES for t in tree.tokens())
 
 
 def _files(stage: Stage) -> tuple[str, tuple[str, ...]]:

@@ -1,33 +1,28 @@
 """sed that only prints: a script of addresses and the commands p = l q d n { } (sed_script.lark),
 the files it reads checked as cat's are, and no flag that edits, reads a script file or follows links.
 
-The script is parsed by the grammar beside this module (built by lark on the first sed line of a
-process, then remembered); anything else sed knows asks, among it `w`/`W` (write a file), `r`/`R`
+The script is parsed by the grammar beside this module, from its tables built at install
+(`bastion.grammar.Grammar`); anything else sed knows asks, among it `w`/`W` (write a file), `r`/`R`
 (read an unchecked file), `e` and `s///e` (run a command) and `s///w` (write a file).
 """
 
 from __future__ import annotations
 
 import functools
-import os
 import re
-from typing import TYPE_CHECKING
 
-from ..grammar import Stage
+from ..grammar import Grammar, Stage, Unexpected
 from ._flags import ANY, NUMBER, FlagTable, parse_args
 from ._operands import read_files
 from ._result import Check, Checker, Context
 
-if TYPE_CHECKING:
-    from lark import Lark
-
-__all__ = ["SED_FIRST", "SED_FILTER", "SED_FLAGS", "script_prints_only"]
+__all__ = ["SCRIPT", "SED_FILTER", "SED_FIRST", "SED_FLAGS", "script_prints_only"]
 
 # Scripts that only print lines by number (`1,5p`, `$p`, `10p;20,30p`), most of what agents type: a
-# sentence of sed_script.lark, settled without building its parser (tests/analyzer/test_readers14.py
+# sentence of sed_script.lark, settled without loading its tables (tests/analyzer/test_readers14.py
 # checks the grammar accepts everything this matches).
 _LINE_PRINTS = re.compile(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p(?:;(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p)*")
-_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "sed_script.lark")
+SCRIPT = Grammar("bastion.analyzer", "sed_script.lark")
 _IN_PLACE = "sed -i edits the file in place, a write"
 
 SED_FLAGS = FlagTable(
@@ -61,24 +56,14 @@ SED_FLAGS = FlagTable(
 )
 
 
-@functools.lru_cache(maxsize=1)
-def _parser() -> Lark:
-    from lark import Lark
-
-    with open(_GRAMMAR, encoding="ascii") as handle:
-        return Lark(handle.read(), parser="lalr")
-
-
 @functools.lru_cache(maxsize=1024)
 def script_prints_only(script: str) -> bool:
     """Whether the whole script (what sed would compile) is in sed_script.lark."""
     if _LINE_PRINTS.fullmatch(script):
         return True
-    from lark.exceptions import LarkError
-
     try:
-        _parser().parse(script)
-    except LarkError:
+        SCRIPT.parse(script)
+    except Unexpected:
         return False
     return True
 

@@ -1,16 +1,21 @@
 """The dry-run as a product: audits of recorded calls, suggested rules, explanations and hooks.
 
-It imports only the policy core (grammar, analyzer, policy) and never runs a call.
+It imports only the policy core (grammar, analyzer, policy) and never runs a call. Each name loads
+its module when first used, so a hook call loads the hook's modules and not the audit's.
 """
 
-from ._audit import Report, audit
-from ._cli import audit_main, explain_call, hook_main
-from ._codex_trust import CODEX_TRUST, CodexHook, CodexHooks, codex_hook_hash, codex_hooks
-from ._decide import Decider, Outcome
-from ._hook import claude_code_hook
-from ._hooks import codex_hook, gemini_hook
-from ._inputs import FORMATS, Call, Problem, detect, read_calls
-from ._suggest import suggest
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from ._audit import Report, audit
+    from ._cli import audit_main, explain_call, hook_main
+    from ._codex_trust import CODEX_TRUST, CodexHook, CodexHooks, codex_hook_hash, codex_hooks
+    from ._decide import Decider, Outcome
+    from ._hook import claude_code_hook
+    from ._hooks import codex_hook, gemini_hook
+    from ._inputs import FORMATS, Call, Problem, detect, read_calls
+    from ._suggest import suggest
 
 __all__ = [
     "CODEX_TRUST",
@@ -35,3 +40,24 @@ __all__ = [
     "read_calls",
     "suggest",
 ]
+
+_LAZY = {
+    **dict.fromkeys(("Report", "audit"), "_audit"),
+    **dict.fromkeys(("audit_main", "explain_call", "hook_main"), "_cli"),
+    **dict.fromkeys(
+        ("CODEX_TRUST", "CodexHook", "CodexHooks", "codex_hook_hash", "codex_hooks"), "_codex_trust"
+    ),
+    **dict.fromkeys(("Decider", "Outcome"), "_decide"),
+    "claude_code_hook": "_hook",
+    **dict.fromkeys(("codex_hook", "gemini_hook"), "_hooks"),
+    **dict.fromkeys(("FORMATS", "Call", "Problem", "detect", "read_calls"), "_inputs"),
+    "suggest": "_suggest",
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

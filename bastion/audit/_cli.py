@@ -1,31 +1,37 @@
-"""The commands: `bastion audit`, `bastion hook`, and `bastion check --explain`'s rendering."""
+"""The commands: `bastion audit`, `bastion hook`, and `bastion check --explain`'s rendering. Each
+imports what it uses when it runs, so a hook call loads no audit, report or explanation code."""
 
 from __future__ import annotations
 
-import argparse
 import json
 import os
 import sys
 from collections.abc import Mapping, Sequence
-from typing import TextIO
+from typing import TYPE_CHECKING, TextIO
 
+from .._argv import Reading, read_plainly
 from .._safe import safe_lines
-from ..policy import DryRun, user_config_path
-from ._audit import audit, render_report, report_json
-from ._decide import Decider
-from ._explain import explain
-from ._hook import claude_code_hook
-from ._hooks import codex_hook, gemini_hook
-from ._inputs import FORMATS, Call, Problem, read_calls
-from ._suggest import render_toml, suggest
+
+if TYPE_CHECKING:
+    import argparse
+    from types import SimpleNamespace
+
+    from ..policy import DryRun
+    from ._inputs import Call, Problem
 
 __all__ = ["audit_main", "explain_call", "hook_main"]
 
 USAGE = 2
 _MAX_HOOK_INPUT = 64 << 20
+_AGENTS = ("claude-code", "codex", "gemini")
+_OTHERS = ("pass", "ask")
 
 
 def _audit_parser() -> argparse.ArgumentParser:
+    import argparse
+
+    from ._inputs import FORMATS
+
     p = argparse.ArgumentParser(
         prog="bastion audit",
         description="Decide many recorded calls as a session would, without running any, and summarise. "
@@ -57,6 +63,12 @@ def audit_main(
         args = _audit_parser().parse_args(list(argv))
     except SystemExit as exc:
         return USAGE if exc.code else 0
+    from ..policy import user_config_path
+    from ._audit import audit, render_report, report_json
+    from ._decide import Decider
+    from ._inputs import read_calls
+    from ._suggest import render_toml, suggest
+
     say = safe_lines(err)  # names and records from outside, shown safe
     if not os.path.isdir(args.cwd):
         say.write(f"bastion audit: --cwd {args.cwd}: not a directory\n")
@@ -91,23 +103,37 @@ def audit_main(
 
 def explain_call(dry: DryRun, cwd: str, tool: str, call: Mapping[str, object], out: TextIO) -> str:
     """`bastion check --explain`: write the explanation; the decision, as check prints it."""
+    from ._explain import explain
+
     gate = dry.gate(cwd)
     decided = gate.decide(tool, dict(call))
     explain(gate, decided, safe_lines(out))
     return str(decided.verdict.decision)
 
 
+# How _hook_parser reads a plainly written command line (tests compare the two).
+_HOOK_ARGS = Reading(
+    {"--config": "config", "--others": "others"},
+    {"--strict": "strict"},
+    {"agent": None, "config": None, "others": "pass", "strict": False},
+    "agent",
+    {"agent": _AGENTS, "others": _OTHERS},
+    after_dashes=False,
+)
+
+
 def _hook_parser() -> argparse.ArgumentParser:
+    import argparse
+
     p = argparse.ArgumentParser(
         prog="bastion hook",
         description="Answer another agent's permission hook with bastion's policy "
         "(see docs/integrations.md). Exit status: 0 whatever the answer, 2 usage error.",
     )
-    p.add_argument("agent", choices=["claude-code", "codex", "gemini"],
-                   help="the agent whose hook protocol to speak")  # fmt: skip
+    p.add_argument("agent", choices=_AGENTS, help="the agent whose hook protocol to speak")
     p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
     p.add_argument(
-        "--others", choices=["pass", "ask"], default="pass",
+        "--others", choices=_OTHERS, default="pass",
         help="claude-code: tools bastion does not decide: pass them through (default) or ask",
     )  # fmt: skip
     p.add_argument(
@@ -120,10 +146,13 @@ def _hook_parser() -> argparse.ArgumentParser:
 def hook_main(
     argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr
 ) -> int:
-    try:
-        args = _hook_parser().parse_args(list(argv))
-    except SystemExit as exc:
-        return USAGE if exc.code else 0
+    # A hook is one process per call: argparse only for what is not plainly written.
+    args: argparse.Namespace | SimpleNamespace | None = read_plainly(argv, _HOOK_ARGS)
+    if args is None:
+        try:
+            args = _hook_parser().parse_args(list(argv))
+        except SystemExit as exc:
+            return USAGE if exc.code else 0
     if args.agent == "claude-code" and args.strict:
         err.write("bastion hook: --strict is for codex and gemini (claude-code asks)\n")
         return USAGE
@@ -134,6 +163,9 @@ def hook_main(
         text = stdin.read(_MAX_HOOK_INPUT)
     except (OSError, UnicodeDecodeError) as exc:
         text = f"\x00unreadable: {exc}"
+    from ._hook import claude_code_hook
+    from ._hooks import codex_hook, gemini_hook
+
     if args.agent == "codex":
         answer = codex_hook(text, args.config, strict=args.strict)
     elif args.agent == "gemini":

@@ -10,7 +10,7 @@ from __future__ import annotations
 import json
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ..policy import (
     KIND_WORDS,
@@ -30,8 +30,7 @@ from ._tools import pattern_escapes
 __all__ = ["Decider", "Outcome", "group_of"]
 
 
-@dataclass(frozen=True, slots=True)
-class Outcome:
+class Outcome(NamedTuple):
     """What the policy would do with one call, and the group its reason counts in; `clamped` says a
     glob pattern reaching outside the directory made an allowed call ask."""
 

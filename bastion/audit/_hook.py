@@ -23,11 +23,9 @@ from __future__ import annotations
 
 import os
 from collections.abc import Mapping
-from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from .._safe import safe_line
-from ..analyzer import probe_git
 from ..grammar import render
 from ..policy import Decision, load_json
 from ._decide import Decider, Outcome
@@ -39,8 +37,7 @@ __all__ = ["HookVerdict", "claude_code_hook", "decide_call", "reason_text"]
 _MAX_REASON = 2000
 
 
-@dataclass(frozen=True, slots=True)
-class HookVerdict:
+class HookVerdict(NamedTuple):
     """What a hook says of one call: allow, ask or deny, why, and for an allowed bash line that
     bastion would run otherwise, the rendered plan."""
 
@@ -88,6 +85,8 @@ def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
     gate = decider.gate(o.cwd)
     if isinstance(gate, str):
         return HookVerdict("ask", gate)
+    if as_typed and a.probed:
+        from ..analyzer import probe_git  # the git probe loads with the first git line that needs it
     for directory in a.probed if as_typed else ():
         reason = probe_git(gate.ws, directory, strict=True)
         if reason:

@@ -23,7 +23,7 @@ from __future__ import annotations
 import json
 import re
 from collections.abc import Iterator, Mapping
-from dataclasses import dataclass, field
+from typing import NamedTuple
 
 from ..policy import load_json
 from ._tools import claude_call, codex_calls
@@ -37,8 +37,7 @@ _BASH_TIME = re.compile(r"#\d+\s*$")
 _DETECT_LINES = 50
 
 
-@dataclass(frozen=True, slots=True)
-class Call:
+class Call(NamedTuple):
     """One tool call to decide. `cwd` is None when the record does not say where it ran."""
 
     tool: str
@@ -47,18 +46,16 @@ class Call:
     cwd: str | None = None
 
 
-@dataclass(frozen=True, slots=True)
-class Problem:
+class Problem(NamedTuple):
     """A line that could not be read: `where` is FILE:LINE."""
 
     where: str
     message: str
 
 
-@dataclass
-class _Read:
-    calls: list[Call] = field(default_factory=list)
-    problems: list[Problem] = field(default_factory=list)
+class _Read(NamedTuple):
+    calls: list[Call]
+    problems: list[Problem]
 
 
 def _json_kind(record: object) -> str | None:
@@ -263,7 +260,7 @@ def read_calls(name: str, text: str, fmt: str | None = None) -> tuple[list[Call]
     fmt = fmt or detect(text)
     if fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
-    read = _Read()
+    read = _Read([], [])
     if fmt in ("lines", "bash", "zsh"):
         _text_calls(name, text, fmt, read)
     else:

@@ -15,18 +15,15 @@ character, is not read either. Where both parse, Codex reads the same paths (see
 from __future__ import annotations
 
 import functools
-import os
 import posixpath
 import re
-from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import NamedTuple
 
-if TYPE_CHECKING:
-    from lark import Lark
+from ..grammar import Grammar, Unexpected
 
-__all__ = ["NOT_READ", "Patch", "patch_in_line", "patch_paths"]
+__all__ = ["NOT_READ", "PATCH", "Patch", "patch_in_line", "patch_paths"]
 
-_GRAMMAR = os.path.join(os.path.dirname(os.path.abspath(__file__)), "codex_patch.lark")
+PATCH = Grammar("bastion.audit", "codex_patch.lark")  # run from its tables built at install
 _HEADS = ("*** Add File: ", "*** Delete File: ", "*** Update File: ", "*** Move to: ")
 NOT_READ = (
     "a patch bastion cannot read exactly (Codex's patch format, in the shapes docs/integrations.md names)"
@@ -44,21 +41,12 @@ _ARGUMENT = re.compile(_CD + r"(?:apply_patch|applypatch) '(?P<body>[^']*)'")
 _NAMES = re.compile(r"(?<![A-Za-z0-9_])(?:apply_patch|applypatch)(?![A-Za-z0-9_])")
 
 
-@dataclass(frozen=True, slots=True)
-class Patch:
+class Patch(NamedTuple):
     """A patch found in a shell line: the paths it writes, as written, and the directory they are
     taken from (`cd DIR && `), relative to where the line runs."""
 
     paths: tuple[str, ...]
     where: str = "."
-
-
-@functools.lru_cache(maxsize=1)
-def _parser() -> Lark:
-    from lark import Lark
-
-    with open(_GRAMMAR, encoding="ascii") as handle:
-        return Lark(handle.read(), parser="lalr", strict=True)
 
 
 def _path(line: str) -> str | None:
@@ -75,14 +63,12 @@ def _path(line: str) -> str | None:
 def patch_paths(text: str) -> tuple[str, ...] | None:
     """Every path a patch writes, in order (added, deleted, updated, moved to), or None when the
     text is not a patch in the grammar's exact form."""
-    from lark.exceptions import LarkError
-
     try:
-        tree = _parser().parse(text)
-    except LarkError:
+        tree = PATCH.parse(text)
+    except Unexpected:
         return None
     paths: list[str] = []
-    for token in tree.scan_values(lambda t: getattr(t, "type", "") in ("ADD", "DELETE", "UPDATE", "MOVE")):
+    for token in (t for t in tree.tokens() if t.type in ("ADD", "DELETE", "UPDATE", "MOVE")):
         path = _path(str(token))
         if path is None:
             return None

@@ -1,5 +1,7 @@
-"""`python -m bastion.grammar`: build the subset's parser strict and write its module (`make` runs it)."""
+"""`python -m bastion.grammar`: build every grammar of the package strictly and write its tables
+(`make` runs it at install)."""
 
-from ._load import build
+from ._tables import build_all
 
-print(f"bastion: subset grammar built strict, parser written to {build()}")
+for path in build_all():
+    print(f"bastion: grammar built strict, tables written to {path}")

@@ -1,22 +1,26 @@
-"""Running the subset's LALR tables: lark's contextual lexer and LALR loop, over tables lark built.
+"""Running a grammar's LALR tables: lark's contextual lexer and LALR loop, over tables lark built.
 
-The tables come from the strict lark build (`_load.py` extracts them): per parser state, the actions
-and the one regular expression lark's contextual lexer compiled for the terminals that state accepts
-(named groups in lark's order, so the first alternative that matches wins, as in lark); the rules
-with what lark's tree builder does with each child. This module only runs them, step for step as
-lark 1.x does (`ContextualLexer.lex`, `ParserState.feed_token`), and raises `Unexpected` where lark
-would raise UnexpectedCharacters or UnexpectedToken. A test runs both on the same lines.
+The tables come from the strict lark build (`_tables.py` extracts them): per parser state, the
+actions and the one regular expression lark's contextual lexer compiled for the terminals that state
+accepts (named groups in lark's order, so the first alternative that matches wins, as in lark); the
+terminals the grammar ignores (`%ignore`); the rules with the name lark's tree builder gives them
+(an alias, `-> name`, or the rule's own) and what it does with each child. This module only runs
+them, step for step as lark 1.x does (`ContextualLexer.lex`, `ParserState.feed_token`), and raises
+`Unexpected` where lark would raise UnexpectedCharacters or UnexpectedToken. A rule's value is what
+the transformer's method of that name makes of its children, or without a transformer a `Tree`,
+as lark builds one. Tests run both on the same texts, for every grammar.
 """
 
 from __future__ import annotations
 
 import re
-from collections.abc import Mapping, Sequence
-from typing import Any
+from collections.abc import Iterator, Mapping, Sequence
+from functools import partial
+from typing import Any, NamedTuple
 
 from .._errors import BastionError
 
-__all__ = ["END", "Parser", "Token", "Unexpected"]
+__all__ = ["END", "Parser", "Token", "Tree", "Unexpected"]
 
 END = "$END"
 SHIFT, REDUCE = 0, 1
@@ -48,31 +52,58 @@ class Unexpected(BastionError):
         self.expected = expected
 
 
+class Tree(NamedTuple):
+    """A rule's value without a transformer: its name and its kept children (tokens and trees)."""
+
+    rule: str
+    children: list[Any]
+
+    def tokens(self) -> Iterator[Token]:
+        """Every token below, depth first in order (lark's `Tree.scan_values`), without recursing."""
+        pending: list[Iterator[Any]] = [iter(self.children)]
+        while pending:
+            child = next(pending[-1], None)
+            if child is None:
+                pending.pop()
+            elif isinstance(child, Tree):
+                pending.append(iter(child.children))
+            else:
+                yield child
+
+
 class _Splice(list[Any]):
     """The children of a rule lark inlines (`_name`): spliced into the rule that contains it."""
 
 
 class Parser:
-    """The tables of one build and the transformer whose methods build values, by rule name."""
+    """The tables of one build and the transformer whose methods build values, by rule name (None:
+    every rule builds a `Tree`)."""
 
-    def __init__(self, tables: Any, transformer: object) -> None:
+    def __init__(self, tables: Any, transformer: object | None = None) -> None:
         self._states: Sequence[Mapping[str, tuple[int, int]]] = tables.STATES
         self._start: int = tables.START
         self._end: int = tables.END
         self._lexers: Mapping[int, tuple[str | None, frozenset[str]]] = tables.LEXERS
         self._root: str = tables.ROOT
-        # Per rule: its name, its length, what to do with each child (None: keep them all, the
-        # common case) and the transformer's method (None for an inlined rule).
+        self._ignore: frozenset[str] = tables.IGNORE
+        # Per rule: the rule it reduces to, its length, what to do with each child (None: keep them
+        # all, the common case) and what builds its value (None for an inlined rule).
         self._rules = [
             (
-                name,
+                origin,
                 len(children),
                 None if all(how == KEEP for how in children) else children,
-                None if name.startswith("_") else getattr(transformer, name),
+                None if origin.startswith("_") else self._builder(transformer, name),
             )
-            for name, children in tables.RULES
+            for origin, name, children in tables.RULES
         ]
         self._compiled: dict[str, re.Pattern[str]] = {}
+
+    @staticmethod
+    def _builder(transformer: object | None, name: str) -> Any:
+        if transformer is None:
+            return partial(Tree, name)
+        return getattr(transformer, name)  # a transformer without it is a grammar it cannot build
 
     def _regex(self, source: str | None) -> re.Pattern[str] | None:
         """Compiled when first needed: a line meets a few of the states."""
@@ -145,7 +176,9 @@ class Parser:
         pos, last = 0, 0
         while pos < len(text):
             token = self._token(text, pos, stack[-1])
-            self._feed(stack, values, token)
-            last, pos = pos, pos + len(token)
+            if token.type not in self._ignore:  # lark's lexer skips what the grammar ignores
+                self._feed(stack, values, token)
+                last = pos
+            pos += len(token)
         self._feed(stack, values, Token(END, "", last))
         return values[-1]

@@ -1,11 +1,15 @@
-"""The policy: rules from ranked sources decide each subject of a tool call; config layers build it."""
+"""The policy: rules from ranked sources decide each subject of a tool call; config layers build it.
+
+The environment scrubbing and the MCP names load when first used (a dry-run of a bash line needs
+neither)."""
+
+import importlib
+import typing
 
 from ._config import PROJECT_CONFIG, PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
-from ._env import child_env, without
 from ._gate import Decided, Gate, secrets_in_force
-from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._shipped import SECRET_NOTE
 from ._subjects import bash_subjects, path_subjects, redirect_targets
@@ -22,6 +26,10 @@ from ._tools import (
 )
 from ._types import Decision, Kind, Subject, Verdict
 from ._words import KIND_WORDS, kind_note, named
+
+if typing.TYPE_CHECKING:
+    from ._env import child_env, without
+    from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 
 __all__ = [
     "KEPT_DIRECTORIES",
@@ -72,3 +80,17 @@ __all__ = [
     "verdict_json",
     "without",
 ]
+
+_LAZY = {
+    "child_env": "_env",
+    "without": "_env",
+    **dict.fromkeys(("mcp_name_problem", "mcp_subjects", "mcp_tool_name", "split_mcp_name"), "_mcp"),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

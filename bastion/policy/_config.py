@@ -7,10 +7,16 @@ components). The project's file comes from a repository, so it is read through t
 workspace (a link out, a FIFO, a file over 1 MiB is an error) and may only tighten: ask and deny
 rules without carve-outs, `builtin = false`, a fallback of ask or deny that applies only when
 stricter, and `sandbox = "require"`. Flags rank 3 and override the user's file.
+
+Both files are read again every time settings are loaded (a dry-run loads them for every request,
+so a changed project config is seen at once); what a file's bytes mean is remembered per bytes (a
+pure function of them), and the policy is built once per process for the rules they hold
+(`Policy.shared`).
 """
 
 from __future__ import annotations
 
+import functools
 import os
 from collections.abc import Mapping, Sequence
 from types import MappingProxyType
@@ -147,8 +153,7 @@ def _check_rules(section: Section, path: str, *, project: bool) -> None:
 
 def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_USER_CONFIG_BYTES + 1)
+        data = _read_file(path, _MAX_USER_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if explicit:
             raise ConfigError(f"{path}: no such config file") from None
@@ -157,9 +162,29 @@ def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
         raise ConfigError(f"{path}: cannot be read ({err.strerror or err})") from None
     if len(data) > _MAX_USER_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {_MAX_USER_CONFIG_BYTES} bytes")
+    return _user_data(data, path), True
+
+
+def _read_file(path: str, limit: int) -> bytes:
+    """At most `limit` bytes of a file (read on every load: no buffered file object for it)."""
+    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
+    try:
+        chunks: list[bytes] = []
+        while limit > 0 and (chunk := os.read(fd, min(limit, 1 << 16))):
+            chunks.append(chunk)
+            limit -= len(chunk)
+        return b"".join(chunks)
+    finally:
+        os.close(fd)
+
+
+@functools.lru_cache(maxsize=64)
+def _user_data(data: bytes, path: str) -> UserData | None:
+    """What the user's file holds (None: nothing), a pure function of its bytes (and the path its
+    errors name). Raises ConfigError, which is not remembered."""
     raw = _parse_toml(data, path)
     if not raw:
-        return None, True
+        return None
     from ._plain import UserData, plain_user  # only for a file with content
 
     user = plain_user(raw)
@@ -168,7 +193,7 @@ def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
 
         user = UserData.of(_validate(UserFile, raw, path))
     _check_rules(user.policy, path, project=False)
-    return user, True
+    return user
 
 
 def _user_sandbox(sandbox: SandboxConfig, path: str) -> SandboxConfig:
@@ -203,6 +228,12 @@ def _first_field(name: str, value: object) -> str:
 
 def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | None:
     path = os.path.join(ws.root, PROJECT_CONFIG)
+    try:
+        ws.lstat(os.path.dirname(PROJECT_CONFIG))
+    except FileNotFoundError:
+        return None  # most directories, settled by one lstat: no .bastion at all
+    except OSError:
+        pass  # the walk below says what is wrong
     found = resolve(ws, ".", PROJECT_CONFIG)
     if not found.ok:
         raise ConfigError(f"{path}: {found.why}")
@@ -216,6 +247,13 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | 
         raise ConfigError(f"{path}: cannot be read ({err})") from None
     if len(data) > MAX_PROJECT_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {MAX_PROJECT_CONFIG_BYTES} bytes")
+    return _project_data(data, path, user_path)
+
+
+@functools.lru_cache(maxsize=64)
+def _project_data(data: bytes, path: str, user_path: str) -> tuple[Section, str, bool]:
+    """What the project's file holds, a pure function of its bytes (and the paths its errors name).
+    Raises ConfigError, which is not remembered."""
     raw = _parse_toml(data, path)
     if "harness" in raw:
         raise ConfigError(
@@ -278,9 +316,10 @@ def load_settings(
         layers.append(Layer.flags(allow=flags.allow, ask=flags.ask, deny=flags.deny))
         sources.append("flags")
     try:
-        policy = Policy(layers, builtin=builtin, fallback=fallback, roots=(ws.root, ws.real_root))
+        policy = Policy.shared(layers, builtin=builtin, fallback=fallback, roots=(ws.root, ws.real_root))
     except RuleError as err:
         raise ConfigError(str(err)) from None
     if user is None:
         return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), {}, sandbox)
-    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), user.extra, sandbox)
+    extra = MappingProxyType(user.extra)  # remembered with the file's bytes: read only
+    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), extra, sandbox)

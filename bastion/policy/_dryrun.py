@@ -17,7 +17,7 @@ from typing import Any
 from .._errors import BastionError
 from ..grammar import prepare
 from ..workspace import LocalWorkspace
-from ._config import Settings, load_settings
+from ._config import load_settings
 from ._gate import Decided, Gate
 from ._rules import ConfigError
 from ._tools import PATH_TOOLS
@@ -89,34 +89,35 @@ def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
 
 
 class DryRun:
-    """Decides requests for any working directory. The workspaces and settings of the directories
-    used last are kept (KEPT_DIRECTORIES of them); a workspace dropped from them is closed, so a
-    stream of requests in ever new directories holds a bounded number of descriptors. A gate is
-    for deciding at once: its workspace is closed once KEPT_DIRECTORIES others were used since."""
+    """Decides requests for any working directory. The workspaces of the directories used last are
+    kept (KEPT_DIRECTORIES of them); a workspace dropped from them is closed, so a stream of
+    requests in ever new directories holds a bounded number of descriptors. A gate is for deciding
+    at once: its workspace is closed once KEPT_DIRECTORIES others were used since. The settings are
+    loaded for every request (both config files read again, so a changed one counts at once);
+    what their bytes mean and the policy they make are remembered per process (`load_settings`)."""
 
     def __init__(self, user_config: str | None = None) -> None:
         self.user_config = user_config
-        self._settings: OrderedDict[str, tuple[LocalWorkspace, Settings]] = OrderedDict()
+        self._workspaces: OrderedDict[str, LocalWorkspace] = OrderedDict()
 
     def gate(self, cwd: str) -> Gate:
         root = os.path.abspath(cwd)
-        found = self._settings.get(root)
-        if found is not None:
-            self._settings.move_to_end(root)
-        else:
-            if not os.path.isdir(root):
-                raise RequestError(f"cwd {cwd!r} is not a directory")
-            ws = LocalWorkspace(root)
-            try:
-                found = (ws, load_settings(ws, self.user_config))
-            except BaseException:
-                ws.close()
-                raise
-            self._settings[root] = found
-            while len(self._settings) > KEPT_DIRECTORIES:
-                _, (dropped, _) = self._settings.popitem(last=False)
-                dropped.close()
-        ws, settings = found
+        ws = self._workspaces.get(root)
+        if ws is not None:
+            self._workspaces.move_to_end(root)
+            return Gate(load_settings(ws, self.user_config), ws)
+        if not os.path.isdir(root):
+            raise RequestError(f"cwd {cwd!r} is not a directory")
+        ws = LocalWorkspace(root)
+        try:
+            settings = load_settings(ws, self.user_config)
+        except BaseException:
+            ws.close()
+            raise
+        self._workspaces[root] = ws
+        while len(self._workspaces) > KEPT_DIRECTORIES:
+            _, dropped = self._workspaces.popitem(last=False)
+            dropped.close()
         return Gate(settings, ws)
 
     def check(self, cwd: str, tool: str, args: Mapping[str, object]) -> dict[str, Any]:

@@ -13,15 +13,21 @@ restrictive rule (deny, ask) on the value, or on the value behind the prefix `$(
 name every sentinel); a loosening rule (allow, carve-out) meets one only when it is bare or its
 pattern matches everything, and a shipped allow never does. A subject that cannot be judged at all
 (a pseudo-tool's: a path outside the workspace...) is named by rules as its `rule_tool`.
+
+A policy is a pure function of its layers, `builtin`, `fallback` and (only for a rule whose path
+pattern is absolute) the workspace's roots: `Policy.shared` builds it once per process and hands
+the same one, memos and all, to every directory it fits, and each layer's rules are compiled once.
 """
 
 from __future__ import annotations
 
+import functools
 import re
+from collections import OrderedDict
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ._match import Matcher, matcher_for
+from ._match import Matcher, matcher_for, names_a_root
 from ._rules import Rule, RuleError, parse_rule
 from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
 from ._tools import MCP_PREFIX, MCP_TOOL
@@ -37,6 +43,8 @@ _MEMO_SIZE = 4096
 
 # What a restrictive rule may match a sentinel's value behind: `deny: bash($(...) *)` names them all.
 _SENTINEL_PREFIX = "$(...) "
+# How many policies of other layers (another project's config, another user config) a process keeps.
+_SHARED = 64
 
 
 class Layer(NamedTuple):
@@ -67,6 +75,7 @@ class Layer(NamedTuple):
         return cls("flags", 3, True, "flags", tuple(allow), tuple(ask), tuple(deny))
 
 
+@functools.cache
 def _shipped_layer(builtin: bool) -> Layer:
     return Layer(
         "builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE
@@ -159,6 +168,50 @@ def _lifts(rule: Rule) -> list[str]:
     ]
 
 
+# The compiled rules of one layer per list, and the carve-outs its allow rules lift (for the ask list).
+_LayerRules = tuple[dict[str, tuple["_Compiled", ...]], tuple["_Compiled", ...]]
+
+
+@functools.lru_cache(maxsize=256)
+def _compile_layer(layer: Layer, roots: tuple[str, ...]) -> _LayerRules:
+    """A layer's rules, compiled once per process (a pure function of the layer and the roots)."""
+    rules: dict[str, list[_Compiled]] = {kind: [] for kind in _LISTS}
+    lifted_all: list[_Compiled] = []
+    for kind in _LISTS:
+        for index, text in enumerate(getattr(layer, kind)):
+            where = f"{layer.name}: policy.{kind}[{index}]"
+            lifts = kind == "allow" and layer.trusted and layer.name != "builtin"
+            try:
+                rule = parse_rule(text)
+                compiled = _compile(rule, layer, kind, roots)
+                lifted = [
+                    c._replace(lift=True)
+                    for text in (_lifts(rule) if lifts else [])
+                    for c in _compile(parse_rule(text), layer, "ask", roots)
+                ]
+            except RuleError as err:
+                raise err.located(where) from None
+            if kind != "allow" or layer.trusted:
+                rules[kind].extend(compiled)
+            lifted_all.extend(lifted)
+    return {kind: tuple(found) for kind, found in rules.items()}, tuple(lifted_all)
+
+
+@functools.lru_cache(maxsize=256)
+def _names_a_root(layer: Layer) -> bool:
+    """Whether a rule of the layer compiles differently in another workspace (an absolute path
+    pattern is made root-relative); a rule that does not parse counts, so the build words it."""
+    for kind in _LISTS:
+        for text in getattr(layer, kind):
+            try:
+                pattern = parse_rule(text).pattern
+            except RuleError:
+                return True
+            if pattern is not None and names_a_root(pattern):
+                return True
+    return False
+
+
 class _Found(NamedTuple):
     decision: Decision
     reason: str
@@ -235,41 +288,57 @@ class Policy:
     ) -> None:
         self.builtin = builtin
         self.fallback = Decision(fallback)
-        self.layers = tuple(sorted([*layers, _shipped_layer(builtin)], key=lambda layer: -layer.rank))
+        given = [
+            layer._replace(allow=tuple(layer.allow), ask=tuple(layer.ask), deny=tuple(layer.deny))
+            for layer in layers
+        ]
+        self.layers = tuple(sorted([*given, _shipped_layer(builtin)], key=lambda layer: -layer.rank))
         self._rules: dict[str, list[_Compiled]] = {kind: [] for kind in _LISTS}
         for layer in self.layers:
+            rules, lifted = _compile_layer(layer, tuple(roots) if _names_a_root(layer) else ())
             for kind in _LISTS:
-                entries = list(getattr(layer, kind))
-                for index, text in enumerate(entries):
-                    where = f"{layer.name}: policy.{kind}[{index}]"
-                    lifts = kind == "allow" and layer.trusted and layer.name != "builtin"
-                    try:
-                        rule = parse_rule(text)
-                        compiled = _compile(rule, layer, kind, roots)
-                        lifted = [
-                            c._replace(lift=True)
-                            for text in (_lifts(rule) if lifts else [])
-                            for c in _compile(parse_rule(text), layer, "ask", roots)
-                        ]
-                    except RuleError as err:
-                        raise err.located(where) from None
-                    if kind != "allow" or layer.trusted:
-                        self._rules[kind].extend(compiled)
-                    self._rules["ask"].extend(lifted)
+                self._rules[kind].extend(rules[kind])
+            self._rules["ask"].extend(lifted)
         # Lift carve-outs were appended after their layer's turn; keep every list in rank order.
         for kind in _LISTS:
             self._rules[kind].sort(key=lambda c: -c.layer.rank)
         self._by_tool: dict[tuple[str, str], _Named] = {}
         # A subject's decision depends on nothing but the subject and these (fixed) rules.
         self._decided: dict[Subject, _Found] = {}
+        self._lifts_every: dict[str, bool] = {}
+
+    @classmethod
+    def shared(
+        cls,
+        layers: Sequence[Layer] = (),
+        *,
+        builtin: bool = True,
+        fallback: Decision = Decision.ASK,
+        roots: Sequence[str] = (),
+    ) -> Policy:
+        """The policy of these layers, built once per process and shared by every workspace it fits
+        (the roots are part of the key only when a rule names an absolute path); the last 64 kept."""
+        fits = tuple(roots) if any(map(_names_a_root, (*layers, _shipped_layer(builtin)))) else ()
+        key = (tuple(layers), builtin, Decision(fallback), fits)
+        found = _POLICIES.get(key)
+        if found is not None:
+            _POLICIES.move_to_end(key)
+            return found
+        found = _POLICIES[key] = cls(layers, builtin=builtin, fallback=fallback, roots=roots)
+        while len(_POLICIES) > _SHARED:
+            _POLICIES.popitem(last=False)
+        return found
 
     def lifts_every_secret(self, tool: str) -> bool:
         """Whether an allow rule of yours lifts the shipped asks for `tool` on every path (its
         pattern matches everything): only then is no secret-looking path asked for it."""
-        return any(
-            c.lift and c.names(tool) and c.matcher is not None and c.matcher.everything
-            for c in self._rules["ask"]
-        )
+        found = self._lifts_every.get(tool)
+        if found is None:
+            found = self._lifts_every[tool] = any(
+                c.lift and c.names(tool) and c.matcher is not None and c.matcher.everything
+                for c in self._rules["ask"]
+            )
+        return found
 
     def _for(self, kind: str, tool: str) -> _Named:
         """The rules and the carve-outs of one list that name `tool`, in rank order."""
@@ -343,3 +412,6 @@ class Policy:
             return Verdict(
                 Decision.ASK, f"asks: the policy could not evaluate this call ({type(err).__name__})"
             )
+
+
+_POLICIES: OrderedDict[tuple[tuple[Layer, ...], bool, Decision, tuple[str, ...]], Policy] = OrderedDict()

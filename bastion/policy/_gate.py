@@ -15,7 +15,6 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyzer import SECRET_PATHS, Analysis, analyze
 from ..grammar import Outside, oversized
 from ..workspace import Workspace
-from ._mcp import mcp_subjects
 from ._subjects import bash_subjects, path_subjects, redirect_targets
 from ._tools import KIND_TOOLS, PATH_TOOLS, STAMP_ARG, TASK_KINDS, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
@@ -93,6 +92,8 @@ class Gate:
                 return self._bash(clean)
             if tool in PATH_TOOLS:
                 return self._file(tool, clean)
+            from ._mcp import mcp_subjects  # loaded with the first call of another tool
+
             mcp = mcp_subjects(tool, clean)
             if mcp is not None:
                 return Decided(self.settings.policy.decide(mcp), clean, mcp)

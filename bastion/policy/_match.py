@@ -34,6 +34,7 @@ __all__ = [
     "compile_command",
     "compile_glob",
     "matcher_for",
+    "names_a_root",
 ]
 
 _FOLD_CASE_PREFIX = "ci:"
@@ -101,6 +102,12 @@ def compile_command(pattern: str) -> Matcher:
     if glob.everything or first == "" or first.startswith("*") or any(c in _NOT_A_NAME for c in first):
         return glob
     return Matcher(pattern, _NAME_FIRST + glob.source, False)
+
+
+def names_a_root(pattern: str) -> bool:
+    """Whether `clean_path_pattern` may clean this pattern differently for other roots (it is
+    absolute): a rule of any other pattern compiles the same in every workspace."""
+    return posixpath.normpath(pattern).startswith("/")
 
 
 def clean_path_pattern(pattern: str, roots: Sequence[str]) -> str:

@@ -3,6 +3,7 @@ where -p asks when its input is piped."""
 
 from __future__ import annotations
 
+import importlib.metadata
 import os
 import shlex
 import subprocess
@@ -10,7 +11,9 @@ import sys
 from pathlib import Path
 
 import pexpect
+import pytest
 
+from bastion import cli
 from bastion.agent._one_shot_answers import NO_TERMINAL
 
 from .agent_fixtures import run_main
@@ -24,9 +27,13 @@ def _run(tmp_path: Path, argv: list[str], stdin: str = "") -> tuple[int, str, st
     return run_main(argv, cwd=str(work), env=_env(tmp_path), stdin=stdin)
 
 
-def test_version_prints_the_installed_version(tmp_path: Path) -> None:
-    code, out, _ = _run(tmp_path, ["--version"])
-    assert code == 0 and out.startswith("bastion ") and out.strip() != "bastion"
+def test_version_prints_the_installed_version(tmp_path: Path, capsys: pytest.CaptureFixture[str]) -> None:
+    """The agent's parser (`--version` among other flags) and the command itself (`--version` alone,
+    answered before the agent loads) print the same: the installed version."""
+    installed = f"bastion {importlib.metadata.version('bastion')}\n"
+    code, out, _ = _run(tmp_path, ["--version", "--model", "m"])
+    assert code == 0 and out == installed
+    assert cli.main(["--version"]) == 0 and capsys.readouterr().out == installed
 
 
 def test_p_dash_reads_the_prompt_from_standard_input(tmp_path: Path) -> None:

@@ -8,13 +8,12 @@ next word (spaced), letters that may be combined (`-sb`), and whether positional
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from typing import NamedTuple
 
 __all__ = ["CONFIG_FLAGS", "CONFIG_KEYS", "REFUSED", "SPECS", "STASH_LIST", "GitSpec"]
 
 
-@dataclass(frozen=True, slots=True)
-class GitSpec:
+class GitSpec(NamedTuple):
     bare: frozenset[str] = frozenset()
     valued: frozenset[str] = frozenset()
     spaced: frozenset[str] = frozenset()

@@ -17,7 +17,7 @@ from __future__ import annotations
 import posixpath
 import re
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ._finding import GitFinding
 from ._neutral import NEUTRAL_GIT_CONFIG
@@ -233,8 +233,7 @@ _NEUTRALISED = frozenset(key.lower() for key, _ in NEUTRAL_GIT_CONFIG)  # their 
 _SUBMODULE_ONLY = frozenset({"core.worktree"})
 
 
-@dataclass(frozen=True, slots=True)
-class Entry:
+class Entry(NamedTuple):
     """One config entry: its scope, the absolute file it came from ("" for the command line), its
     key as git prints it, and its value (None for a key written without `=`, which means true)."""
 

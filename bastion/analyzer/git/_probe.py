@@ -24,7 +24,7 @@ import re
 import stat
 import threading
 from collections import OrderedDict
-from dataclasses import dataclass
+from typing import NamedTuple
 
 from ...workspace import Workspace, resolve
 from ._dir import scan_gitdir
@@ -48,8 +48,7 @@ Place = tuple[str, str]
 Token = tuple[int, ...] | str
 
 
-@dataclass(frozen=True, slots=True)
-class _Snapshot:
+class _Snapshot(NamedTuple):
     places: tuple[Place, ...]
     tokens: tuple[Token, ...]
     problem: str

@@ -26,8 +26,7 @@ from __future__ import annotations
 import os
 import posixpath
 import stat
-from dataclasses import dataclass
-from typing import Protocol
+from typing import NamedTuple, Protocol
 
 from ._dir import scan_gitdir
 from ._finding import GitFinding
@@ -41,8 +40,7 @@ _GITFILE_LIMIT = 4096
 _STATUS = frozenset({"status"})
 
 
-@dataclass(frozen=True, slots=True)
-class Submodules:
+class Submodules(NamedTuple):
     """What the probe found of a repository's submodules: how many gitlinks the index holds
     (nested ones included), why git status and diff must not look into them ("" when every one
     was probed clean), and for a line run as typed the finding that makes it ask (None: none)."""
