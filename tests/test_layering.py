@@ -61,6 +61,7 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
 # layer, never of its own layer's other packages (audit and agent stand side by side) nor above.
 LAYERS = {
     "bastion._errors": 0,
+    "bastion._files": 1,
     "bastion.sandbox": 1,
     "bastion.grammar": 2,
     "bastion.workspace": 3,

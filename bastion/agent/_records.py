@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._files import open_append, read_regular
 from ..policy import load_json
 from ._compact import summary_messages
 from ._types import ConfigError, Message, User, message_from_dict
@@ -103,8 +104,7 @@ def read_record(path: str) -> Record:
     """The record at `path`. A last line without its newline (a crash or a full disk cut it: a
     line is written whole with its newline) is `torn`; a line that is not JSON is a ConfigError
     naming it."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    data = read_regular(path)
     record = Record()
     chunks = data.split(b"\n")
     tail = chunks.pop()  # after the last newline: b"" when the file ends whole
@@ -134,13 +134,10 @@ def repair_torn(path: str) -> str | None:
     record = read_record(path)
     if record.torn is None:
         return None
-    with open(path, "rb") as handle:
-        handle.seek(record.good_bytes)
-        cut = handle.read()
-    fd = os.open(path + ".torn", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "ab") as kept:
+    cut = read_regular(path)[record.good_bytes :]
+    with os.fdopen(open_append(path + ".torn"), "ab") as kept:
         kept.write(cut + (b"" if cut.endswith(b"\n") else b"\n"))
-    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    fd = open_append(path)
     try:
         os.ftruncate(fd, record.good_bytes)
     finally:

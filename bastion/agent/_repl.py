@@ -10,6 +10,7 @@ import sys
 from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._files import open_append
 from ._ask import CallKey
 from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
@@ -67,7 +68,7 @@ def _history(home: str) -> Any:
     path = os.path.join(home, HISTORY)
     try:
         os.makedirs(home, mode=0o700, exist_ok=True)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600))
+        os.close(open_append(path))
         os.chmod(path, 0o600)
     except OSError as err:
         print(f"bastion: input history off: {path}: {err.strerror or err}")

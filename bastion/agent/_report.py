@@ -14,6 +14,7 @@ import threading
 import time
 from typing import Any
 
+from .._files import open_replacing
 from ..policy import READ_TOOLS, Decision, Verdict
 from ._types import (
     AgentError,
@@ -290,7 +291,7 @@ class _TaskTrace(Events):
 def _write_private(path: str, text: str) -> None:
     """`text` into `path` at once: a new 0600 file in the same directory replaces the old one."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    fd = open_replacing(tmp)
     try:
         os.fchmod(fd, 0o600)  # a file left from an earlier run keeps its mode otherwise
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

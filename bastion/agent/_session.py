@@ -26,6 +26,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from .._files import open_append
 from ..policy import Verdict
 from ._records import chained_line, conversation, last_chain, read_record, repair_torn
 from ._types import (
@@ -178,7 +179,7 @@ class Session(Recording):
     ) -> None:
         self.path = path
         self.id = session_id
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        self._fd = open_append(path)
         self._chain = chain
         self._lock = threading.Lock()
         # Lines a full disk kept out of the file, written (in order) once it has room again.

@@ -9,6 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 from typing import TextIO
 
+from .._files import read_regular
 from ..policy import DryRun, user_config_path
 from ._audit import audit, render_report, report_json
 from ._decide import Decider
@@ -45,8 +46,7 @@ def _audit_parser() -> argparse.ArgumentParser:
 def _read(name: str, stdin: TextIO) -> str:
     if name == "-":
         return stdin.read()
-    with open(name, encoding="utf-8", errors="surrogateescape") as handle:
-        return handle.read()
+    return read_regular(name).decode("utf-8", "surrogateescape")
 
 
 def audit_main(

@@ -16,6 +16,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from bastion._files import NotRegularFile, is_null_device, read_regular
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
 from bastion.sandbox import SandboxConfig
 from bastion.workspace import Workspace, WorkspaceError, resolve
@@ -153,12 +154,13 @@ def _check_rules(section: Section, path: str, *, project: bool) -> None:
 
 def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_MAX_USER_CONFIG_BYTES + 1)
+        data = b"" if is_null_device(path) else read_regular(path, _MAX_USER_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if explicit:
             raise ConfigError(f"{path}: no such config file") from None
         return None, False
+    except NotRegularFile as err:
+        raise ConfigError(f"{path}: {err.strerror}; a config is read from a regular file") from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot be read ({err.strerror or err})") from None
     if len(data) > _MAX_USER_CONFIG_BYTES:
