@@ -15,8 +15,8 @@ from ._ask import CallKey
 from ._colour import clean, colour_for
 from ._front import Asker, Fanout, Printer
 from ._render import MarkdownStream
-from ._session import bastion_home
 from ._slash import COMMANDS, ReplState, Tally, run_command
+from ._store import bastion_home
 from ._types import AgentError, Assistant, Cancelled, Failure, Message, User
 from .loop import Agent, Answerer
 
@@ -136,7 +136,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     agent.events = Fanout(agent.events, tally)
     state = ReplState(agent, session, asker, tally, built.connection, built.mcp)
     options = agent.model.options
-    print(f"bastion · {options.provider} {options.model} · session {session.id} · /help for commands")
+    named = f"session {session.id}" if session.recorded else "not recorded"
+    print(f"bastion · {options.provider} {options.model} · {named} · /help for commands")
     if args.resume and agent.messages:
         print("\n".join(["(the conversation so far ends with)", *recap(agent.messages), ""]))
     interrupted = False
@@ -177,7 +178,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:
         built.close()
-    print(f"To resume this session: bastion --resume {session.id}")
+    if session.recorded:
+        print(f"To resume this session: bastion --resume {session.id}")
     return 0
 
 

@@ -12,6 +12,7 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
 from .._files import open_replacing
@@ -77,15 +78,26 @@ def _failure(error: AgentError) -> dict[str, Any]:
     }
 
 
-def outcome(result: RunResult | None, error: AgentError | None) -> dict[str, Any]:
+def outcome(
+    result: RunResult | None, error: AgentError | None, warnings: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
+    """How the run ended, and `warnings`: what went wrong beside it, each {"kind", "message"}
+    (`session_not_recorded`: the store could not be written, so the run was not recorded;
+    `session_incomplete`: the disk refused some of its events)."""
+    said = [{"kind": kind, "message": message} for kind, message in warnings]
     if error is None and result is not None:
-        return {"status": "completed", "result": result.text}
+        return {"status": "completed", "result": result.text, "warnings": said}
     assert error is not None
-    return {"status": "error", "message": str(error), "failure": _failure(error)}
+    return {"status": "error", "message": str(error), "failure": _failure(error), "warnings": said}
 
 
 def document(
-    model: str, result: RunResult | None, error: AgentError | None, usage: Usage, denials: list[Denial]
+    model: str,
+    result: RunResult | None,
+    error: AgentError | None,
+    usage: Usage,
+    denials: list[Denial],
+    warnings: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """The one-shot JSON: `result` is the model's last text when the run completed (a run that went on
     after a denied or refused call completes too); every such call is in `permission_denials`."""
@@ -96,7 +108,7 @@ def document(
         "model": model,
         "usage": _usage(usage),
         "permission_denials": [_denial(d) for d in denials],
-        "outcome": outcome(result, error),
+        "outcome": outcome(result, error, warnings),
     }
 
 

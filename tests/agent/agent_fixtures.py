@@ -14,6 +14,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bastion.agent._records import chained_line
 from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolSpec, Usage
 from bastion.agent.providers import ModelOptions
 from bastion.policy import Decision, Verdict
@@ -97,6 +98,16 @@ class FakeTools:
         if self.block is not None:
             self.block.wait(5)
         return f"{name} ran", False
+
+
+def write_record(path: Path, events: Sequence[Mapping[str, Any]]) -> Path:
+    """A session record holding `events`, each line chained as a session writes it."""
+    chain, lines = "", []
+    for event in events:
+        line, chain = chained_line(chain, event)
+        lines.append(line)
+    path.write_text("".join(lines))
+    return path
 
 
 def run_main(

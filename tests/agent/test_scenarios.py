@@ -294,7 +294,7 @@ def test_the_transcript_is_checkpointed_mid_run_and_ends_with_the_outcome(tmp_pa
     assert [(e["tool"], e["verdict"], e["ran"]) for e in first["tool_trace"]] == [("read", "allow", True)]
     assert first["tool_trace"][0]["is_error"] is False and first["usage"]["cache_read_tokens"] == 3
     final = json.loads(path.read_text())
-    assert final["outcome"] == {"status": "completed", "result": "It says 42."}
+    assert final["outcome"] == {"status": "completed", "result": "It says 42.", "warnings": []}
     trace = [(e["call_id"], e["verdict"], e["decided_by"], e["ran"]) for e in final["tool_trace"]]
     assert trace == [("r1", "allow", "policy", True), ("b1", "deny", "policy", False)]
     assert final["tool_trace"][1]["rule"] == "bash(rm:*)" and final["tool_trace"][1]["source"] == "flags"

@@ -6,7 +6,7 @@ import json
 import stat
 from pathlib import Path
 
-from .agent_fixtures import run_main
+from .agent_fixtures import run_main, write_record
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _workspace
 
@@ -77,7 +77,7 @@ def test_resuming_a_session_an_abort_cut_off_answers_its_open_call_as_interrupte
             },
         },
     ]
-    (store / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_record(store / f"{session_id}.jsonl", lines)
     with ScriptedServer([{"text": "ok"}]) as server:
         code, _, err = run_main(
             ["-p", "go on", "--resume", session_id, "--provider", "openai", "--base-url", server.url + "/v1"],
