@@ -289,6 +289,9 @@ class Agent:
         # Guards a call's result against the abort that drops it; the calls running.
         self._lock = threading.Lock()
         self._running: list[_Pending] = []
+        # The running reply's calls, and how many of their results are in the conversation.
+        self._pending: list[_Pending] = []
+        self._added = 0
         # The current (or last) run's usage and denials, kept when it fails too.
         self.usage = Usage()
         self.denials: list[Denial] = []
@@ -393,14 +396,19 @@ class Agent:
         self._calls(message)
 
     def unrun(self, message: Assistant) -> None:
-        self._finish([_Pending(c) for c in message.calls])
+        self._pending = [_Pending(c) for c in message.calls]
+        self._finish()
 
     def _calls(self, message: Assistant) -> None:
-        """Decide, then run, one turn's calls."""
-        pending = [_Pending(c) for c in message.calls]
+        """Decide, then run, one turn's calls; each result goes into the conversation (and the
+        record) as soon as it and those before it have ended, so a crash (kill -9) loses only the
+        calls still running."""
+        pending = self._pending = [_Pending(c) for c in message.calls]
+        self._added = 0
         try:
             for p in pending:
                 self._decide(p)
+            self._add_ended()
             batch: list[_Pending] = []
             for p in pending:
                 if p.args is None:
@@ -417,9 +425,19 @@ class Agent:
             self._run(batch)
         except (KeyboardInterrupt, Cancelled):
             self._stop()
-            self._finish(pending)
+            self._finish()
             raise Cancelled("cancelled while tools ran") from None
-        self._finish(pending)
+        self._finish()
+
+    def _add_ended(self) -> None:
+        """Add the results of the calls that have ended, in the calls' order, up to the first that
+        has not (on the loop's thread: the conversation is only ever changed there)."""
+        while self._added < len(self._pending):
+            p = self._pending[self._added]
+            if p.result is None or (p.args is not None and not p.done.is_set()):
+                return
+            self._add(p.result)
+            self._added += 1
 
     def _stop(self) -> None:
         """Set the cancel event, so the calls still running stop and their results are dropped, and
@@ -432,9 +450,11 @@ class Agent:
                 p.done.wait(max(0.0, deadline - time.monotonic()))
         self._running = []
 
-    def _finish(self, pending: Sequence[_Pending]) -> None:
-        for p in pending:
+    def _finish(self) -> None:
+        """Add every result not added yet: an aborted call's is "interrupted"."""
+        for p in self._pending[self._added :]:
             self._add(p.result or ToolResult(p.call.id, p.call.name, INTERRUPTED, is_error=True))
+        self._pending, self._added = [], 0
 
     def _decide(self, p: _Pending) -> None:
         call = p.call
@@ -512,6 +532,7 @@ class Agent:
             while not p.done.wait(0.05):
                 if self.cancel.is_set():
                     raise Cancelled("cancelled while tools ran")
+            self._add_ended()
         self._running = []
 
     def _one(self, p: _Pending) -> None:

@@ -5,6 +5,7 @@ its JSON says so; doctor says why), and a full disk that drops events (the JSON 
 
 from __future__ import annotations
 
+import contextlib
 import errno
 import io
 import json
@@ -19,7 +20,7 @@ import pytest
 from bastion.agent._records import read_record, verify_record
 from bastion.doctor import doctor_main
 
-from ..waits import PATIENCE
+from ..waits import PATIENCE, until
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _workspace
@@ -50,15 +51,16 @@ def _bastion(args: list[str], tmp_path: Path, work: Path) -> subprocess.Popen[st
 
 
 class _Held:
-    """A scripted server's hook that holds the first request until released: a session that is
+    """A scripted server's hook that holds request `index` until released: a session that is
     running (its record locked) for as long as a test needs."""
 
-    def __init__(self) -> None:
+    def __init__(self, index: int = 0) -> None:
+        self.index = index
         self.arrived = threading.Event()
         self.release = threading.Event()
 
     def __call__(self, index: int) -> None:
-        if index == 0:
+        if index == self.index:
             self.arrived.set()
             self.release.wait(PATIENCE)
 
@@ -191,3 +193,49 @@ def test_a_full_disk_that_drops_events_is_in_the_json(
     ((warning),) = outcome["warnings"]
     assert warning["kind"] == "session_incomplete" and "could not be recorded" in warning["message"]
     assert "No space left on device" in warning["message"]
+
+
+def _results(path: Path) -> dict[str, str]:
+    """The tool results the record holds, by call id."""
+    return {
+        e["message"]["call_id"]: e["message"]["content"]
+        for e in read_record(str(path)).events
+        if e.get("type") == "message" and e["message"].get("role") == "tool_result"
+    }
+
+
+@pytest.mark.parametrize("point", ["while a later call runs", "while the model answers the results"])
+def test_after_kill_9_a_call_that_had_ended_is_recorded_with_its_result(tmp_path: Path, point: str) -> None:
+    work = _workspace(tmp_path, {})
+    calls = [
+        {"name": "write", "arguments": {"path": "a.txt", "content": "made\n"}, "id": "w1"},
+        {"name": "bash", "arguments": {"command": "sh -c 'echo $$ > bash.pid; exec sleep 600'"}, "id": "b1"},
+    ]
+    if point == "while the model answers the results":
+        calls[1]["arguments"] = {"command": "echo done"}
+    hold_second = _Held(1)
+    with ScriptedServer([{"calls": calls}, {"text": "never sent"}], on_request=hold_second) as server:
+        argv = ["-p", "go", "--allow", "write(a.txt)", "--allow", "bash", *_base(server)]
+        run = _bastion(argv, tmp_path, work)
+        try:
+            if point == "while a later call runs":
+                until(
+                    lambda: (work / "bash.pid").exists() and (work / "bash.pid").read_text().endswith("\n"),
+                    "the second call's command to start",
+                )
+            else:
+                assert hold_second.arrived.wait(PATIENCE), "bastion never sent the results to the model"
+            run.kill()
+            run.communicate(timeout=PATIENCE)
+        finally:
+            hold_second.release.set()
+            if (work / "bash.pid").exists():
+                with contextlib.suppress(ProcessLookupError, ValueError):
+                    os.killpg(int((work / "bash.pid").read_text()), 9)
+    (path,) = (tmp_path / "home" / ".bastion" / "sessions").glob("*.jsonl")
+    results = _results(path)
+    assert results["w1"] == "wrote 5 bytes to a.txt" and (work / "a.txt").read_text() == "made\n"
+    if point == "while a later call runs":
+        assert "b1" not in results  # it had not ended: a resume answers it as interrupted
+    else:
+        assert results["b1"].startswith("done")
