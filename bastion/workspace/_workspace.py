@@ -96,13 +96,16 @@ class Workspace(Protocol):
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
+        contain: bool = False,
     ) -> ExecResult:
         """Run argv (never through a shell) in cwd under the root, in its own process group, its
         combined output passed to on_output as it arrives; the group is ended at the timeout, when
         `cancel` is set (within a tenth of a second), and when the command has exited. Under
         `sandbox`, the kernel confines it (writes only where the confinement grants, the root
         being the workspace's); a confinement that cannot be applied raises OSError and nothing
-        runs."""
+        runs. Under `sandbox` or told to `contain` it, every process it started is ended when it
+        ends, also one that left its process group, and when this process dies (a call's
+        processes never outlive it)."""
         ...
 
 
@@ -289,6 +292,7 @@ class LocalWorkspace:
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
+        contain: bool = False,
     ) -> ExecResult:
         from ._exec import run  # processes are the agent's business: a dry-run never loads this
 
@@ -308,4 +312,5 @@ class LocalWorkspace:
             cancel,
             sandbox,
             root_fd,
+            contain,
         )
