@@ -18,6 +18,7 @@ PYTHON* variable, no bastion), and fails closed: if the ruleset cannot be applie
 exits 126 without running anything.
 """
 
+import contextlib
 import ctypes
 import os
 import signal
@@ -67,10 +68,8 @@ def main(argv: list[str]) -> int:
     if child == 0:
         _command(libc, ruleset, argv[3:])
     if ruleset is not None:
-        try:
+        with contextlib.suppress(OSError):  # not open: the child says so, and runs nothing
             os.close(ruleset)
-        except OSError:
-            pass  # not open: the child says so, and runs nothing
     status = None
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
