@@ -14,6 +14,7 @@ import sys
 import pytest
 
 from bastion._files import NotRegularFile, open_append, open_regular, open_replacing, read_regular
+from tests.waits import PATIENCE
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 THE_OPEN = "bastion/_files.py"
@@ -132,7 +133,7 @@ def _bastion(
             env={**os.environ, "HOME": str(cwd), "XDG_CONFIG_HOME": str(cwd / "xdg"), **(env or {})},
             capture_output=True,
             text=True,
-            timeout=120,
+            timeout=PATIENCE,
         )
     except subprocess.TimeoutExpired:
         raise AssertionError(f"bastion {' '.join(args)} never ended: it blocked on the FIFO") from None
@@ -188,7 +189,7 @@ def test_the_question_about_a_write_or_edit_of_a_fifo_is_shown_at_once(
         f"print('\\n'.join(describe(call, args, None, {str(tmp_path)!r}, Colour(False))))\n"
     )
     try:
-        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=120)
+        done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=PATIENCE)
     except subprocess.TimeoutExpired:
         raise AssertionError(
             f"the {tool} question never appeared: its diff preview blocked on the FIFO"

@@ -15,6 +15,8 @@ from typing import Any
 
 import pytest
 
+from tests.waits import PATIENCE, until
+
 from .agent_fixtures import SLOW, gone, run_main, wait_for_pid
 from .scripted_server import ScriptedServer
 
@@ -231,9 +233,9 @@ def test_a_signal_mid_tool_kills_the_command_interrupts_the_call_writes_the_tran
         proc.stdin.flush()
         pid = wait_for_pid(work)
         proc.send_signal(signum)
-        out, err = proc.communicate(timeout=20)
+        out, err = proc.communicate(timeout=PATIENCE)
     assert proc.returncode == 10, err
-    assert gone(pid), "the command's process group outlived the agent"
+    until(lambda: gone(pid), "the command's process group to end with the agent")
     assert not (work / "never").exists()
     assert json.loads(out)["outcome"]["failure"]["kind"] == "cancelled"
     results = [

@@ -249,8 +249,10 @@ class Hub:
             if isinstance(message, ToolListChangedNotification):
                 self._loop.create_task(self._relist(server))
 
+        # The session's own requests (initialize, the tool list) are bounded by the start's timeout,
+        # a call by its own: a short call_timeout never keeps a slow server from starting.
         session = ClientSession(
-            read, write, read_timeout_seconds=config.call_timeout, message_handler=on_message
+            read, write, read_timeout_seconds=config.startup_timeout, message_handler=on_message
         )
         return await stack.enter_async_context(session)
 
