@@ -10,12 +10,14 @@ the bastion thread that started it ends (bastion killed, even by kill -9), and i
 process of a call outlives it to write after the write lock and the turn's checkpoint let go.
 PARENT is bastion's pid: a launcher whose parent is already gone runs nothing.
 
-RULESET is a Landlock ruleset's descriptor, or `-` for none: COMMAND's process (not the launcher,
-which must still see and end what COMMAND starts) applies it to itself before exec, so nothing is
-applied between fork and exec by Python code in a process with threads (subprocess's preexec_fn):
-the agent's process only spawns. The launcher imports the standard library only (-I -S: no site, no
-PYTHON* variable, no bastion), and fails closed: if the ruleset cannot be applied it says so and
-exits 126 without running anything.
+RULESET is a Landlock ruleset's descriptor, or `-` for none. The launcher applies it to itself
+(with no_new_privs) and so to every process of the call; ending and reaping them is not something
+the ruleset forbids, since they are in its own domain. COMMAND is started with posix_spawn, so no
+Python code runs between fork and exec (in bastion, a process with threads, that could deadlock;
+here it would only cost time), with the signals the launcher blocked or caught back at their
+defaults. The launcher imports the standard library only (-I -S: no site, no PYTHON* variable, no
+bastion), and fails closed: if the ruleset cannot be applied it says so and exits 126 without
+running anything.
 """
 
 # The C module: `signal` would import enum, some 2-10 ms of every command's start.
@@ -66,14 +68,18 @@ def main(argv: list[str]) -> int:
         return REFUSED
     # Where the kernel has no subreaper (before 3.4), what left the process group is not found.
     _prctl(libc, _PR_SET_CHILD_SUBREAPER, 1)
-    child = os.fork()
-    if child == 0:
-        _command(libc, ruleset, argv[3:])
     if ruleset is not None:
-        try:  # noqa: SIM105 - contextlib would cost every command's start its import
-            os.close(ruleset)
-        except OSError:
-            pass  # not open: the child says so, and runs nothing
+        refused = _confine(libc, ruleset)
+        if refused is not None:
+            return _refuse(refused)
+    command = argv[3:]
+    try:
+        # posix_spawn (vfork): no Python runs between fork and exec; the command gets the signals
+        # this process blocked or caught back at their defaults.
+        child = os.posix_spawnp(command[0], command, os.environ, setsigmask=(), setsigdef=_ENDING)
+    except OSError as err:
+        sys.stderr.write(f"bastion: {command[0]}: {err.strerror}\n")
+        return 127
     status = None
     try:
         signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
@@ -98,25 +104,17 @@ def main(argv: list[str]) -> int:
     return os.waitstatus_to_exitcode(status)
 
 
-def _command(libc: ctypes.CDLL, ruleset: int | None, command: list[str]) -> None:
-    """In the child: the signals as they were, the ruleset applied, then COMMAND; never returns."""
-    try:
-        for signum in _ENDING:
-            signal.signal(signum, signal.SIG_DFL)
-        signal.pthread_sigmask(signal.SIG_UNBLOCK, _ENDING)
-        if ruleset is not None:
-            # no_new_privs: a set-uid program run later cannot shed the restriction (the kernel requires it).
-            if not _prctl(libc, _PR_SET_NO_NEW_PRIVS, 1):
-                os._exit(_refuse("no_new_privs could not be set"))
-            if libc.syscall(ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)):
-                os._exit(_refuse("the Landlock ruleset could not be applied"))
-            os.close(ruleset)
-        os.execvp(command[0], command)
-    except OSError as err:
-        sys.stderr.write(f"bastion: {command[0]}: {err.strerror}\n")
-    except BaseException:
-        pass
-    os._exit(127)
+def _confine(libc: ctypes.CDLL, ruleset: int) -> str | None:
+    """Apply the ruleset to this process, and so to every process of the call (what this one does
+    after it, ending and reaping them, the ruleset never forbids: they are in its own domain); what
+    failed, or None."""
+    # no_new_privs: a set-uid program run later cannot shed the restriction (the kernel requires it).
+    if not _prctl(libc, _PR_SET_NO_NEW_PRIVS, 1):
+        return "no_new_privs could not be set"
+    if libc.syscall(ctypes.c_long(_RESTRICT_SELF), ctypes.c_int(ruleset), ctypes.c_uint32(0)):
+        return "the Landlock ruleset could not be applied"
+    os.close(ruleset)
+    return None
 
 
 def _descendants() -> list[int]:
@@ -144,6 +142,10 @@ def _descendants() -> list[int]:
 
 def _end_all() -> None:
     """Kill every descendant and reap those re-parented here, until none is left."""
+    try:
+        os.waitpid(-1, os.WNOHANG)  # reaps one that has ended; raises when there is no child at all
+    except ChildProcessError:
+        return  # nothing below: a process below has a living parent, or was re-parented here
     for _ in range(_ROUNDS):
         found = _descendants()
         if not found:
@@ -167,4 +169,6 @@ def _refuse(what: str) -> int:
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv))
+    code = main(sys.argv)
+    sys.stderr.flush()
+    os._exit(code)  # no interpreter shutdown: it would only add to every command's time
