@@ -34,10 +34,15 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration
 	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration
 
+# The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
+# and the last lines say which of the three failed.
 test: lint
-	$(BIN)/python -m pytest
-	$(BIN)/python fuzz/run.py --seconds 10
-	$(BIN)/python benchmarks/conformance.py --check
+	@failed=""; \
+	$(BIN)/python -m pytest || failed="$$failed pytest"; \
+	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
+	$(BIN)/python benchmarks/conformance.py --check || failed="$$failed conformance"; \
+	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \
+	echo "make test: pytest, fuzz and conformance passed"
 
 fuzz: $(VENV)/.installed
 	$(BIN)/python fuzz/run.py --seconds $(SECONDS)

@@ -2,6 +2,7 @@
 
     BastionError
     ├── Unexpected        grammar: where a line left the subset (caught inside the grammar)
+    ├── NotRegularFile    a file bastion would open that is not a regular file (also an OSError)
     ├── WorkspaceError    analyzer: a name the workspace refuses (also an OSError)
     ├── FactError         analyzer: a fact a stamp binds cannot be read (also an OSError)
     ├── StampError        analyzer: what a call would touch cannot be stamped (also a ValueError)
@@ -11,6 +12,7 @@
     ├── RequestError      policy: a dry-run request that cannot be read (also a ValueError)
     ├── AgentError        agent: what ends a run or stops the agent from starting
     │   ├── ConfigError   a bad flag, config file or missing key
+    │   │   └── StoreError  the session store cannot be made or written
     │   ├── UsageError    a command line that cannot run (exit 2)
     │   ├── ModelError    the provider refused or failed
     │   └── Cancelled     Ctrl-C aborted the run

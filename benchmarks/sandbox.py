@@ -1,5 +1,6 @@
 """What the sandbox costs a command's start: the same command through LocalWorkspace.exec without
-the sandbox, read-only (an auto-allowed plan) and confined to the workspace (an approved line).
+the sandbox, contained by the launcher alone (what the bash tool runs when the sandbox is off),
+read-only (an auto-allowed plan) and confined to the workspace (an approved line).
 
     .venv/bin/python benchmarks/sandbox.py [--runs N]
 
@@ -58,6 +59,7 @@ def main() -> None:
         for argv in COMMANDS:
             kinds: dict[str, Callable[[], object]] = {
                 "unconfined": partial(ws.exec, argv),
+                "contained (launcher)": partial(ws.exec, argv, contain=True),
                 "read-only": partial(ws.exec, argv, sandbox=Confinement(True)),
                 "workspace": partial(ws.exec, argv, sandbox=Confinement(False, (), True)),
                 "preexec_fn (not used)": _preexec_start(argv, root),

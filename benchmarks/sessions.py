@@ -89,12 +89,14 @@ def main() -> None:
     turns = parser.parse_args().turns
     with tempfile.TemporaryDirectory() as home:
         session = _measure(f"write {turns} turns", lambda: _write(tempfile.mkdtemp(dir=home), turns))
-        print(f"record: {os.path.getsize(session.path) / 2**20:.1f} MiB")
-        found = _measure("read + verify", lambda: verify_record(read_record(session.path)))
+        path = session.path
+        assert path is not None
+        print(f"record: {os.path.getsize(path) / 2**20:.1f} MiB")
+        found = _measure("read + verify", lambda: verify_record(read_record(path)))
         print(
             f"verify: {found.chained} chained, {found.requests} requests rebuilt, problems {found.problems}"
         )
-        store = os.path.dirname(os.path.dirname(session.path))
+        store = os.path.dirname(os.path.dirname(path))
 
         def resume() -> list[Message]:
             resumed, messages = Session.resume(store, session.id, "/bench")

@@ -7,6 +7,8 @@ import sys
 import threading
 from pathlib import Path
 
+from tests.waits import PATIENCE
+
 
 def test_a_closed_pipe_ends_check_without_a_traceback(tmp_path: Path) -> None:
     request = '{{"cwd": "{cwd}", "tool": "bash", "arguments": {{"command": "ls -la x{i}"}}}}\n'
@@ -33,6 +35,6 @@ def test_a_closed_pipe_ends_check_without_a_traceback(tmp_path: Path) -> None:
     assert proc.stdout.readline().startswith(b"{")
     proc.stdout.close()  # as head does after its first line
     err = proc.stderr.read().decode()
-    proc.wait(timeout=60)
-    writer.join(timeout=60)
+    proc.wait(timeout=PATIENCE)
+    writer.join(timeout=PATIENCE)
     assert "Traceback" not in err and "BrokenPipeError" not in err, err

@@ -18,13 +18,14 @@ from integration.agents import documented_matcher
 from integration.model_server import FINAL_TEXT, SIDE_TEXT, ModelServer, ToolCall
 from integration.proxy_sink import ProxySink
 from integration.scenarios import SCENARIOS
+from tests.waits import PATIENCE
 
 
 def _post(url: str, body: dict[str, Any]) -> str:
     request = urllib.request.Request(
         url, data=json.dumps(body).encode(), headers={"content-type": "application/json"}, method="POST"
     )
-    with urllib.request.urlopen(request, timeout=10) as answer:
+    with urllib.request.urlopen(request, timeout=PATIENCE) as answer:
         text: str = answer.read().decode()
         return text
 
@@ -143,7 +144,7 @@ def test_a_request_it_cannot_read_counts_as_having_sent_the_secret() -> None:
             method="POST",
         )
         with pytest.raises(urllib.error.HTTPError):
-            urllib.request.urlopen(request, timeout=10)
+            urllib.request.urlopen(request, timeout=PATIENCE)
         assert server.ever_sent("anything at all")
 
 
@@ -156,7 +157,7 @@ def test_a_gzip_request_is_read() -> None:
             headers={"content-type": "application/json", "content-encoding": "gzip"},
             method="POST",
         )
-        with urllib.request.urlopen(request, timeout=10) as answer:
+        with urllib.request.urlopen(request, timeout=PATIENCE) as answer:
             assert json.loads(answer.read())["content"] == [{"type": "text", "text": SIDE_TEXT}]
         assert server.ever_sent("the secret") and not server.ever_sent("another")
 
@@ -165,7 +166,7 @@ def test_the_proxy_sink_refuses_and_records_what_a_cli_reaches_for() -> None:
     with ProxySink() as sink:
         opener = urllib.request.build_opener(urllib.request.ProxyHandler({"http": sink.url}))
         with pytest.raises(urllib.error.HTTPError) as refused:
-            opener.open("http://telemetry.example.invalid/v1/events", timeout=10)
+            opener.open("http://telemetry.example.invalid/v1/events", timeout=PATIENCE)
         assert refused.value.code == 403
         assert sink.attempts == ["GET http://telemetry.example.invalid/v1/events"]
 

@@ -64,6 +64,7 @@ LAYERS = {
     "bastion._safe": 0,  # redaction and safe display: the standard library only
     "bastion._handover": 1,  # the key variables out of the process at start (uses _safe)
     "bastion._argv": 0,
+    "bastion._files": 1,
     "bastion.sandbox": 1,
     "bastion.grammar": 2,
     "bastion.workspace": 3,

@@ -10,6 +10,7 @@ import os
 from collections.abc import Mapping
 from typing import NamedTuple
 
+from .._files import read_regular
 from .._safe import safe_line
 from ..policy import PATH_TOOLS, STAMP_ARG, Decided, Gate, Kind, Verdict
 from ._colour import Colour
@@ -149,8 +150,7 @@ def _current(path: str, cwd: str) -> str | None | OSError:
     try:
         if os.path.getsize(full) > DIFF_LIMIT:
             return OSError(f"larger than {DIFF_LIMIT} bytes")
-        with open(full, "rb") as f:
-            return f.read().decode("utf-8")
+        return read_regular(full, DIFF_LIMIT + 1).decode("utf-8")
     except FileNotFoundError:
         return None
     except UnicodeDecodeError:

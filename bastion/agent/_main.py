@@ -23,8 +23,9 @@ from ._front import Asker, Fanout, Printer
 from ._one_shot_answers import one_shot_answerer
 from ._prompt_input import read_prompt
 from ._report import Transcript, document, outcome
-from ._session import Session, bastion_home, list_sessions
+from ._session import Session, list_sessions
 from ._settings import PROVIDERS, merge_flags, provider_config
+from ._store import StoreError, bastion_home
 from ._types import AgentError, Cancelled, ConfigError, ModelError, OutputClosed, Usage, UsageError
 from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
 from .providers import EFFORTS, Connection, model_limits, prices_of
@@ -100,6 +101,12 @@ def _parser() -> argparse.ArgumentParser:
     )
     p.add_argument(
         "--here", action="store_true", help="with --resume: continue the session in this directory"
+    )
+    p.add_argument(
+        "--repair",
+        action="store_true",
+        help="with --resume: a record whose hash chain breaks is cut back to its last good line first "
+        "(the record as it was kept beside it, ID.jsonl.broken)",
     )
     return p
 
@@ -207,13 +214,6 @@ def _build(
     notice = start_notice(settings.sandbox)
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
-    if args.resume:
-        session, messages = Session.resume(home, args.resume, cwd, here=args.here)
-        if isinstance(answer, Asker):
-            for tool, arguments in session.rules:
-                answer.rules.add(CallKey(tool, arguments))
-    else:
-        session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
     policy_gate = Gate(settings, ws, stamper)
     gate: Gatekeeper = answer.watch(policy_gate) if isinstance(answer, Asker) else policy_gate
     cache = os.path.join(home, "models.json")
@@ -246,6 +246,17 @@ def _build(
         printer.err.write(f"bastion: {text}\n")
 
     harness = load_harness(harness_config(settings.extra, where), warn)
+    # The session is opened (and its record locked) last of what may fail on a bad setting.
+    if args.resume:
+        session, messages = Session.resume(home, args.resume, cwd, here=args.here, repair=args.repair)
+        if isinstance(answer, Asker):
+            for tool, arguments in session.rules:
+                answer.rules.add(CallKey(tool, arguments))
+    else:
+        try:
+            session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
+        except StoreError as err:  # the run goes on unrecorded, said once (and in -p's JSON)
+            session, messages = Session.unrecorded(str(err)), []
     if session.profile is not None:  # switched with /harness before the session was resumed
         harness.restore_profile(session.profile)
     checkpoints = Checkpoints(ws)
@@ -324,8 +335,9 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
                 kind=None if error is None else str(error.kind),
             )
             built.close()
+    warnings = built.session.warnings if built is not None else []
     if transcript is not None:
-        transcript.checkpoint(outcome(result, error))
+        transcript.checkpoint(outcome(result, error, warnings))
         if transcript.write_error is not None:
             sys.stderr.write(
                 safe_line(f"bastion: --transcript {args.transcript}: {transcript.write_error}") + "\n"
@@ -336,7 +348,7 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
         if isinstance(error, OutputClosed) or printer.closed:
             raise BrokenPipeError
         if as_json:
-            shown = redact_data(document(model_name, result, error, usage, denials))
+            shown = redact_data(document(model_name, result, error, usage, denials, warnings))
             sys.stdout.write(json.dumps(shown) + "\n")
         elif result is not None and result.text and not result.text.endswith("\n"):
             sys.stdout.write("\n")
@@ -476,3 +488,5 @@ def _usage(args: argparse.Namespace) -> None:
         raise UsageError("--continue resumes the latest session; --resume ID names one: give one of them")
     if args.here and not (args.resume or args.continue_):
         raise UsageError("--here goes with --resume or --continue")
+    if args.repair and not (args.resume or args.continue_):
+        raise UsageError("--repair goes with --resume or --continue")

@@ -6,6 +6,7 @@ import os
 import stat
 from collections.abc import Sequence
 
+from .._files import read_regular
 from ..workspace import Workspace, WorkspaceError
 from ._types import ToolSpec
 
@@ -35,15 +36,9 @@ def _repo_root(start: str) -> str | None:
 def _read_outside(path: str) -> str | None:
     """An AGENTS.md above the workspace, read on this machine: a regular file, no link."""
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        return read_regular(path, _MAX_AGENTS_MD, follow=False).decode("utf-8", "replace")
     except OSError:
         return None
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
-            return None
-        return os.read(fd, _MAX_AGENTS_MD).decode("utf-8", "replace")
-    finally:
-        os.close(fd)
 
 
 def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:

@@ -16,6 +16,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
+from .._files import open_append, read_regular
 from .._safe import redact_data
 from ..policy import load_json
 from ._compact import summary_messages
@@ -24,10 +25,13 @@ from ._types import ConfigError, Message, User, message_from_dict
 __all__ = [
     "CHAIN",
     "Record",
+    "Repaired",
     "Verified",
     "chained_line",
     "conversation",
+    "parse_lines",
     "read_record",
+    "repair_record",
     "repair_torn",
     "verify_record",
 ]
@@ -104,8 +108,11 @@ def read_record(path: str) -> Record:
     """The record at `path`. A last line without its newline (a crash or a full disk cut it: a
     line is written whole with its newline) is `torn`; a line that is not JSON is a ConfigError
     naming it."""
-    with open(path, "rb") as handle:
-        data = handle.read()
+    return parse_lines(read_regular(path), path)
+
+
+def parse_lines(data: bytes, path: str = "the record") -> Record:
+    """A record's bytes as read_record reads them (`path` names it in an error)."""
     record = Record()
     chunks = data.split(b"\n")
     tail = chunks.pop()  # after the last newline: b"" when the file ends whole
@@ -135,13 +142,10 @@ def repair_torn(path: str) -> str | None:
     record = read_record(path)
     if record.torn is None:
         return None
-    with open(path, "rb") as handle:
-        handle.seek(record.good_bytes)
-        cut = handle.read()
-    fd = os.open(path + ".torn", os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
-    with os.fdopen(fd, "ab") as kept:
+    cut = read_regular(path)[record.good_bytes :]
+    with os.fdopen(open_append(path + ".torn"), "ab") as kept:
         kept.write(cut + (b"" if cut.endswith(b"\n") else b"\n"))
-    fd = os.open(path, os.O_WRONLY | os.O_NOFOLLOW)
+    fd = open_append(path)
     try:
         os.ftruncate(fd, record.good_bytes)
     finally:
@@ -164,6 +168,14 @@ class Verified:
     chained: int = 0
     requests: int = 0
     problems: list[str] = field(default_factory=list)
+    # The first line (from 0) whose chain breaks, that cannot be rebuilt or whose request the
+    # record does not rebuild: what a repair cuts from (None: no such line).
+    first_bad: int | None = None
+
+    def bad(self, index: int, problem: str) -> None:
+        self.problems.append(f"line {index + 1}: {problem}")
+        if self.first_bad is None:
+            self.first_bad = index
 
 
 def verify_record(record: Record) -> Verified:
@@ -171,31 +183,72 @@ def verify_record(record: Record) -> Verified:
     found = Verified(lines=len(record.lines))
     previous = ""
     rebuild = _Rebuild()
-    for number, event in enumerate(record.events, 1):
+    for index, event in enumerate(record.events):
         chain = event.get(CHAIN)
         body = {k: v for k, v in event.items() if k != CHAIN}
         if isinstance(chain, str):
             found.chained += 1
             if _link(previous, _body(body)) != chain:
-                found.problems.append(
-                    f"line {number}: the hash chain breaks (the line was edited, or one before it "
-                    "removed, inserted or moved)"
+                found.bad(
+                    index,
+                    "the hash chain breaks (the line was edited, or one before it removed, inserted or "
+                    "moved, or two processes wrote the record at once)",
                 )
             previous = chain
         try:
             rebuild.feed(body)
         except (ValueError, TypeError) as err:
-            found.problems.append(f"line {number}: the conversation cannot be rebuilt ({err})")
+            found.bad(index, f"the conversation cannot be rebuilt ({err})")
             continue
         if body.get("type") == "request":
             found.requests += 1
             if body.get("messages") != len(rebuild.messages):
-                found.problems.append(
-                    f"line {number}: the request sent {body.get('messages')} messages; the record "
-                    f"rebuilds {len(rebuild.messages)}"
+                found.bad(
+                    index,
+                    f"the request sent {body.get('messages')} messages; the record rebuilds "
+                    f"{len(rebuild.messages)}",
                 )
     if found.chained < found.lines:
         found.problems.append(f"{found.lines - found.chained} lines carry no chain")
     if record.torn is not None:
         found.problems.append("the last line is torn (it is repaired when the session is resumed)")
     return found
+
+
+@dataclass(frozen=True, slots=True)
+class Repaired:
+    """What a repair did: the lines kept (each chained anew), the lines cut off from the first bad
+    one, and where the record as it was is kept."""
+
+    kept: int
+    cut: int
+    original: str
+
+
+def repair_record(fd: int, path: str) -> Repaired:
+    """Repair the record at `path`, open (and locked) as `fd` for appending: the lines before the
+    first whose chain breaks or that cannot be rebuilt stay, each chained anew (a line that carried
+    no chain gets one); the rest is cut off. The record as it was is added to PATH.broken first,
+    so nothing is lost. A torn last line is cut off first (repair_torn)."""
+    repair_torn(path)
+    data = read_regular(path)
+    record = parse_lines(data, path)
+    found = verify_record(record)
+    keep = len(record.events) if found.first_bad is None else found.first_bad
+    original = path + ".broken"
+    with os.fdopen(open_append(original), "ab") as kept:
+        kept.write(data)
+        kept.flush()
+        os.fsync(kept.fileno())
+    chain = ""
+    lines = []
+    for event in record.events[:keep]:
+        line, chain = chained_line(chain, {k: v for k, v in event.items() if k != CHAIN})
+        lines.append(line)
+    out = "".join(lines).encode("utf-8")
+    os.ftruncate(fd, 0)
+    view = memoryview(out)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+    return Repaired(keep, len(record.events) - keep, original)

@@ -11,13 +11,14 @@ import sys
 from collections.abc import Callable, Iterator, Mapping
 from typing import TYPE_CHECKING, Any
 
+from .._files import open_append
 from .._safe import redact, safe_line, safe_text
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Fanout, Printer
 from ._render import MarkdownStream
-from ._session import bastion_home
 from ._slash import COMMANDS, ReplState, Tally, run_command
+from ._store import bastion_home
 from ._types import AgentError, Assistant, Cancelled, Failure, Message, User
 from .loop import Agent, Answerer
 
@@ -69,7 +70,7 @@ def _history(home: str) -> Any:
     path = os.path.join(home, HISTORY)
     try:
         os.makedirs(home, mode=0o700, exist_ok=True)
-        os.close(os.open(path, os.O_WRONLY | os.O_CREAT | os.O_APPEND | os.O_NOFOLLOW, 0o600))
+        os.close(open_append(path))
         os.chmod(path, 0o600)
     except OSError as err:
         print(f"bastion: input history off: {path}: {err.strerror or err}")
@@ -144,7 +145,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     agent.events = Fanout(agent.events, tally)
     state = ReplState(agent, session, asker, tally, built.connection, built.mcp)
     options = agent.model.options
-    print(f"bastion · {options.provider} {options.model} · session {session.id} · /help for commands")
+    named = f"session {session.id}" if session.recorded else "not recorded"
+    print(f"bastion · {options.provider} {options.model} · {named} · /help for commands")
     if args.resume and agent.messages:
         print("\n".join(["(the conversation so far ends with)", *recap(agent.messages), ""]))
     interrupted = False
@@ -187,7 +189,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:
         built.close()
-    print(f"To resume this session: bastion --resume {session.id}")
+    if session.recorded:
+        print(f"To resume this session: bastion --resume {session.id}")
     return 0
 
 

@@ -12,8 +12,10 @@ import json
 import os
 import threading
 import time
+from collections.abc import Sequence
 from typing import Any
 
+from .._files import open_replacing
 from .._safe import redact_data
 from ..policy import READ_TOOLS, Decision, Verdict
 from ._types import (
@@ -77,15 +79,26 @@ def _failure(error: AgentError) -> dict[str, Any]:
     }
 
 
-def outcome(result: RunResult | None, error: AgentError | None) -> dict[str, Any]:
+def outcome(
+    result: RunResult | None, error: AgentError | None, warnings: Sequence[tuple[str, str]] = ()
+) -> dict[str, Any]:
+    """How the run ended, and `warnings`: what went wrong beside it, each {"kind", "message"}
+    (`session_not_recorded`: the store could not be written, so the run was not recorded;
+    `session_incomplete`: the disk refused some of its events)."""
+    said = [{"kind": kind, "message": message} for kind, message in warnings]
     if error is None and result is not None:
-        return {"status": "completed", "result": result.text}
+        return {"status": "completed", "result": result.text, "warnings": said}
     assert error is not None
-    return {"status": "error", "message": str(error), "failure": _failure(error)}
+    return {"status": "error", "message": str(error), "failure": _failure(error), "warnings": said}
 
 
 def document(
-    model: str, result: RunResult | None, error: AgentError | None, usage: Usage, denials: list[Denial]
+    model: str,
+    result: RunResult | None,
+    error: AgentError | None,
+    usage: Usage,
+    denials: list[Denial],
+    warnings: Sequence[tuple[str, str]] = (),
 ) -> dict[str, Any]:
     """The one-shot JSON: `result` is the model's last text when the run completed (a run that went on
     after a denied or refused call completes too); every such call is in `permission_denials`."""
@@ -96,7 +109,7 @@ def document(
         "model": model,
         "usage": _usage(usage),
         "permission_denials": [_denial(d) for d in denials],
-        "outcome": outcome(result, error),
+        "outcome": outcome(result, error, warnings),
     }
 
 
@@ -291,7 +304,7 @@ class _TaskTrace(Events):
 def _write_private(path: str, text: str) -> None:
     """`text` into `path` at once: a new 0600 file in the same directory replaces the old one."""
     tmp = f"{path}.{os.getpid()}.tmp"
-    fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+    fd = open_replacing(tmp)
     try:
         os.fchmod(fd, 0o600)  # a file left from an earlier run keeps its mode otherwise
         with os.fdopen(fd, "w", encoding="utf-8") as handle:

@@ -1,14 +1,16 @@
 """Sessions: each run recorded as one JSONL file under $BASTION_HOME/sessions (~/.bastion by default).
 
-Every line is one event: the session's header (with the directory it runs in), each resume (with the
-directory it continues in), each request (how many messages it sent), each message added to the
-conversation (a prompt, a reply with its calls and usage, a tool result), each verdict with its rule
-and source and who answered an ask, each harness component that failed (`slot_failed`).
-Keys and headers are never in an event. `bastion audit` reads the calls from the reply messages and
-the directory from the header and resumes. The conversation is rebuilt from the message events on
---resume, each `compaction` event (its summary, how many messages it replaced) applied where it
-stands. Every line ends with its hash chain (bastion.agent._records); a torn last line is cut off on
-resume and reported; a full disk keeps the lines in memory until there is room.
+Every line is one event: the session's header (with the directory it runs in and the process that runs
+it), each resume (with the directory it continues in and its process), each request (how many messages
+it sent), each message added to the conversation (a prompt, a reply with its calls and usage, a tool
+result), each verdict with its rule and source and who answered an ask, each harness component that
+failed (`slot_failed`). Keys and headers are never in an event. `bastion audit` reads the calls from
+the reply messages and the directory from the header and resumes. The conversation is rebuilt from the
+message events on --resume, each `compaction` event (its summary, how many messages it replaced)
+applied where it stands. Every line ends with its hash chain (bastion.agent._records); a torn last line
+is cut off on resume and reported; a record whose chain breaks is resumed only once repaired
+(--repair); a full disk keeps the lines in memory until there is room, and a run's JSON says what never
+got in. The store and the lock that keeps a record to one process are bastion.agent._store.
 """
 
 from __future__ import annotations
@@ -17,7 +19,6 @@ import abc
 import contextlib
 import errno
 import os
-import re
 import secrets
 import sys
 import threading
@@ -27,7 +28,16 @@ from dataclasses import dataclass
 from typing import Any
 
 from ..policy import Verdict
-from ._records import chained_line, conversation, last_chain, read_record, repair_torn
+from ._records import (
+    chained_line,
+    conversation,
+    last_chain,
+    read_record,
+    repair_record,
+    repair_torn,
+    verify_record,
+)
+from ._store import SESSION_ID, open_locked, session_path, sessions_dir
 from ._types import (
     Assistant,
     ConfigError,
@@ -45,42 +55,15 @@ __all__ = [
     "Recording",
     "Session",
     "SessionInfo",
-    "bastion_home",
-    "is_session_id",
     "list_sessions",
     "new_session_id",
     "recorded_cwd",
-    "session_path",
     "session_rules",
-    "sessions_dir",
 ]
-
-_ID = re.compile(r"[0-9]{8}-[0-9]{6}-[0-9a-f]{6}")
-
-
-def bastion_home(environ: Mapping[str, str]) -> str:
-    return environ.get("BASTION_HOME") or os.path.join(os.path.expanduser("~"), ".bastion")
-
-
-def is_session_id(text: str) -> bool:
-    return _ID.fullmatch(text) is not None
 
 
 def new_session_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-
-
-def sessions_dir(home: str) -> str:
-    """The store of records (made 0700 if need be)."""
-    return _store(home)
-
-
-def _store(home: str) -> str:
-    path = os.path.join(home, "sessions")
-    os.makedirs(path, mode=0o700, exist_ok=True)
-    os.chmod(home, 0o700)
-    os.chmod(path, 0o700)
-    return path
 
 
 @dataclass(frozen=True, slots=True)
@@ -169,30 +152,57 @@ class Recording(Events, abc.ABC):
         self.record("slot_failed", **failure._asdict())
 
 
+# What a run's JSON says of its record (outcome.warnings): none was made, or it misses events.
+NOT_RECORDED, INCOMPLETE = "session_not_recorded", "session_incomplete"
+
+
 class Session(Recording):
-    """An open session file, appended to as the run goes (by one thread at a time: a sub-agent
-    records from its own)."""
+    """An open, locked session file, appended to as the run goes (by one thread at a time: a
+    sub-agent records from its own); or, when the store cannot be written, a session that records
+    nothing (`unrecorded`). `warnings` are what a script is told of its record: (kind, words)."""
 
     def __init__(
-        self, path: str, session_id: str, chain: str = "", warn: Callable[[str], None] | None = None
+        self,
+        path: str | None,
+        session_id: str,
+        fd: int | None,
+        chain: str = "",
+        warn: Callable[[str], None] | None = None,
     ) -> None:
         self.path = path
         self.id = session_id
-        self._fd = os.open(path, os.O_WRONLY | os.O_APPEND | os.O_CREAT | os.O_NOFOLLOW, 0o600)
+        self._fd = fd
         self._chain = chain
         self._lock = threading.Lock()
-        # Lines a full disk kept out of the file, written (in order) once it has room again.
+        # Lines the disk kept out of the file (full, or failing), written in order once it takes them.
         self._unwritten: list[str] = []
+        self._failure = ""
         self._warn = warn or (lambda text: print(f"bastion: {text}", file=sys.stderr))
+        self.warnings: list[tuple[str, str]] = []
         # What a resume restored: the calls allowed with `a` (tool, canonical arguments), and the
         # harness profile last switched to (applied again by whoever loads the harness).
         self.rules: list[tuple[str, str]] = []
         self.profile: str | None = None
 
+    @property
+    def recorded(self) -> bool:
+        return self.path is not None
+
+    @classmethod
+    def unrecorded(cls, problem: str, warn: Callable[[str], None] | None = None) -> Session:
+        """A session that records nothing, because of `problem` (said once, here)."""
+        session = cls(None, "", None, warn=warn)
+        text = f"{problem}; this session runs unrecorded (it cannot be resumed)"
+        session.warnings.append((NOT_RECORDED, text))
+        session._warn(text)
+        return session
+
     @classmethod
     def create(cls, home: str, cwd: str, provider: str, model: str) -> Session:
+        """A new session's record, made and locked; a StoreError when the store cannot hold it."""
         session_id = new_session_id()
-        session = cls(os.path.join(_store(home), session_id + ".jsonl"), session_id)
+        path = os.path.join(sessions_dir(home), session_id + ".jsonl")
+        session = cls(path, session_id, open_locked(path, session_id, "session"))
         session.record(
             "session",
             id=session_id,
@@ -200,6 +210,7 @@ class Session(Recording):
             created=time.strftime("%Y-%m-%dT%H:%M:%S%z"),
             provider=provider,
             model=model,
+            pid=os.getpid(),
         )
         return session
 
@@ -212,12 +223,33 @@ class Session(Recording):
         warn: Callable[[str], None] | None = None,
         *,
         here: bool = True,
+        repair: bool = False,
     ) -> tuple[Session, list[Message]]:
         """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
-        there); a call an abort cut off is answered as interrupted; a prompt the model never
-        answered is withdrawn; a torn last line is cut off (kept in PATH.torn) and reported. Unless
-        `here`, a session last run in another directory is refused, naming it."""
+        there); its record locked for this process (one in use by another is refused, naming it); a
+        call an abort cut off is answered as interrupted; a prompt the model never answered is
+        withdrawn; a torn last line is cut off (kept in PATH.torn) and reported. Unless `here`, a
+        session last run in another directory is refused, naming it. A record `sessions verify`
+        finds broken is refused, saying how to repair it, unless `repair` (then it is repaired)."""
         path = session_path(home, session_id, "--resume")
+        fd = open_locked(path, session_id, "--resume")
+        try:
+            return cls._resumed(path, session_id, fd, cwd, warn, here, repair)
+        except BaseException:
+            os.close(fd)
+            raise
+
+    @classmethod
+    def _resumed(
+        cls,
+        path: str,
+        session_id: str,
+        fd: int,
+        cwd: str,
+        warn: Callable[[str], None] | None,
+        here: bool,
+        repair: bool,
+    ) -> tuple[Session, list[Message]]:
         if not here:
             where = recorded_cwd(read_record(path).events)
             if where is not None and where != cwd:
@@ -230,17 +262,35 @@ class Session(Recording):
         except OSError as err:
             raise ConfigError(f"--resume: {path}: the torn last line cannot be cut off ({err})") from None
         record = read_record(path)
+        found = verify_record(record)
+        repaired = None
+        if found.problems and not repair:
+            raise ConfigError(
+                f"--resume: session {session_id}: its record is broken ({found.problems[0]}; "
+                f"`bastion sessions verify {session_id}` lists every problem); add --repair to keep "
+                "what verifies (the lines before the first that breaks, chained anew) and go on, or run "
+                f"`bastion sessions repair {session_id}` (either way the record as it was is kept in "
+                f"{path}.broken)"
+            )
+        if found.problems:
+            repaired = repair_record(fd, path)
+            record = read_record(path)
         try:
             messages = conversation(record.events)
         except (ValueError, KeyError, TypeError) as err:
             raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
-        session = cls(path, session_id, last_chain(record), warn)
+        session = cls(path, session_id, fd, last_chain(record), warn)
         session.rules = session_rules(record.events)
         session.profile = session_profile(record.events)
         if torn is not None:
             session._warn(
                 f"session {session_id}: its last line was torn (a crash or a full disk) and is cut off, "
                 f"kept in {path}.torn; nothing else was lost: {torn[:80]!r}"
+            )
+        if repaired is not None:
+            session._warn(
+                f"session {session_id}: repaired: {repaired.kept} lines kept, {repaired.cut} cut off "
+                f"(the record as it was is in {repaired.original})"
             )
         answered = {m.call_id for m in messages if isinstance(m, ToolResult)}
         for m in list(messages):
@@ -252,19 +302,22 @@ class Session(Recording):
                         session.message(cut)
         if messages and isinstance(messages[-1], User):
             session.withdrawn(messages.pop())
-        session.record("resumed", at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), cwd=cwd)
+        session.record("resumed", at=time.strftime("%Y-%m-%dT%H:%M:%S%z"), cwd=cwd, pid=os.getpid())
         return session, messages
 
     def record(self, event: str, /, **data: Any) -> None:
+        if self._fd is None:
+            return
         with self._lock:
             line, self._chain = chained_line(self._chain, {"type": event, **data})
             self._unwritten.append(line)
             self._write_pending()
 
     def _write_pending(self) -> None:
-        """Write the lines not yet in the file. A full disk cuts back what it half wrote (no line
-        is left torn), says so once, and keeps the lines in memory for the next write; the
-        conversation goes on."""
+        """Write the lines not yet in the file. A disk that refuses a line (full, or failing) has
+        what it half wrote cut back (no line is left torn), is said once, and the lines wait in
+        memory for the next write; the conversation goes on."""
+        assert self._fd is not None
         while self._unwritten:
             data = self._unwritten[0].encode("utf-8")
             start = os.lseek(self._fd, 0, os.SEEK_END)
@@ -275,13 +328,13 @@ class Session(Recording):
             except OSError as err:
                 with contextlib.suppress(OSError):
                     os.ftruncate(self._fd, start)
-                if err.errno not in (errno.ENOSPC, errno.EDQUOT):
-                    raise
                 if len(self._unwritten) == 1:
+                    room = "no space left" if err.errno in (errno.ENOSPC, errno.EDQUOT) else "the disk failed"
                     self._warn(
-                        f"session {self.id}: no space left to record it ({err.strerror}); the "
+                        f"session {self.id}: {room} to record it ({err.strerror}); the "
                         "conversation goes on in memory and is written when there is room"
                     )
+                self._failure = err.strerror or str(err)
                 return
             self._unwritten.pop(0)
 
@@ -292,19 +345,22 @@ class Session(Recording):
         self.record("cleared")
 
     def close(self) -> None:
-        if self._unwritten:
-            self._warn(f"session {self.id}: {len(self._unwritten)} events could not be recorded (no space)")
-        os.close(self._fd)
-
-
-def session_path(home: str, session_id: str, what: str) -> str:
-    """The record of a session ID, or a ConfigError saying what is wrong (`what` names the asker)."""
-    if not _ID.fullmatch(session_id):
-        raise ConfigError(f"{what}: {session_id!r} is not a session ID (see --list)")
-    path = os.path.join(_store(home), session_id + ".jsonl")
-    if not os.path.isfile(path):
-        raise ConfigError(f"{what}: no session {session_id} in {os.path.dirname(path)}")
-    return path
+        """Write what waits (the disk may have room again), say what could not be, and let the
+        record go (its lock with it)."""
+        if self._fd is None:
+            return
+        with self._lock:
+            if self._unwritten:
+                self._write_pending()
+            if self._unwritten:
+                text = (
+                    f"session {self.id}: {len(self._unwritten)} events could not be recorded "
+                    f"({self._failure}); its record ends before them"
+                )
+                self.warnings.append((INCOMPLETE, text))
+                self._warn(text)
+            os.close(self._fd)
+            self._fd = None
 
 
 def _events(path: str) -> list[dict[str, Any]]:
@@ -319,7 +375,7 @@ def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
         return []
     found = []
     for name in sorted(os.listdir(store)):
-        if not name.endswith(".jsonl") or not _ID.fullmatch(name[:-6]):
+        if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):
             continue
         path = os.path.join(store, name)
         try:

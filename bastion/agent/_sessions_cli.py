@@ -1,15 +1,19 @@
-"""`bastion sessions verify ID | export ID FILE | import FILE | gc --older-than AGE`.
+"""`bastion sessions verify ID | repair ID | export ID FILE | import FILE | gc --older-than AGE`.
 
-verify checks the record's hash chain and rebuilds every request it says was sent; export writes
+verify checks the record's hash chain and rebuilds every request it says was sent; repair cuts a
+record verify finds broken back to its last good line, each line kept chained anew (the record as it
+was is added to ID.jsonl.broken first: nothing is lost), so it can be resumed; export writes
 the record as one portable JSONL (the directories made relative to the session's own, the chain
 made anew); import takes such a file into this directory as a new session (its chain checked
 first: a file edited on the way is refused, naming the line); gc removes the records not written
-to for longer than AGE (30d, 12h).
+to for longer than AGE (30d, 12h), leaving those in use. repair and gc never touch a record a
+running session holds (its lock, bastion.agent._store).
 """
 
 from __future__ import annotations
 
 import argparse
+import fcntl
 import os
 import re
 import sys
@@ -17,8 +21,10 @@ import time
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from ._records import CHAIN, chained_line, read_record, verify_record
-from ._session import bastion_home, is_session_id, new_session_id, session_path, sessions_dir
+from .._files import open_regular
+from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
+from ._session import new_session_id
+from ._store import bastion_home, is_session_id, open_locked, session_path, sessions_dir
 from ._types import ConfigError
 
 __all__ = ["sessions_main"]
@@ -31,6 +37,9 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bastion sessions", description="Check, move and clean session records.")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("verify", help="check the hash chain and rebuild every request").add_argument("id")
+    sub.add_parser(
+        "repair", help="cut a broken record back to its last good line (the old one kept in ID.jsonl.broken)"
+    ).add_argument("id")
     export = sub.add_parser("export", help="write the session as one portable JSONL file")
     export.add_argument("id")
     export.add_argument("file")
@@ -73,6 +82,39 @@ def _verify(home: str, session_id: str) -> int:
     return 0 if not found.problems else 3
 
 
+def _repair(home: str, session_id: str) -> int:
+    path = session_path(home, session_id, "repair")
+    fd = open_locked(path, session_id, "repair")
+    try:
+        found = verify_record(read_record(path))
+        if not found.problems:
+            print(f"{session_id}: verified: nothing to repair")
+            return 0
+        repaired = repair_record(fd, path)
+    finally:
+        os.close(fd)
+    print(
+        f"{session_id}: repaired: {repaired.kept} lines kept, {repaired.cut} cut off; the record as it was "
+        f"is in {repaired.original} (bastion --resume {session_id})"
+    )
+    return 0
+
+
+def _in_use(path: str) -> bool:
+    """Whether a running session holds the record (its lock taken, and let go at once, here)."""
+    try:
+        fd = open_regular(path, follow=False)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
 def _export(home: str, session_id: str, target: str) -> int:
     record = read_record(session_path(home, session_id, "export"))
     if not record.events or record.events[0].get("type") != "session":
@@ -108,16 +150,20 @@ def _gc(home: str, age: str) -> int:
         raise ConfigError(f"gc: --older-than {age!r} is not an age like 30d or 12h")
     seconds = int(match.group(1)) * (86400 if match.group(2) == "d" else 3600)
     store = os.path.join(home, "sessions")
-    removed = 0
+    removed, busy = 0, 0
     cutoff = time.time() - seconds
     for name in sorted(os.listdir(store)) if os.path.isdir(store) else []:
-        stem = name.removesuffix(".torn").removesuffix(".jsonl")
+        stem = name.removesuffix(".torn").removesuffix(".broken").removesuffix(".jsonl")
         path = os.path.join(store, name)
         if not is_session_id(stem) or not os.path.isfile(path) or os.lstat(path).st_mtime >= cutoff:
             continue
+        if _in_use(os.path.join(store, stem + ".jsonl")):
+            busy += name.endswith(".jsonl")
+            continue
         os.unlink(path)
         removed += name.endswith(".jsonl")
-    print(f"removed {removed} sessions not written to for {age}")
+    kept = f" ({busy} in use kept)" if busy else ""
+    print(f"removed {removed} sessions not written to for {age}{kept}")
     return 0
 
 
@@ -130,6 +176,8 @@ def sessions_main(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> 
     try:
         if args.command == "verify":
             return _verify(home, args.id)
+        if args.command == "repair":
+            return _repair(home, args.id)
         if args.command == "export":
             return _export(home, args.id, args.file)
         if args.command == "import":

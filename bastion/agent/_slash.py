@@ -164,6 +164,9 @@ def _cost(rest: str, state: ReplState) -> None:
 
 
 def _session(rest: str, state: ReplState) -> None:
+    if not state.session.recorded:
+        print("this session is not recorded (see the start of the session for why)")
+        return
     print(f"session {state.session.id}: {state.session.path}")
 
 

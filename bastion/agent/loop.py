@@ -307,6 +307,9 @@ class Agent:
         # Guards a call's result against the abort that drops it; the calls running.
         self._lock = threading.Lock()
         self._running: list[_Pending] = []
+        # The running reply's calls, and how many of their results are in the conversation.
+        self._pending: list[_Pending] = []
+        self._added = 0
         # The current (or last) run's usage and denials, kept when it fails too.
         self.usage = Usage()
         self.denials: list[Denial] = []
@@ -411,7 +414,8 @@ class Agent:
             # Their results would never reach the model: none runs, each says why.
             said = f"not run: the run reached its limit of {self.max_turns} model requests (max_turns)"
             calls = reply.message.calls
-            self._finish([_Pending(c, result=ToolResult(c.id, c.name, said, is_error=True)) for c in calls])
+            self._pending = [_Pending(c, result=ToolResult(c.id, c.name, said, is_error=True)) for c in calls]
+            self._finish()
             raise ModelError(
                 f"the run reached its limit of {self.max_turns} model requests (--max-turns) and the "
                 f"model still called {len(reply.message.calls)} tool(s), left unrun",
@@ -433,14 +437,19 @@ class Agent:
             )
 
     def unrun(self, message: Assistant) -> None:
-        self._finish([_Pending(c) for c in message.calls])
+        self._pending = [_Pending(c) for c in message.calls]
+        self._finish()
 
     def _calls(self, message: Assistant) -> str | None:
-        """Decide, then run, one turn's calls; when none of them could be used, why the last could not."""
-        pending = [_Pending(c) for c in message.calls]
+        """Decide, then run, one turn's calls; each result goes into the conversation (and the
+        record) as soon as it and those before it have ended, so a crash (kill -9) loses only the
+        calls still running. When none of them could be used: why the last could not."""
+        pending = self._pending = [_Pending(c) for c in message.calls]
+        self._added = 0
         try:
             for p in pending:
                 self._decide(p)
+            self._add_ended()
             batch: list[_Pending] = []
             for p in pending:
                 if p.args is None:
@@ -457,13 +466,23 @@ class Agent:
             self._run(batch)
         except (KeyboardInterrupt, Cancelled):
             self._stop()
-            self._finish(pending)
+            self._finish()
             raise Cancelled("cancelled while tools ran") from None
-        self._finish(pending)
+        self._finish()
         if pending and all(p.malformed for p in pending):
             result = pending[-1].result
             return result.content if result is not None else ""
         return None
+
+    def _add_ended(self) -> None:
+        """Add the results of the calls that have ended, in the calls' order, up to the first that
+        has not (on the loop's thread: the conversation is only ever changed there)."""
+        while self._added < len(self._pending):
+            p = self._pending[self._added]
+            if p.result is None or (p.args is not None and not p.done.is_set()):
+                return
+            self._add(p.result)
+            self._added += 1
 
     def _stop(self) -> None:
         """Set the cancel event, so the calls still running stop and their results are dropped, and
@@ -476,9 +495,11 @@ class Agent:
                 p.done.wait(max(0.0, deadline - time.monotonic()))
         self._running = []
 
-    def _finish(self, pending: Sequence[_Pending]) -> None:
-        for p in pending:
+    def _finish(self) -> None:
+        """Add every result not added yet: an aborted call's is "interrupted"."""
+        for p in self._pending[self._added :]:
             self._add(p.result or ToolResult(p.call.id, p.call.name, INTERRUPTED, is_error=True))
+        self._pending, self._added = [], 0
 
     def _decide(self, p: _Pending) -> None:
         call = p.call
@@ -557,6 +578,7 @@ class Agent:
             while not p.done.wait(0.05):
                 if self.cancel.is_set():
                     raise Cancelled("cancelled while tools ran")
+            self._add_ended()
         self._running = []
 
     def _one(self, p: _Pending) -> None:

@@ -80,7 +80,9 @@ def identity(ws: Workspace, raw: str, cwd: str = ".", *, full: bool = True) -> F
     st = w.st
     kind = _kind(st.st_mode)
     if not full:
-        return ("is", w.real, kind, w.chain)
+        # Whether other hard links share the file: a write tool's call allowed without the question
+        # they bring (bastion.policy's hard-linked subject) is refused if one appears before it runs.
+        return ("is", w.real, kind, w.chain, "linked" if kind == "file" and st.st_nlink > 1 else "")
     if kind == "file":
         return ("is", w.real, kind, w.chain, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     return ("is", w.real, kind, w.chain, st.st_dev, st.st_ino)

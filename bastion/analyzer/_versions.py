@@ -16,6 +16,7 @@ import os
 import re
 from typing import NamedTuple
 
+from .._files import read_regular
 from ..grammar import Stage, Word
 from ..workspace import root_relative
 from ._result import Check, Checker, Context
@@ -73,8 +74,7 @@ def _program(ctx: Context, command: str, query: Query) -> _Program:
     if root_relative(ctx.ws, found) is not None or root_relative(ctx.ws, real) is not None:
         return _Program(why=f"{command} on PATH is {found}, inside the working directory: the project's code")
     try:
-        with open(real, "rb") as handle:
-            head = handle.read(256)
+        head = read_regular(real, 256)
     except OSError as err:
         return _Program(why=f"{command} on PATH ({found}) cannot be read: {err.strerror}")
     if head.startswith(b"#!") and not (query.python_script and _PYTHON.match(head)):

@@ -10,6 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from .._argv import Reading, read_plainly
+from .._files import read_regular
 from .._safe import safe_lines
 
 if TYPE_CHECKING:
@@ -52,8 +53,7 @@ def _audit_parser() -> argparse.ArgumentParser:
 def _read(name: str, stdin: TextIO) -> str:
     if name == "-":
         return stdin.read()
-    with open(name, encoding="utf-8", errors="surrogateescape") as handle:
-        return handle.read()
+    return read_regular(name).decode("utf-8", "surrogateescape")
 
 
 def audit_main(

@@ -30,6 +30,8 @@ import shlex
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from .._files import read_regular
+
 __all__ = ["CODEX_TRUST", "CodexHook", "CodexHooks", "codex_hook_hash", "codex_hooks"]
 
 # What Codex says of a hook's trust, and what bastion says when it cannot tell.
@@ -189,8 +191,7 @@ def _entry(
 def _load(path: str, problems: list[str]) -> dict[str, object] | None:
     """A config file's table (None when absent or unreadable, with the problem noted)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read()
+        data = read_regular(path)
     except FileNotFoundError:
         return None
     except OSError as err:

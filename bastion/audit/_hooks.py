@@ -24,6 +24,7 @@ import os
 from collections.abc import Callable, Mapping
 from typing import Any
 
+from .._files import open_regular
 from ..policy import load_json
 from ._decide import Decider
 from ._hook import HookVerdict, decide_call, reason_text
@@ -138,7 +139,7 @@ def _codex_session_dir(payload: Mapping[str, object]) -> str | None:
     if not isinstance(path, str) or not os.path.isabs(path):
         return None
     try:
-        fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        fd = open_regular(path, follow=False)
         with os.fdopen(fd, "rb") as f:
             first = f.readline(_META_BYTES)
         record = load_json(first.decode("utf-8"))

@@ -15,6 +15,7 @@ from ._codex import codex
 from ._context import Context, Probe, run_probe
 from ._facts import Section, as_json, as_text, failed
 from ._mcp import mcp
+from ._store import sessions
 
 __all__ = ["SECTIONS", "doctor_main", "report"]
 
@@ -26,6 +27,7 @@ SECTIONS: dict[str, Probe] = {
     "git": _sections.git,
     "sandbox": _sections.sandbox,
     "sample": _sections.sample,
+    "sessions": sessions,
     "mcp": mcp,
     "codex": codex,
 }

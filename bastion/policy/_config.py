@@ -22,6 +22,7 @@ from collections.abc import Mapping, Sequence
 from types import MappingProxyType
 from typing import TYPE_CHECKING, Any, Literal, NamedTuple
 
+from bastion._files import NotRegularFile, is_null_device, read_regular
 from bastion._handover import user_config_path
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
 from bastion.sandbox import SandboxConfig
@@ -153,29 +154,18 @@ def _check_rules(section: Section, path: str, *, project: bool) -> None:
 
 def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
     try:
-        data = _read_file(path, _MAX_USER_CONFIG_BYTES + 1)
+        data = b"" if is_null_device(path) else read_regular(path, _MAX_USER_CONFIG_BYTES + 1)
     except FileNotFoundError:
         if explicit:
             raise ConfigError(f"{path}: no such config file") from None
         return None, False
+    except NotRegularFile as err:
+        raise ConfigError(f"{path}: {err.strerror}; a config is read from a regular file") from None
     except OSError as err:
         raise ConfigError(f"{path}: cannot be read ({err.strerror or err})") from None
     if len(data) > _MAX_USER_CONFIG_BYTES:
         raise ConfigError(f"{path}: larger than {_MAX_USER_CONFIG_BYTES} bytes")
     return _user_data(data, path), True
-
-
-def _read_file(path: str, limit: int) -> bytes:
-    """At most `limit` bytes of a file (read on every load: no buffered file object for it)."""
-    fd = os.open(path, os.O_RDONLY | os.O_CLOEXEC)
-    try:
-        chunks: list[bytes] = []
-        while limit > 0 and (chunk := os.read(fd, min(limit, 1 << 16))):
-            chunks.append(chunk)
-            limit -= len(chunk)
-        return b"".join(chunks)
-    finally:
-        os.close(fd)
 
 
 @functools.lru_cache(maxsize=64)

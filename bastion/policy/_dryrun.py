@@ -20,7 +20,7 @@ from ..workspace import LocalWorkspace
 from ._config import load_settings
 from ._gate import Decided, Gate
 from ._rules import ConfigError
-from ._tools import PATH_TOOLS
+from ._tools import wrong_type
 from ._types import Decision
 
 __all__ = ["KEPT_DIRECTORIES", "MAX_JSON_DEPTH", "DryRun", "RequestError", "load_json", "verdict_json"]
@@ -145,8 +145,9 @@ class DryRun:
             raise RequestError("`args` must be a JSON object")
         if tool == "bash" and not isinstance(args.get("command"), str):
             raise RequestError("`args.command` must be a string for the bash tool")
-        if tool in PATH_TOOLS and "path" in args and not isinstance(args["path"], str):
-            raise RequestError(f"`args.path` must be a string for the {tool} tool")
+        wrong = wrong_type(tool, args)
+        if wrong is not None:
+            raise RequestError(wrong)
         try:
             return self.check(cwd, tool, args)
         except ConfigError as err:

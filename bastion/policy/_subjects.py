@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import functools
 import posixpath
+import stat
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
@@ -228,6 +229,24 @@ def _open_walk(ws: Workspace, directory: str, raw: str) -> str:
     return _LEAKS if w.state == "outside" else _UNKNOWN
 
 
+def _hard_linked(tool: str, ws: Workspace, real: str) -> Subject | None:
+    """The HARD_LINKED subject of a write tool's file that other hard links share (None: none)."""
+    if tool not in TOOLS or not TOOLS[tool].writes:
+        return None
+    try:
+        st = ws.lstat(real)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode) or st.st_nlink < 2:
+        return None
+    why = (
+        f"{real} has {st.st_nlink} hard links: other names, perhaps outside the workspace, are the same "
+        f"file (the {tool} tool replaces this name only, leaving the others as they were; another "
+        "agent's tool or a command writing it changes them all)"
+    )
+    return Subject(tool, real, about=f"the file {tool} would change", why=why, kind=Kind.HARD_LINKED)
+
+
 def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
     """The subjects of a file-tool call (read, write, edit: `path`; glob, grep, ls: `path`, "."
     when absent): the path normalised against the root, and where its links lead when elsewhere.
@@ -235,7 +254,10 @@ def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
     bastion never allows a file-tool call outside the workspace: a path outside it (absolute
     elsewhere, climbing out with `..`, `~`, empty, not a string) or leading out through a link
     becomes a subject of kind OUTSIDE, which no rule nor fallback allows, so the shipped bare `read`
-    allow does not reach it. Links that cannot be read give a LINKS_UNKNOWN subject. Never raises."""
+    allow does not reach it. Links that cannot be read give a LINKS_UNKNOWN subject. A file a tool
+    would write that has more than one hard link gives a HARD_LINKED subject, which no rule allows:
+    the kernel's sandbox sees one name of it, not the others, which may be outside the workspace, so
+    a person is asked. Never raises."""
     default = TOOLS[tool].default if tool in TOOLS else None
     if path is None and default is not None:
         path = default
@@ -254,6 +276,9 @@ def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
         if resolved.ok:
             if resolved.real != name:
                 subjects.append(Subject(tool, resolved.real, about=f"where the path of {tool} leads"))
+            linked = _hard_linked(tool, ws, resolved.real)
+            if linked is not None:
+                subjects.append(linked)
         elif _open_walk(ws, ".", name) == _LEAKS:
             subjects.append(Subject(tool, raw, about=about, why=resolved.why, kind=Kind.OUTSIDE))
         else:

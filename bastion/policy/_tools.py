@@ -9,7 +9,7 @@ A tool not in the table is decided on its whole arguments and has no matcher; an
 from __future__ import annotations
 
 from collections.abc import Mapping
-from typing import NamedTuple
+from typing import Literal, NamedTuple
 
 __all__ = [
     "COMMAND_TOOLS",
@@ -22,8 +22,10 @@ __all__ = [
     "TASK_KINDS",
     "TOOLS",
     "WRITE_TOOLS",
+    "ArgType",
     "ToolInfo",
     "runs_alongside",
+    "wrong_type",
 ]
 
 # The tool a rule names MCP calls by (`mcp(docs:*)`), and how the model's name of one begins.
@@ -34,34 +36,83 @@ MCP_PREFIX = "mcp__"
 STAMP_ARG = "bastion_stamp"
 
 
+# The JSON types a tool's arguments take, as JSON Schema names them.
+ArgType = Literal["string", "integer", "boolean"]
+
+
 class ToolInfo(NamedTuple):
     """One tool. `argument` is what a rule's specifier is matched against ("command" for a command
     tool, "path" for a file tool, "kind" for the task tool); `default` the value a call that gives
     none is about (None: it must give one); `reads`: it only looks, so it runs alongside other
-    such calls and its paths are reads; `writes`: it changes the file it names."""
+    such calls and its paths are reads; `writes`: it changes the file it names; `types`: the JSON
+    type of each argument it takes (its schema for the model says the same: tests check both ways),
+    so a dry run refuses a call the tool itself would refuse for the type of one."""
 
     name: str
     argument: str
     default: str | None = None
     reads: bool = False
     writes: bool = False
+    types: tuple[tuple[str, ArgType], ...] = ()
 
 
 TOOLS: dict[str, ToolInfo] = {
     t.name: t
     for t in (
-        ToolInfo("bash", "command"),
-        ToolInfo("read", "path", reads=True),
-        ToolInfo("write", "path", writes=True),
-        ToolInfo("edit", "path", writes=True),
-        ToolInfo("glob", "path", ".", reads=True),
-        ToolInfo("grep", "path", ".", reads=True),
-        ToolInfo("ls", "path", ".", reads=True),
+        ToolInfo("bash", "command", types=(("command", "string"), ("timeout_seconds", "integer"))),
+        ToolInfo(
+            "read",
+            "path",
+            reads=True,
+            types=(("path", "string"), ("offset", "integer"), ("limit", "integer")),
+        ),
+        ToolInfo("write", "path", writes=True, types=(("path", "string"), ("content", "string"))),
+        ToolInfo(
+            "edit",
+            "path",
+            writes=True,
+            types=(("path", "string"), ("old_string", "string"), ("new_string", "string")),
+        ),
+        ToolInfo("glob", "path", ".", reads=True, types=(("pattern", "string"), ("path", "string"))),
+        ToolInfo(
+            "grep",
+            "path",
+            ".",
+            reads=True,
+            types=(
+                ("pattern", "string"),
+                ("path", "string"),
+                ("include", "string"),
+                ("ignore_case", "boolean"),
+                ("max_results", "integer"),
+            ),
+        ),
+        ToolInfo("ls", "path", ".", reads=True, types=(("path", "string"),)),
         # A sub-agent (bastion/agent/_subagent.py): its subject is its kind; every call the child
         # makes is decided on its own, by the same policy.
-        ToolInfo("task", "kind", "explore"),
+        ToolInfo("task", "kind", "explore", types=(("kind", "string"), ("prompt", "string"))),
     )
 }
+
+
+def _is(value: object, kind: ArgType) -> bool:
+    if kind == "string":
+        return isinstance(value, str)
+    if kind == "boolean":
+        return isinstance(value, bool)
+    # A whole number, as the tools take it (30 or 30.0).
+    return isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()
+
+
+def wrong_type(tool: str, args: Mapping[str, object]) -> str | None:
+    """The first argument of a call to one of bastion's tools whose value is not of the type the
+    tool takes, as `args.NAME must be a TYPE`; None when every argument it gives has its type."""
+    info = TOOLS.get(tool)
+    for name, kind in info.types if info is not None else ():
+        if name in args and not _is(args[name], kind):
+            return f"`args.{name}` must be a{'n' if kind == 'integer' else ''} {kind} for the {tool} tool"
+    return None
+
 
 # The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
 TASK_KINDS = ("explore", "general")

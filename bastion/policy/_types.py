@@ -25,15 +25,16 @@ class Kind(enum.Enum):
     PLAIN: the analyzer read it. UNCHECKED (a sentinel): a governed stage whose arguments failed, a
     line outside the subset, a redirect target outside the workspace; only a bare rule for the tool,
     a user pattern that matches everything, or the fallback allows it. The others cannot be judged
-    at all (a path outside the workspace, links that cannot be read, a line bashlex cannot read): no
-    rule nor fallback ever allows them; a deny rule naming their `rule_tool` (or a tool glob) may
-    refuse them."""
+    at all (a path outside the workspace, links that cannot be read, a line bashlex cannot read, a
+    file to write that other hard links share): no rule nor fallback ever allows them; a deny rule
+    naming their `rule_tool` (or a tool glob) may refuse them."""
 
     PLAIN = "plain"
     UNCHECKED = "unchecked"
     OUTSIDE = "outside"
     LINKS_UNKNOWN = "links-unknown"
     UNREADABLE = "unreadable"
+    HARD_LINKED = "hard-linked"
 
 
 # The tool name a rule uses for the subjects that cannot be judged (`deny: bastion:*`); it never
@@ -42,6 +43,7 @@ _RULE_TOOLS = {
     Kind.OUTSIDE: "bastion:outside",
     Kind.LINKS_UNKNOWN: "bastion:links-unknown",
     Kind.UNREADABLE: "bastion:unreadable",
+    Kind.HARD_LINKED: "bastion:hard-linked",
 }
 # A call of a tool named like one of these passes for none of them: it is never allowed either.
 _RULE_TOOL_PREFIX = "bastion:"

@@ -31,6 +31,7 @@ KIND_WORDS: dict[Kind, str] = {
     Kind.OUTSIDE: "a path outside the working directory",
     Kind.LINKS_UNKNOWN: "links that cannot be read",
     Kind.UNREADABLE: "a line bastion cannot read as bash would",
+    Kind.HARD_LINKED: "a file other names share (hard links)",
 }
 
 

@@ -1,5 +1,6 @@
-"""Starting one command under a confinement: its ruleset (built here), its private temporary
-directory, and the launcher that applies the ruleset in the child before exec."""
+"""Starting one command through the launcher (_launch.py), which ends every process the command
+starts once it ends (and once bastion does); under a confinement, with its ruleset (built here),
+its private temporary directory, and the ruleset applied in the child before exec."""
 
 from __future__ import annotations
 
@@ -24,20 +25,29 @@ _ALWAYS = (("/dev/null", None), ("/dev/tty", WRITE_FILE | TRUNCATE))
 
 class Launch(NamedTuple):
     """What to start instead of the command: the launcher's argv, the environment, and the ruleset
-    descriptor the child must inherit."""
+    descriptor the child must inherit (None: unconfined)."""
 
     argv: list[str]
     env: dict[str, str]
-    ruleset: int
+    ruleset: int | None
+
+
+def _launcher(ruleset: int | None, argv: list[str]) -> list[str]:
+    return [sys.executable, "-I", "-S", "-B", _LAUNCHER, "-" if ruleset is None else str(ruleset),
+            str(os.getpid()), *argv]  # fmt: skip
 
 
 @contextlib.contextmanager
 def launch(
-    confinement: Confinement, argv: list[str], env: dict[str, str], root_fd: int | None
+    confinement: Confinement | None, argv: list[str], env: dict[str, str], root_fd: int | None
 ) -> Iterator[Launch]:
-    """The launch of `argv` under `confinement` (`root_fd`: the workspace root, where an approved
-    command may write). The ruleset is closed and the private temporary directory removed on exit,
-    after the command has ended. Raises OSError when the ruleset cannot be built: nothing runs."""
+    """The launch of `argv` under `confinement` (None: unconfined; `root_fd`: the workspace root,
+    where an approved command may write). The ruleset is closed and the private temporary
+    directory removed on exit, after the command has ended. Raises OSError when the ruleset cannot
+    be built: nothing runs."""
+    if confinement is None:
+        yield Launch(_launcher(None, argv), env, None)
+        return
     handled = rights(abi(), read_only=confinement.read_only, network=confinement.network)
     grants = [Grant(path, handled.fs if only is None else only) for path, only in _ALWAYS]
     tmp: str | None = None
@@ -51,7 +61,7 @@ def launch(
     try:
         ruleset = build(handled, grants)
         try:
-            yield Launch([sys.executable, "-I", "-S", "-B", _LAUNCHER, str(ruleset), *argv], env, ruleset)
+            yield Launch(_launcher(ruleset, argv), env, ruleset)
         finally:
             os.close(ruleset)
     finally:

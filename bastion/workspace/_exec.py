@@ -1,4 +1,6 @@
-"""Running a command for the workspace: its own process group, a timeout, capped output, cancel.
+"""Running a command for the workspace: its own process group, a timeout, capped output, cancel;
+contained (through the sandbox's launcher, which every confined command goes through too), every
+process it starts is ended when it ends, when it is stopped and when bastion dies.
 
 Only LocalWorkspace.exec imports this module, so the dry-run path never loads subprocess and its
 friends.
@@ -28,6 +30,9 @@ __all__ = ["run"]
 _EXIT_GRACE = 0.5
 # How often a running command's cancel event is looked at.
 _POLL = 0.1
+# How long a launcher asked to end its call (SIGTERM) may take to kill and reap what the call
+# started before its process group is killed outright (what had left the group is then not found).
+_END_WAIT = 5.0
 _TIMEOUT, _CANCEL = "timeout", "cancel"
 _PROC_FD = "/proc/self/fd"
 
@@ -44,12 +49,14 @@ def run(
     cancel: threading.Event | None,
     sandbox: Confinement | None = None,
     root_fd: int | None = None,
+    contain: bool = False,
 ) -> ExecResult:
     """Run argv in the directory open as `dfd` (closed here; `fallback` names it where /proc is
     missing), as LocalWorkspace.exec describes; under `sandbox` (the workspace root open as
-    `root_fd`), through the launcher that applies it before exec."""
-    if sandbox is None:
-        return _run(argv, dfd, fallback, env, timeout, max_output, on_output, stdin, cancel, ())
+    `root_fd`) or when told to `contain` it, through the launcher (which applies the sandbox before
+    exec, and ends what the command started)."""
+    if sandbox is None and not contain:
+        return _run(argv, dfd, fallback, env, timeout, max_output, on_output, stdin, cancel, (), False)
     from ..sandbox._confine import launch
 
     with contextlib.ExitStack() as stack:
@@ -59,8 +66,9 @@ def run(
             os.close(dfd)  # _run closes it once it is called
             raise
         # The ruleset is closed and the private temporary directory removed once the command ended.
+        keep = () if ready.ruleset is None else (ready.ruleset,)
         return _run(ready.argv, dfd, fallback, ready.env, timeout, max_output, on_output, stdin, cancel,
-                    (ready.ruleset,))  # fmt: skip
+                    keep, True)  # fmt: skip
 
 
 def _run(
@@ -74,6 +82,7 @@ def _run(
     stdin: bytes | None,
     cancel: threading.Event | None,
     keep: tuple[int, ...],
+    launched: bool,
 ) -> ExecResult:
     try:
         # The child enters the directory through the descriptor, so a link swapped into the path
@@ -95,12 +104,12 @@ def _run(
         threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
     deadline = time.monotonic() + timeout
     try:
-        kept, omitted, ended = _collect(proc, deadline, max_output, on_output, cancel)
+        kept, omitted, ended = _collect(proc, deadline, max_output, on_output, cancel, launched)
         if ended is None:
             # The output ended: let the command finish its exit before its group is ended.
             ended = _wait(proc, deadline, cancel)
     finally:
-        _kill_group(proc)
+        _end(proc, launched)
         proc.wait()
         if proc.stdout is not None:
             proc.stdout.close()
@@ -134,6 +143,7 @@ def _collect(
     max_output: int,
     on_output: Callable[[bytes], None] | None,
     cancel: threading.Event | None,
+    launched: bool,
 ) -> tuple[bytes, int, str | None]:
     """The output kept, the bytes dropped, and what ended the command early (_TIMEOUT, _CANCEL)
     or None."""
@@ -159,7 +169,7 @@ def _collect(
                 if ended is not None or exited:
                     break
                 ended = _CANCEL if cancel is not None and cancel.is_set() else _TIMEOUT
-                _kill_group(proc)
+                _end(proc, launched)
                 end = now + _EXIT_GRACE
                 continue
             if not selector.select(min(end - now, _POLL)):
@@ -184,6 +194,13 @@ def _feed(proc: subprocess.Popen[bytes], data: bytes) -> None:
         proc.stdin.close()
 
 
-def _kill_group(proc: subprocess.Popen[bytes]) -> None:
+def _end(proc: subprocess.Popen[bytes], launched: bool) -> None:
+    """End the command and what it started: a launcher is asked first (it kills and reaps every
+    process below it, also those that left the group), then the process group is killed."""
+    if launched and proc.poll() is None:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(proc.pid, signal.SIGTERM)
+        with contextlib.suppress(subprocess.TimeoutExpired):
+            proc.wait(_END_WAIT)
     with contextlib.suppress(ProcessLookupError, PermissionError):
         os.killpg(proc.pid, signal.SIGKILL)

@@ -18,6 +18,7 @@ from collections.abc import Callable, Iterator, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from .._errors import BastionError
+from .._files import NotRegularFile, open_regular
 
 if TYPE_CHECKING:
     import threading
@@ -95,13 +96,16 @@ class Workspace(Protocol):
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
+        contain: bool = False,
     ) -> ExecResult:
         """Run argv (never through a shell) in cwd under the root, in its own process group, its
         combined output passed to on_output as it arrives; the group is ended at the timeout, when
         `cancel` is set (within a tenth of a second), and when the command has exited. Under
         `sandbox`, the kernel confines it (writes only where the confinement grants, the root
         being the workspace's); a confinement that cannot be applied raises OSError and nothing
-        runs."""
+        runs. Under `sandbox` or told to `contain` it, every process it started is ended when it
+        ends, also one that left its process group, and when this process dies (a call's
+        processes never outlive it)."""
         ...
 
 
@@ -218,15 +222,14 @@ class LocalWorkspace:
 
     def read(self, name: str, limit: int) -> bytes:
         with self._parent(name) as (fd, last):
-            # Look before opening, so a device is never opened; check the opened file too, since
-            # the name may have been swapped in between (O_NONBLOCK keeps a FIFO from blocking).
-            if not stat.S_ISREG(os.lstat(last, dir_fd=fd).st_mode):
-                raise WorkspaceError(errno.EINVAL, f"{name!r} is not a regular file")
-            flags = os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_NOCTTY
-            ffd = os.open(last, flags, dir_fd=fd)
+            # bastion's one open of a file it did not make: a FIFO or device is refused, never
+            # blocked on (the name looked at before the open and the file after it).
             try:
-                if not stat.S_ISREG(os.fstat(ffd).st_mode):
-                    raise WorkspaceError(errno.EINVAL, f"{name!r} is not a regular file")
+                ffd = open_regular(last, follow=False, dir_fd=fd)
+            except NotRegularFile as err:
+                why = f"{name!r} is {err.strerror}"
+                raise WorkspaceError(errno.EINVAL, why) from None
+            try:
                 chunks: list[bytes] = []
                 left = limit
                 while left > 0:
@@ -289,6 +292,7 @@ class LocalWorkspace:
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
+        contain: bool = False,
     ) -> ExecResult:
         from ._exec import run  # processes are the agent's business: a dry-run never loads this
 
@@ -308,4 +312,5 @@ class LocalWorkspace:
             cancel,
             sandbox,
             root_fd,
+            contain,
         )

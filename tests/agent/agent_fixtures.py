@@ -8,19 +8,20 @@ import json
 import os
 import sys
 import threading
-import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from bastion.agent._records import chained_line
 from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolSpec, Usage
 from bastion.agent.providers import ModelOptions
 from bastion.policy import Decision, Verdict
+from tests.waits import PATIENCE, until
 
 # A command that writes its pid (its process group's id: every command starts a session) to bash.pid,
 # then waits on a child; `never` exists only if it was not stopped.
-SLOW = "echo $$ > bash.pid; sleep 30; touch never"
+SLOW = "echo $$ > bash.pid; sleep 600; touch never"
 
 
 class ScriptedModel:
@@ -95,8 +96,18 @@ class FakeTools:
         self.ran.append((name, dict(args)))
         self.started.set()
         if self.block is not None:
-            self.block.wait(5)
+            self.block.wait(PATIENCE)
         return f"{name} ran", False
+
+
+def write_record(path: Path, events: Sequence[Mapping[str, Any]]) -> Path:
+    """A session record holding `events`, each line chained as a session writes it."""
+    chain, lines = "", []
+    for event in events:
+        line, chain = chained_line(chain, event)
+        lines.append(line)
+    path.write_text("".join(lines))
+    return path
 
 
 def run_main(
@@ -124,13 +135,8 @@ def run_main(
 def wait_for_pid(where: Path) -> int:
     """The pid SLOW wrote in `where`, once it has written it."""
     path = where / "bash.pid"
-    deadline = time.monotonic() + 15
-    while time.monotonic() < deadline:
-        text = path.read_text() if path.exists() else ""
-        if text.endswith("\n"):
-            return int(text)
-        time.sleep(0.02)
-    raise AssertionError("the command never started")
+    until(lambda: path.exists() and path.read_text().endswith("\n"), "the command to start (bash.pid)")
+    return int(path.read_text())
 
 
 def gone(pgid: int) -> bool:

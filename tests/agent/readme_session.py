@@ -12,6 +12,8 @@ import tempfile
 import time
 from pathlib import Path
 
+from tests.waits import PATIENCE
+
 from .scripted_server import ScriptedServer
 
 ROUNDS: list[dict[str, object]] = [
@@ -57,7 +59,7 @@ def _pane() -> str:
     return done.stdout
 
 
-def _wait_for(text: str, seconds: float = 20) -> None:
+def _wait_for(text: str, seconds: float = PATIENCE) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
         if text in _pane():

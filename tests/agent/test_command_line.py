@@ -15,6 +15,7 @@ import pytest
 
 from bastion import cli
 from bastion.agent._one_shot_answers import NO_TERMINAL
+from tests.waits import PATIENCE
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
@@ -141,7 +142,7 @@ def test_with_input_piped_a_question_is_asked_on_the_controlling_terminal(tmp_pa
             cwd=str(work),
             env={**os.environ, **_env(tmp_path), "TERM": "xterm"},
             encoding="utf-8",
-            timeout=20,
+            timeout=PATIENCE,
         )
         child.expect(r"allow write\? \[y/N\]")
         child.sendline("y")
@@ -166,7 +167,7 @@ def test_with_input_piped_and_no_controlling_terminal_a_question_is_refused_sayi
             env={**os.environ, **_env(tmp_path)},
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=PATIENCE,
             start_new_session=True,
         )
     assert done.returncode == 0, done.stderr
@@ -200,7 +201,7 @@ def test_a_pipe_left_open_says_what_p_waits_for(tmp_path: Path) -> None:
         )
         assert proc.stdin is not None and proc.stderr is not None
         assert "waiting for standard input to add to the prompt" in proc.stderr.readline()
-        out, _ = proc.communicate("late input\n", timeout=30)
+        out, _ = proc.communicate("late input\n", timeout=PATIENCE)
     assert proc.returncode == 0 and out == "reviewed\n"
     assert server.requests[0]["body"]["messages"][-1]["content"] == "review this\n\nlate input\n"
 

@@ -16,6 +16,8 @@ from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
 from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
 from bastion.policy import Decision, Gate, Layer, Policy, Settings
 
+from ..waits import PATIENCE
+
 ARGS = {
     "read": {},
     "write": {"content": "x\n"},
@@ -27,13 +29,13 @@ ARGS = {
 
 
 def run(ctx: ToolContext, tool: str, path: str, **extra: object) -> ToolOutput:
-    """A call that must end within 10 s (a FIFO opened for reading would block forever)."""
+    """A call that must end (a FIFO opened for reading would block it for ever)."""
     box: list[ToolOutput] = []
     worker = threading.Thread(target=lambda: box.append(TOOLS[tool].run({"path": path, **extra}, ctx)))
     worker.daemon = True
     worker.start()
-    worker.join(10)
-    assert box, f"{tool} {path} blocked"
+    worker.join(PATIENCE)
+    assert box, f"{tool} {path} blocked (waited {PATIENCE:g} s)"
     return box[0]
 
 
@@ -132,7 +134,7 @@ def test_concurrent_edits_of_one_file_lose_nothing(ctx: ToolContext, root: Path)
     for t in threads:
         t.start()
     for t in threads:
-        t.join(30)
+        t.join(PATIENCE)
     assert [o.text for o in outs if o.is_error] == []
     assert (root / "many.txt").read_text() == "".join(f"LINE{i}\n" for i in range(24))
 

@@ -43,6 +43,7 @@ from bastion.agent.harness import (
 from bastion.agent.loop import Agent, Answer, Events
 from bastion.policy import Decision, Verdict
 
+from ..waits import PATIENCE
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call
 
 
@@ -262,7 +263,7 @@ def test_a_component_that_does_not_answer_in_time_is_replaced_by_the_default() -
     release = threading.Event()
 
     def slow(given: TriggerInput) -> bool:
-        release.wait(10)
+        release.wait(PATIENCE)
         return True
 
     made, model, _, seen = agent(

@@ -27,6 +27,7 @@ from bastion.agent.loop import Agent
 from bastion.agent.providers import ModelOptions
 from bastion.policy import Decision
 
+from ..waits import PATIENCE
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call
 from .test_harness import Asked, Component, Seen, harness
 from .test_subagents import Lines
@@ -201,7 +202,7 @@ def test_parallel_children_sharing_the_sessions_model_each_get_the_model_their_s
     # Both children's first replies wait until both are streaming: had they shared one model object,
     # the second would take the first one's choice as its configured model, and the session's model
     # would be left with a child's.
-    both = threading.Barrier(2, timeout=10)
+    both = threading.Barrier(2, timeout=PATIENCE)
 
     def found() -> Assistant:
         both.wait()

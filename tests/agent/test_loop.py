@@ -11,6 +11,7 @@ from bastion.agent._types import Assistant, Cancelled, ToolResult, User
 from bastion.agent.loop import INTERRUPTED, Agent, Answer, Events
 from bastion.policy import Decision, Verdict
 
+from ..waits import PATIENCE
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call
 
 
@@ -135,7 +136,7 @@ def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_result() -> No
     agent = _agent(model, FakeGate(), tools)
 
     def cancel_once_started() -> None:
-        tools.started.wait(5)
+        tools.started.wait(PATIENCE)
         agent.cancel.set()
 
     threading.Thread(target=cancel_once_started, daemon=True).start()
@@ -156,7 +157,7 @@ def test_ctrl_c_while_the_model_answers_keeps_the_conversation_valid() -> None:
 
 
 def test_read_only_calls_of_one_turn_run_at_once() -> None:
-    both = threading.Barrier(2, timeout=5)
+    both = threading.Barrier(2, timeout=PATIENCE)
 
     class Tools(FakeTools):
         def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:

@@ -12,6 +12,7 @@ from bastion.agent._types import ConfigError
 from bastion.agent.mcp import mcp_servers, server_variables
 from bastion.policy import load_settings
 from bastion.workspace import LocalWorkspace
+from tests.waits import PATIENCE
 
 
 def _servers(raw: dict[str, Any]) -> dict[str, Any]:
@@ -105,7 +106,7 @@ def test_doctor_starts_each_server_and_reports_its_state_and_tools(tmp_path: Pat
     done = subprocess.run(
         [sys.executable, "-m", "bastion", "doctor", "--config", str(config), "--cwd", str(tmp_path),
          "--offline", "--section", "mcp"],
-        capture_output=True, text=True, check=False, timeout=120,
+        capture_output=True, text=True, check=False, timeout=PATIENCE,
     )  # fmt: skip
     assert done.returncode == 1, done.stderr  # a server that does not start is a failure
     section = done.stdout.splitlines()

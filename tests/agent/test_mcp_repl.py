@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.waits import PATIENCE
+
 from .scripted_server import ScriptedServer
 from .test_mcp_client import SERVER
 from .test_repl import _spawn
@@ -26,7 +28,7 @@ def test_slash_mcp_lists_the_servers_their_state_and_tools_and_a_call_is_asked(t
     ]
     with ScriptedServer(rounds) as server:
         child = _spawn(tmp_path, server.url)
-        child.expect("/help for commands", timeout=60)
+        child.expect("/help for commands", timeout=PATIENCE)
         child.sendline("/mcp")
         child.expect(r"docs \(stdio\): ready")
         child.expect("mcp__docs__echo")

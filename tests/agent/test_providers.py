@@ -12,6 +12,7 @@ import pytest
 
 from bastion.agent._types import User
 from tests.loaded import modules_loaded
+from tests.waits import PATIENCE
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer, sse_body
@@ -323,7 +324,7 @@ def test_the_sdks_debug_logs_do_not_carry_the_key(tmp_path: Path, provider: str)
             env=env,
             capture_output=True,
             text=True,
-            timeout=60,
+            timeout=PATIENCE,
         )
     assert done.returncode == 0, done.stderr
     assert "HTTP" in done.stderr or "http" in done.stderr  # the debug log was on

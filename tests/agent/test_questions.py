@@ -17,6 +17,8 @@ from bastion.agent.loop import Answer
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Decision, Gate, Verdict, load_settings
 
+from ..waits import until
+
 PLAIN = Colour(False)
 
 
@@ -176,7 +178,6 @@ def test_retries_are_shown_with_the_wait_and_the_count(tmp_path: Path) -> None:
 
 
 def test_the_spinner_draws_only_on_a_terminal_and_wipes_its_line_before_output() -> None:
-    import time
 
     from bastion.agent._front import Spinner
 
@@ -186,9 +187,7 @@ def test_the_spinner_draws_only_on_a_terminal_and_wipes_its_line_before_output()
     tty = io.StringIO()
     spinner = Spinner(tty, on=True)
     spinner.start("waiting for the model")
-    deadline = time.monotonic() + 10
-    while "waiting for the model" not in tty.getvalue() and time.monotonic() < deadline:
-        time.sleep(0.02)
+    until(lambda: "waiting for the model" in tty.getvalue(), "the spinner to draw its line")
     spinner.stop()
     assert "waiting for the model" in tty.getvalue()
     assert tty.getvalue().endswith("\r\x1b[2K")

@@ -8,6 +8,8 @@ from pathlib import Path
 
 import pexpect
 
+from tests.waits import PATIENCE
+
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _session_events
 
@@ -23,7 +25,7 @@ def _spawn(tmp: Path, url: str, *extra: str) -> pexpect.spawn:
         cwd=str(work),
         env=env,
         encoding="utf-8",
-        timeout=20,
+        timeout=PATIENCE,
         dimensions=(40, 200),
     )
 

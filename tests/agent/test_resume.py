@@ -11,7 +11,7 @@ from typing import Any
 from bastion.agent._records import conversation, read_record, verify_record
 from bastion.agent._types import Assistant, User
 
-from .agent_fixtures import run_main
+from .agent_fixtures import run_main, write_record
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _workspace
 
@@ -22,7 +22,7 @@ def _write_session(tmp: Path, session_id: str, events: list[dict[str, Any]]) -> 
     store = tmp / "home" / ".bastion" / "sessions"
     store.mkdir(parents=True, exist_ok=True)
     path = store / f"{session_id}.jsonl"
-    path.write_text("".join(json.dumps(e) + "\n" for e in events))
+    write_record(path, events)
     return path
 
 

@@ -144,6 +144,7 @@ def test_a_full_disk_is_said_once_the_run_goes_on_and_the_lines_are_written_when
     full = False
     session.record("three")
     session.close()
+    assert session.path is not None
     record = read_record(session.path)
     assert [e["type"] for e in record.events] == ["session", "one", "two", "three"]
     assert record.torn is None and not verify_record(record).problems

@@ -5,8 +5,9 @@ from __future__ import annotations
 import json
 import stat
 from pathlib import Path
+from typing import Any
 
-from .agent_fixtures import run_main
+from .agent_fixtures import run_main, write_record
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _workspace
 
@@ -64,7 +65,7 @@ def test_resuming_a_session_an_abort_cut_off_answers_its_open_call_as_interrupte
     store = tmp_path / "home" / ".bastion" / "sessions"
     store.mkdir(parents=True)
     session_id = "20260101-000000-abcdef"
-    lines = [
+    lines: list[dict[str, Any]] = [
         {"type": "session", "id": session_id, "cwd": str(work)},
         {"type": "message", "message": {"role": "user", "text": "go"}},
         {
@@ -77,7 +78,7 @@ def test_resuming_a_session_an_abort_cut_off_answers_its_open_call_as_interrupte
             },
         },
     ]
-    (store / f"{session_id}.jsonl").write_text("".join(json.dumps(x) + "\n" for x in lines))
+    write_record(store / f"{session_id}.jsonl", lines)
     with ScriptedServer([{"text": "ok"}]) as server:
         code, _, err = run_main(
             ["-p", "go on", "--resume", session_id, "--provider", "openai", "--base-url", server.url + "/v1"],

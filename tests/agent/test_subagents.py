@@ -7,8 +7,7 @@ from __future__ import annotations
 import _thread
 import os
 import threading
-import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -27,13 +26,14 @@ from bastion.agent._subagent import (
     subagent_model_setting,
 )
 from bastion.agent._toolbox import Toolbox
-from bastion.agent._types import Assistant, Cancelled, ToolResult, User
+from bastion.agent._types import Assistant, Cancelled, Message, Reply, ToolResult, ToolSpec, Usage, User
 from bastion.agent.loop import INTERRUPTED, Agent, Answer, Answerer, Model
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
 from bastion.policy._rules import _parse_with_grammar, _read_plain
 
+from ..waits import PATIENCE, until
 from .agent_fixtures import SLOW, FakeGate, FakeTools, ScriptedModel, call, gone, run_main, wait_for_pid
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _session_events
@@ -80,7 +80,7 @@ def _parent(
 def test_explore_tasks_in_one_reply_run_at_the_same_time() -> None:
     # Each child's first reply waits until both children are asking: run one after the other, the
     # first would wait alone and fail.
-    both = threading.Barrier(2, timeout=10)
+    both = threading.Barrier(2, timeout=PATIENCE)
 
     def answer(text: str) -> Callable[[], Assistant]:
         def reply() -> Assistant:
@@ -140,7 +140,7 @@ def test_ctrl_c_during_a_child_kills_its_command_and_cancels_the_parent_turn(tmp
     threading.Thread(target=interrupt, daemon=True).start()
     with pytest.raises(Cancelled):
         agent.run("go")
-    assert gone(seen[0]), "the child's command outlived the cancelled turn"
+    until(lambda: gone(seen[0]), "the child's command to end with the cancelled turn")
     assert not (tmp_path / "never").exists()
     (result,) = [m for m in agent.messages if isinstance(m, ToolResult)]
     assert (result.call_id, result.content) == ("t1", INTERRUPTED)
@@ -362,12 +362,25 @@ def test_a_reply_streaming_to_a_cancelled_child_is_cut_off_and_its_calls_never_r
     tools = FakeTools()
     holder: list[Agent] = []
 
-    def cancelled_mid_reply() -> Assistant:
-        holder[0].cancel.set()  # Ctrl-C while the child's reply streams
-        time.sleep(0.3)  # the link passes it on to the child within 0.05 s
-        return Assistant("half a sentence", (call("bash", {"command": "make"}, "b1"),))
+    class Streaming(ScriptedModel):
+        def stream(
+            self,
+            system: str,
+            messages: Sequence[Message],
+            tools: Sequence[ToolSpec],
+            on_text: Callable[[str], None],
+        ) -> Reply:
+            holder[0].cancel.set()  # Ctrl-C while the child's reply streams: it streams on until stopped
 
-    child = ScriptedModel([cancelled_mid_reply])
+            def streamed() -> bool:
+                on_text("half a sentence ")  # raises once the cancel has reached the child
+                return False
+
+            until(streamed, "the cancel to reach the child's stream")
+            made = Assistant("half a sentence", (call("bash", {"command": "make"}, "b1"),))
+            return Reply(made, Usage(3, 2))
+
+    child = Streaming([])
     tasks = (call("task", {"prompt": "build it"}, "t1"),)
     agent, lines = _parent([Assistant("", tasks), Assistant("late")], tools, lambda kind: child)
     holder.append(agent)

@@ -20,6 +20,8 @@ from bastion.agent.tools._writing import WriteLock, write_lock
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Gate, Policy, Settings
 
+from ..waits import until
+
 
 class Setup:
     def __init__(self, tmp_path: Path) -> None:
@@ -35,13 +37,6 @@ class Setup:
         done: list[tuple[str, bool]] = []
         threading.Thread(target=lambda: done.append(self.tools.run(name, args, cancel)), daemon=True).start()
         return done
-
-
-def _until(condition: object, what: str) -> None:
-    deadline = time.monotonic() + 15
-    while not condition():  # type: ignore[operator]
-        assert time.monotonic() < deadline, what
-        time.sleep(0.01)
 
 
 WRITERS = [
@@ -62,9 +57,9 @@ def test_a_writer_waits_while_another_holds_the_lock_then_writes(
     s = Setup(tmp_path)
     with s.lock.holding():
         done = s.start(name, args, threading.Event())
-        _until(lambda: s.lock.waiting == 1, "the writer never came to wait for the lock")
+        until(lambda: s.lock.waiting == 1, "the writer never came to wait for the lock")
         assert not _changed(tmp_path) and done == []
-    _until(lambda: done, "the writer never ran once the lock was free")
+    until(lambda: done, "the writer never ran once the lock was free")
     assert done[0][1] is False, done
     assert _changed(tmp_path)
 
@@ -77,9 +72,9 @@ def test_a_writer_cancelled_while_waiting_runs_nothing(
     cancel = threading.Event()
     with s.lock.holding():
         done = s.start(name, args, cancel)
-        _until(lambda: s.lock.waiting == 1, "the writer never came to wait for the lock")
+        until(lambda: s.lock.waiting == 1, "the writer never came to wait for the lock")
         cancel.set()
-        _until(lambda: done, "the writer kept waiting after it was cancelled")
+        until(lambda: done, "the writer kept waiting after it was cancelled")
     text, failed = done[0]
     assert failed and "interrupted while waiting for another writer" in text
     assert not _changed(tmp_path)
@@ -91,7 +86,7 @@ def test_the_plan_of_an_auto_allowed_line_runs_while_a_writer_holds_the_lock(tmp
     assert decided.verdict.decision.name == "ALLOW"
     with s.lock.holding():
         done = s.start("bash", decided.args, threading.Event())
-        _until(lambda: done, "a read-only plan waited for the write lock")
+        until(lambda: done, "a read-only plan waited for the write lock")
     assert done[0] == ("the answer is 42\n[exit 0]", False)
 
 

@@ -242,6 +242,7 @@ class Recording(LocalWorkspace):
         stdin: bytes | None = None,
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
+        contain: bool = False,
     ) -> ExecResult:
         self.spawns += 1
         assert env is not None and env["LC_ALL"] == "C"

@@ -16,6 +16,7 @@ from bastion.analyzer import SECRET_PATHS, LocalWorkspace, Stamper, analyze
 from bastion.analyzer._grepr import MAX_TREE_FILES, exclude_globs
 from bastion.policy import Decision, Layer, Policy
 from bastion.policy._subjects import bash_subjects
+from tests.waits import PATIENCE
 
 LIMIT = 1000
 PLAIN = {"README.md": "hit\n", "src/a.py": "hit\n", "src/deep/b.py": "hit\n", "src/deep/c.txt": "hit\n"}
@@ -169,7 +170,7 @@ def _opened(tree: Path, rendered: str, cwd: Path) -> set[str]:
     env = {"PATH": "/usr/bin:/bin", "LC_ALL": "C"}
     subprocess.run(
         ["strace", "-f", "-qq", "-e", "trace=open,openat", "-o", str(trace), "bash", "-c", rendered],
-        cwd=cwd, env=env, capture_output=True, timeout=30, check=False,
+        cwd=cwd, env=env, capture_output=True, timeout=PATIENCE, check=False,
     )  # fmt: skip
     names = {m.group(1) for m in _OPENED.finditer(trace.read_text())}
     trace.unlink()

@@ -18,6 +18,7 @@ import pytest
 from bastion.analyzer import analyze, neutral_env
 from bastion.analyzer.git._neutral import redact_userinfo
 from fuzz.execution import snapshot, strace_violations
+from tests.waits import PATIENCE
 
 from .gitrepo import make_repo, set_config, workspace, write
 
@@ -75,7 +76,7 @@ def _traced(
     env = {**(neutral_env(os.environ) if neutral else os.environ), "TMPDIR": str(tmp_path / "tmp")}
     log = tmp_path / "trace" / "t"
     cmd = [_STRACE, "-f", "-ff", "-qq", "-e", "trace=%file,%process", "-o", str(log), "bash", "-c", line]
-    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=120), log
+    return subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=PATIENCE), log
 
 
 @pytest.mark.parametrize("neutral", [True, False], ids=["neutral-env", "plain-env"])

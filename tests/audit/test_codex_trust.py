@@ -16,6 +16,7 @@ import pytest
 
 from bastion.audit import codex_hook_hash, codex_hooks
 from bastion.cli import main
+from tests.waits import PATIENCE
 
 # (matcher, handler) -> the currentHash codex-cli 0.171.0 reported for it (app-server hooks/list).
 RECORDED: list[tuple[str | None, dict[str, object], str]] = [
@@ -224,7 +225,7 @@ def test_a_real_codex_reports_the_same_key_hash_and_trust(tmp_path: pathlib.Path
         proc.stdin.write("".join(json.dumps(r) + "\n" for r in requests))
         proc.stdin.flush()
         listed = None
-        deadline = time.monotonic() + 60
+        deadline = time.monotonic() + PATIENCE
         while listed is None and time.monotonic() < deadline:
             answer = json.loads(proc.stdout.readline() or "null")
             if isinstance(answer, dict) and answer.get("id") == 2:

@@ -19,6 +19,7 @@ from hypothesis import strategies as st
 from bastion.analyzer import LocalWorkspace, probe_git
 from bastion.audit import claude_code_hook, hook_main
 from tests.analyzer.gitrepo import GIT_ENV, git, make_repo, set_config, write
+from tests.waits import PATIENCE
 
 from .conftest import PAYLOADS, Workspace, run
 
@@ -172,7 +173,7 @@ def test_malformed_inputs_never_allow_and_never_raise(
 def test_the_installed_command_speaks_the_protocol_end_to_end(ws: Workspace) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bastion", "hook", "claude-code", "--config", str(ws.config)],
-        input=_payload(ws, "read_env"), capture_output=True, text=True, timeout=60, check=False,
+        input=_payload(ws, "read_env"), capture_output=True, text=True, timeout=PATIENCE, check=False,
     )  # fmt: skip
     assert done.returncode == 0, done.stderr
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "ask"
@@ -277,7 +278,9 @@ def test_the_plan_handed_to_claude_code_runs_nothing_of_the_repositorys_in_a_pla
     trace = tmp_path / "trace"
     if shutil.which("strace"):
         argv = ["strace", "-f", "-qq", "-e", "trace=execve", "-o", str(trace), *argv]
-    done = subprocess.run(argv, cwd=repo, env=plain, capture_output=True, text=True, timeout=60, check=False)
+    done = subprocess.run(
+        argv, cwd=repo, env=plain, capture_output=True, text=True, timeout=PATIENCE, check=False
+    )
     assert done.returncode == 0, done.stderr
     assert not marker.exists(), marker.read_text()
     assert not list(tmp_path.glob("spy.sh.trace*"))

@@ -14,6 +14,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bastion.audit import claude_code_hook, codex_hook, gemini_hook, hook_main
+from tests.waits import PATIENCE
 
 from .conftest import PAYLOADS, ROLLOUT, Workspace, run
 
@@ -202,7 +203,7 @@ def test_another_hook_event_gets_no_opinion(ws: Workspace) -> None:
 def test_the_installed_command_speaks_the_protocol_end_to_end(ws: Workspace, agent: str, name: str) -> None:
     done = subprocess.run(
         [sys.executable, "-m", "bastion", "hook", agent, "--strict", "--config", str(ws.config)],
-        input=_payload(ws, name), capture_output=True, text=True, timeout=60, check=False,
+        input=_payload(ws, name), capture_output=True, text=True, timeout=PATIENCE, check=False,
     )  # fmt: skip
     assert done.returncode == 0 and done.stderr == "", done.stderr
     answer = json.loads(done.stdout)

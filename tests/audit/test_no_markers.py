@@ -23,7 +23,8 @@ MARKER = "$(...)"
 PSEUDO_TOOL = re.compile(r"bastion:[a-z]")
 
 # (tool, args): lines outside the subset, failing checks, redirects outside, links that cannot be read,
-# lines bashlex cannot read, wrappers, file tools on paths outside or through links.
+# lines bashlex cannot read, wrappers, file tools on paths outside or through links, a write to a
+# file other hard links share.
 CALLS: list[tuple[str, dict[str, object]]] = [
     ("bash", {"command": "cat /etc/passwd"}),
     ("bash", {"command": "grep -r TODO ."}),
@@ -49,6 +50,7 @@ CALLS: list[tuple[str, dict[str, object]]] = [
     ("read", {"path": "out/x"}),
     ("read", {"path": ".env"}),
     ("write", {"path": "/etc/x"}),
+    ("write", {"path": "shared"}),
     ("edit", {"path": "../x"}),
     ("glob", {"path": "/", "pattern": "*"}),
     ("grep", {"path": "..", "pattern": "x"}),
@@ -58,11 +60,13 @@ CALLS: list[tuple[str, dict[str, object]]] = [
 
 @pytest.fixture
 def marked(ws: Workspace) -> Workspace:
-    """The audit workspace, with links that cannot be read, a link leading out and a git config
-    that runs a program."""
+    """The audit workspace, with links that cannot be read, a link leading out, a hard link of a
+    file outside and a git config that runs a program."""
     outside = ws.root.parent / "outside"
     outside.mkdir()
     os.symlink(outside, ws.root / "out")
+    (outside / "shared").write_text("x\n")
+    os.link(outside / "shared", ws.root / "shared")
     os.symlink("loop2", ws.root / "loop1")
     os.symlink("loop1", ws.root / "loop2")
     subprocess.run(["git", "-C", str(ws.root), "config", "diff.external", "/bin/evil"], check=True)

@@ -52,7 +52,8 @@ def test_the_ruleset_of_each_older_abi_is_built_and_still_forbids_writes(
     try:
         target = tmp_path / "planted"
         done = subprocess.run(
-            [sys.executable, "-I", "-S", "-B", _LAUNCHER, str(ruleset), "touch", str(target)],
+            [sys.executable, "-I", "-S", "-B", _LAUNCHER, str(ruleset), str(os.getpid()),
+             "touch", str(target)],
             pass_fds=(ruleset,), capture_output=True, text=True, check=False,
         )  # fmt: skip
     finally:

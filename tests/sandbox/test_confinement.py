@@ -241,7 +241,8 @@ def test_auto_on_a_kernel_without_landlock_runs_unconfined(
 @needs_landlock
 def test_the_launcher_runs_nothing_when_the_ruleset_cannot_be_applied(tmp_path: Path) -> None:
     done = subprocess.run(
-        [sys.executable, "-I", "-S", "-B", _confine._LAUNCHER, "99", "touch", str(tmp_path / "ran")],
+        [sys.executable, "-I", "-S", "-B", _confine._LAUNCHER, "99", str(os.getpid()),
+         "touch", str(tmp_path / "ran")],
         capture_output=True, text=True, check=False,
     )  # fmt: skip
     assert done.returncode == 126 and "nothing ran" in done.stderr

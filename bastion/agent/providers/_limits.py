@@ -11,6 +11,7 @@ import time
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from ..._files import open_replacing, read_regular
 from ._clients import Connection
 
 __all__ = ["ModelLimits", "model_limits"]
@@ -60,8 +61,7 @@ def _ask(connection: Connection, model: str) -> ModelLimits | None:
 
 def _load(path: str) -> dict[str, Any]:
     try:
-        with open(path, encoding="utf-8") as handle:
-            data = json.load(handle)
+        data = json.loads(read_regular(path).decode("utf-8"))
     except (OSError, ValueError, RecursionError):
         return {}
     return data if isinstance(data, dict) else {}
@@ -71,7 +71,7 @@ def _store(path: str, data: dict[str, Any]) -> None:
     tmp = f"{path}.{os.getpid()}.tmp"
     try:
         os.makedirs(os.path.dirname(path), mode=0o700, exist_ok=True)
-        fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        fd = open_replacing(tmp)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
             json.dump(data, handle)
         os.replace(tmp, path)

@@ -69,6 +69,7 @@ def _execute(
             on_output=stream.feed if stream is not None else None,
             cancel=ctx.cancel,
             sandbox=sandbox,
+            contain=True,
         )
     except OSError as err:
         raise ToolError(f"the command could not be started: {err.strerror or err}") from err
