@@ -10,7 +10,8 @@ the environment with them), holds each for redaction, and makes itself non-dumpa
 docs/design.md (rule 11) for what that does and does not protect against. A variable named by
 mistake (a prompt that reads like the flag) is only moved into memory: nothing is lost.
 
-Standard library only, and loaded before anything else, so a start pays little for it.
+The standard library, `_files` and `_safe` only, and loaded before anything else, so a start
+pays little for it.
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ import os
 import sys
 from collections.abc import Mapping, Sequence
 
+from ._files import read_regular
 from ._safe import hold
 
 __all__ = [
@@ -72,9 +74,8 @@ def _config_variables(path: str) -> set[str]:
     """api_key_env and the MCP header variables of the user's config (unreadable or invalid: none;
     the session's own reading of the file says what is wrong)."""
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_CONFIG_MAX + 1)
-    except OSError:
+        data = read_regular(path, _CONFIG_MAX + 1)  # a FIFO or a device is refused, never waited on
+    except OSError:  # NotRegularFile included
         return set()
     if len(data) > _CONFIG_MAX or not (b"api_key_env" in data or b"headers" in data):
         return set()

@@ -24,9 +24,8 @@ THE_OPEN = "bastion/_files.py"
 ALLOWED = {
     ("bastion/cli.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/_one_shot_answers.py", "TERMINAL"): "the controlling terminal, a device on purpose",
-    ("bastion/grammar/_load.py", "os.path.join(_HERE, 'subset.lark')"): "bastion's own grammar file",
-    ("bastion/audit/_patch.py", "_GRAMMAR"): "bastion's own grammar file",
-    ("bastion/analyzer/_sed.py", "_GRAMMAR"): "bastion's own grammar file",
+    ("bastion/agent/_main.py", "os.devnull"): "/dev/null, to silence a closed pipe",
+    ("bastion/grammar/_tables.py", "os.path.join(self.directory, self.name)"): "bastion's own grammar files",
     # The launcher imports the standard library only; /proc's files are the kernel's.
     ("bastion/sandbox/_launch.py", "f'/proc/{entry}/stat'"): "procfs, made by the kernel",
     # The git probe's (owned with analyzer/git): O_NONBLOCK, and what was opened is fstat'ed before

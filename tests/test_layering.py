@@ -62,7 +62,7 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
 LAYERS = {
     "bastion._errors": 0,
     "bastion._safe": 0,  # redaction and safe display: the standard library only
-    "bastion._handover": 1,  # the key variables out of the process at start (uses _safe)
+    "bastion._handover": 2,  # the key variables out of the process at start (uses _safe, _files)
     "bastion._argv": 0,
     "bastion._files": 1,
     "bastion.sandbox": 1,

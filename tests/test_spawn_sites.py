@@ -137,8 +137,8 @@ def test_every_spawn_site_is_known_and_hands_its_child_an_environment() -> None:
     for (path, function), calls in sites.items():
         for call in calls:
             if (path, function) == ("bastion/sandbox/_launch.py", "main"):
-                # The launcher runs in the child: execvp keeps the env _exec gave the launcher.
-                assert _name(call.func) == "execvp"
+                # The launcher starts the command (posix_spawnp) with the environment _exec gave it.
+                assert _name(call.func) == "posix_spawnp"
                 continue
             env = _environment(call)
             assert env is not None, f"{path}:{call.lineno} starts a program with the process's environment"

@@ -1,6 +1,7 @@
 """What a command can read of its parent's /proc entry, run as root and as another user, confined by
 Landlock or not, its parent dumpable or not: the facts docs/design.md (rule 11) states, executed
-here, not assumed. The parent is a process with a marker in its initial environment (as bastion's
+here, not assumed. The "parent" (the process that starts the command, as bastion does; under the
+sandbox the launcher stands between them) is a process with a marker in its initial environment (as bastion's
 would hold a key without its re-execution)."""
 
 from __future__ import annotations
@@ -27,17 +28,19 @@ from bastion.sandbox._types import SandboxConfig, confinement_for
 if sys.argv[3] == "nodump":
     ctypes.CDLL(None).prctl(4, 0, 0, 0, 0)
 reader = '''
-import json, os
+import json, os, sys
 found = {}
 for name in ("environ", "mem", "cmdline"):
     try:
-        with open(f"/proc/{os.getppid()}/{name}", "rb") as handle:
+        with open(f"/proc/{sys.argv[1]}/{name}", "rb") as handle:
             found[name] = b"PROC_SCOPE_MARKER" in handle.read(1 << 20) if name == "environ" else "read"
     except OSError as err:
         found[name] = err.strerror
 print(json.dumps(found))
 '''
-argv = [sys.executable, "-c", reader]
+# The reader is given this process's pid: under the sandbox its parent is the launcher, which is
+# inside the ruleset's domain with it; what matters is what it can read of the process that started it.
+argv = [sys.executable, "-c", reader, str(os.getpid())]
 if sys.argv[2] == "confined":
     with launch(confinement_for(SandboxConfig(), read_only=True), argv, dict(os.environ), None) as ready:
         fds = (ready.ruleset,)
