@@ -4,13 +4,14 @@ from ._config import PROJECT_CONFIG, PolicyFlags, Settings, load_settings, user_
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
 from ._env import child_env, without
-from ._gate import Decided, Gate, secrets_in_force
+from ._gate import Claims, Decided, Gate, secrets_in_force
 from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
 from ._shipped import SECRET_NOTE
-from ._subjects import bash_subjects, path_subjects, redirect_targets
+from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
 from ._tools import (
     MCP_TOOL,
+    MEMORY_ACTIONS,
     PATH_TOOLS,
     READ_TOOLS,
     STAMP_ARG,
@@ -27,6 +28,7 @@ __all__ = [
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
     "MCP_TOOL",
+    "MEMORY_ACTIONS",
     "PATH_TOOLS",
     "PROJECT_CONFIG",
     "READ_TOOLS",
@@ -36,6 +38,7 @@ __all__ = [
     "TASK_KINDS",
     "TOOLS",
     "WRITE_TOOLS",
+    "Claims",
     "ConfigError",
     "Decided",
     "Decision",
@@ -55,6 +58,7 @@ __all__ = [
     "Verdict",
     "bash_subjects",
     "child_env",
+    "held_subjects",
     "kind_note",
     "load_json",
     "load_settings",

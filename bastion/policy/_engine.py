@@ -23,7 +23,7 @@ from typing import NamedTuple
 
 from ._match import Matcher, matcher_for
 from ._rules import Rule, RuleError, parse_rule
-from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
+from ._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, MEMORY_NOTE, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
 from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import Decision, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
@@ -41,7 +41,8 @@ _SENTINEL_PREFIX = "$(...) "
 
 class Layer(NamedTuple):
     """The rules of one source. `name` is what a verdict's `source` says ("user:PATH"); `label`
-    is how a reason names it; an untrusted layer's allow rules are never used."""
+    is how a reason names it; an untrusted layer's allow rules are never used; `lifts`: a trusted
+    layer's allow rule with a specifier also lifts the shipped asks it names (not a skill's grant)."""
 
     name: str
     rank: int
@@ -51,6 +52,7 @@ class Layer(NamedTuple):
     ask: Sequence[str] = ()
     deny: Sequence[str] = ()
     note: str = ""  # shown after the reasons its ask rules give
+    lifts: bool = True
 
     @classmethod
     def user(
@@ -67,10 +69,12 @@ class Layer(NamedTuple):
         return cls("flags", 3, True, "flags", tuple(allow), tuple(ask), tuple(deny))
 
 
-def _shipped_layer(builtin: bool) -> Layer:
-    return Layer(
-        "builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE
-    )
+def _shipped_layers(builtin: bool) -> list[Layer]:
+    """The shipped rules, as two layers of the source "builtin" (one for each note its asks give)."""
+    return [
+        Layer("builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE),
+        Layer("builtin", 1, True, "builtin", (), MEMORY_ASK, (), MEMORY_NOTE),
+    ]
 
 
 class _Compiled(NamedTuple):
@@ -142,10 +146,13 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
 
 
 def _cancels(carve_out: _Compiled, rule: _Compiled, subject: Subject) -> bool:
+    # A lift is an allow's doing, and a constraint subject is never opened by an allow: a file a
+    # project's skill reads asks under `allow: read(.env)` as it does without it.
     return (
         carve_out.tool == rule.tool
         and carve_out.layer.rank >= rule.layer.rank
         and (rule.shipped or not carve_out.lift)
+        and not (carve_out.lift and subject.constraint)
         and carve_out.matches(subject, loosening=True)
     )
 
@@ -235,14 +242,15 @@ class Policy:
     ) -> None:
         self.builtin = builtin
         self.fallback = Decision(fallback)
-        self.layers = tuple(sorted([*layers, _shipped_layer(builtin)], key=lambda layer: -layer.rank))
+        self.roots = tuple(roots)
+        self.layers = tuple(sorted([*layers, *_shipped_layers(builtin)], key=lambda layer: -layer.rank))
         self._rules: dict[str, list[_Compiled]] = {kind: [] for kind in _LISTS}
         for layer in self.layers:
             for kind in _LISTS:
                 entries = list(getattr(layer, kind))
                 for index, text in enumerate(entries):
                     where = f"{layer.name}: policy.{kind}[{index}]"
-                    lifts = kind == "allow" and layer.trusted and layer.name != "builtin"
+                    lifts = kind == "allow" and layer.trusted and layer.lifts and layer.name != "builtin"
                     try:
                         rule = parse_rule(text)
                         compiled = _compile(rule, layer, kind, roots)
@@ -262,6 +270,11 @@ class Policy:
         self._by_tool: dict[tuple[str, str], _Named] = {}
         # A subject's decision depends on nothing but the subject and these (fixed) rules.
         self._decided: dict[Subject, _Found] = {}
+
+    def joined(self, *layers: Layer) -> Policy:
+        """This policy with more layers (a trusted skill's grant), its other settings the same."""
+        own = [layer for layer in self.layers if layer.name != "builtin"]
+        return Policy([*own, *layers], builtin=self.builtin, fallback=self.fallback, roots=self.roots)
 
     def lifts_every_secret(self, tool: str) -> bool:
         """Whether an allow rule of yours lifts the shipped asks for `tool` on every path (its

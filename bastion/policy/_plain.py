@@ -34,6 +34,10 @@ PROVIDER_KEYS = (
     "harness",
     "mcp",  # the agent's [mcp.servers.NAME] tables: a table here, checked by the agent (bastion/agent/mcp)
     "subagent_model",
+    "skills",
+    "skills_dirs",
+    "memory",
+    "memory_dir",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -119,15 +123,17 @@ def _sandbox(raw: object) -> SandboxConfig | None:
 
 
 def _provider_value(key: str, value: object) -> bool:
-    if key == "think":
+    if key in ("think", "skills", "memory"):
         return type(value) is bool
+    if key == "skills_dirs":
+        return _strings(value) and all(item != "" for item in value)
     if key == "api_key_command":
         return type(value) is str or _strings(value)
     if key == "compact_at":
         return type(value) is int and 0 < value <= _MAX_INT
     if key == "mcp":
         return type(value) is dict
-    if key == "subagent_model":
+    if key in ("subagent_model", "memory_dir"):
         return type(value) is str and value != ""
     if key in ("pricing", "harness"):
         return False  # tables with defaults (and numbers of several types): pydantic reads and words them

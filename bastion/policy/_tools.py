@@ -13,9 +13,12 @@ from typing import NamedTuple
 
 __all__ = [
     "COMMAND_TOOLS",
+    "HELD_TOOLS",
     "MCP_PREFIX",
     "MCP_TOOL",
     "KIND_TOOLS",
+    "MEMORY_ACTIONS",
+    "NAMED_TOOLS",
     "PATH_TOOLS",
     "READ_TOOLS",
     "STAMP_ARG",
@@ -36,15 +39,20 @@ STAMP_ARG = "bastion_stamp"
 
 class ToolInfo(NamedTuple):
     """One tool. `argument` is what a rule's specifier is matched against ("command" for a command
-    tool, "path" for a file tool, "kind" for the task tool); `default` the value a call that gives
-    none is about (None: it must give one); `reads`: it only looks, so it runs alongside other
-    such calls and its paths are reads; `writes`: it changes the file it names."""
+    tool, "path" for a file tool, "kind" for the task tool, "name" for a skill, "action" for
+    memory); `default` the value a call that gives none is about (None: it must give one); `reads`:
+    it only looks, so it runs alongside other such calls and its paths are reads; `writes`: it
+    changes the file it names; `choices`: the values its argument may take (empty: any non-empty
+    string); `held_to`: the files of the workspace a call reads are also decided as that tool's
+    reads, held to its ask and deny rules and never its allows (the gate's `claims` say which)."""
 
     name: str
     argument: str
     default: str | None = None
     reads: bool = False
     writes: bool = False
+    choices: tuple[str, ...] = ()
+    held_to: str | None = None
 
 
 TOOLS: dict[str, ToolInfo] = {
@@ -59,12 +67,19 @@ TOOLS: dict[str, ToolInfo] = {
         ToolInfo("ls", "path", ".", reads=True),
         # A sub-agent (bastion/agent/_subagent.py): its subject is its kind; every call the child
         # makes is decided on its own, by the same policy.
-        ToolInfo("task", "kind", "explore"),
+        # The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
+        ToolInfo("task", "kind", "explore", choices=("explore", "general")),
+        # A skill (bastion/agent/_skills.py): its subject is its name; the files of the workspace a
+        # project's skill reads are reads held to read's asks and denies.
+        ToolInfo("skill", "name", held_to="read"),
+        # The model's memory (bastion/agent/_memory.py), outside the workspace: its subject is the
+        # action; the shipped rules allow `memory(read)` and ask for the others.
+        ToolInfo("memory", "action", choices=("read", "write", "delete")),
     )
 }
 
-# The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
-TASK_KINDS = ("explore", "general")
+TASK_KINDS = TOOLS["task"].choices
+MEMORY_ACTIONS = TOOLS["memory"].choices
 
 COMMAND_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "command")
 PATH_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "path")
@@ -72,6 +87,10 @@ PATH_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "path")
 READ_TOOLS = tuple(t.name for t in TOOLS.values() if t.reads)
 WRITE_TOOLS = tuple(t.name for t in TOOLS.values() if t.writes)
 KIND_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "kind")
+# The tools whose specifier is a glob over a name the call gives (task's kind, skill's name, memory's
+# action): neither a command nor a path.
+NAMED_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument not in ("command", "path"))
+HELD_TOOLS: dict[str, str] = {t.name: t.held_to for t in TOOLS.values() if t.held_to is not None}
 
 
 def runs_alongside(tool: str, args: Mapping[str, object]) -> bool:

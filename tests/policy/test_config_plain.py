@@ -51,7 +51,7 @@ _SANDBOX = (
     | _GOOD_SANDBOX
     | st.dictionaries(st.sampled_from(["mode", "writable", "network", "other"]), _VALUES)
 )
-_TYPED = ("think", "api_key_command", "compact_at", "mcp")
+_TYPED = ("think", "api_key_command", "compact_at", "mcp", "skills", "memory", "skills_dirs")
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
     "sandbox": _SANDBOX,
@@ -61,6 +61,9 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "compact_at": st.integers(-1, 5) | st.sampled_from([100_000, (1 << 63) - 1, 1 << 63]),
     "api_key_command": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
     "mcp": st.dictionaries(st.sampled_from(["servers", "x"]), _VALUES, max_size=2),
+    "skills": st.booleans(),
+    "memory": st.booleans(),
+    "skills_dirs": st.lists(st.sampled_from(["~/skills", "rel", "", "/x", "a\x00"]), max_size=3),
     **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in _TYPED},
 }
 
@@ -105,6 +108,7 @@ def test_the_same_holds_for_a_project_file(raw: dict[str, Any]) -> None:
             "effort": "low",
         },
         {"api_key_command": "pass show k", "base_url": "http://x", "api_key_env": "K"},
+        {"skills": True, "skills_dirs": ["~/skills", "team"], "memory": False, "memory_dir": "~/m"},
     ],
 )
 def test_a_hand_written_file_is_read_plainly(raw: dict[str, Any]) -> None:

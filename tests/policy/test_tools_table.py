@@ -10,8 +10,8 @@ import pytest
 
 from bastion.agent._subagent import TASK, TASK_SPEC
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
-from bastion.policy import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
-from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, SHIPPED_ALLOW
+from bastion.policy import MEMORY_ACTIONS, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
+from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, SHIPPED_ALLOW
 
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "bastion"
 TABLE = ROOT / "policy" / "_tools.py"
@@ -33,10 +33,13 @@ def test_each_agent_tool_schema_takes_the_table_argument_required_unless_it_has_
 
 
 def test_the_shipped_rules_and_aliases_name_the_table_tools() -> None:
-    assert set(ALIASES["Read"]) == set(READ_TOOLS) == LIFTED_TOOLS
+    assert set(ALIASES["Read"]) == set(READ_TOOLS) == LIFTED_TOOLS - {"memory"}
     assert set(ALIASES["Edit"]) == set(WRITE_TOOLS)
-    assert {rule for rule in SHIPPED_ALLOW if "(" not in rule} == set(READ_TOOLS)
+    assert {rule for rule in SHIPPED_ALLOW if "(" not in rule} == {*READ_TOOLS, "skill"}
     assert {rule for rule in SHIPPED_ALLOW if rule.startswith(f"{TASK}(")} == {"task(explore)"}
+    # Memory: a read runs unasked, every change asks (MEMORY_ASK), and nothing else is shipped for it.
+    assert {rule for rule in SHIPPED_ALLOW if rule.startswith("memory")} == {"memory(read)"}
+    assert set(MEMORY_ASK) == {f"memory({action})" for action in MEMORY_ACTIONS if action != "read"}
     assert set(READ_TOOLS) | set(WRITE_TOOLS) == PATH_TOOLS
 
 
