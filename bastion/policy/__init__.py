@@ -7,7 +7,7 @@ from ._env import child_env, without
 from ._gate import Claims, Decided, Gate, secrets_in_force
 from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
-from ._shipped import SECRET_NOTE
+from ._shipped import ALIASES, SECRET_NOTE
 from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
 from ._tools import (
     MCP_TOOL,
@@ -25,6 +25,7 @@ from ._types import Decision, Kind, Subject, Verdict
 from ._words import KIND_WORDS, kind_note, named
 
 __all__ = [
+    "ALIASES",
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
     "MCP_TOOL",

@@ -9,6 +9,7 @@ import pathlib
 import pytest
 
 from bastion.agent._subagent import TASK, TASK_SPEC
+from bastion.agent.tools import SESSION_TOOLS
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
 from bastion.policy import MEMORY_ACTIONS, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
 from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, SHIPPED_ALLOW
@@ -18,14 +19,16 @@ TABLE = ROOT / "policy" / "_tools.py"
 
 
 def test_the_agent_has_exactly_the_tools_of_the_table() -> None:
-    # The built-in tools are the tools package's; the task tool is the sub-agents' (_subagent.py).
-    assert set(AGENT_TOOLS) | {TASK} == set(TOOLS) and TASK not in AGENT_TOOLS
+    # The built-in tools are the tools package's; the task tool is the sub-agents' (_subagent.py);
+    # skill and memory are the tools package's too, offered by a session that has them.
+    assert set(AGENT_TOOLS) | set(SESSION_TOOLS) | {TASK} == set(TOOLS) and TASK not in AGENT_TOOLS
+    assert not set(AGENT_TOOLS) & set(SESSION_TOOLS)
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_each_agent_tool_schema_takes_the_table_argument_required_unless_it_has_a_default(name: str) -> None:
     info = TOOLS[name]
-    parameters = TASK_SPEC.parameters if name == TASK else AGENT_TOOLS[name].parameters
+    parameters = TASK_SPEC.parameters if name == TASK else {**AGENT_TOOLS, **SESSION_TOOLS}[name].parameters
     assert info.argument in parameters["properties"]
     # Every tool the gate stamps carries the stamp's field; a task is never stamped.
     assert (STAMP_ARG in parameters["properties"]) is (name != TASK)
