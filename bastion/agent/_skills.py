@@ -149,18 +149,15 @@ def parse_skill(text: str, where: str, folder: str, *, project: bool) -> Skill:
     allowed: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
     withheld = ""
-    if tools is not None:
-        try:
-            allowed = tuple(_entries(tools))
-        except SkillError as err:
-            raise SkillError(f"{where}: line {line('allowed-tools')}: {err}") from None
+    try:
+        allowed = tuple(_entries(tools)) if tools is not None else ()
+        if allowed and not project:
+            rules = allowed_rules(allowed)
+    except SkillError as err:
+        allowed = allowed or (str(tools),)
+        withheld = f"refused (line {line('allowed-tools')}): {err}"
     if allowed and project:
         withheld = "a project's skill: its allowed-tools are never granted"
-    elif allowed:
-        try:
-            rules = allowed_rules(allowed)
-        except SkillError as err:
-            withheld = f"refused (line {line('allowed-tools')}): {err}"
     return Skill(
         name, " ".join(description.split()), project, folder, where, fm.body, allowed, rules, withheld
     )
