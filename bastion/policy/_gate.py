@@ -161,7 +161,7 @@ class Gate:
             return _refuse(
                 args, f"{tool} call could not be evaluated: `{info.argument}` must be a non-empty string"
             )
-        subjects = (Subject(tool, value, about=f"the {info.argument} of {tool}"),)
+        subjects: tuple[Subject, ...] = (Subject(tool, value, about=f"the {info.argument} of {tool}"),)
         if tool not in HELD_TOOLS:
             return Decided(self.settings.policy.decide(subjects), args, subjects)
         names = self.claims(tool, args) if self.claims is not None else None

@@ -126,7 +126,7 @@ def _provider_value(key: str, value: object) -> bool:
     if key in ("think", "skills", "memory"):
         return type(value) is bool
     if key == "skills_dirs":
-        return _strings(value) and all(item != "" for item in value)
+        return type(value) is list and all(type(item) is str and item != "" for item in value)
     if key == "api_key_command":
         return type(value) is str or _strings(value)
     if key == "compact_at":

@@ -107,9 +107,7 @@ class Run:
 
     def results(self) -> list[str]:
         """The tool results the model was sent, in order (the last request holds them all)."""
-        return [
-            m["content"] for m in self.requests[-1]["body"]["messages"] if m.get("role") == "tool"
-        ]
+        return [m["content"] for m in self.requests[-1]["body"]["messages"] if m.get("role") == "tool"]
 
     def system(self, index: int = 0) -> str:
         return str(self.requests[index]["body"]["messages"][0]["content"])
@@ -118,7 +116,7 @@ class Run:
         return [t["function"]["name"] for t in self.requests[index]["body"].get("tools", [])]
 
 
-def run_cli(p: Place, rounds: Sequence[Mapping[str, Any]], *argv: str, stdin: str = "") -> Run:
+def run_cli(p: Place, rounds: Sequence[Any], *argv: str, stdin: str = "") -> Run:
     """One -p run of the real CLI in the workspace, against the scripted server (chat format)."""
     before = set((p.home / "sessions").glob("*.jsonl"))
     with ScriptedServer(list(rounds)) as server:

@@ -22,7 +22,8 @@ def test_a_memory_write_asks_and_a_read_does_not(tmp_path: Path) -> None:
     p = place(tmp_path)
     _, gate = p.extras()
     write = gate.decide("memory", {"action": "write", "name": "n", "text": "t"})
-    assert write.decision is Decision.ASK and (write.verdict.rule, write.verdict.source) == ("memory(write)", "builtin")
+    assert write.decision is Decision.ASK
+    assert (write.verdict.rule, write.verdict.source) == ("memory(write)", "builtin")
     assert gate.decide("memory", {"action": "delete", "name": "n"}).decision is Decision.ASK
     assert gate.decide("memory", {"action": "read"}).decision is Decision.ALLOW
     assert gate.decide("memory", {"action": "read", "name": "n"}).decision is Decision.ALLOW
@@ -32,7 +33,8 @@ def test_a_memory_write_asks_and_a_read_does_not(tmp_path: Path) -> None:
 def test_a_memory_write_asks_even_where_every_call_is_allowed_unless_you_name_it(tmp_path: Path) -> None:
     p = place(tmp_path)
     p.write_config('[policy]\nfallback = "allow"\nallow = ["bash"]\n')
-    assert p.extras()[1].decide("memory", {"action": "write", "name": "n", "text": "t"}).decision is Decision.ASK
+    write = {"action": "write", "name": "n", "text": "t"}
+    assert p.extras()[1].decide("memory", write).decision is Decision.ASK
     p.write_config('[policy]\nallow = ["memory(write)"]\n')
     _, gate = p.extras()
     assert gate.decide("memory", {"action": "write", "name": "n", "text": "t"}).decision is Decision.ALLOW

@@ -8,7 +8,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from bastion.agent._grants import Granting, Grants
-from bastion.agent._skills import parse_skill
+from bastion.agent._skills import Skill, parse_skill
 from bastion.agent._types import Assistant
 from bastion.agent.harness import CatalogInput
 from bastion.agent.harness._builtin import BUILTIN
@@ -28,6 +28,12 @@ class Asked:
         return Answer(False, "no")
 
 
+def _granted(grants: Grants, skill: Skill, reply: Assistant) -> Assistant:
+    """The reply the model gives after a skill's load granted its allowed-tools."""
+    grants.grant(skill)
+    return reply
+
+
 def test_a_grant_lasts_until_the_next_prompt_and_never_passes_an_ask_or_a_deny(tmp_path: Path) -> None:
     p = place(tmp_path)
     (p.work / ".env").write_text("K=v\n")
@@ -38,7 +44,7 @@ def test_a_grant_lasts_until_the_next_prompt_and_never_passes_an_ask_or_a_deny(t
     touch = call("bash", {"command": "touch made"})
     model = ScriptedModel(
         [
-            lambda: (grants.grant(skill), Assistant("", (touch,)))[1],
+            lambda: _granted(grants, skill, Assistant("", (touch,))),
             Assistant("", (call("read", {"path": ".env"}), call("bash", {"command": "rm -f made"}))),
             Assistant("first done"),
             Assistant("", (call("bash", {"command": "touch made"}),)),
@@ -47,7 +53,7 @@ def test_a_grant_lasts_until_the_next_prompt_and_never_passes_an_ask_or_a_deny(t
     )
     tools = FakeTools()
     asked = Asked()
-    agent = Agent(model, Granting(gate, grants), tools, asked, "sys", grants)  # type: ignore[arg-type]
+    agent = Agent(model, Granting(gate, grants), tools, asked, "sys", grants)
     agent.run("first")
     assert [name for name, _ in tools.ran] == ["bash"]  # touch, granted; rm denied; .env asked
     assert asked.calls == [json.dumps({"path": ".env"})]
@@ -83,11 +89,12 @@ def test_sub_agents_get_no_skills_memory_or_grants_and_their_prompt_names_none(t
     ]
     run = run_cli(p, rounds, "--trust-skills", "--yes-to", "none")
     assert run.code == 0, run.err
-    assert run.offered(0) == ["read", "write", "edit", "glob", "grep", "ls", "bash", "skill", "memory", "task"]
+    main = ["read", "write", "edit", "glob", "grep", "ls", "bash", "skill", "memory", "task"]
+    assert run.offered(0) == main
     assert "- ops: Operate." in run.system(0) and "the user likes short answers" in run.system(0)
     child = run.requests[2]
     assert run.offered(2) == ["read", "glob", "grep", "ls", "bash"]
-    assert "ops" not in run.system(2) and "short answers" not in run.system(2) and "Memory:" not in run.system(2)
+    assert all(text not in run.system(2) for text in ("ops", "short answers", "Memory:"))
     assert not (p.work / "made").exists()  # the parent's grant is not the child's
     task = [e for e in run.events if e["type"] == "task" and e.get("event") == "verdict"]
     assert [(e["tool"], e["decision"], e["answered_by"]) for e in task] == [("bash", "ask", "flag")]

@@ -19,7 +19,7 @@ from .skill_fixtures import place, run_cli, skill_md
 # --- a repository's skill runs nothing unasked ---------------------------------------------------
 
 
-def test_a_project_skill_that_asks_for_bash_gets_no_unasked_call_even_with_trust_skills(tmp_path: Path) -> None:
+def test_a_project_skill_that_asks_for_bash_gets_no_unasked_call_even_trusted(tmp_path: Path) -> None:
     p = place(tmp_path)
     p.projects("deploy", skill_md("deploy", "Deploy it.", "Bash"))
     rounds = [
@@ -149,7 +149,8 @@ def test_your_deny_of_a_read_leaves_the_project_skill_out_and_refuses_its_files(
     p.write_config('[policy]\ndeny = ["read(.bastion/skills/ops/**)", "read(**/conf/*)"]\n')
     extras, gate = p.extras()
     assert extras.catalog is not None and set(extras.catalog.skills) == {"docs"}
-    assert any(line.startswith("skills: .bastion/skills/ops/SKILL.md: left out: reading it") for line in extras.notes)
+    left = "skills: .bastion/skills/ops/SKILL.md: left out: reading it"
+    assert any(line.startswith(left) for line in extras.notes)
     assert gate.decide("skill", {"name": "docs", "file": "conf/deploy.md"}).decision is Decision.DENY
 
 
