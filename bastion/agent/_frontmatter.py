@@ -1,8 +1,13 @@
 r"""A SKILL.md's front matter: a strict reader of the small part of YAML skills are written in.
 
-Not a YAML library: a skill's front matter is a handful of keys with text values, and what a
-repository's file says must be read exactly one way. The subset, between a first line `---` and the
-next `---` (or `...`), each key at the start of its line, once:
+Not a YAML library (PyYAML would be a new dependency, and not a better one here): a skill's front
+matter is a handful of keys with text values, and what a repository's file says must be read exactly
+one way. A full YAML reader takes anchors and aliases (a small file that expands without bound),
+tags, YAML 1.1's `yes`/`no`/`on` booleans and dates, so `name: no` or `description: 2026-01-01`
+would not be text; this one accepts only the part below and says which line it stopped at.
+
+The subset, between a first line `---` and the next `---` (or `...`), each key at the start of its
+line, once:
 
     key: plain text            # to the end of the line (a ` #` starts a comment); indented lines
                                # after it continue it, joined with spaces

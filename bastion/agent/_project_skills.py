@@ -80,17 +80,17 @@ def project_skills(ws: Workspace, policy: Policy, found: Found) -> None:
         except FileNotFoundError:
             return
         except OSError as err:
-            found.leave_out(f"{SKILLS_DIR}: left out ({err})")
+            found.leave_out(SKILLS_DIR, err)
             return
         if stat.S_ISLNK(mode) or not stat.S_ISDIR(mode):
             what = "a link" if stat.S_ISLNK(mode) else "not a directory"
-            found.leave_out(f"{SKILLS_DIR}: left out: {name} is {what} (a project's skills are its files)")
+            found.leave_out(SKILLS_DIR, f"{name} is {what} (a project's skills are its own files)")
             return
     for entry in ws.readdir(SKILLS_DIR):
         try:
             _one(ws, policy, entry, found)
         except (OSError, WorkspaceError) as err:
-            found.leave_out(f"{SKILLS_DIR}/{entry}: left out: {err}")
+            found.leave_out(f"{SKILLS_DIR}/{entry}", err)
 
 
 def _one(ws: Workspace, policy: Policy, entry: str, found: Found) -> None:
@@ -98,31 +98,31 @@ def _one(ws: Workspace, policy: Policy, entry: str, found: Found) -> None:
     real, why = _folder(ws, entry)
     if real is None:
         if why:
-            found.leave_out(f"{lexical}: left out: {why}")
+            found.leave_out(lexical, why)
         return
     where = f"{lexical}/SKILL.md"
     inner = _link_out(ws, real)
     if inner is not None:
-        found.leave_out(f"{lexical}: left out: {inner}")
+        found.leave_out(lexical, inner)
         return
     verdict = policy.decide(held_subjects("skill", [where], ws))
     if verdict.decision is not Decision.ALLOW:
-        found.leave_out(f"{where}: left out: reading it is not allowed unasked ({verdict.reason})")
+        found.leave_out(where, f"reading it is not allowed unasked ({verdict.reason})")
         return
     try:
         text = load_project_file(ws, where).decode("utf-8")
     except FileNotFoundError:
         return  # a folder without a SKILL.md is not a skill
     except UnicodeDecodeError:
-        found.leave_out(f"{where}: left out: not UTF-8 text")
+        found.leave_out(where, "not UTF-8 text")
         return
     except SkillError as err:
-        found.leave_out(f"{where}: left out: {err}")
+        found.leave_out(where, err)
         return
     try:
         found.add(parse_skill(text, where, lexical, project=True))
     except SkillError as err:
-        found.leave_out(str(err))
+        found.leave_out(where, err)
 
 
 def load_project_file(ws: Workspace, name: str) -> bytes:

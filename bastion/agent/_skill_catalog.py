@@ -150,5 +150,5 @@ class SkillCatalog:
                     else self._why(s)
                 )
                 out.append(safe_line(f"    allowed-tools: {', '.join(s.allowed)}: {fate}"))
-        out += [f"left out: {line}" for line in self.omitted]
+        out += self.omitted
         return out

@@ -24,6 +24,7 @@ import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
+from .._errors import BastionError
 from .._safe import safe_line
 from ..policy import ALIASES, TOOLS, Layer, Policy, RuleError, parse_rule
 from ._frontmatter import FrontMatterError, read_front_matter
@@ -58,7 +59,7 @@ _GRANTABLE = {
 }
 
 
-class SkillError(ValueError):
+class SkillError(ValueError, BastionError):
     """Why a skill is left out, or a load refused, in words for the person and the model."""
 
 
@@ -126,26 +127,25 @@ def allowed_rules(entries: Sequence[str]) -> tuple[str, ...]:
 
 
 def parse_skill(text: str, where: str, folder: str, *, project: bool) -> Skill:
-    """A skill from its SKILL.md's text; SkillError naming `where` and the line for a bad one."""
+    """A skill from its SKILL.md's text (`where` is how it is shown); SkillError naming the line
+    for a bad one."""
     try:
         fm = read_front_matter(text)
     except FrontMatterError as err:
-        raise SkillError(f"{where}: {err}") from None
+        raise SkillError(str(err)) from None
     name, description, tools = (fm.fields.get(k) for k in ("name", "description", "allowed-tools"))
     line = fm.lines.get
     if not isinstance(name, str) or not name:
-        raise SkillError(f"{where}: line {line('name', 1)}: `name` is required, as text")
+        raise SkillError(f"line {line('name', 1)}: `name` is required, as text")
     if len(name) > MAX_NAME or not _NAME.fullmatch(name):
         raise SkillError(
-            f"{where}: line {line('name')}: name {name!r}: lower-case letters, digits and single "
+            f"line {line('name')}: name {name!r}: lower-case letters, digits and single "
             f"hyphens, at most {MAX_NAME}"
         )
     if not isinstance(description, str) or not description.strip():
-        raise SkillError(f"{where}: line {line('description', 1)}: `description` is required, as text")
+        raise SkillError(f"line {line('description', 1)}: `description` is required, as text")
     if len(description) > MAX_DESCRIPTION:
-        raise SkillError(
-            f"{where}: line {line('description')}: the description is over {MAX_DESCRIPTION} characters"
-        )
+        raise SkillError(f"line {line('description')}: the description is over {MAX_DESCRIPTION} characters")
     allowed: tuple[str, ...] = ()
     rules: tuple[str, ...] = ()
     withheld = ""
@@ -204,16 +204,14 @@ class Found:
     def add(self, skill: Skill) -> None:
         first = self.skills.get(skill.name)
         if first is not None:
-            self.omitted.append(
-                safe_line(f"{skill.where}: left out: the skill {skill.name} is already {first.where}")
-            )
+            self.leave_out(skill.where, f"the skill {skill.name} is already {first.where}")
         elif len(self.skills) >= MAX_SKILLS:
-            self.omitted.append(safe_line(f"{skill.where}: left out: more than {MAX_SKILLS} skills"))
+            self.leave_out(skill.where, f"more than {MAX_SKILLS} skills")
         else:
             self.skills[skill.name] = skill
 
-    def leave_out(self, text: str) -> None:
-        self.omitted.append(safe_line(text))
+    def leave_out(self, where: str, why: object) -> None:
+        self.omitted.append(safe_line(f"{where}: left out: {why}"))
 
 
 def your_skills(directories: Sequence[str], found: Found) -> None:
@@ -224,7 +222,7 @@ def your_skills(directories: Sequence[str], found: Found) -> None:
         except FileNotFoundError:
             continue
         except OSError as err:
-            found.leave_out(f"{directory}: its skills are left out ({err.strerror or err})")
+            found.leave_out(directory, err.strerror or err)
             continue
         for entry in entries:
             folder = os.path.join(directory, entry)
@@ -234,9 +232,10 @@ def your_skills(directories: Sequence[str], found: Found) -> None:
             try:
                 text = read_own(where).decode("utf-8")
                 found.add(parse_skill(text, where, folder, project=False))
-            except (OSError, UnicodeDecodeError, SkillError) as err:
-                why = err.strerror if isinstance(err, OSError) and err.strerror else err
-                found.leave_out(f"{where}: left out: {why}" if not isinstance(err, SkillError) else str(err))
+            except UnicodeDecodeError:
+                found.leave_out(where, "not UTF-8 text")
+            except (OSError, SkillError) as err:
+                found.leave_out(where, err.strerror if isinstance(err, OSError) and err.strerror else err)
 
 
 def skills_dirs(extra: Mapping[str, object], where: str, home: str) -> list[str]:

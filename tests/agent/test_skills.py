@@ -217,8 +217,8 @@ def test_a_malformed_skill_md_is_reported_with_its_file_and_line_and_the_session
     p.projects("good", skill_md("good"))
     run = run_cli(p, [{"text": "done"}])
     assert run.code == 0 and "Traceback" not in run.err
-    assert ".bastion/skills/bad/SKILL.md: line 3: a value holding ': ' must be quoted" in run.err
-    assert "skills/worse/SKILL.md: line 3: the front matter has no closing `---` line" in run.err
+    assert ".bastion/skills/bad/SKILL.md: left out: line 3: a value holding ': ' must be quoted" in run.err
+    assert "skills/worse/SKILL.md: left out: line 3: the front matter has no closing `---` line" in run.err
     assert "- good: Does a thing." in run.system()
 
 
@@ -247,7 +247,7 @@ def test_any_front_matter_reads_or_names_a_line_never_raises_anything_else(text:
     try:
         parse_skill("---\n" + text, "SKILL.md", "/x", project=True)
     except SkillError as err:
-        assert str(err).startswith("SKILL.md: line ")
+        assert str(err).startswith("line ")
     try:
         read_front_matter("---\n" + text)
     except FrontMatterError as err:
@@ -295,3 +295,25 @@ def test_anything_else_in_allowed_tools_refuses_the_whole_grant(entry: str) -> N
         allowed_rules(["Read", entry])
     skill = parse_skill(skill_md("s", tools=f"Read {entry}"), "SKILL.md", "/x", project=False)
     assert skill.rules == () and skill.withheld.startswith("refused (line 4)")
+
+
+def test_slash_skills_lists_each_skill_where_it_is_from_its_grant_and_what_was_left_out(
+    tmp_path: Path, capsys: pytest.CaptureFixture[str]
+) -> None:
+    from bastion.agent._slash import COMMANDS, ReplState, help_text, run_command
+
+    p = place(tmp_path)
+    p.yours("lint", skill_md("lint", "Lint it.", "Bash(make lint)"))
+    p.projects("deploy", skill_md("deploy", "Deploy.", "Bash"))
+    p.projects("bad", "no front matter\n")
+    extras, _ = p.extras(trust=True)
+    state = ReplState(None, None, None, None, None, None, extras.catalog)  # type: ignore[arg-type]
+    assert "/skills" in COMMANDS and "/skills" in help_text()
+    run_command("/skills", state)
+    out = capsys.readouterr().out
+    assert (
+        "lint (yours: " in out and "allowed-tools: Bash(make lint): granted on load, until your next" in out
+    )
+    assert "deploy (the project's: .bastion/skills/deploy/SKILL.md)" in out
+    assert "allowed-tools: Bash: a project's skill: its allowed-tools are never granted" in out
+    assert ".bastion/skills/bad/SKILL.md: left out: line 1: a SKILL.md starts with a line `---`" in out
