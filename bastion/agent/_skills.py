@@ -165,20 +165,10 @@ def parse_skill(text: str, where: str, folder: str, *, project: bool) -> Skill:
 
 def read_own(path: str, limit: int = MAX_SKILL_BYTES) -> bytes:
     """A file of yours (links followed): a regular file, never a FIFO waited on, at most `limit`."""
-    fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC)
-    try:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC), "rb") as f:
+        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
             raise OSError(f"{path}: not a regular file")
-        chunks, left = [], limit + 1
-        while left > 0:
-            chunk = os.read(fd, min(left, 1 << 20))
-            if not chunk:
-                break
-            chunks.append(chunk)
-            left -= len(chunk)
-        data = b"".join(chunks)
-    finally:
-        os.close(fd)
+        data = f.read(limit + 1)
     if len(data) > limit:
         raise OSError(f"{path}: larger than {limit} bytes")
     return data
