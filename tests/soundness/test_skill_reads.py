@@ -61,8 +61,7 @@ def test_an_unasked_load_of_a_project_skill_shows_no_secret_and_nothing_outside(
         (p.work / ".env").write_text("CANARY-ENV\n")
         (p.work / "config").mkdir()
         (p.work / "config" / "db.yml").write_text("CANARY-CONF\n")
-        other = p.projects("other", skill_md("other"), {"notes.md": "other notes\n", ".env": "CANARY-SECRET\n"})
-        assert other.is_dir()
+        p.projects("other", skill_md("other"), {"notes.md": "other notes\n", ".env": "CANARY-SECRET\n"})
         skill = p.projects("s", skill_md("s"))
 
         def lay_out() -> None:
