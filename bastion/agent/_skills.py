@@ -31,12 +31,14 @@ from ._frontmatter import FrontMatterError, read_front_matter
 
 __all__ = [
     "MAX_SKILL_BYTES",
+    "Found",
     "Skill",
     "SkillError",
     "allowed_rules",
     "parse_skill",
     "read_own",
     "relative_file",
+    "skills_dirs",
     "your_skills",
 ]
 
