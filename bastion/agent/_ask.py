@@ -12,7 +12,7 @@ from typing import NamedTuple
 
 from .._files import read_regular
 from .._safe import safe_line
-from ..policy import PATH_TOOLS, STAMP_ARG, Decided, Gate, Kind, Verdict
+from ..policy import PATH_TOOLS, STAMP_ARG, TOOLS, Decided, Gate, Kind, Verdict
 from ._colour import Colour
 from ._types import ToolCall
 from .loop import Answer
@@ -54,9 +54,11 @@ class Recorder:
 
 def cannot_work(call: ToolCall, verdict: Verdict) -> str | None:
     """Why a "yes" could not make this call work, so it is refused without asking: a file tool
-    never reaches outside the working directory, whatever a person answers."""
+    never reaches outside the working directory, whatever a person answers, nor does a skill's load
+    (a held tool) read a file that leads out."""
     subject = verdict.subject
-    if call.name in PATH_TOOLS and subject is not None and subject.kind is Kind.OUTSIDE:
+    held = call.name in TOOLS and TOOLS[call.name].held_to is not None
+    if (call.name in PATH_TOOLS or held) and subject is not None and subject.kind is Kind.OUTSIDE:
         return f"{subject.why or repr(subject.value) + ' is outside the working directory'}; " + (
             f"{call.name} only works inside the working directory, so it was not asked"
         )

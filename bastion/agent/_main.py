@@ -31,6 +31,8 @@ from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
 from .providers import EFFORTS, Connection, model_limits, prices_of
 
 if TYPE_CHECKING:
+    from ._grants import Deciding
+    from ._session_tools import SessionExtras
     from .mcp import McpToolbox
 
 __all__ = ["main"]
@@ -91,6 +93,21 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--allow", action="append", default=[], metavar="RULE", help="allow what RULE names")
     p.add_argument("--ask", action="append", default=[], metavar="RULE", help="ask before what RULE names")
     p.add_argument("--deny", action="append", default=[], metavar="RULE", help="refuse what RULE names")
+    p.add_argument(
+        "--trust-skills",
+        action="store_true",
+        help="a loaded skill of yours (~/.bastion/skills, skills_dirs; never the project's) lets its "
+        "allowed-tools run unasked until your next message",
+    )
+    p.add_argument(
+        "--skills", action=argparse.BooleanOptionalAction, default=None, help="offer skills (default on)"
+    )
+    p.add_argument(
+        "--memory",
+        action=argparse.BooleanOptionalAction,
+        default=None,
+        help="offer the model's memory, ~/.bastion/memory (default on)",
+    )
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
     p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
     p.add_argument(
@@ -130,6 +147,7 @@ class Built:
     connection: Connection
     key_from: str = ""
     mcp: McpToolbox | None = None
+    extras: SessionExtras | None = None
 
     def close(self) -> None:
         """End the session's record and stop its MCP servers."""
@@ -152,6 +170,7 @@ def _build(
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
     from ._prompt import SystemPrompt
+    from ._session_tools import session_extras
     from ._setup import key_names
     from ._subagent import (
         Subagents,
@@ -206,6 +225,16 @@ def _build(
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
     ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
     stamper = Stamper()
+    extras = session_extras(
+        settings,
+        ws,
+        stamper,
+        home,
+        os.path.expanduser(args.config) if args.config else user_config_path(),
+        skills=args.skills,
+        memory=args.memory,
+        trust_skills=args.trust_skills,
+    )
     builtin = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
     servers = with_servers(
         builtin, settings.extra, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
@@ -214,8 +243,11 @@ def _build(
     notice = start_notice(settings.sandbox)
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
-    policy_gate = Gate(settings, ws, stamper)
-    gate: Gatekeeper = answer.watch(policy_gate) if isinstance(answer, Asker) else policy_gate
+    for line in extras.notes:
+        printer.err.write(f"bastion: {line}\n")
+    policy_gate = Gate(settings, ws, stamper, claims=extras.claims)
+    recorded: Deciding = answer.watch(policy_gate) if isinstance(answer, Asker) else policy_gate
+    gate: Gatekeeper = recorded
     cache = os.path.join(home, "models.json")
 
     def window() -> int | None:
@@ -262,7 +294,7 @@ def _build(
     checkpoints = Checkpoints(ws)
     switched = args.provider is not None and args.provider != base.provider
     # Made for each turn's catalog (the AGENTS.md chain read once, here).
-    system = SystemPrompt(ws)
+    system = SystemPrompt(ws, extras.sections())
     subagents = Subagents(
         tools,
         gate,
@@ -274,14 +306,15 @@ def _build(
         compaction=child_compactor,
         first=tasks_in(messages) + 1,
     )
-    offered = TaskTools(tools, subagents)
+    # Skills, memory and grants are the main agent's; its sub-agents have none (Subagents: `tools`, `gate`).
+    offered = TaskTools(extras.tools(tools), subagents)
     agent = Agent(
         model,
-        gate,
+        extras.gate(recorded),
         offered,
         answer,
         system,
-        Fanout(session, printer),
+        Fanout(session, printer, *extras.events),
         messages,
         checkpoint=checkpoints,
         compaction=compactor,
@@ -291,6 +324,7 @@ def _build(
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
         configured = settings.extra.get("max_turns")
         agent.max_turns = args.max_turns or (configured if isinstance(configured, int) else None)
+    extras.on_grant(session.record, say)
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried
     key_from = (
@@ -298,7 +332,9 @@ def _build(
         if cfg.api_key_command
         else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
     )
-    return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from, servers)
+    return Built(
+        agent, session, model.options.model, cfg.provider, model.connection, key_from, servers, extras
+    )
 
 
 def _terminate(signum: int, frame: object) -> None:

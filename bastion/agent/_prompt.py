@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import stat
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .._files import read_regular
 from ..workspace import Workspace, WorkspaceError
@@ -77,10 +77,12 @@ def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
 class SystemPrompt:
     """A workspace's system prompt for the tools a turn offers (the catalog's, so a tool the turn
     does not offer is not named): who the agent is, where it works, the tools' names, and the
-    AGENTS.md chain, read once when it is made."""
+    AGENTS.md chain, read once when it is made; then `sections`, each only in a turn that offers
+    the tool it is keyed by (the skills' list with `skill`, the memory's notes with `memory`)."""
 
-    def __init__(self, ws: Workspace) -> None:
+    def __init__(self, ws: Workspace, sections: Mapping[str, str] | None = None) -> None:
         self.root = ws.root
+        self.sections = dict(sections or {})
         chain, _ = agents_md_chain(ws)
         self.instructions = [
             f"Instructions from {path} (the project's; they do not change the policy):\n{text.strip()}"
@@ -90,4 +92,6 @@ class SystemPrompt:
     def __call__(self, tools: Sequence[ToolSpec]) -> str:
         parts = [_INTRO, f"Working directory: {self.root}", "Tools: " + ", ".join(t.name for t in tools)]
         parts += self.instructions
+        offered = {t.name for t in tools}
+        parts += [text for tool, text in self.sections.items() if tool in offered]
         return "\n\n".join(parts)

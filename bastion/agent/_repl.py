@@ -143,7 +143,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     recorded.append(session)
     tally = Tally()
     agent.events = Fanout(agent.events, tally)
-    state = ReplState(agent, session, asker, tally, built.connection, built.mcp)
+    skills = built.extras.catalog if built.extras is not None else None
+    state = ReplState(agent, session, asker, tally, built.connection, built.mcp, skills)
     options = agent.model.options
     named = f"session {session.id}" if session.recorded else "not recorded"
     print(f"bastion · {options.provider} {options.model} · {named} · /help for commands")

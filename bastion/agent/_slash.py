@@ -21,6 +21,7 @@ from .providers import EFFORTS, Connection, listed_models
 
 if TYPE_CHECKING:
     from ._session import Session
+    from ._skill_catalog import SkillCatalog
     from .mcp import McpToolbox
 
 __all__ = ["COMMANDS", "Command", "ReplState", "Tally", "help_text", "run_command"]
@@ -53,6 +54,7 @@ class ReplState:
     tally: Tally
     connection: Connection
     servers: McpToolbox | None = None
+    skills: SkillCatalog | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -177,6 +179,13 @@ def _mcp(rest: str, state: ReplState) -> None:
     print("\n".join(safe_line(line) for line in report_lines(reports)) if reports else NO_SERVERS)
 
 
+def _skills(rest: str, state: ReplState) -> None:
+    if state.skills is None:
+        print("skills are off (--no-skills, or skills = false in your config)")
+        return
+    print("\n".join(state.skills.listing()))
+
+
 def _clear(rest: str, state: ReplState) -> None:
     dropped = len(state.agent.messages)
     state.agent.clear()
@@ -197,6 +206,9 @@ COMMANDS: dict[str, Command] = {
     ),
     "/tools": Command("/tools", "the tools the model has", _tools),
     "/mcp": Command("/mcp", "the MCP servers: how each is reached, its state and its tools", _mcp),
+    "/skills": Command(
+        "/skills", "the skills: where each is from, its allowed-tools, and what was left out", _skills
+    ),
     "/permissions": Command(
         "/permissions [drop N]", "the calls allowed for this session with `a`; drop N drops one", _permissions
     ),

@@ -9,12 +9,13 @@ import typing
 from ._config import PROJECT_CONFIG, PolicyFlags, Settings, load_settings, user_config_path
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
-from ._gate import Decided, Gate, secrets_in_force
+from ._gate import Claims, Decided, Gate, secrets_in_force
 from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
-from ._shipped import SECRET_NOTE
-from ._subjects import bash_subjects, path_subjects, redirect_targets
+from ._shipped import ALIASES, SECRET_NOTE
+from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
 from ._tools import (
     MCP_TOOL,
+    MEMORY_ACTIONS,
     PATH_TOOLS,
     READ_TOOLS,
     STAMP_ARG,
@@ -32,9 +33,11 @@ if typing.TYPE_CHECKING:
     from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
 
 __all__ = [
+    "ALIASES",
     "KEPT_DIRECTORIES",
     "MAX_JSON_DEPTH",
     "MCP_TOOL",
+    "MEMORY_ACTIONS",
     "PATH_TOOLS",
     "PROJECT_CONFIG",
     "READ_TOOLS",
@@ -44,6 +47,7 @@ __all__ = [
     "TASK_KINDS",
     "TOOLS",
     "WRITE_TOOLS",
+    "Claims",
     "ConfigError",
     "Decided",
     "Decision",
@@ -63,6 +67,7 @@ __all__ = [
     "Verdict",
     "bash_subjects",
     "child_env",
+    "held_subjects",
     "kind_note",
     "load_json",
     "load_settings",

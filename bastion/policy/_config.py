@@ -6,7 +6,9 @@ uninterpreted, for the agent), and the agent's harness (`[harness]`: its slots, 
 components). The project's file comes from a repository, so it is read through the
 workspace (a link out, a FIFO, a file over 1 MiB is an error) and may only tighten: ask and deny
 rules without carve-outs, `builtin = false`, a fallback of ask or deny that applies only when
-stricter, and `sandbox = "require"`. Flags rank 3 and override the user's file.
+stricter, and `sandbox = "require"` (skills, skills_dirs, memory and memory_dir are refused by
+name: a repository cannot add what the model is told or choose what it remembers). Flags rank 3 and
+override the user's file.
 
 Both files are read again every time settings are loaded (a dry-run loads them for every request,
 so a changed project config is seen at once); what a file's bytes mean is remembered per bytes (a
@@ -38,6 +40,8 @@ PROJECT_CONFIG = ".bastion/config.toml"
 MAX_PROJECT_CONFIG_BYTES = 1 << 20
 _MAX_USER_CONFIG_BYTES = 1 << 20
 _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DENY}
+# What a project's file is refused for by name, with the reason: skills and memory are the user's.
+_YOURS_ALONE = ("skills", "skills_dirs", "memory", "memory_dir")
 
 Fallback = Literal["allow", "ask", "deny"]
 
@@ -252,6 +256,13 @@ def _project_data(data: bytes, path: str, user_path: str) -> tuple[Section, str,
             f"your own config ({user_path})"
         )
     requires = "sandbox" in raw and _project_requires(raw.pop("sandbox"), path, user_path)
+    for key in _YOURS_ALONE:
+        if key in raw:
+            raise ConfigError(
+                f"{path}: {key}: a project file may not add skills or choose the memory (what the model "
+                f"is told and what it remembers are yours to choose, not a repository's); put it in "
+                f"your own config ({user_path})"
+            )
     for key in raw:
         if key != "policy":
             raise ConfigError(

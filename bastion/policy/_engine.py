@@ -29,7 +29,7 @@ from typing import NamedTuple
 
 from ._match import Matcher, matcher_for, names_a_root
 from ._rules import Rule, RuleError, parse_rule
-from ._shipped import ALIASES, LIFTED_TOOLS, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
+from ._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, MEMORY_NOTE, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
 from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import Decision, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
@@ -49,7 +49,8 @@ _SHARED = 64
 
 class Layer(NamedTuple):
     """The rules of one source. `name` is what a verdict's `source` says ("user:PATH"); `label`
-    is how a reason names it; an untrusted layer's allow rules are never used."""
+    is how a reason names it; an untrusted layer's allow rules are never used; `lifts`: a trusted
+    layer's allow rule with a specifier also lifts the shipped asks it names (not a skill's grant)."""
 
     name: str
     rank: int
@@ -59,6 +60,7 @@ class Layer(NamedTuple):
     ask: Sequence[str] = ()
     deny: Sequence[str] = ()
     note: str = ""  # shown after the reasons its ask rules give
+    lifts: bool = True
 
     @classmethod
     def user(
@@ -76,9 +78,11 @@ class Layer(NamedTuple):
 
 
 @functools.cache
-def _shipped_layer(builtin: bool) -> Layer:
-    return Layer(
-        "builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE
+def _shipped_layers(builtin: bool) -> tuple[Layer, ...]:
+    """The shipped rules, as two layers of the source "builtin" (one for each note its asks give)."""
+    return (
+        Layer("builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE),
+        Layer("builtin", 1, True, "builtin", (), MEMORY_ASK, (), MEMORY_NOTE),
     )
 
 
@@ -151,10 +155,13 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
 
 
 def _cancels(carve_out: _Compiled, rule: _Compiled, subject: Subject) -> bool:
+    # A lift is an allow's doing, and a constraint subject is never opened by an allow: a file a
+    # project's skill reads asks under `allow: read(.env)` as it does without it.
     return (
         carve_out.tool == rule.tool
         and carve_out.layer.rank >= rule.layer.rank
         and (rule.shipped or not carve_out.lift)
+        and not (carve_out.lift and subject.constraint)
         and carve_out.matches(subject, loosening=True)
     )
 
@@ -180,7 +187,7 @@ def _compile_layer(layer: Layer, roots: tuple[str, ...]) -> _LayerRules:
     for kind in _LISTS:
         for index, text in enumerate(getattr(layer, kind)):
             where = f"{layer.name}: policy.{kind}[{index}]"
-            lifts = kind == "allow" and layer.trusted and layer.name != "builtin"
+            lifts = kind == "allow" and layer.trusted and layer.lifts and layer.name != "builtin"
             try:
                 rule = parse_rule(text)
                 compiled = _compile(rule, layer, kind, roots)
@@ -292,7 +299,8 @@ class Policy:
             layer._replace(allow=tuple(layer.allow), ask=tuple(layer.ask), deny=tuple(layer.deny))
             for layer in layers
         ]
-        self.layers = tuple(sorted([*given, _shipped_layer(builtin)], key=lambda layer: -layer.rank))
+        self.roots = tuple(roots)
+        self.layers = tuple(sorted([*given, *_shipped_layers(builtin)], key=lambda layer: -layer.rank))
         self._rules: dict[str, list[_Compiled]] = {kind: [] for kind in _LISTS}
         for layer in self.layers:
             rules, lifted = _compile_layer(layer, tuple(roots) if _names_a_root(layer) else ())
@@ -318,7 +326,7 @@ class Policy:
     ) -> Policy:
         """The policy of these layers, built once per process and shared by every workspace it fits
         (the roots are part of the key only when a rule names an absolute path); the last 64 kept."""
-        fits = tuple(roots) if any(map(_names_a_root, (*layers, _shipped_layer(builtin)))) else ()
+        fits = tuple(roots) if any(map(_names_a_root, (*layers, *_shipped_layers(builtin)))) else ()
         key = (tuple(layers), builtin, Decision(fallback), fits)
         found = _POLICIES.get(key)
         if found is not None:
@@ -328,6 +336,11 @@ class Policy:
         while len(_POLICIES) > _SHARED:
             _POLICIES.popitem(last=False)
         return found
+
+    def joined(self, *layers: Layer) -> Policy:
+        """This policy with more layers (a trusted skill's grant), its other settings the same."""
+        own = [layer for layer in self.layers if layer.name != "builtin"]
+        return Policy([*own, *layers], builtin=self.builtin, fallback=self.fallback, roots=self.roots)
 
     def lifts_every_secret(self, tool: str) -> bool:
         """Whether an allow rule of yours lifts the shipped asks for `tool` on every path (its

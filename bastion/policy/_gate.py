@@ -9,14 +9,14 @@ approved redirect line) is stamped so the tool can refuse it if anything changed
 from __future__ import annotations
 
 import json
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyzer import SECRET_PATHS, Analysis, analyze
 from ..grammar import Outside, oversized
 from ..workspace import Workspace
-from ._subjects import bash_subjects, path_subjects, redirect_targets
-from ._tools import KIND_TOOLS, PATH_TOOLS, STAMP_ARG, TASK_KINDS, TOOLS
+from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
+from ._tools import HELD_TOOLS, NAMED_TOOLS, PATH_TOOLS, STAMP_ARG, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
 
 if TYPE_CHECKING:
@@ -24,7 +24,11 @@ if TYPE_CHECKING:
     from ._config import Settings
     from ._engine import Policy
 
-__all__ = ["STAMP_ARG", "Decided", "Gate", "secrets_in_force"]
+__all__ = ["STAMP_ARG", "Claims", "Decided", "Gate", "secrets_in_force"]
+
+# What a call of a held tool (`skill`) reads of the workspace: root-relative names, () for nothing
+# of it, None when not known (the call then asks). The session's skills say (bastion/agent/_skills.py).
+Claims = Callable[[str, Mapping[str, object]], Sequence[str] | None]
 
 
 class Decided(NamedTuple):
@@ -64,15 +68,22 @@ def secrets_in_force(policy: Policy) -> tuple[str, ...]:
 
 class Gate:
     """Decides tool calls for one workspace under one set of settings; `secrets` are the patterns
-    a git plan excludes (`secrets_in_force`)."""
+    a git plan excludes (`secrets_in_force`); `claims` says what a held tool's call reads (None:
+    nothing is known, so such a call asks)."""
 
     def __init__(
-        self, settings: Settings, ws: Workspace, stamper: Stamper | None = None, cwd: str = "."
+        self,
+        settings: Settings,
+        ws: Workspace,
+        stamper: Stamper | None = None,
+        cwd: str = ".",
+        claims: Claims | None = None,
     ) -> None:
         self.settings = settings
         self.ws = ws
         self.stamper = stamper
         self.cwd = cwd
+        self.claims = claims
         self.secrets = secrets_in_force(settings.policy)
 
     def decide(self, tool: str, args: object) -> Decided:
@@ -97,8 +108,8 @@ class Gate:
             mcp = mcp_subjects(tool, clean)
             if mcp is not None:
                 return Decided(self.settings.policy.decide(mcp), clean, mcp)
-            if tool in KIND_TOOLS:
-                return self._task(tool, clean)
+            if tool in NAMED_TOOLS:
+                return self._named(tool, clean)
             subjects = (Subject(tool, json.dumps(clean, sort_keys=True), about=f"the {tool} call"),)
             return Decided(self.settings.policy.decide(subjects), clean, subjects)
         except Exception as err:  # an error while deciding asks; it never allows
@@ -137,16 +148,30 @@ class Gate:
                 return self.stamper.line_stamp(command, targets, self.ws)
         return None
 
-    def _task(self, tool: str, args: dict[str, object]) -> Decided:
-        """A sub-agent is decided on its kind: what it may do is settled by the tools its kind
-        gives, and each call it makes is decided on its own."""
+    def _named(self, tool: str, args: dict[str, object]) -> Decided:
+        """A call decided on the name it gives: a sub-agent on its kind (what it may do is settled
+        by the tools its kind gives, and each call it makes is decided on its own), a skill on its
+        name, memory on its action. A held tool's call is also decided on the files of the
+        workspace it reads (`held_subjects`), and stamped with where they lead."""
         info = TOOLS[tool]
-        kind = args.get(info.argument, info.default)
-        if kind not in TASK_KINDS:
-            kinds = " or ".join(TASK_KINDS)
-            return _refuse(args, f"{tool} call could not be evaluated: `{info.argument}` must be {kinds}")
-        subjects = (Subject(tool, str(kind), about=f"the kind of {tool}"),)
-        return Decided(self.settings.policy.decide(subjects), args, subjects)
+        value = args.get(info.argument, info.default)
+        if info.choices and value not in info.choices:
+            choices = " or ".join(info.choices)
+            return _refuse(args, f"{tool} call could not be evaluated: `{info.argument}` must be {choices}")
+        if not isinstance(value, str) or not value:
+            return _refuse(
+                args, f"{tool} call could not be evaluated: `{info.argument}` must be a non-empty string"
+            )
+        subjects: tuple[Subject, ...] = (Subject(tool, value, about=f"the {info.argument} of {tool}"),)
+        if tool not in HELD_TOOLS:
+            return Decided(self.settings.policy.decide(subjects), args, subjects)
+        names = self.claims(tool, args) if self.claims is not None else None
+        subjects += tuple(held_subjects(tool, names, self.ws))
+        verdict = self.settings.policy.decide(subjects)
+        reads = tuple(s.value for s in subjects if s.tool == HELD_TOOLS[tool] and s.kind is Kind.PLAIN)
+        if self.stamper is not None and verdict.decision is not Decision.DENY and names:
+            args = {**args, STAMP_ARG: self.stamper.path_stamp(tool, names, self.ws)}
+        return Decided(verdict, args, subjects, None, reads)
 
     def _file(self, tool: str, args: dict[str, object]) -> Decided:
         info = TOOLS[tool]

@@ -4,8 +4,8 @@ Both bash commands and paths use one glob: `*` (or `**`) is any run of character
 included; a trailing `:*` means "the rest or nothing, after a word boundary" (`go test:*` matches
 `go test` and `go test ./...`, not `go testing`); `:*` alone and `*` match everything; anything
 else is literal and matched exactly, with no case folding. A shipped path pattern may start with
-`ci:`, which folds case on both sides. A task rule's specifier (`task(explore)`) is the same glob
-over the sub-agent's kind.
+`ci:`, which folds case on both sides. The specifier of a rule for a named tool (`task(explore)`,
+`skill(review)`, `memory(write)`) is the same glob over the name its call gives.
 
 A bash command is matched as bastion writes it (each word that needs quoting single-quoted, one
 word never two), and a pattern whose first word is written for a name (it starts with a literal
@@ -24,7 +24,7 @@ import posixpath
 import re
 from collections.abc import Sequence
 
-from ._tools import COMMAND_TOOLS, KIND_TOOLS, MCP_TOOL, PATH_TOOLS
+from ._tools import COMMAND_TOOLS, MCP_TOOL, NAMED_TOOLS, PATH_TOOLS
 
 __all__ = [
     "COMMAND_TOOLS",
@@ -134,7 +134,7 @@ def matcher_for(
         from ._mcp import compile_mcp
 
         return compile_mcp(pattern)
-    if tool in KIND_TOOLS:
+    if tool in NAMED_TOOLS:
         return compile_glob(pattern)
     if tool not in PATH_TOOLS:
         return None

@@ -37,6 +37,10 @@ PROVIDER_KEYS = (
     "stream_idle_timeout",
     "request_timeout",
     "max_turns",
+    "skills",
+    "skills_dirs",
+    "memory",
+    "memory_dir",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -123,8 +127,10 @@ def _sandbox(raw: object) -> SandboxConfig | None:
 
 
 def _provider_value(key: str, value: object) -> bool:
-    if key == "think":
+    if key in ("think", "skills", "memory"):
         return type(value) is bool
+    if key == "skills_dirs":
+        return type(value) is list and all(type(item) is str and item != "" for item in value)
     if key == "api_key_command":
         return type(value) is str or _strings(value)
     if key in ("compact_at", "max_turns"):
@@ -133,7 +139,7 @@ def _provider_value(key: str, value: object) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= _MAX_SECONDS
     if key == "mcp":
         return type(value) is dict
-    if key == "subagent_model":
+    if key in ("subagent_model", "memory_dir"):
         return type(value) is str and value != ""
     if key in ("pricing", "harness"):
         return False  # tables with defaults (and numbers of several types): pydantic reads and words them

@@ -92,6 +92,15 @@ class UserFile(Strict):
     # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
     pricing: dict[str, PriceSection] | None = None
     harness: HarnessSection | None = None
+    # Skills (bastion/agent/_skills.py): offered unless false, when any is found.
+    skills: bool | None = None
+    # More skill directories of yours, after ~/.bastion/skills: each must exist; `~` is expanded
+    # and a relative one is relative to this file. Their skills are yours (--trust-skills grants).
+    skills_dirs: list[Annotated[str, StringConstraints(min_length=1)]] | None = None
+    # The model's memory (bastion/agent/_memory.py): offered unless false.
+    memory: bool | None = None
+    # Where the memory is kept (default ~/.bastion/memory, made 0700); `~` is expanded.
+    memory_dir: str | None = Field(default=None, min_length=1)
     # [mcp.servers.NAME]: the MCP servers the agent starts, checked by the agent (bastion/agent/mcp).
     mcp: dict[str, Any] | None = None
 

@@ -1,8 +1,10 @@
-"""The rules bastion ships (source "builtin", rank 1): a short allow list and the secret-path asks.
+"""The rules bastion ships (source "builtin", rank 1): a short allow list, the secret-path asks and
+the memory's asks.
 
-The allow list names the read-only file tools and the bash commands the analyzer governs; a
-stage whose arguments fail the analyzer's check becomes a sentinel subject that none of these
-names, so these rules never cover it. `builtin = false` drops the allow list; the asks stay.
+The allow list names the read-only file tools, the bash commands the analyzer governs, an explore
+task, a skill and a read of memory; a stage whose arguments fail the analyzer's check becomes a
+sentinel subject that none of these names, so these rules never cover it. `builtin = false` drops
+the allow list; the asks stay.
 """
 
 from __future__ import annotations
@@ -10,7 +12,16 @@ from __future__ import annotations
 from ..analyzer import SECRET_PATHS  # the analyzer keeps them out of git's diffs too
 from ._tools import READ_TOOLS, WRITE_TOOLS
 
-__all__ = ["ALIASES", "LIFTED_TOOLS", "PARSED", "SECRET_NOTE", "SHIPPED_ALLOW", "SHIPPED_ASK"]
+__all__ = [
+    "ALIASES",
+    "LIFTED_TOOLS",
+    "MEMORY_ASK",
+    "MEMORY_NOTE",
+    "PARSED",
+    "SECRET_NOTE",
+    "SHIPPED_ALLOW",
+    "SHIPPED_ASK",
+]
 
 # A rule naming an alias stands for one rule per tool (one level, exact spelling).
 ALIASES: dict[str, tuple[str, ...]] = {
@@ -21,8 +32,8 @@ ALIASES: dict[str, tuple[str, ...]] = {
 }
 
 # A user's allow rule with a specifier for one of these also lifts the shipped asks it names (the
-# secret-path asks, on `Read`).
-LIFTED_TOOLS = frozenset(READ_TOOLS)
+# secret-path asks, on `Read`; the memory's, `allow: memory(write)`).
+LIFTED_TOOLS = frozenset((*READ_TOOLS, "memory"))
 
 _ALLOWED_COMMANDS = (
     "git status:*", "git diff:*", "git log:*", "git show:*",
@@ -47,10 +58,15 @@ _ALLOWED_TOOLS = READ_TOOLS
 # A sub-agent that may only look: the task call runs nothing itself, and each call its child makes
 # is decided on its own. A `general` task (every tool) asks unless a rule of yours allows it.
 _ALLOWED_TASKS = ("explore",)
+# A skill's load is text for the model, and runs nothing: the files a project's skill reads are held
+# to read's asks and denies (the gate's held subjects), and its allowed-tools are withheld. A read of
+# the memory runs unasked; every change to it asks (MEMORY_ASK).
+_ALLOWED_NAMED = {"skill": None, "memory(read)": "read"}
 
 SHIPPED_ALLOW: tuple[str, ...] = (
     *_ALLOWED_TOOLS,
     *(f"task({kind})" for kind in _ALLOWED_TASKS),
+    *_ALLOWED_NAMED,
     *(f"bash({c})" for c in _ALLOWED_COMMANDS),
 )
 
@@ -61,6 +77,9 @@ _ASKED_PATTERNS = tuple(
     for pattern in (f"ci:{path}", *(() if path.startswith("*") else (f"ci:*/{path}",)))
 )
 SHIPPED_ASK: tuple[str, ...] = tuple(f"Read({pattern})" for pattern in _ASKED_PATTERNS)
+# What the model keeps across sessions is changed only with a yes (or a rule of yours that names it).
+_ASKED_MEMORY = ("write", "delete")
+MEMORY_ASK: tuple[str, ...] = tuple(f"memory({action})" for action in _ASKED_MEMORY)
 
 # Each shipped rule's text -> (tool, specifier), as the rule grammar parses it, so a policy is built
 # without running the grammar (importing pyparsing costs 40-100 ms). A test checks every entry
@@ -68,8 +87,11 @@ SHIPPED_ASK: tuple[str, ...] = tuple(f"Read({pattern})" for pattern in _ASKED_PA
 PARSED: dict[str, tuple[str, str | None]] = {
     **{tool: (tool, None) for tool in _ALLOWED_TOOLS},
     **{f"task({kind})": ("task", kind) for kind in _ALLOWED_TASKS},
+    **{text: (text.partition("(")[0], spec) for text, spec in _ALLOWED_NAMED.items()},
     **{f"bash({command})": ("bash", command) for command in _ALLOWED_COMMANDS},
     **{f"Read({pattern})": ("Read", pattern) for pattern in _ASKED_PATTERNS},
+    **{f"memory({action})": ("memory", action) for action in _ASKED_MEMORY},
 }
 
 SECRET_NOTE = "a secret-looking path"
+MEMORY_NOTE = "the memory the model keeps across sessions"

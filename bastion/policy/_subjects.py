@@ -11,19 +11,19 @@ from __future__ import annotations
 import functools
 import posixpath
 import stat
-from collections.abc import Iterable
+from collections.abc import Iterable, Sequence
 from typing import TYPE_CHECKING
 
 from ..analyzer import Analysis, StageResult
 from ..workspace import Workspace, resolve, root_relative, walk
-from ._tools import TOOLS
+from ._tools import HELD_TOOLS, TOOLS
 from ._types import Kind, Subject
 from ._wrappers import joined, unwrap
 
 if TYPE_CHECKING:
     from ._cut import Cut, Target
 
-__all__ = ["bash_subjects", "path_subjects", "redirect_targets"]
+__all__ = ["bash_subjects", "held_subjects", "path_subjects", "redirect_targets"]
 
 _MAX_DEPTH = 3
 
@@ -287,3 +287,21 @@ def path_subjects(tool: str, path: object, ws: Workspace) -> list[Subject]:
     except Exception as err:  # a failure asks
         why = f"{type(err).__name__}: {err}"
         return [Subject(tool, raw, about=about, why=why, kind=Kind.LINKS_UNKNOWN)]
+
+
+def held_subjects(tool: str, names: Sequence[str] | None, ws: Workspace) -> list[Subject]:
+    """The subjects of the workspace files a call of a held tool reads (`names`, root-relative; None:
+    not known here): each a read of its name and of where its links lead, as constraint subjects,
+    so read's asks and denies reach them and no allow of read (nor a lift) ever does. A name that
+    leads out or whose links cannot be read is a subject no rule nor fallback allows."""
+    held_to = HELD_TOOLS[tool]
+    about = f"a file the {tool} call reads"
+    if names is None:
+        why = f"what this {tool} call reads is known only to the session that offers it"
+        return [Subject(held_to, tool, about=about, why=why, kind=Kind.LINKS_UNKNOWN)]
+    out: list[Subject] = []
+    for name in names:
+        for s in path_subjects(held_to, name, ws):
+            where = about if s.value in (name, repr(name)) else f"where {about} leads"
+            out.append(s._replace(about=where, constraint=s.kind is Kind.PLAIN))
+    return _unique(out)

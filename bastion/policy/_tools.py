@@ -13,9 +13,12 @@ from typing import Literal, NamedTuple
 
 __all__ = [
     "COMMAND_TOOLS",
+    "HELD_TOOLS",
     "MCP_PREFIX",
     "MCP_TOOL",
     "KIND_TOOLS",
+    "MEMORY_ACTIONS",
+    "NAMED_TOOLS",
     "PATH_TOOLS",
     "READ_TOOLS",
     "STAMP_ARG",
@@ -42,11 +45,14 @@ ArgType = Literal["string", "integer", "boolean"]
 
 class ToolInfo(NamedTuple):
     """One tool. `argument` is what a rule's specifier is matched against ("command" for a command
-    tool, "path" for a file tool, "kind" for the task tool); `default` the value a call that gives
-    none is about (None: it must give one); `reads`: it only looks, so it runs alongside other
-    such calls and its paths are reads; `writes`: it changes the file it names; `types`: the JSON
-    type of each argument it takes (its schema for the model says the same: tests check both ways),
-    so a dry run refuses a call the tool itself would refuse for the type of one."""
+    tool, "path" for a file tool, "kind" for the task tool, "name" for a skill, "action" for
+    memory); `default` the value a call that gives none is about (None: it must give one); `reads`:
+    it only looks, so it runs alongside other such calls and its paths are reads; `writes`: it
+    changes the file it names; `types`: the JSON type of each argument it takes (its schema for the
+    model says the same: tests check both ways), so a dry run refuses a call the tool itself would
+    refuse for the type of one; `choices`: the values its argument may take (empty: any non-empty
+    string); `held_to`: the files of the workspace a call reads are also decided as that tool's
+    reads, held to its ask and deny rules and never its allows (the gate's `claims` say which)."""
 
     name: str
     argument: str
@@ -54,6 +60,8 @@ class ToolInfo(NamedTuple):
     reads: bool = False
     writes: bool = False
     types: tuple[tuple[str, ArgType], ...] = ()
+    choices: tuple[str, ...] = ()
+    held_to: str | None = None
 
 
 TOOLS: dict[str, ToolInfo] = {
@@ -90,9 +98,30 @@ TOOLS: dict[str, ToolInfo] = {
         ToolInfo("ls", "path", ".", reads=True, types=(("path", "string"),)),
         # A sub-agent (bastion/agent/_subagent.py): its subject is its kind; every call the child
         # makes is decided on its own, by the same policy.
-        ToolInfo("task", "kind", "explore", types=(("kind", "string"), ("prompt", "string"))),
+        # The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
+        ToolInfo(
+            "task",
+            "kind",
+            "explore",
+            choices=("explore", "general"),
+            types=(("kind", "string"), ("prompt", "string")),
+        ),
+        # A skill (bastion/agent/_skills.py): its subject is its name; the files of the workspace a
+        # project's skill reads are reads held to read's asks and denies.
+        ToolInfo("skill", "name", held_to="read", types=(("name", "string"), ("file", "string"))),
+        # The model's memory (bastion/agent/_memory.py), outside the workspace: its subject is the
+        # action; the shipped rules allow `memory(read)` and ask for the others.
+        ToolInfo(
+            "memory",
+            "action",
+            choices=("read", "write", "delete"),
+            types=(("action", "string"), ("name", "string"), ("text", "string")),
+        ),
     )
 }
+
+TASK_KINDS = TOOLS["task"].choices
+MEMORY_ACTIONS = TOOLS["memory"].choices
 
 
 def _is(value: object, kind: ArgType) -> bool:
@@ -114,15 +143,16 @@ def wrong_type(tool: str, args: Mapping[str, object]) -> str | None:
     return None
 
 
-# The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
-TASK_KINDS = ("explore", "general")
-
 COMMAND_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "command")
 PATH_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "path")
 # In the table's order: the order an alias (`Read`, `Edit`) expands in.
 READ_TOOLS = tuple(t.name for t in TOOLS.values() if t.reads)
 WRITE_TOOLS = tuple(t.name for t in TOOLS.values() if t.writes)
 KIND_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument == "kind")
+# The tools whose specifier is a glob over a name the call gives (task's kind, skill's name, memory's
+# action): neither a command nor a path.
+NAMED_TOOLS = frozenset(t.name for t in TOOLS.values() if t.argument not in ("command", "path"))
+HELD_TOOLS: dict[str, str] = {t.name: t.held_to for t in TOOLS.values() if t.held_to is not None}
 
 
 def runs_alongside(tool: str, args: Mapping[str, object]) -> bool:

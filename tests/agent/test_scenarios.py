@@ -178,6 +178,9 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
         assert _verdicts(events) == expect["verdicts"]
     for name, content in expect.get("files", {}).items():
         assert ((work / name).read_text() if (work / name).exists() else None) == content
+    for name, content in expect.get("home_files", {}).items():  # under $BASTION_HOME (memory/NOTE)
+        kept = tmp_path / "home" / ".bastion" / name
+        assert kept.read_text() == content and kept.stat().st_mode & 0o077 == 0
     _check_tasks(expect, events, server, err)
     last = json.dumps(server.requests[-1]["body"])
     for text in expect.get("model_saw", []):

@@ -59,6 +59,9 @@ _TYPED = (
     "stream_idle_timeout",
     "request_timeout",
     "max_turns",
+    "skills",
+    "memory",
+    "skills_dirs",
 )
 _SECONDS = st.integers(-1, 5) | st.floats(allow_nan=True) | st.sampled_from([0.5, 86_400, 86_400.5, 1 << 63])
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
@@ -73,6 +76,9 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "stream_idle_timeout": _SECONDS,
     "request_timeout": _SECONDS,
     "max_turns": st.integers(-1, 5) | st.sampled_from([(1 << 63) - 1, 1 << 63]),
+    "skills": st.booleans(),
+    "memory": st.booleans(),
+    "skills_dirs": st.lists(st.sampled_from(["~/skills", "rel", "", "/x", "a\x00"]), max_size=3),
     **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in _TYPED},
 }
 
@@ -117,6 +123,7 @@ def test_the_same_holds_for_a_project_file(raw: dict[str, Any]) -> None:
             "effort": "low",
         },
         {"api_key_command": "pass show k", "base_url": "http://x", "api_key_env": "K"},
+        {"skills": True, "skills_dirs": ["~/skills", "team"], "memory": False, "memory_dir": "~/m"},
     ],
 )
 def test_a_hand_written_file_is_read_plainly(raw: dict[str, Any]) -> None:

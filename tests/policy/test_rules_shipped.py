@@ -6,12 +6,12 @@ import pytest
 
 from bastion.policy import parse_rule
 from bastion.policy._rules import _parse_with_grammar
-from bastion.policy._shipped import PARSED, SHIPPED_ALLOW, SHIPPED_ASK
+from bastion.policy._shipped import MEMORY_ASK, PARSED, SHIPPED_ALLOW, SHIPPED_ASK
 from tests.loaded import modules_loaded
 
 
 def test_the_table_holds_the_shipped_rules() -> None:
-    assert set(PARSED) == {*SHIPPED_ALLOW, *SHIPPED_ASK}
+    assert set(PARSED) == {*SHIPPED_ALLOW, *SHIPPED_ASK, *MEMORY_ASK}
 
 
 @pytest.mark.parametrize("text", sorted(PARSED))

@@ -9,23 +9,26 @@ import pathlib
 import pytest
 
 from bastion.agent._subagent import TASK, TASK_SPEC
+from bastion.agent.tools import SESSION_TOOLS
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
-from bastion.policy import PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
-from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, SHIPPED_ALLOW
+from bastion.policy import MEMORY_ACTIONS, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
+from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, SHIPPED_ALLOW
 
 ROOT = pathlib.Path(__file__).resolve().parents[2] / "bastion"
 TABLE = ROOT / "policy" / "_tools.py"
 
 
 def test_the_agent_has_exactly_the_tools_of_the_table() -> None:
-    # The built-in tools are the tools package's; the task tool is the sub-agents' (_subagent.py).
-    assert set(AGENT_TOOLS) | {TASK} == set(TOOLS) and TASK not in AGENT_TOOLS
+    # The built-in tools are the tools package's; the task tool is the sub-agents' (_subagent.py);
+    # skill and memory are the tools package's too, offered by a session that has them.
+    assert set(AGENT_TOOLS) | set(SESSION_TOOLS) | {TASK} == set(TOOLS) and TASK not in AGENT_TOOLS
+    assert not set(AGENT_TOOLS) & set(SESSION_TOOLS)
 
 
 @pytest.mark.parametrize("name", sorted(TOOLS))
 def test_each_agent_tool_schema_takes_the_table_argument_required_unless_it_has_a_default(name: str) -> None:
     info = TOOLS[name]
-    parameters = TASK_SPEC.parameters if name == TASK else AGENT_TOOLS[name].parameters
+    parameters = TASK_SPEC.parameters if name == TASK else {**AGENT_TOOLS, **SESSION_TOOLS}[name].parameters
     assert info.argument in parameters["properties"]
     # Every tool the gate stamps carries the stamp's field; a task is never stamped.
     assert (STAMP_ARG in parameters["properties"]) is (name != TASK)
@@ -33,10 +36,13 @@ def test_each_agent_tool_schema_takes_the_table_argument_required_unless_it_has_
 
 
 def test_the_shipped_rules_and_aliases_name_the_table_tools() -> None:
-    assert set(ALIASES["Read"]) == set(READ_TOOLS) == LIFTED_TOOLS
+    assert set(ALIASES["Read"]) == set(READ_TOOLS) == LIFTED_TOOLS - {"memory"}
     assert set(ALIASES["Edit"]) == set(WRITE_TOOLS)
-    assert {rule for rule in SHIPPED_ALLOW if "(" not in rule} == set(READ_TOOLS)
+    assert {rule for rule in SHIPPED_ALLOW if "(" not in rule} == {*READ_TOOLS, "skill"}
     assert {rule for rule in SHIPPED_ALLOW if rule.startswith(f"{TASK}(")} == {"task(explore)"}
+    # Memory: a read runs unasked, every change asks (MEMORY_ASK), and nothing else is shipped for it.
+    assert {rule for rule in SHIPPED_ALLOW if rule.startswith("memory")} == {"memory(read)"}
+    assert set(MEMORY_ASK) == {f"memory({action})" for action in MEMORY_ACTIONS if action != "read"}
     assert set(READ_TOOLS) | set(WRITE_TOOLS) == PATH_TOOLS
 
 

@@ -7,7 +7,7 @@ A component module defines `register(harness)` and calls `harness.use(slot, comp
 and `run`. Importing this package loads no SDK.
 """
 
-from ._builtin import BUILTIN_SOURCE, SUBAGENT_SOURCE
+from ._builtin import BUILTIN_SOURCE, MEMORY_SOURCE, SKILL_SOURCE, SUBAGENT_SOURCE
 from ._graph import graph_lines, runtime_main
 from ._kernel import SlotFailure, TurnSlots, decider, failure_words
 from ._load import HarnessConfig, HarnessError, Registrar, harness_config
@@ -38,6 +38,8 @@ from ._steps import StepError, run_loop
 __all__ = [
     "BUILTIN_SOURCE",
     "INTERFACES",
+    "MEMORY_SOURCE",
+    "SKILL_SOURCE",
     "SLOTS",
     "SUBAGENT_SOURCE",
     "AgentLoop",

@@ -19,12 +19,23 @@ from ._slots import (
     TriggerInput,
 )
 
-__all__ = ["BUILTIN", "BUILTIN_SOURCE", "DEFAULTS", "SUBAGENT_SOURCE", "Builtin"]
+__all__ = [
+    "BUILTIN",
+    "BUILTIN_SOURCE",
+    "DEFAULTS",
+    "MEMORY_SOURCE",
+    "SKILL_SOURCE",
+    "SUBAGENT_SOURCE",
+    "Builtin",
+]
 
 # What the source of bastion's own tools is called in a CatalogInput, and the source of `task`
-# (a sub-agent's turn has no such source: no child has `task`).
+# (a sub-agent's turn has no such source: no child has `task`), of `skill` and of `memory` (the
+# main agent's only: a sub-agent has no skills or memory).
 BUILTIN_SOURCE = "builtin"
 SUBAGENT_SOURCE = "subagents"
+SKILL_SOURCE = "skills"
+MEMORY_SOURCE = "memory"
 
 
 class Builtin:
@@ -55,12 +66,18 @@ class AllSources(Builtin):
 
 class NativeOnly(Builtin):
     def run(self, given: CatalogInput) -> Sequence[ToolSpec]:
-        return list(given.sources.get(BUILTIN_SOURCE, ()))
+        own = (BUILTIN_SOURCE, SKILL_SOURCE, MEMORY_SOURCE)
+        return [spec for source in own for spec in given.sources.get(source, ())]
 
 
 class ReadOnly(Builtin):
+    """The tools that only look, and `skill` (a load gives text and runs nothing; a trusted skill's
+    grant can only let run unasked what this catalog offers, all of which already runs unasked);
+    never `memory`, one tool that also writes."""
+
     def run(self, given: CatalogInput) -> Sequence[ToolSpec]:
-        return [spec for spec in given.sources.get(BUILTIN_SOURCE, ()) if spec.name in READ_TOOLS]
+        looking = [spec for spec in given.sources.get(BUILTIN_SOURCE, ()) if spec.name in READ_TOOLS]
+        return [*looking, *given.sources.get(SKILL_SOURCE, ())]
 
 
 class Threshold(Builtin):
@@ -103,8 +120,8 @@ class AskWrites(Builtin):
 _ALL = (
     RunTurn("agent_loop", "run_turn"),  # call the model, run its calls, until it answers
     AllSources("catalog", "all"),  # every tool of every source
-    NativeOnly("catalog", "native-only"),  # bastion's own tools only (no MCP or sub-agent tools)
-    ReadOnly("catalog", "read-only"),  # bastion's tools that only look (READ_TOOLS); no task
+    NativeOnly("catalog", "native-only"),  # bastion's own tools, skill and memory (no MCP tool, no task)
+    ReadOnly("catalog", "read-only"),  # bastion's tools that only look (READ_TOOLS) and skill
     Threshold("trigger", "threshold"),  # at 3/4 of the model's window, else at compact_at
     Never("trigger", "never"),  # never compact unasked (/compact still does)
     ModelSummary("summarizer", "model"),  # the session's model summarises

@@ -66,8 +66,9 @@ class Wrap(Component, Protocol):
 # catalog.v1: the tools the model is offered this turn, chosen from the tool sources.
 class CatalogInput(NamedTuple):
     """`sources` maps a source's name to its tools, in order: "builtin" (bastion's own tools), one
-    "mcp:SERVER" per MCP server that offers tools, and, in the main agent's turn, "subagents" (the
-    `task` tool).
+    "mcp:SERVER" per MCP server that offers tools, and, in the main agent's turn, "skills" (the
+    `skill` tool, when there are skills), "memory" (the `memory` tool) and "subagents" (the `task`
+    tool).
     `role`: whose turn it is (a sub-agent's sources are the tools its kind has)."""
 
     sources: Mapping[str, Sequence[ToolSpec]]

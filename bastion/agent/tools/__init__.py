@@ -1,15 +1,18 @@
-"""The agent's tools: read, write, edit, glob, grep and ls confined to the workspace, and bash.
+"""The agent's tools: read, write, edit, glob, grep and ls confined to the workspace, and bash; and
+the tools of the session's skills and memory (SESSION_TOOLS: offered only by a session that has them).
 
 Each is a `Tool` with the JSON schema the model sees and a `run(args, ctx)` that never raises: a
 refusal or bad input comes back as an error output naming the part.
 """
 
-from . import _bash, _edit, _glob, _grep, _ls, _read, _write
+from . import _bash, _edit, _glob, _grep, _ls, _memory, _read, _skill, _write
 from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
 from ._writing import WriteLock
 
-__all__ = ["STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
+__all__ = ["SESSION_TOOLS", "STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
 
 TOOLS: dict[str, Tool] = {
     t.name: t for t in (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
 }
+
+SESSION_TOOLS: dict[str, Tool] = {t.name: t for t in (_skill.SKILL, _memory.MEMORY)}

@@ -6,7 +6,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from ..._errors import BastionError
 from ..._safe import safe_text
@@ -20,6 +20,10 @@ from ...policy import STAMP_ARG, TOOLS
 from ...sandbox import SandboxConfig
 from ...workspace import Resolved, Workspace, resolve
 from ._readable import Readable, shipped_readable
+
+if TYPE_CHECKING:
+    from .._memory import Memory
+    from .._skill_catalog import SkillCatalog
 
 __all__ = [
     "STAMP",
@@ -57,7 +61,8 @@ class ToolContext:
     files below a decided path a walking tool may open (None: the shipped rules'); `secrets` are
     the secret-looking path patterns the gate's git plans exclude (a re-check with others renders
     another plan, which is refused); `sandbox` is the user's sandbox settings (the kernel's
-    confinement of every command bash starts)."""
+    confinement of every command bash starts); `skills` and `memory` are the session's (None: the
+    session has none, and the skill and memory tools refuse)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -69,6 +74,8 @@ class ToolContext:
     readable: Readable | None = None
     secrets: tuple[str, ...] = SECRET_PATHS
     sandbox: SandboxConfig = SandboxConfig()
+    skills: SkillCatalog | None = None
+    memory: Memory | None = None
 
 
 class ToolError(BastionError):
