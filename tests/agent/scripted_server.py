@@ -269,7 +269,10 @@ _GOOGLE_TYPE = {
 }
 
 
-def _render(path: str) -> Callable[[dict[str, Any], int], Iterator[tuple[str, dict[str, Any] | str]]]:
+Render = Callable[[dict[str, Any], int], Iterator[tuple[str, dict[str, Any] | str]]]
+
+
+def _render(path: str) -> Render:
     """The wire format `path` names."""
     route = path.partition("?")[0]
     if route.endswith(("/messages", ":streamRawPredict", ":rawPredict")):
@@ -290,7 +293,7 @@ def model_of(path: str, body: object) -> object:
 
 
 # The event a nested frame is sent as, by wire format: one each SDK parses as JSON.
-_NESTED_EVENT = {
+_NESTED_EVENT: dict[Render, str] = {
     _chat: "",
     _responses: "response.output_text.delta",
     _anthropic: "content_block_delta",
@@ -403,7 +406,7 @@ class ScriptedServer:
                     server.requests.append(
                         {
                             "path": self.path,
-                            "headers": dict(self.headers),
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
                             "body": body,
                             "model": model_of(self.path, body),
                         }

@@ -29,10 +29,13 @@ __all__ = [
     "Adc",
     "Place",
     "family_of",
+    "VertexSetup",
     "read_adc",
     "refused_model",
     "vertex_base_url",
+    "vertex_location",
     "vertex_place",
+    "vertex_setup",
 ]
 
 # The kinds of credential file taken (a file's "type"), and the fields of each that are secrets.
@@ -122,9 +125,22 @@ def read_adc(environ: Mapping[str, str]) -> tuple[Adc, dict[str, Any]]:
     return Adc(path, source, str(kind), _text(info, "project_id") or quota, quota), info
 
 
+def vertex_location(environ: Mapping[str, str]) -> tuple[str, str]:
+    """The location (GOOGLE_CLOUD_LOCATION, else GOOGLE_CLOUD_REGION, else global) and where it came
+    from. Raises ConfigError for one that is not a location's name."""
+    location, said = "global", "the default"
+    for name in ("GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_REGION"):
+        if environ.get(name):
+            location, said = environ[name], f"${name}"
+            break
+    if not _LOCATION.fullmatch(location):
+        raise ConfigError(f"vertex: {said}: {json.dumps(location)} is not a location (global, us-east5, ...)")
+    return location, said
+
+
 def vertex_place(environ: Mapping[str, str], adc: Adc) -> Place:
-    """The project (GOOGLE_CLOUD_PROJECT, else the credentials' own) and the location
-    (GOOGLE_CLOUD_LOCATION, else GOOGLE_CLOUD_REGION, else global). Raises ConfigError."""
+    """The project (GOOGLE_CLOUD_PROJECT, else the credentials' own) and the location. Raises
+    ConfigError naming the variable or file that is wrong."""
     project, project_from = environ.get("GOOGLE_CLOUD_PROJECT", ""), "$GOOGLE_CLOUD_PROJECT"
     if not project:
         project, project_from = adc.project or "", f"the credentials ({adc.path})"
@@ -134,16 +150,30 @@ def vertex_place(environ: Mapping[str, str], adc: Adc) -> Place:
         )
     if not _PROJECT.fullmatch(project):
         raise ConfigError(f"vertex: {project_from}: {json.dumps(project)} is not a project ID")
-    location, location_from = "global", "the default"
-    for name in ("GOOGLE_CLOUD_LOCATION", "GOOGLE_CLOUD_REGION"):
-        if environ.get(name):
-            location, location_from = environ[name], f"${name}"
-            break
-    if not _LOCATION.fullmatch(location):
-        raise ConfigError(
-            f"vertex: {location_from}: {json.dumps(location)} is not a location (global, us-east5, ...)"
-        )
+    location, location_from = vertex_location(environ)
     return Place(project, location, project_from, location_from, adc.quota_project)
+
+
+@dataclass(frozen=True, slots=True)
+class VertexSetup:
+    """vertex's sign-in as found, for doctor (never a secret): the credential file and the place, as
+    far as they were found, and what is wrong (None: nothing)."""
+
+    adc: Adc | None
+    place: Place | None
+    error: str | None
+
+
+def vertex_setup(environ: Mapping[str, str]) -> VertexSetup:
+    """What vertex would sign in with here and where it would send its requests (no request made)."""
+    try:
+        adc, _ = read_adc(environ)
+    except ConfigError as err:
+        return VertexSetup(None, None, str(err))
+    try:
+        return VertexSetup(adc, vertex_place(environ, adc), None)
+    except ConfigError as err:
+        return VertexSetup(adc, None, str(err))
 
 
 def vertex_base_url(location: str) -> str:
