@@ -17,6 +17,7 @@ from .providers import (
     VertexSetup,
     key_variable,
     key_variables,
+    refused_model,
     vertex_base_url,
     vertex_location,
     vertex_setup,
@@ -29,7 +30,8 @@ __all__ = ["ProviderSetup", "config_key_names", "key_names", "provider_setup"]
 class ProviderSetup:
     """`key_variable` is the variable the key is read from; `key_command` the program that prints it
     (not run here); `key_found` whether the variable is set (None: no variable is read); `vertex`
-    what vertex signs in with and where it sends its requests (None: another provider)."""
+    what vertex signs in with and where it sends its requests (None: another provider);
+    `model_refused` why the provider cannot run the model (None: it can, as far as is known)."""
 
     provider: str
     model: str | None
@@ -38,6 +40,7 @@ class ProviderSetup:
     key_command: str | None
     key_found: bool | None
     vertex: VertexSetup | None = None
+    model_refused: str | None = None
 
 
 def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, str]) -> ProviderSetup:
@@ -54,14 +57,16 @@ def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, s
             default_url = vertex_base_url(vertex_location(environ)[0])
         except ConfigError:
             default_url = None  # the location's fact says why
+    model = cfg.model or default_model
     return ProviderSetup(
         cfg.provider,
-        cfg.model or default_model,
+        model,
         cfg.base_url or default_url,
         variable,
         command,
         bool(environ.get(variable)) if variable else None,
         vertex,
+        refused_model(cfg.provider, model) if model else None,
     )
 
 

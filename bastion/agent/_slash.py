@@ -93,6 +93,8 @@ def _checked_model(name: str, connection: Connection) -> str | None:
     if refused is not None:
         print(safe_line(f"bastion: /model: {refused}"))
         return None
+    if connection.provider == "vertex":  # it publishes no list: the name's family decides
+        return name
     try:
         listed = listed_models(connection)
     except AgentError as err:

@@ -83,9 +83,11 @@ def provider(context: Context) -> Section:
         Fact("provider", setup.provider, Status.OK),
         Fact(
             "model",
-            setup.model or "none set",
-            Status.OK if setup.model else Status.FAIL,
-            hint="" if setup.model else "set model in your config, or give --model",
+            setup.model_refused or setup.model or "none set",
+            Status.OK if setup.model and not setup.model_refused else Status.FAIL,
+            hint=""
+            if setup.model and not setup.model_refused
+            else "set model in your config, or give --model",
         ),
         Fact(
             "base URL",
