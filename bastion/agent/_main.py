@@ -291,6 +291,8 @@ def _build(
         if cfg.api_key_command
         else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
     )
+    if cfg.provider == "vertex":
+        key_from = "your Application Default Credentials (gcloud auth application-default login)"
     return Built(agent, session, model.options.model, cfg.provider, model.connection, key_from, servers)
 
 

@@ -453,3 +453,16 @@ def test_model_refuses_a_name_vertex_cannot_serve_and_takes_either_family(
     )
     assert _checked_model("gemini-3.5-flash", connection) == "gemini-3.5-flash"
     assert _checked_model("claude-opus-5-5", connection) == "claude-opus-5-5"
+
+
+def test_a_token_refused_twice_says_where_vertex_signs_in_from(tmp_path: Path) -> None:
+    rounds = [{"status": 403, "error": "Permission denied on resource project"}] * 2
+    with ScriptedServer(rounds, tokens=("token-one-0000001", "token-two-0000002")) as server:
+        code, doc, err = _run(tmp_path, server, ["--provider", "vertex"], vertex=True)
+    assert (code, _failure(doc)["kind"], len(server.requests), len(server.tokens)) == (
+        12,
+        "authentication",
+        2,
+        2,
+    )
+    assert "check your Application Default Credentials (gcloud auth application-default login)" in err

@@ -18,6 +18,7 @@ from contextlib import contextmanager
 from typing import Any
 from urllib.parse import quote
 
+from ..._errors import BastionError
 from .._types import (
     Assistant,
     Failure,
@@ -66,7 +67,7 @@ def gemini_get(connection: Connection, path: str, timeout: float) -> object:
     return response.json()
 
 
-class StatusError(Exception):
+class StatusError(BastionError):
     """An HTTP error status, as the SDKs' status errors are read by `classify`."""
 
     def __init__(self, status_code: int, message: str, body: object, response: object) -> None:
