@@ -33,11 +33,13 @@ __all__ = [
     "user_config_path",
 ]
 
-# The variable each provider's key is read from (openresponses and ollama have none of their own).
+# The variable each provider's key is read from (openresponses and ollama have none of their own;
+# vertex takes no key: its access token is made in memory from a credential file).
 PROVIDER_KEY_VARIABLES = {
     "openai": "OPENAI_API_KEY",
     "openrouter": "OPENROUTER_API_KEY",
     "anthropic": "ANTHROPIC_API_KEY",
+    "gemini": "GEMINI_API_KEY",
 }
 # The inherited pipe's descriptor and the process it was made for: "FD:PID".
 MARK = "BASTION_KEYS_FD"

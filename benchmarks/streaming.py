@@ -4,8 +4,10 @@ takes to read.
 
     .venv/bin/python benchmarks/streaming.py [--sizes 100,200,400] [--piece 8] [--runs 3]
 
-The bodies are rendered first (the scripted server's SSE for Chat Completions, Responses and
-Anthropic Messages) and served by a process of their own, so the server's work is not measured.
+The bodies are rendered first (the scripted server's SSE for Chat Completions, Responses, Anthropic
+Messages and Gemini's streamGenerateContent) and served by a process of their own, so the server's
+work is not measured. Gemini sends a call's arguments whole, in one event, and bastion speaks it
+without an SDK: its `sdk` column is empty.
 For each wire format and size it prints, in seconds (the fastest of --runs): `read`, the body read
 with httpx2 and nothing parsed (the server's pace); `sdk`, the SDK's own typed stream iterated,
 building a model per delta (what bastion read before issue 25); `bastion`, the provider's stream()
@@ -29,7 +31,12 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from tests.agent.scripted_server import sse_body  # noqa: E402
 
-PATHS = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "anthropic": "/v1/messages"}
+PATHS = {
+    "chat": "/v1/chat/completions",
+    "responses": "/v1/responses",
+    "anthropic": "/v1/messages",
+    "gemini": "/v1beta/models/m:streamGenerateContent",
+}
 
 
 def _serve(directory: str) -> None:
@@ -41,7 +48,8 @@ def _serve(directory: str) -> None:
 
         def do_POST(self) -> None:  # noqa: N802 - http.server's name
             self.rfile.read(int(self.headers.get("content-length", "0")))
-            name = next(f for f, p in PATHS.items() if self.path.endswith(p.removeprefix("/v1")))
+            path = self.path.partition("?")[0]
+            name = next(f for f, p in PATHS.items() if path.endswith(p.removeprefix("/v1")))
             body = Path(directory, name).read_bytes()
             self.send_response(200)
             self.send_header("content-type", "text/event-stream")
@@ -76,6 +84,7 @@ def _sdk(base: str, fmt: str) -> None:
     import anthropic
     import openai
 
+    assert fmt != "gemini", "bastion reads Gemini with no SDK"
     if fmt == "anthropic":
         claude = anthropic.Anthropic(api_key="k", base_url=base, max_retries=0)
         with claude.messages.create(model="m", max_tokens=1, messages=[], stream=True) as events:
@@ -97,12 +106,20 @@ def _bastion(base: str, fmt: str) -> None:
     from bastion.agent._settings import ProviderConfig
     from bastion.agent.providers import make_model
 
-    provider = {"chat": "openai", "responses": "openresponses", "anthropic": "anthropic"}[fmt]
-    url = base if fmt == "anthropic" else base + "/v1"
-    extra = {"model": "m", "api_key_env": "K"} if fmt == "responses" else {}
+    provider = {"chat": "openai", "responses": "openresponses", "anthropic": "anthropic", "gemini": "gemini"}[
+        fmt
+    ]
+    url = base if fmt in ("anthropic", "gemini") else base + "/v1"
+    extra = (
+        {"model": "m", "api_key_env": "K"}
+        if fmt == "responses"
+        else {"model": "m"}
+        if fmt == "gemini"
+        else {}
+    )
     model = make_model(
         ProviderConfig(provider=provider, base_url=url, think=False, **extra),  # type: ignore[arg-type]
-        {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "K": "k"},
+        {"OPENAI_API_KEY": "k", "ANTHROPIC_API_KEY": "k", "GEMINI_API_KEY": "k", "K": "k"},
     )
     if fmt == "anthropic":  # its output limit, asked of the models API, is not what is measured
         model._max_tokens["m"] = 1024  # type: ignore[union-attr]
@@ -138,9 +155,10 @@ def main() -> None:
                 base = f"http://127.0.0.1:{server.stdout.readline().strip()}"
                 for fmt in PATHS:
                     body = os.path.getsize(Path(directory, fmt)) / 1e6
-                    read, sdk, ours = (_best(args.runs, way, base, fmt) for way in (_read, _sdk, _bastion))
+                    read, ours = (_best(args.runs, way, base, fmt) for way in (_read, _bastion))
+                    sdk = f"{_best(args.runs, _sdk, base, fmt):7.3f}" if fmt != "gemini" else f"{'-':>7}"
                     print(
-                        f"{fmt:10} {size:5} {body:8.2f} {read:7.3f} {sdk:7.3f} {ours:8.3f} "
+                        f"{fmt:10} {size:5} {body:8.2f} {read:7.3f} {sdk} {ours:8.3f} "
                         f"{ours / read:6.1f} {ours / (size / 1000):6.2f}"
                     )
             finally:

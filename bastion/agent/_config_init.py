@@ -19,6 +19,14 @@ def _key_lines(provider: str) -> list[str]:
     variable = DEFAULTS[provider][2]
     if provider == "ollama":
         return ["# Ollama takes no key."]
+    if provider == "vertex":
+        return [
+            "# vertex takes no key: it signs in with Application Default Credentials, the file",
+            "# `gcloud auth application-default login` writes, or the service account key file",
+            "# $GOOGLE_APPLICATION_CREDENTIALS names. The project is $GOOGLE_CLOUD_PROJECT (else the",
+            "# credentials' own), the location $GOOGLE_CLOUD_LOCATION or $GOOGLE_CLOUD_REGION (else global).",
+            '# subagent_model = "gemini-2.5-flash"   # a claude-... or gemini-... model: the families mix',
+        ]
     if provider == "openresponses":
         return [
             "# The key is read from the variable named here (its name, never the key itself):",
@@ -34,11 +42,13 @@ def _key_lines(provider: str) -> list[str]:
 def config_text(provider: str) -> str:
     """The commented config for `provider`: valid TOML that bastion reads as it stands."""
     model, base_url, _ = DEFAULTS[provider]
+    if provider == "vertex":
+        base_url = "https://aiplatform.googleapis.com"  # the default: the location's endpoint
     lines = [
         "# bastion's user config (bastion config init). Flags win over it; a project's",
         "# .bastion/config.toml may only tighten it. docs/policy.md has every rule form.",
         "",
-        "# The model: ollama, openai, openrouter, openresponses or anthropic.",
+        "# The model: ollama, openai, openrouter, openresponses, anthropic, gemini or vertex.",
         f'provider = "{provider}"',
         f'model = "{model}"' if model else '# model = "NAME"               # required for openresponses',
         f'# base_url = "{base_url}"' if base_url else 'base_url = "https://llm.example.com/v1"',
@@ -101,5 +111,7 @@ def config_main(argv: Sequence[str], environ: Mapping[str, str]) -> int:
         handle.write(config_text(args.provider))
     variable = DEFAULTS[args.provider][2]
     key = f"; set ${variable} in your environment for the key" if variable else ""
+    if args.provider == "vertex":
+        key = "; sign in with `gcloud auth application-default login` (or set GOOGLE_APPLICATION_CREDENTIALS)"
     print(f"wrote {path} (0600) for {args.provider}{key}")
     return 0

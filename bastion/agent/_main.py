@@ -183,7 +183,7 @@ def _build(
     from ._toolbox import Toolbox
     from .harness import harness_config, load_harness
     from .mcp import with_servers
-    from .providers import RetryPolicy, key_variables, make_model, timeouts_of
+    from .providers import RetryPolicy, key_variables, make_model, refused_model, timeouts_of
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
     try:
@@ -220,6 +220,11 @@ def _build(
         timeouts=timeouts_of(settings.extra),
         scrub=scrub,
     )
+    switched = args.provider is not None and args.provider != base.provider
+    subagent_model = subagent_model_setting(settings.extra, args.subagent_model, switched)
+    refused = refused_model(cfg.provider, subagent_model) if subagent_model else None
+    if refused is not None:  # before any session is made
+        raise ConfigError(f"{'--subagent-model' if args.subagent_model else 'subagent_model'}: {refused}")
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
     kept = [name for name in settings.pass_env if name.upper() not in scrub]
@@ -292,14 +297,13 @@ def _build(
     if session.profile is not None:  # switched with /harness before the session was resumed
         harness.restore_profile(session.profile)
     checkpoints = Checkpoints(ws)
-    switched = args.provider is not None and args.provider != base.provider
     # Made for each turn's catalog (the AGENTS.md chain read once, here).
     system = SystemPrompt(ws, extras.sections())
     subagents = Subagents(
         tools,
         gate,
         front_console(answer, printer),
-        configured_model(model, subagent_model_setting(settings.extra, args.subagent_model, switched)),
+        configured_model(model, subagent_model),
         system,
         session,
         checkpoint=checkpoints,
@@ -332,6 +336,8 @@ def _build(
         if cfg.api_key_command
         else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
     )
+    if cfg.provider == "vertex":
+        key_from = "your Application Default Credentials (gcloud auth application-default login)"
     return Built(
         agent, session, model.options.model, cfg.provider, model.connection, key_from, servers, extras
     )

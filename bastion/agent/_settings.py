@@ -13,7 +13,7 @@ from ._types import ConfigError
 
 __all__ = ["PROVIDER_KEYS", "PROVIDERS", "ProviderConfig", "merge_flags", "provider_config"]
 
-PROVIDERS = ("ollama", "openai", "openrouter", "openresponses", "anthropic")
+PROVIDERS = ("ollama", "openai", "openrouter", "openresponses", "anthropic", "gemini", "vertex")
 # Fields that belong to the provider in force where they are set: a later layer that switches the
 # provider leaves them behind.
 _PROVIDER_BOUND = ("model", "base_url", "api_key_env", "api_key_command")
@@ -23,7 +23,9 @@ PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_comman
 class ProviderConfig(BaseModel):
     model_config = ConfigDict(extra="forbid", frozen=True)
 
-    provider: Literal["ollama", "openai", "openrouter", "openresponses", "anthropic"] = "ollama"
+    provider: Literal["ollama", "openai", "openrouter", "openresponses", "anthropic", "gemini", "vertex"] = (
+        "ollama"
+    )
     model: str | None = Field(default=None, min_length=1)
     base_url: str | None = None
     api_key_env: str | None = None

@@ -1,6 +1,7 @@
 """The provider a session here would use, as facts for `bastion doctor`: its name, model, URL and
-where its key comes from and whether it is there (never the key). Reads the config and the
-environment only: no SDK is imported, no command run, no request made."""
+where its key comes from and whether it is there (never the key); for vertex, its credential file,
+project and location. Reads the config, the environment and vertex's credential file only: no SDK
+is imported, no command run, no request made."""
 
 from __future__ import annotations
 
@@ -11,7 +12,16 @@ from typing import Any
 from .._handover import PROVIDER_KEY_VARIABLES, handed
 from ._settings import ProviderConfig, provider_config
 from ._types import ConfigError
-from .providers import DEFAULTS, key_variable, key_variables
+from .providers import (
+    DEFAULTS,
+    VertexSetup,
+    key_variable,
+    key_variables,
+    refused_model,
+    vertex_base_url,
+    vertex_location,
+    vertex_setup,
+)
 
 __all__ = ["ProviderSetup", "config_key_names", "key_names", "provider_setup"]
 
@@ -19,7 +29,9 @@ __all__ = ["ProviderSetup", "config_key_names", "key_names", "provider_setup"]
 @dataclass(frozen=True, slots=True)
 class ProviderSetup:
     """`key_variable` is the variable the key is read from; `key_command` the program that prints it
-    (not run here); `key_found` whether the variable is set (None: no variable is read)."""
+    (not run here); `key_found` whether the variable is set (None: no variable is read); `vertex`
+    what vertex signs in with and where it sends its requests (None: another provider);
+    `model_refused` why the provider cannot run the model (None: it can, as far as is known)."""
 
     provider: str
     model: str | None
@@ -27,6 +39,8 @@ class ProviderSetup:
     key_variable: str | None
     key_command: str | None
     key_found: bool | None
+    vertex: VertexSetup | None = None
+    model_refused: str | None = None
 
 
 def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, str]) -> ProviderSetup:
@@ -35,14 +49,24 @@ def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, s
     cfg = provider_config(extra, where)
     default_model, default_url, _ = DEFAULTS[cfg.provider]
     variable = key_variable(cfg) if cfg.provider != "ollama" else None
-    command = cfg.api_key_command[0] if cfg.api_key_command and cfg.provider != "ollama" else None
+    takes_key = cfg.provider not in ("ollama", "vertex")
+    command = cfg.api_key_command[0] if cfg.api_key_command and takes_key else None
+    vertex = vertex_setup(environ) if cfg.provider == "vertex" else None
+    if vertex is not None:
+        try:
+            default_url = vertex_base_url(vertex_location(environ)[0])
+        except ConfigError:
+            default_url = None  # the location's fact says why
+    model = cfg.model or default_model
     return ProviderSetup(
         cfg.provider,
-        cfg.model or default_model,
+        model,
         cfg.base_url or default_url,
         variable,
         command,
         bool(environ.get(variable)) if variable else None,
+        vertex,
+        refused_model(cfg.provider, model) if model else None,
     )
 
 

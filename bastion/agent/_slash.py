@@ -17,7 +17,7 @@ from ._front import Asker
 from ._long import LONG_COMMANDS
 from ._types import AgentError, Message, Usage
 from .loop import Agent, Events
-from .providers import EFFORTS, Connection, listed_models
+from .providers import EFFORTS, Connection, listed_models, refused_model
 
 if TYPE_CHECKING:
     from ._session import Session
@@ -89,7 +89,14 @@ def _model(rest: str, state: ReplState) -> None:
 
 def _checked_model(name: str, connection: Connection) -> str | None:
     """`name` when the provider lists it (or its list cannot be had: said so, and taken as
-    given); None, with the reason and the close names, when the list lacks it."""
+    given); None, with the reason and the close names, when the list lacks it or the provider cannot
+    serve it (vertex: a name of neither family)."""
+    refused = refused_model(connection.provider, name)
+    if refused is not None:
+        print(safe_line(f"bastion: /model: {refused}"))
+        return None
+    if connection.provider == "vertex":  # it publishes no list: the name's family decides
+        return name
     try:
         listed = listed_models(connection)
     except AgentError as err:

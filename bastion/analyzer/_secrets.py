@@ -17,6 +17,8 @@ __all__ = ["SECRET_PATHS", "git_excludes", "hidden_by"]
 SECRET_PATHS: tuple[str, ...] = (
     ".env*", ".npmrc", ".netrc", ".pgpass", ".git-credentials", "id_*", "credentials*", "*.pem", "*.key",
     "*.p12", "*.pfx", "*secret*", ".kube/config", ".docker/config.json", ".aws/**", ".ssh/**", ".aws", ".ssh",
+    # gcloud's logins and Application Default Credentials (vertex signs in with the latter).
+    ".config/gcloud/**", ".config/gcloud", "application_default_credentials.json",
 )  # fmt: skip
 
 # git's glob magic gives `?`, `[` and `\` a meaning that bastion's patterns do not.

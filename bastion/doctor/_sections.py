@@ -20,6 +20,7 @@ from ._facts import Fact, Section, Status
 
 if TYPE_CHECKING:
     from ..agent import ProviderSetup
+    from ..agent.providers import VertexSetup
 
 __all__ = ["SAMPLE_LINES", "SERVER_TIMEOUT", "config", "git", "provider", "sample", "sandbox", "server"]
 
@@ -82,9 +83,11 @@ def provider(context: Context) -> Section:
         Fact("provider", setup.provider, Status.OK),
         Fact(
             "model",
-            setup.model or "none set",
-            Status.OK if setup.model else Status.FAIL,
-            hint="" if setup.model else "set model in your config, or give --model",
+            setup.model_refused or setup.model or "none set",
+            Status.OK if setup.model and not setup.model_refused else Status.FAIL,
+            hint=""
+            if setup.model and not setup.model_refused
+            else "set model in your config, or give --model",
         ),
         Fact(
             "base URL",
@@ -93,7 +96,9 @@ def provider(context: Context) -> Section:
             hint="" if setup.base_url else "set base_url in your config, or give --base-url",
         ),
     ]
-    if setup.key_command is not None:
+    if setup.vertex is not None:
+        facts.extend(_vertex(setup.vertex))
+    elif setup.key_command is not None:
         facts.append(Fact("key", f"printed by api_key_command ({setup.key_command}; not run here)"))
     elif setup.key_variable is None:
         facts.append(Fact("key", f"{setup.provider} takes none", Status.OK))
@@ -109,6 +114,22 @@ def provider(context: Context) -> Section:
             )
         )
     return Section("provider", "Provider", tuple(facts))
+
+
+def _vertex(found: VertexSetup) -> list[Fact]:
+    """vertex's sign-in: its credential file (never what it holds), project and location."""
+    facts = [Fact("key", "vertex takes none: it signs in with Application Default Credentials", Status.OK)]
+    if found.adc is not None:
+        adc = found.adc
+        facts.append(Fact("credentials", f"{adc.path} ({adc.kind}, from {adc.source})", Status.OK))
+    if found.place is not None:
+        place = found.place
+        facts.append(Fact("project", f"{place.project} (from {place.project_from})", Status.OK))
+        facts.append(Fact("location", f"{place.location} (from {place.location_from})", Status.OK))
+    if found.error is not None:
+        label = "credentials" if found.adc is None else "project and location"
+        facts.append(Fact(label, found.error.removeprefix("vertex: "), Status.FAIL))
+    return facts
 
 
 def _ask_server(url: str) -> tuple[int, str]:

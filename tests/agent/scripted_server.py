@@ -1,5 +1,7 @@
 """A real HTTP server on 127.0.0.1 that replays scripted model rounds in the streaming (SSE) formats of
-OpenAI Chat Completions, OpenAI Responses and Anthropic Messages, whichever path a request names.
+OpenAI Chat Completions, OpenAI Responses, Anthropic Messages and Gemini's streamGenerateContent,
+whichever path a request names: Vertex AI's too (Claude's streamRawPredict speaks Messages, Gemini's
+streamGenerateContent Gemini's), with an OAuth token endpoint (POST /token) for its credentials.
 
 A round is one of:
   {"status": 429, "retry_after": "0"}              an error answer (any status), Retry-After if given
@@ -7,7 +9,9 @@ A round is one of:
 with, in a reply, any of:
   "usage": [in, out, cache_read, cache_write]     in: the tokens neither read from nor written to cache
   "cost": 0.0012                                  the cost the provider reports (Chat and Responses)
-  "refusal": "I can't help with that."            the provider refuses, in its format's way
+  "refusal": "I can't help with that."            the provider refuses, in its format's way (Gemini:
+                                                  finishReason SAFETY; "blocked": true, the prompt's
+                                                  promptFeedback blockReason instead)
   "limit": true                                   the reply stops at the output token limit
   "pieces": N                                     text and arguments sent in deltas of N characters
 and the faults a server can make (fault injection):
@@ -23,13 +27,18 @@ and the faults a server can make (fault injection):
   "repeat": true      the round answers this request and every later one (a model that echoes itself)
   "body": {...}       with "status": the error body, as given (else {"error": {"message": ...}}); a
                       string is sent as it is
-Every request is kept (path, headers, JSON body) for the test to look at.
+A call whose "arguments" are raw text is, in Gemini's format, a reply that ends MALFORMED_FUNCTION_CALL
+(Gemini sends arguments as an object or not at all); the first call of a Gemini reply carries a
+thoughtSignature, `sig-<request index>`.
+Every request is kept (path, headers, JSON body, and the model it names, in the path or the body) for
+the test to look at; the token endpoint's requests (their form fields) are kept in `tokens`.
 """
 
 from __future__ import annotations
 
 import json
 import threading
+import urllib.parse
 from collections.abc import Callable, Iterator, Sequence
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
 from typing import Any
@@ -206,18 +215,97 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
     yield "message_stop", {"type": "message_stop"}
 
 
+def _gemini(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, Any] | str]]:
+    fresh, out, read, write = _usage(round_)
+    usage = {
+        "promptTokenCount": fresh + read + write,
+        "candidatesTokenCount": out,
+        "totalTokenCount": fresh + read + write + out,
+        "cachedContentTokenCount": read,
+    }
+
+    def chunk(parts: list[dict[str, Any]] | None, finish: str | None = None) -> dict[str, Any]:
+        candidate: dict[str, Any] = {"index": 0}
+        if parts is not None:
+            candidate["content"] = {"role": "model", "parts": parts}
+        if finish:
+            candidate["finishReason"] = finish
+        return {"candidates": [candidate], "usageMetadata": usage, "responseId": f"g{index}"}
+
+    if round_.get("blocked"):
+        yield "", {"promptFeedback": {"blockReason": "PROHIBITED_CONTENT"}, "usageMetadata": usage}
+        return
+    yield "", chunk([{"text": ""}])
+    for part in _pieces(round_.get("text", ""), round_.get("pieces")):
+        yield "", chunk([{"text": part}])
+    calls = round_.get("calls", [])
+    if any(isinstance(call.get("arguments"), str) for call in calls):
+        yield "", chunk(None, "MALFORMED_FUNCTION_CALL")
+        return
+    parts = []
+    for i, call in enumerate(calls):
+        function: dict[str, Any] = {"name": call["name"], "args": call.get("arguments", {})}
+        if "id" in call:
+            function["id"] = call["id"]
+        parts.append({"functionCall": function, **({"thoughtSignature": f"sig-{index}"} if i == 0 else {})})
+    if parts:
+        yield "", chunk(parts)
+    finish = "STOP"
+    if "refusal" in round_:
+        finish = "SAFETY"
+    elif round_.get("limit"):
+        finish = "MAX_TOKENS"
+    yield "", chunk([{"text": ""}] if finish == "STOP" else None, finish)
+
+
+# Google's error status for an HTTP status, and for a stream error's Anthropic-style type.
+_GOOGLE_STATUS = {400: "INVALID_ARGUMENT", 401: "UNAUTHENTICATED", 403: "PERMISSION_DENIED", 404: "NOT_FOUND",
+                  429: "RESOURCE_EXHAUSTED", 500: "INTERNAL", 503: "UNAVAILABLE"}  # fmt: skip
+_GOOGLE_TYPE = {
+    "overloaded_error": (503, "UNAVAILABLE"),
+    "rate_limit_error": (429, "RESOURCE_EXHAUSTED"),
+    "invalid_request_error": (400, "INVALID_ARGUMENT"),
+    "api_error": (500, "INTERNAL"),
+}
+
+
+Render = Callable[[dict[str, Any], int], Iterator[tuple[str, dict[str, Any] | str]]]
+
+
+def _render(path: str) -> Render:
+    """The wire format `path` names."""
+    route = path.partition("?")[0]
+    if route.endswith(("/messages", ":streamRawPredict", ":rawPredict")):
+        return _anthropic
+    if route.endswith((":streamGenerateContent", ":generateContent")):
+        return _gemini
+    if route.endswith("/responses"):
+        return _responses
+    return _chat
+
+
+def model_of(path: str, body: object) -> object:
+    """The model a request names: in its path (Gemini, Vertex), else in its body."""
+    route = path.partition("?")[0]
+    if "/models/" in route and ":" in route.rpartition("/models/")[2]:
+        return route.rpartition("/models/")[2].partition(":")[0]
+    return body.get("model") if isinstance(body, dict) else None
+
+
 # The event a nested frame is sent as, by wire format: one each SDK parses as JSON.
-_NESTED_EVENT = {_chat: "", _responses: "response.output_text.delta", _anthropic: "content_block_delta"}
+_NESTED_EVENT: dict[Render, str] = {
+    _chat: "",
+    _responses: "response.output_text.delta",
+    _anthropic: "content_block_delta",
+    _gemini: "",
+}
 
 
 def sse_frames(path: str, round_: dict[str, Any], index: int = 0) -> list[bytes]:
-    """A reply round as the SSE frames of the wire format `path` names (…/messages, …/responses, else
-    Chat), a nested first frame included when the round asks for one."""
-    render = _chat
-    if path.endswith("/messages"):
-        render = _anthropic
-    elif path.endswith("/responses"):
-        render = _responses
+    """A reply round as the SSE frames of the wire format `path` names (…/messages and
+    …:streamRawPredict, …:streamGenerateContent, …/responses, else Chat), a nested first frame
+    included when the round asks for one."""
+    render = _render(path)
     events = list(render(round_, index))
     if "nested" in round_:
         depth = int(round_["nested"])
@@ -228,6 +316,9 @@ def sse_frames(path: str, round_: dict[str, Any], index: int = 0) -> list[bytes]
         error = dict(round_["stream_error"])
         if render is _chat:
             events[1:] = [("", {"error": error})]
+        elif render is _gemini:
+            code, status = _GOOGLE_TYPE.get(str(error.get("type")), (500, "INTERNAL"))
+            events[1:] = [("", {"error": {"code": code, "message": error.get("message"), "status": status}})]
         elif render is _responses:
             events[1:] = [
                 ("error", {"type": "error", "code": error.get("type"), "message": error.get("message")})
@@ -265,14 +356,22 @@ class ScriptedServer:
         rounds: Sequence[object],
         on_request: Callable[[int], None] | None = None,
         models: dict[str, dict[str, int]] | None = None,
+        tokens: Sequence[str] = ("scripted-access-token",),
+        token_answer: dict[str, Any] | None = None,
     ) -> None:
         """`on_request(n)` runs when request n (from 0) arrives, before it is answered. `models` are
         what the vendors' model APIs say (Anthropic's GET /v1/models/ID, OpenRouter's GET /v1/models,
-        Ollama's POST /api/show and GET /api/tags): {"ID": {"context_window": N, "max_output_tokens":
-        N}}; those asks go to `lookups`, not `requests`."""
+        Gemini's GET /v1beta/models and /v1beta/models/ID, Ollama's POST /api/show and GET
+        /api/tags): {"ID": {"context_window": N, "max_output_tokens": N}}; those asks go to
+        `lookups`, not `requests`. POST /token answers an OAuth token request with the next of
+        `tokens` (the last again once they run out), valid an hour, or with `token_answer`
+        ({"status": N, "body": {...}}) when given."""
         self.rounds: list[dict[str, Any]] = [_round(r) for r in rounds]
         self.on_request = on_request
         self.models = models or {}
+        self.issued = list(tokens)
+        self.token_answer = token_answer
+        self.tokens: list[dict[str, str]] = []
         self.lookups: list[str] = []
         self.requests: list[dict[str, Any]] = []
         self._lock = threading.Lock()
@@ -291,6 +390,9 @@ class ScriptedServer:
             def do_POST(self) -> None:  # noqa: N802 - http.server's name
                 length = int(self.headers.get("content-length", "0"))
                 raw = self.rfile.read(length)
+                if self.path == "/token":
+                    server._token(self, raw)
+                    return
                 try:
                     body = json.loads(raw)
                 except json.JSONDecodeError:
@@ -301,7 +403,14 @@ class ScriptedServer:
                     return
                 with server._lock:
                     index = len(server.requests)
-                    server.requests.append({"path": self.path, "headers": dict(self.headers), "body": body})
+                    server.requests.append(
+                        {
+                            "path": self.path,
+                            "headers": {k.lower(): v for k, v in self.headers.items()},
+                            "body": body,
+                            "model": model_of(self.path, body),
+                        }
+                    )
                     round_ = (
                         server.rounds[0] if server.rounds else {"status": 500, "error": "script exhausted"}
                     )
@@ -320,8 +429,31 @@ class ScriptedServer:
         host, port = self._httpd.server_address[:2]
         return f"http://{host!s}:{port}"
 
+    def _token(self, handler: BaseHTTPRequestHandler, raw: bytes) -> None:
+        """An OAuth token endpoint (a service account's JWT grant, a login's refresh token grant)."""
+        with self._lock:
+            self.tokens.append(dict(urllib.parse.parse_qsl(raw.decode())))
+            token = self.issued.pop(0) if len(self.issued) > 1 else self.issued[0]
+        given = self.token_answer or {}
+        answer = given.get("body", {"access_token": token, "expires_in": 3600, "token_type": "Bearer"})
+        data = json.dumps(answer).encode()
+        handler.send_response(int(given.get("status", 200)))
+        handler.send_header("content-type", "application/json")
+        handler.send_header("content-length", str(len(data)))
+        handler.end_headers()
+        handler.wfile.write(data)
+
+    @staticmethod
+    def _gemini_model(name: str, limits: dict[str, int]) -> dict[str, Any]:
+        return {
+            "name": f"models/{name}",
+            "inputTokenLimit": limits["context_window"],
+            "outputTokenLimit": limits["max_output_tokens"],
+            "supportedGenerationMethods": ["generateContent", "countTokens"],
+        }
+
     def _model_info(self, handler: BaseHTTPRequestHandler, body: Any) -> None:
-        path = handler.path
+        path = handler.path.partition("?")[0]
         answer: dict[str, Any] | None = None
         if path == "/api/show" and isinstance(body, dict) and body.get("model") in self.models:
             limits = self.models[body["model"]]
@@ -341,6 +473,11 @@ class ScriptedServer:
                     for name, limits in self.models.items()
                 ],
             }
+        elif path == "/v1beta/models":
+            answer = {"models": [self._gemini_model(name, limits) for name, limits in self.models.items()]}
+        elif path.startswith("/v1beta/models/") and path.removeprefix("/v1beta/models/") in self.models:
+            name = path.removeprefix("/v1beta/models/")
+            answer = self._gemini_model(name, self.models[name])
         elif path.startswith("/v1/models/") and path.removeprefix("/v1/models/") in self.models:
             name = path.removeprefix("/v1/models/")
             limits = self.models[name]
@@ -364,7 +501,16 @@ class ScriptedServer:
             self._stopping.wait()
             return
         if "status" in round_:
-            error = round_.get("body", {"error": {"message": round_.get("error", "scripted failure")}})
+            message = round_.get("error", "scripted failure")
+            error = round_.get("body", {"error": {"message": message}})
+            if "body" not in round_ and _render(handler.path) is _gemini:  # Google's shape
+                status = int(round_["status"])
+                google: dict[str, Any] = {"code": status, "message": message}
+                google["status"] = _GOOGLE_STATUS.get(status, "INTERNAL" if status >= 500 else "UNKNOWN")
+                if "retry_after" in round_:
+                    retry = {"@type": "type.googleapis.com/google.rpc.RetryInfo"}
+                    google["details"] = [{**retry, "retryDelay": f"{round_['retry_after']}s"}]
+                error = {"error": google}
             body = (error if isinstance(error, str) else json.dumps(error)).encode()
             handler.send_response(int(round_["status"]))
             handler.send_header("content-type", "application/json")

@@ -37,9 +37,13 @@ def test_the_config_written_is_read_as_it_stands_and_names_the_providers_key_var
         "openai": "OPENAI_API_KEY",
         "anthropic": "ANTHROPIC_API_KEY",
         "openrouter": "OPENROUTER_API_KEY",
+        "gemini": "GEMINI_API_KEY",
     }
     if provider in variable:
         assert f"${variable[provider]}" in text and variable[provider] in out
+    if provider == "vertex":  # no key: where its credentials are read from, and how to sign in
+        assert "$GOOGLE_APPLICATION_CREDENTIALS" in text and "application-default login" in out
+        assert "api_key" not in text.replace("# ", "")
 
 
 def test_a_config_that_is_there_is_kept(tmp_path: Path) -> None:

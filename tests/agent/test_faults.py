@@ -14,11 +14,28 @@ import pytest
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer, sse_frames
-from .test_scenarios import FORMATS, _env, _session_events, _workspace
+from .test_scenarios import FORMATS, _env, _session_events, _workspace, base_url, format_env
 
 # Where each format's tool call is first streamed: a cut after that frame comes after the call.
-_CALL_FRAME = {"chat": b'"tool_calls"', "responses": b"response.output_item.done", "anthropic": b'"tool_use"'}
-_PATH = {"chat": "/v1/chat/completions", "responses": "/v1/responses", "anthropic": "/v1/messages"}
+_CALL_FRAME = {
+    "chat": b'"tool_calls"',
+    "responses": b"response.output_item.done",
+    "anthropic": b'"tool_use"',
+    "gemini": b'"functionCall"',
+    "vertex-claude": b'"tool_use"',
+    "vertex-gemini": b'"functionCall"',
+}
+_VERTEX = "/v1/projects/scripted-project/locations/us-east5/publishers"
+_PATH = {
+    "chat": "/v1/chat/completions",
+    "responses": "/v1/responses",
+    "anthropic": "/v1/messages",
+    "gemini": "/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+    "vertex-claude": f"{_VERTEX}/anthropic/models/claude-sonnet-5-5:streamRawPredict",
+    "vertex-gemini": f"{_VERTEX}/google/models/gemini-2.5-pro:streamGenerateContent?alt=sse",
+}
+# Gemini sends a call's arguments as an object or not at all (test_a_gemini_call_it_could_not_form_...).
+_RAW_ARGUMENTS = [f for f in FORMATS if "gemini" not in f]
 
 
 def _run(
@@ -32,11 +49,19 @@ def _run(
     if not work.exists():
         _workspace(tmp, {})
     with ScriptedServer(rounds) as server:
-        base = server.url if fmt == "anthropic" else server.url + "/v1"
         code, out, err = run_main(
-            ["-p", "go", "--output-format", "json", *FORMATS[fmt], "--base-url", base, *argv],
+            [
+                "-p",
+                "go",
+                "--output-format",
+                "json",
+                *FORMATS[fmt],
+                "--base-url",
+                base_url(server, fmt),
+                *argv,
+            ],
             cwd=str(work),
-            env=_env(tmp),
+            env={**_env(tmp), **format_env(tmp, fmt, server)},
         )
     return code, json.loads(out), err, server
 
@@ -103,9 +128,14 @@ def test_a_stream_that_only_trickles_keepalives_is_given_up_at_the_total_bound(
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_401_is_an_authentication_failure_whatever_its_body_says(tmp_path: Path, fmt: str) -> None:
     body = {"type": "error", "error": {"type": "api_error", "message": "invalid x-api-key"}}
-    code, doc, err, server = _run(tmp_path, fmt, [{"status": 401, "body": body}, {"text": "never"}])
+    # vertex's token is fetched again once and the request sent again (as a key command's key is).
+    refused = 2 if fmt.startswith("vertex") else 1
+    code, doc, err, server = _run(
+        tmp_path, fmt, [{"status": 401, "body": body}] * refused + [{"text": "never"}]
+    )
     assert (code, _failure(doc)["kind"], _failure(doc)["retryable"]) == (12, "authentication", False)
-    assert len(server.requests) == 1 and "unavailable" not in err
+    assert len(server.requests) == refused and "unavailable" not in err
+    assert len(server.tokens) == (refused if fmt.startswith("vertex") else 0)
 
 
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])
@@ -179,7 +209,7 @@ def test_an_error_event_in_the_stream_is_classified_and_retried_when_it_may_help
     assert error["message"] in doc["outcome"]["message"] and code != 0
 
 
-@pytest.mark.parametrize("fmt", FORMATS)
+@pytest.mark.parametrize("fmt", _RAW_ARGUMENTS)
 def test_a_model_that_sends_only_malformed_calls_ends_the_turn(tmp_path: Path, fmt: str) -> None:
     rounds = [{"calls": [{"name": "bash", "arguments": "{not json"}], "repeat": True}]
     code, doc, _, server = _run(tmp_path, fmt, rounds)
@@ -187,6 +217,16 @@ def test_a_model_that_sends_only_malformed_calls_ends_the_turn(tmp_path: Path, f
     assert "could not be used 3 replies in a row" in doc["outcome"]["message"]
     messages = [e["message"] for e in _session_events(tmp_path) if e["type"] == "message"]
     assert messages[-1]["role"] == "tool_result"  # every call answered: the conversation stays valid
+
+
+@pytest.mark.parametrize("fmt", ["gemini", "vertex-gemini"])
+def test_a_gemini_call_it_could_not_form_is_asked_again_then_fails_as_malformed(
+    tmp_path: Path, fmt: str
+) -> None:
+    rounds = [{"calls": [{"name": "bash", "arguments": "{not json"}], "repeat": True}]
+    code, doc, _, server = _run(tmp_path, fmt, rounds)
+    assert (code, _failure(doc)["kind"], len(server.requests)) == (15, "malformed_tool_arguments", 4)
+    assert "finishReason: MALFORMED_FUNCTION_CALL" in doc["outcome"]["message"]
 
 
 def test_a_usable_call_between_malformed_ones_starts_the_count_again(tmp_path: Path) -> None:

@@ -23,11 +23,12 @@ from .scripted_server import ScriptedServer
 from .test_scenarios import MCP_SERVER
 
 ROOT = Path(__file__).resolve().parents[2]
-# Three keys, each in a variable bastion reads: the provider's (a name that does not look like a
-# credential, given by --api-key-env), another provider's standard one, an MCP header's.
+# Four keys, each in a variable bastion reads: the provider's (a name that does not look like a
+# credential, given by --api-key-env), two other providers' standard ones, an MCP header's.
 KEYS = {
     "LLM_CRED": "sk-proj-llmcred-0123456789abcdefABCDEF",
     "OPENAI_API_KEY": "sk-openai-standard-9876543210zyxwvu",
+    "GEMINI_API_KEY": "AIzaSy-gemini-standard-13579bdfhjlnprtv",
     "DOCS_TOKEN": "docs-header-token-55aa55aa55aa55aa55",
 }
 # A variable that is no key: seen in a read, it proves the read worked.
@@ -257,7 +258,11 @@ def test_the_re_executed_bastion_keeps_piped_input_and_a_signal_ends_it_as_befor
     assert proc.returncode == 10, err  # cancelled, as without the re-execution
     assert "piped text" in json.dumps(server.requests[0]["body"])
     # Only the provider's variable is a key here (no config names LLM_CRED or DOCS_TOKEN).
-    assert MARKER[0].encode() in environ and KEYS["OPENAI_API_KEY"][:8].encode() not in environ
+    assert MARKER[0].encode() in environ
+    assert (
+        KEYS["OPENAI_API_KEY"][:8].encode() not in environ
+        and KEYS["GEMINI_API_KEY"][:8].encode() not in environ
+    )
 
 
 def test_a_key_typed_at_the_repl_is_kept_out_of_the_history_and_the_session(tmp_path: Path) -> None:
@@ -283,3 +288,63 @@ def test_a_key_typed_at_the_repl_is_kept_out_of_the_history_and_the_session(tmp_
     history = tmp_path / "home" / ".bastion" / "history"
     assert "my key is *** keep it" in history.read_text()
     assert _leaks(_written(tmp_path / "home")) == []
+
+
+# --- issue 27: vertex's access token and credential file, gemini's key ---
+
+
+def test_vertexs_token_and_credential_file_reach_no_child_and_nothing_written_holds_them(
+    tmp_path: Path,
+) -> None:
+    from .google_adc import private_key, vertex_env
+
+    (tmp_path / "work").mkdir()
+    token = "ya29.vertex-access-token-ABCDEFGHIJKLMNOP"
+    line = 'env; cat "$GOOGLE_APPLICATION_CREDENTIALS"; echo "creds=[$GOOGLE_APPLICATION_CREDENTIALS]"'
+    rounds: list[dict[str, object]] = [
+        {"calls": [{"name": "bash", "arguments": {"command": line}}]},
+        {"text": "done"},
+    ]
+    transcript = tmp_path / "out" / "t.json"
+    transcript.parent.mkdir()
+    with ScriptedServer(rounds, tokens=(token,)) as server:
+        env = vertex_env(tmp_path, server.url)
+        argv = ["-p", "show the environment", "--yes-to", "stdin", "--provider", "vertex", "--base-url",
+                server.url, "--output-format", "json", "--transcript", str(transcript)]  # fmt: skip
+        done = subprocess.run(
+            [sys.executable, "-m", "bastion", *argv], env={**_env(tmp_path), **env}, input="y\n",
+            capture_output=True, text=True, timeout=120, cwd=str(tmp_path / "work"),
+        )  # fmt: skip
+    assert done.returncode == 0, done.stderr
+    (result,) = [
+        b["content"]
+        for m in server.requests[-1]["body"]["messages"]
+        for b in m["content"]
+        if b.get("type") == "tool_result"
+    ]
+    assert "PATH=" in result and "creds=[]" in result  # the command ran, without the credential file's name
+    assert "GOOGLE_APPLICATION_CREDENTIALS=" not in result and "BEGIN PRIVATE KEY" not in result
+    assert [r["headers"]["authorization"] for r in server.requests] == [f"Bearer {token}"] * 2
+    key_lines = private_key().splitlines()[1:-1]
+    bodies = json.dumps([r["body"] for r in server.requests])
+    written = _written(tmp_path / "home", tmp_path / "out", tmp_path / "work")
+    texts = [("stdout", done.stdout), ("stderr", done.stderr), ("requests", bodies), *written]
+    assert [w for w, t in texts if _runs(t, token) or any(k in t for k in key_lines)] == []
+
+
+def test_a_vertex_server_that_echoes_the_token_in_a_401_shows_it_nowhere(tmp_path: Path) -> None:
+    from .google_adc import vertex_env
+
+    (tmp_path / "work").mkdir()
+    tokens = ("ya29.first-token-0123456789abcdef", "ya29.second-token-fedcba9876543210")
+    rounds = [{"status": 401, "error": f"token {t} is not valid here"} for t in tokens]
+    with ScriptedServer(rounds, tokens=tokens) as server:
+        argv = ["-p", "hi", "--provider", "vertex", "--model", "gemini-2.5-pro", "--base-url", server.url,
+                "--output-format", "json"]  # fmt: skip
+        code, out, err = run_main(
+            argv, cwd=str(tmp_path / "work"), env={**_env(tmp_path), **vertex_env(tmp_path, server.url)}
+        )
+    assert code == 12 and len(server.tokens) == 2  # fetched again once, refused again
+    assert "token *** is not valid here" in json.loads(out)["outcome"]["message"]
+    texts = [("stdout", out), ("stderr", err), *_written(tmp_path / "home")]
+    assert [w for w, t in texts for token in tokens if _runs(t, token)] == []

@@ -130,7 +130,7 @@ def test_a_flag_that_switches_the_provider_leaves_the_configs_model_behind(tmp_p
 
 
 def test_importing_the_agent_loads_no_sdk_or_http_client() -> None:
-    heavy = ("anthropic", "openai", "httpx2", "prompt_toolkit", "mcp", "httpx")
+    heavy = ("anthropic", "openai", "httpx2", "prompt_toolkit", "mcp", "httpx", "google")
     assert modules_loaded("import bastion.agent", heavy) == []
 
 

@@ -18,15 +18,25 @@ import pytest
 from tests.waits import PATIENCE, until
 
 from .agent_fixtures import SLOW, gone, run_main, wait_for_pid
+from .google_adc import private_key, vertex_env
 from .scripted_server import ScriptedServer
 
 SCENARIOS = sorted((Path(__file__).parent / "scenarios").glob("*.json"))
 SECRET = "sk-scripted-SECRET-0001"
+# Each wire format, and the provider that speaks it. vertex is two: Claude (Messages over
+# streamRawPredict) and Gemini (streamGenerateContent), with the access token its credentials get.
 FORMATS = {
     "chat": ["--provider", "openai"],
     "responses": ["--provider", "openresponses", "--model", "scripted", "--api-key-env", "SCRIPTED_KEY"],
     "anthropic": ["--provider", "anthropic"],
+    "gemini": ["--provider", "gemini"],
+    "vertex-claude": ["--provider", "vertex"],
+    "vertex-gemini": ["--provider", "vertex", "--model", "gemini-2.5-pro"],
 }
+# The formats whose --base-url is the server's root (the SDK or bastion adds the version).
+_ROOT_URL = ("anthropic", "gemini", "vertex-claude", "vertex-gemini")
+# A scenario's sub-agent model, as each format names it: on vertex the other family's.
+SUBAGENT_MODEL = {"vertex-claude": "gemini-2.5-flash", "vertex-gemini": "claude-haiku-4-5"}
 
 
 def _cases() -> list[Any]:
@@ -44,6 +54,7 @@ def _env(tmp: Path) -> dict[str, str]:
         "XDG_CONFIG_HOME": str(tmp / "xdg"),
         "OPENAI_API_KEY": SECRET,
         "ANTHROPIC_API_KEY": SECRET,
+        "GEMINI_API_KEY": SECRET,
         "SCRIPTED_KEY": SECRET,
         "BASTION_RETRY_CAP": "0.01",
         "GIT_CONFIG_NOSYSTEM": "1",
@@ -107,8 +118,11 @@ def _task_lines(events: list[dict[str, Any]]) -> list[dict[str, Any]]:
 
 
 def _offered(body: dict[str, Any]) -> list[str]:
-    """The tool names a request offered, in any of the three wire formats."""
-    return [t.get("name") or t["function"]["name"] for t in body.get("tools", [])]
+    """The tool names a request offered, in any of the wire formats."""
+    tools = body.get("tools", [])
+    if tools and "functionDeclarations" in tools[0]:
+        return [t["name"] for t in tools[0]["functionDeclarations"]]
+    return [t.get("name") or t["function"]["name"] for t in tools]
 
 
 def _check_tasks(
@@ -126,32 +140,52 @@ def _check_tasks(
         for text in texts:
             assert text in body, (index, text)
     if "models" in expect:
-        assert [r["body"]["model"] for r in server.requests] == expect["models"]
+        assert [r["model"] for r in server.requests] == expect["models"]
+    for index, model in expect.get("model_of", {}).items():
+        assert server.requests[int(index)]["model"] == model, index
     for text in expect.get("stderr", []):
         assert text in err
 
 
-def _base_url(server: ScriptedServer, fmt: str) -> str:
-    return server.url if fmt == "anthropic" else server.url + "/v1"
+def base_url(server: ScriptedServer, fmt: str) -> str:
+    """The --base-url a run in `fmt` is given for the scripted server."""
+    return server.url if fmt in _ROOT_URL else server.url + "/v1"
+
+
+def format_env(tmp: Path, fmt: str, server: ScriptedServer) -> dict[str, str]:
+    """What a run in `fmt` adds to _env: for vertex, its credential file (written here, its token
+    endpoint the server's), project and location."""
+    return vertex_env(tmp, server.url) if fmt.startswith("vertex") else {}
+
+
+def _in_format(scenario: dict[str, Any], fmt: str) -> dict[str, Any]:
+    """The scenario as `fmt` runs it: its sub-agent model named as the format names one."""
+    if fmt not in SUBAGENT_MODEL:
+        return scenario
+    named: dict[str, Any] = json.loads(
+        json.dumps(scenario).replace('"small-model"', f'"{SUBAGENT_MODEL[fmt]}"')
+    )
+    return named
 
 
 @pytest.mark.parametrize(("path", "fmt"), _cases())
 def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) -> None:
-    scenario = json.loads(path.read_text())
+    scenario = _in_format(json.loads(path.read_text()), fmt)
     expect = scenario["expect"]
     work = _workspace(tmp_path, scenario)
-    with ScriptedServer(scenario["rounds"]) as server:
+    with ScriptedServer(scenario["rounds"], tokens=(SECRET,)) as server:
         argv = [
             "-p",
             scenario.get("prompt", "do the task"),
             "--output-format",
             "json",
             "--base-url",
-            _base_url(server, fmt),
+            base_url(server, fmt),
             *FORMATS[fmt],
             *scenario.get("argv", []),
         ]
-        code, out, err = run_main(argv, cwd=str(work), env=_env(tmp_path), stdin=scenario.get("stdin", ""))
+        env = {**_env(tmp_path), **format_env(tmp_path, fmt, server)}
+        code, out, err = run_main(argv, cwd=str(work), env=env, stdin=scenario.get("stdin", ""))
     doc = json.loads(out)
     assert code == expect["exit"], err
     assert doc["schema_version"] == 1
@@ -188,8 +222,10 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
     # The key went to the server in a header, and nowhere else.
     assert any(SECRET in json.dumps(r["headers"]) for r in server.requests)
     session_text = "\n".join(json.dumps(e) for e in events)
+    # vertex's credential file: its private key was read into memory, and nothing shows any of it.
+    secrets = [SECRET, *(private_key().splitlines()[3:5] if fmt.startswith("vertex") else [])]
     for where in (out, err, session_text, *(json.dumps(r["body"]) for r in server.requests)):
-        assert SECRET not in where
+        assert not [s for s in secrets if s in where]
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])

@@ -22,7 +22,7 @@ from bastion.policy import Decision, Verdict
 from .scripted_server import ScriptedServer
 from .test_mcp_client import SERVER
 from .test_repl import _spawn
-from .test_scenarios import FORMATS, _env, _session_events, _workspace
+from .test_scenarios import FORMATS, _env, _session_events, _workspace, base_url, format_env
 
 SPINNING = "waiting for the model"
 
@@ -71,13 +71,14 @@ def test_no_path_that_ends_a_run_leaves_the_spinner_running() -> None:
         assert printer.spinner.waiting == ""
 
 
-def _bastion(fmt: str, url: str, *argv: str) -> list[str]:
-    base = url if fmt == "anthropic" else url + "/v1"
+def _bastion(fmt: str, server: ScriptedServer, *argv: str) -> list[str]:
+    base = base_url(server, fmt)
     return [sys.executable, "-m", "bastion", "-p", "go", *FORMATS[fmt], "--base-url", base, *argv]
 
 
 def _quiet(err: str) -> None:
-    for word in ("BrokenPipe", "Traceback", "Exception ignored", "openai:", "anthropic:", "openresponses:"):
+    said = ("openai:", "anthropic:", "openresponses:", "gemini:", "vertex:")
+    for word in ("BrokenPipe", "Traceback", "Exception ignored", *said):
         assert word not in err, err
 
 
@@ -92,9 +93,9 @@ def test_a_closed_standard_output_ends_the_run_quietly_with_the_shells_status(
     with ScriptedServer([{"text": "an answer nobody reads\n"}]) as server:
         try:
             done = subprocess.run(
-                _bastion(fmt, server.url, "--output-format", output),
+                _bastion(fmt, server, "--output-format", output),
                 cwd=tmp_path / "work",
-                env={**os.environ, **_env(tmp_path)},
+                env={**os.environ, **_env(tmp_path), **format_env(tmp_path, fmt, server)},
                 stdout=write,
                 stderr=subprocess.PIPE,
                 text=True,
@@ -114,7 +115,7 @@ def test_bastion_piped_into_head_stops_when_head_has_read_enough(tmp_path: Path)
     # More than a pipe holds: bastion is still writing when head leaves.
     text = "".join(f"line {i}\n" for i in range(20_000))
     with ScriptedServer([{"text": text, "pieces": 64}]) as server:
-        line = " ".join(f"'{word}'" for word in _bastion("chat", server.url))
+        line = " ".join(f"'{word}'" for word in _bastion("chat", server))
         done = subprocess.run(
             ["bash", "-c", f'{line} | head -2; echo "status=${{PIPESTATUS[0]}}"'],
             cwd=tmp_path / "work",

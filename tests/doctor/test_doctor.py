@@ -131,5 +131,51 @@ def test_doctor_loads_no_sdk_nor_http_client(tmp_path: Path) -> None:
         "with contextlib.redirect_stdout(io.StringIO()):\n"
         f"    main(['doctor', '--config', {os.devnull!r}, '--cwd', {str(tmp_path)!r}])\n"
     )
-    heavy = ("anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "rich", "mcp")
+    heavy = ("anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "rich", "mcp", "google")
     assert modules_loaded(code, heavy) == []
+
+
+def test_doctor_on_vertex_reads_its_credential_file_and_place_and_loads_no_sdk(tmp_path: Path) -> None:
+    from tests.agent.google_adc import private_key, service_account
+
+    path = service_account(tmp_path / "sa.json", "http://127.0.0.1:9/token")
+    environ = {"GOOGLE_APPLICATION_CREDENTIALS": str(path), "GOOGLE_CLOUD_REGION": "us-east5"}
+    config = 'provider = "vertex"\n'
+    facts = _facts(_json(tmp_path, config, "--offline", env=environ), "provider")
+    assert facts["key"]["value"].startswith("vertex takes none") and facts["model"]["status"] == "ok"
+    assert facts["credentials"] == {
+        **facts["credentials"],
+        "value": f"{path} (service_account, from $GOOGLE_APPLICATION_CREDENTIALS)",
+        "status": "ok",
+    }
+    assert facts["project"]["value"] == f"scripted-project (from the credentials ({path}))"
+    assert facts["location"]["value"] == "us-east5 (from $GOOGLE_CLOUD_REGION)"
+    assert facts["base URL"]["value"] == "https://us-east5-aiplatform.googleapis.com"
+    code, out = _doctor(tmp_path, config, "--offline", env=environ)
+    assert code == 0 and not any(line in out for line in private_key().splitlines()[1:-1])
+    (tmp_path / "v.toml").write_text(config)
+    argv = ["doctor", "--offline", "--config", str(tmp_path / "v.toml"), "--cwd", str(tmp_path)]
+    run = (
+        "import contextlib, io, os\n"
+        "from bastion.cli import main\n"
+        f"os.environ.update({environ!r})\n"
+        "with contextlib.redirect_stdout(io.StringIO()):\n"
+        f"    main({argv!r})\n"
+    )
+    assert modules_loaded(run, ("anthropic", "httpx2", "google")) == []
+
+
+def test_doctor_on_vertex_without_credentials_says_how_to_sign_in(tmp_path: Path) -> None:
+    facts = _facts(_json(tmp_path, 'provider = "vertex"\nmodel = "gpt-5"\n', "--offline"), "provider")
+    assert facts["model"]["status"] == "fail" and 'not "gpt-5"' in facts["model"]["value"]
+    said = facts["credentials"]
+    assert said["status"] == "fail" and "application_default_credentials.json" in said["value"]
+    assert "gcloud auth application-default login" in said["value"]
+
+
+def test_doctor_finds_geminis_key_by_its_variable(tmp_path: Path) -> None:
+    facts = _facts(
+        _json(tmp_path, 'provider = "gemini"\n', "--offline", env={"GEMINI_API_KEY": SECRET}), "provider"
+    )
+    assert facts["key"]["value"] == "$GEMINI_API_KEY is set"
+    assert facts["base URL"]["value"] == "https://generativelanguage.googleapis.com"

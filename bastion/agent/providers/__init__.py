@@ -1,9 +1,12 @@
 """The providers: ollama, openai, openrouter, openresponses and anthropic, each a streaming Model on
-its vendor's SDK (openai, anthropic), imported the first time a request is made."""
+its vendor's SDK (openai, anthropic), imported the first time a request is made; gemini, in
+Gemini's own wire format over httpx2; vertex, Claude (anthropic's Vertex client) and Gemini on
+Google Vertex AI with Application Default Credentials (google-auth)."""
 
 from ._catalogue import listed_models
 from ._clients import Connection
 from ._failures import KINDS, RetryPolicy, Timeouts
+from ._google import VertexSetup, refused_model, vertex_base_url, vertex_location, vertex_setup
 from ._keys import KeySource
 from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
@@ -22,11 +25,16 @@ __all__ = [
     "RetryPolicy",
     "StreamingModel",
     "Timeouts",
+    "VertexSetup",
     "listed_models",
     "make_model",
     "model_limits",
     "prices_of",
+    "refused_model",
     "timeouts_of",
     "key_variable",
     "key_variables",
+    "vertex_base_url",
+    "vertex_location",
+    "vertex_setup",
 ]

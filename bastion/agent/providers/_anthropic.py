@@ -1,4 +1,5 @@
-"""Anthropic Messages, streamed through the anthropic SDK, with prompt-cache breakpoints."""
+"""Anthropic Messages, streamed through the anthropic SDK (its Vertex client for vertex), with
+prompt-cache breakpoints."""
 
 from __future__ import annotations
 
@@ -36,6 +37,7 @@ _MIN_BUDGET = 1024
 _EPHEMERAL = {"type": "ephemeral"}
 # Anthropic allows four cache breakpoints: the system prompt, the tools, and the last two user turns.
 _TURN_BREAKPOINTS = 2
+_THINKING = ("thinking", "redacted_thinking")
 
 
 def _input_of(arguments: str) -> dict[str, Any]:
@@ -60,7 +62,8 @@ def _messages(messages: Sequence[Message]) -> list[dict[str, Any]]:
         if isinstance(m, User):
             user_block({"type": "text", "text": m.text})
         elif isinstance(m, Assistant):
-            blocks: list[dict[str, Any]] = list(m.opaque)
+            # Its own signed thinking only: a turn another family made (vertex) keeps other items.
+            blocks: list[dict[str, Any]] = [b for b in m.opaque if b.get("type") in _THINKING]
             if m.text:
                 blocks.append({"type": "text", "text": m.text})
             blocks.extend(
@@ -175,7 +178,7 @@ class AnthropicModel:
         start_usage: object = None
         delta_usage: object = None
         stop = ""
-        with self.connection.anthropic().messages.with_streaming_response.create(**params) as response:
+        with self.connection.claude().messages.with_streaming_response.create(**params) as response:
             surfaced.answered = True
             for name, data in events(response.iter_lines()):
                 if name == "ping":
@@ -235,7 +238,7 @@ class AnthropicModel:
             elif block.get("type") == "tool_use":
                 raw = block.get("partial") or json.dumps(block.get("input") or {})
                 calls.append(ToolCall(str(block.get("id", f"toolu_{i}")), str(block.get("name", "")), raw))
-            elif block.get("type") in ("thinking", "redacted_thinking"):
+            elif block.get("type") in _THINKING:
                 opaque.append(block)
         usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, None)
         return Reply(Assistant("".join(said), tuple(calls), tuple(opaque)), usage, stop)

@@ -1,11 +1,14 @@
 """The models a provider lists, for /model to check a name against: the OpenAI-style GET /models
-(OpenAI, OpenRouter, an Open Responses server), Anthropic's models API, Ollama's /api/tags."""
+(OpenAI, OpenRouter, an Open Responses server), Anthropic's and Gemini's models APIs, Ollama's
+/api/tags; vertex lists none (its families are checked by name: _google.refused_model)."""
 
 from __future__ import annotations
 
 from .._types import ModelError
 from ._clients import Connection
 from ._failures import classify
+from ._gemini import gemini_get
+from ._sse import dicts, text
 
 __all__ = ["listed_models"]
 
@@ -24,12 +27,29 @@ def _ollama(connection: Connection) -> list[str]:
     return [n for n in names if isinstance(n, str)]
 
 
+def _gemini(connection: Connection) -> list[str]:
+    """The models that generate content (an embedding model is listed too); one page of 1000."""
+    body = gemini_get(connection, "models?pageSize=1000", _TIMEOUT)
+    if not isinstance(body, dict) or not isinstance(body.get("models"), list):
+        raise ValueError("/v1beta/models did not answer a list of models")
+    return [
+        text(m, "name").removeprefix("models/")
+        for m in dicts(body, "models")
+        if text(m, "name")
+        and "generateContent" in (m.get("supportedGenerationMethods") or ["generateContent"])
+    ]
+
+
 def listed_models(connection: Connection) -> list[str]:
     """The model names the provider lists (asked now, within a few seconds). Raises ModelError,
     classified as a request's failure is, when the list cannot be fetched."""
     try:
         if connection.provider == "ollama":
             return _ollama(connection)
+        if connection.provider == "vertex":
+            return []
+        if connection.provider == "gemini":
+            return _gemini(connection)
         if connection.provider == "anthropic":
             return [m.id for m in connection.anthropic().models.list(timeout=_TIMEOUT)]
         listed = connection.openai().models.list(timeout=_TIMEOUT, **connection.openai_extras())

@@ -3,8 +3,9 @@ from them. Each SDK is imported here, the first time its provider is used, never
 
 The key goes into the SDK as a header value only: OpenAI's client asks `KeySource.get` before every
 request (so a key command's output is fetched again once five minutes old); Anthropic's is copied
-with the key whenever it changes. Neither SDK retries (max_retries=0: the retries are ours), and
-neither may pick up a key, base URL or other credential of its own from the environment.
+with the key whenever it changes, and so is its Vertex client with vertex's access token. Neither
+SDK retries (max_retries=0: the retries are ours), and neither may pick up a key, base URL, region,
+project or other credential of its own from the environment. Gemini is spoken over `http_client`.
 """
 
 from __future__ import annotations
@@ -14,13 +15,15 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 from ._failures import OnRetry, RetryPolicy, Timeouts
-from ._keys import KeySource
+from ._google import Place
+from ._keys import Key
 from ._pricing import Price
 
 if TYPE_CHECKING:
     import anthropic
     import httpx2
     import openai
+    from anthropic import Anthropic, AnthropicVertex
 
 __all__ = ["Connection"]
 
@@ -29,20 +32,23 @@ __all__ = ["Connection"]
 class Connection:
     """`transport` replaces the network (an httpx2 transport: tests speak the wire format through it);
     `on_retry` hears of each request that is tried again; `limits_cache` is the file the models'
-    limits are kept in; `timeouts` bound how long a request waits (no byte, and in all)."""
+    limits are kept in; `timeouts` bound how long a request waits (no byte, and in all); `place`
+    is where vertex's requests go (None: not vertex)."""
 
     provider: str
     base_url: str
-    key: KeySource | None
+    key: Key | None
     retry: RetryPolicy = field(default_factory=RetryPolicy)
     pricing: Mapping[str, Price] = field(default_factory=dict)
     transport: httpx2.BaseTransport | None = None
     on_retry: OnRetry | None = None
     limits_cache: str | None = None
     timeouts: Timeouts = field(default_factory=Timeouts)
+    place: Place | None = None  # vertex: the project and location its requests go to
     _http: httpx2.Client | None = None
     _openai: openai.OpenAI | None = None
     _anthropic: anthropic.Anthropic | None = None
+    _vertex: anthropic.AnthropicVertex | None = None
     _anthropic_key: str | None = None
 
     def http_client(self) -> httpx2.Client:
@@ -99,3 +105,31 @@ class Connection:
             )
             self._anthropic_key = key
         return self._anthropic
+
+    def google_headers(self) -> dict[str, str]:
+        """What a request to Google adds: the project a login's quota is billed to, when it names one."""
+        quota = self.place.quota_project if self.place is not None else None
+        return {"x-goog-user-project": quota} if quota else {}
+
+    def claude(self) -> Anthropic | AnthropicVertex:
+        """The client Claude's Messages go through: Anthropic's, or on vertex its Vertex client, with
+        the access token as it is now (base URL, region and project bastion's, never the SDK's
+        variables: ANTHROPIC_VERTEX_BASE_URL, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID)."""
+        import anthropic
+
+        if self.place is None:
+            return self.anthropic()
+        token = self.key.get() if self.key is not None else ""
+        if self._vertex is None or token != self._anthropic_key:
+            self._vertex = anthropic.AnthropicVertex(
+                region=self.place.location,
+                project_id=self.place.project,
+                access_token=token,
+                base_url=self.base_url + "/v1",
+                max_retries=0,
+                http_client=self.http_client(),
+                open_telemetry=False,
+                default_headers=self.google_headers(),
+            )
+            self._anthropic_key = token
+        return self._vertex

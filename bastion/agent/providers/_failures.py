@@ -26,7 +26,7 @@ from typing import Any, Protocol
 
 from ..._errors import BastionError
 from .._types import AgentError, Failure, ModelError, Reply
-from ._keys import KeySource
+from ._keys import Key
 
 __all__ = [
     "KINDS",
@@ -78,10 +78,23 @@ KINDS: dict[str, tuple[Failure, bool]] = {
     "HTTP 5xx": (Failure.UNAVAILABLE, True),
     "APIStatusError": (Failure.OTHER, False),  # any other status (400, 418, ...)
     "APIError": (Failure.UNAVAILABLE, True),  # an error in an OpenAI stream
+    # Google's error statuses (the `status` of a Gemini or Vertex error, also in a stream).
+    "RESOURCE_EXHAUSTED": (Failure.RATE_LIMITED, True),
+    "UNAVAILABLE": (Failure.UNAVAILABLE, True),
+    "INTERNAL": (Failure.UNAVAILABLE, True),
+    "DEADLINE_EXCEEDED": (Failure.UNAVAILABLE, True),
+    "UNAUTHENTICATED": (Failure.AUTHENTICATION, False),
+    "PERMISSION_DENIED": (Failure.AUTHENTICATION, False),
+    "NOT_FOUND": (Failure.MODEL_NOT_FOUND, False),
+    "INVALID_ARGUMENT": (Failure.OTHER, False),
+    "FAILED_PRECONDITION": (Failure.OTHER, False),
 }
 _GENERIC = ("APIStatusError", "APIError", "OpenAIError", "AnthropicError")
 # Words in a 4xx body that say what went wrong when the status does not.
-_CONTEXT_WORDS = ("context length", "context window", "context_length", "too long", "too many tokens")
+_CONTEXT_WORDS = (
+    "context length", "context window", "context_length", "too long", "too many tokens",
+    "exceeds the maximum number of tokens",  # Gemini's "The input token count (N) exceeds ..."
+)  # fmt: skip
 _POLICY_WORDS = ("content_filter", "content filter", "content policy", "content_policy", "flagged")
 _OURS = ("openai", "anthropic", "httpx2", "httpcore2", "json")
 # The builtin exceptions a parser inside an SDK raises for what the server sent.
@@ -279,7 +292,7 @@ class Reached(Protocol):
     """What a request is made over (a Connection): the provider, its key, retries and bounds."""
 
     provider: str
-    key: KeySource | None
+    key: Key | None
     retry: RetryPolicy
     on_retry: OnRetry | None
     timeouts: Timeouts

@@ -7,12 +7,13 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Iterable, Mapping
+from typing import Protocol
 
 from ..._safe import hold
 from ...policy import without
 from .._types import ConfigError, Failure, ModelError
 
-__all__ = ["KeySource"]
+__all__ = ["Key", "KeySource"]
 
 _KEY_MAX = 16 * 1024
 _KEY_AGE = 300.0
@@ -24,6 +25,22 @@ SLOW_COMMAND = 5.0
 def _say_on_stderr(text: str) -> None:
     sys.stderr.write(f"bastion: {text}\n")
     sys.stderr.flush()
+
+
+class Key(Protocol):
+    """What a request is authenticated with: a KeySource, or vertex's access token (_adc.AdcToken).
+    `get` gives it as it is now (fetched again once it has aged); `refresh` fetches it again at
+    once, when the server refused it and `refreshable` says another may do better."""
+
+    provider: str
+    on_wait: Callable[[str], None]
+
+    @property
+    def refreshable(self) -> bool: ...
+
+    def get(self) -> str: ...
+
+    def refresh(self) -> str: ...
 
 
 class KeySource:

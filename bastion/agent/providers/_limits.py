@@ -1,5 +1,6 @@
 """What the vendor says a model can take: its context window and output limit, from Anthropic's
-models API, OpenRouter's model list or Ollama's /api/show, asked once and kept a day in a cache file.
+models API, OpenRouter's model list, Gemini's models API or Ollama's /api/show, asked once and kept
+a day in a cache file; for vertex, which publishes none, what the model's family is known to take.
 Unknown (None) where the vendor does not say or cannot be asked: the limits only tune a request
 (Anthropic's max_tokens) and inform the transcript, so asking never fails a run."""
 
@@ -13,11 +14,16 @@ from typing import Any
 
 from ..._files import open_replacing, read_regular
 from ._clients import Connection
+from ._gemini import gemini_get
+from ._google import family_of
 
 __all__ = ["ModelLimits", "model_limits"]
 
 _TTL = 24 * 3600.0
 _TIMEOUT = 10.0
+# vertex: the context window of every model of a family it serves (Claude 3 and later, Gemini 1.5 and
+# later); the output limit is not the same across a family, so it is left unknown.
+_VERTEX_WINDOWS = {"claude": 200_000, "gemini": 1_048_576}
 
 
 @dataclass(frozen=True, slots=True)
@@ -48,6 +54,12 @@ def _ask(connection: Connection, model: str) -> ModelLimits | None:
                     _int(_field(entry, "context_length")), _int(_field(top, "max_completion_tokens"))
                 )
         return ModelLimits()
+    if provider == "gemini":
+        shown = gemini_get(connection, f"models/{model.removeprefix('models/')}", _TIMEOUT)
+        return ModelLimits(_int(_field(shown, "inputTokenLimit")), _int(_field(shown, "outputTokenLimit")))
+    if provider == "vertex":
+        family = family_of(model)
+        return ModelLimits(_VERTEX_WINDOWS[family] if family else None, None)
     if provider == "ollama":
         root = connection.base_url.removesuffix("/v1")
         response = connection.http_client().post(root + "/api/show", json={"model": model}, timeout=_TIMEOUT)

@@ -25,6 +25,8 @@ class Price:
 BUILT_IN: dict[str, Price] = {
     "gpt-5": Price(input=1.25, output=10.0, cache_read=0.125, cache_write=1.25),
     "claude-sonnet-5-5": Price(input=3.0, output=15.0, cache_read=0.30, cache_write=3.75),
+    # Up to 200k tokens of prompt (a longer one is priced higher); Gemini writes its cache unasked.
+    "gemini-2.5-pro": Price(input=1.25, output=10.0, cache_read=0.125, cache_write=1.25),
 }
 
 
