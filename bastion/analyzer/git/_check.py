@@ -1,15 +1,16 @@
 """The git checker: read-only subcommands with their flag tables, everything else left to the rules.
 
 Every argument is matched against the subcommand's table (`_flags`); every positional, revision
-or path alike, is judged as a path inside the working directory, and diff/log/show/blame report
-theirs as reads. An ok git stage sets `git`, so the driver probes the repository's config, and
-its words become the self-contained plan `_plan` renders (secret excludes where it prints
-file contents).
+or path alike, is judged as a path inside the working directory, and diff/log/show/blame (and
+status, which opens the files it names) report theirs as reads. An ok git stage sets `git`, so the
+driver probes the repository's config, and its words become the self-contained plan `_plan`
+renders (each revision peeled to a commit, secret excludes where it prints or opens file
+contents); a stage that prints config values names their keys (`Check.prints`), which the probe
+judges for a URL's credentials (`_urls`).
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Sequence
 
@@ -18,6 +19,7 @@ from ...workspace import resolve
 from .._result import Check, Context
 from .._secrets import GIT_DIR_SECRETS, hidden_by
 from ._flags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
+from ._objects import PATHSPEC_CHARS, blob_names
 from ._plan import (
     DIFF_FORMS,
     GIT_PREFIX,
@@ -35,14 +37,10 @@ __all__ = ["check_git"]
 _COUNT = re.compile(r"-[nUM]?[0-9]+")
 _ATTACHED = ("-S", "-G", "-L")
 _CONFIG_KEY = re.compile(CONFIG_KEYS, re.IGNORECASE)
-# A positional git takes as a pathspec whether or not a file has that name.
-_PATHSPEC_CHARS = frozenset("*?[\\")
 # Peeling that keeps a blob a blob (`X^{}`, `X^{blob}`, `X^{object}`).
 _BLOB_PEEL = re.compile(r"\^\{(?:|blob|object)\}")
 # Subcommands that take REV:path (a file of a revision) among their revisions.
 _BLOB_FORMS = frozenset({"show", "cat-file", "ls-tree"})
-# The revision before REV:path's ':' (a name, ~, ^, @{...}, ^{...}; no ':' and no leading '-').
-_REVISION = re.compile(r"[\w@][\w@./~^{}+-]*")
 _OBJECT_TYPES = frozenset({"blob", "tree", "commit", "tag"})
 # What cat-file -p prints as named: a tree's entries or a tag object's text.
 _NO_BLOB = ("^{tree}", "^{tag}")
@@ -167,8 +165,7 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
     reading = spec.reads or excluding  # a form that opens files reads what it names
     reads: list[str] = []
     regular: dict[str, str] = {}  # literal names of regular files (no link), as typed -> root-relative
-    # status and ls-files take no revision: every positional is a path
-    paths_at = len(args.before) if form is None or form.revisions or name == "blame" else 0
+    paths_at = 0 if form is not None and form.takes == "paths" else len(args.before)
     for index, raw in enumerate((*args.before, *args.after)):
         if ":" in raw:
             if name not in _BLOB_FORMS or index >= min(paths_at, len(args.before)):
@@ -176,7 +173,7 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
                     f"{raw!r} has a ':', which names a blob, an index entry or a magic pathspec"
                     " that the path checks cannot see"
                 )
-            why, names = _blob_names(ctx, raw)
+            why, names = blob_names(ctx, raw)
             if why:
                 return Check.refuse(why)
             reads += names if reading else []
@@ -190,14 +187,14 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
         if not resolved.ok:
             return Check.refuse(resolved.why)
         # git reads the first name that is a file (or a pattern) and all after it as paths
-        first_path = resolved.exists or bool(_PATHSPEC_CHARS & set(raw))
+        first_path = resolved.exists or bool(PATHSPEC_CHARS & set(raw))
         if first_path and index < len(args.before) == paths_at and not args.dashdash:
             paths_at = index
         if reading:
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:
                 reads.append(resolved.real)
-        if resolved.is_regular and resolved.real == resolved.name and not _PATHSPEC_CHARS & set(raw):
+        if resolved.is_regular and resolved.real == resolved.name and not PATHSPEC_CHARS & set(raw):
             regular[raw] = resolved.name
     if name == "grep" and "--cached" not in args.options and not args.before[:paths_at]:
         return Check.refuse(
@@ -235,52 +232,6 @@ def _unsafe_form(name: str, options: Sequence[str]) -> str:
             " before its pathspec applies; git diff --name-only lists them with the secret excludes"
         )
     return ""
-
-
-def _blob_names(ctx: Context, raw: str) -> tuple[str, list[str]]:
-    """`REV:path`, a blob or tree of a revision: why it cannot be judged ("" when it can) and the
-    root-relative names it reads. git takes the path from the repository's top (which must lie
-    inside the workspace) unless it starts with `./`, which is from the working directory."""
-    rev, _, path = raw.partition(":")
-    if not _REVISION.fullmatch(rev) or ":" in path or ".." in raw:
-        return (
-            f"{raw!r}: only REV:path names a file of a revision here (an index entry ':path', a"
-            " commit message search ':/text', a second ':' or a range is not judged)",
-            [],
-        )
-    if path in ("", "."):
-        return "", []  # the revision's top tree: names only
-    relative = path == "./" or path.startswith("./")
-    top = ctx.cwd if relative else _top(ctx)
-    if top is None:
-        return (
-            f"{raw!r} names a file from the repository's top, which is not inside the working"
-            " directory: the path checks cannot see what it names",
-            [],
-        )
-    resolved = resolve(ctx.ws, top, path)
-    if not resolved.ok:
-        return f"{raw!r}: {resolved.why}", []
-    if _PATHSPEC_CHARS & set(path):
-        return f"{raw!r} holds a character the read rules take as a pattern", []
-    return "", list(dict.fromkeys(n for n in (resolved.name, resolved.real) if n))
-
-
-def _top(ctx: Context) -> str | None:
-    """The root-relative directory holding the `.git` git finds from the working directory (the
-    probe checks it is git's top and binds it), or None when there is none inside."""
-    directory = ctx.cwd
-    while True:
-        try:
-            ctx.ws.lstat(".git" if directory == "." else f"{directory}/.git")
-            return directory
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return None
-        if directory == ".":
-            return None
-        directory = posixpath.dirname(directory) or "."
 
 
 def _check_cat_file(ctx: Context, rest: list[str]) -> Check:

@@ -72,24 +72,30 @@ class DiffForm(NamedTuple):
     carries; when it carries the secret excludes: "always" (diff, show and grep print contents,
     status opens and hashes every tracked file whose stat data changed), "patch" (with a flag that
     asks for a patch or searches one), "eol" (ls-files with a flag that opens work-tree files), or
-    "never"; and whether its positionals before the paths are revisions (peeled to commits)."""
+    "never"; and what its positionals are: "revisions" then paths (the revisions peeled to
+    commits), "paths" only, or "typed" (blame's revision and file, run as typed: blame fails on a
+    blob)."""
 
     flags: tuple[str, ...]
     contents: str
-    revisions: bool = False
+    takes: str
+
+    @property
+    def revisions(self) -> bool:
+        return self.takes == "revisions"
 
 
 DIFF_FORMS: dict[str, DiffForm] = {
-    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always", revisions=True),
-    "show": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "always", revisions=True),
-    "log": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", revisions=True),
-    "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch"),
-    "blame": DiffForm(_NO_PROGRAMS, "never"),
-    "status": DiffForm(_NO_SUBMODULES, "always"),
+    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always", "revisions"),
+    "show": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "always", "revisions"),
+    "log": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", "revisions"),
+    "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", "paths"),
+    "blame": DiffForm(_NO_PROGRAMS, "never", "typed"),
+    "status": DiffForm(_NO_SUBMODULES, "always", "paths"),
     # git grep prints the lines of tracked files (a textconv only with --textconv, refused)
-    "grep": DiffForm(("--no-textconv",), "always", revisions=True),
+    "grep": DiffForm(("--no-textconv",), "always", "revisions"),
     # ls-files --eol (or an %(eolinfo:worktree) format) opens every tracked file it lists
-    "ls-files": DiffForm((), "eol"),
+    "ls-files": DiffForm((), "eol", "paths"),
 }
 
 # Flags that print a patch (or part of one), or pick commits by what their patches contain.
