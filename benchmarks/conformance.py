@@ -46,7 +46,8 @@ SUPERSEDED = {
     "dax-1267": "echo hi && git status: echo has a checker; the plan sets core.sshCommand=ssh",
     "dax-1275": "go env GOTOOLCHAIN && true: true is a builtin with a checker; go env of a plain setting",
     "dax-1276": "echo a && echo b | tr b c: echo and tr have checkers; they print words, run nothing",
-    "dax-1285": "git remote -v; true: `;` is in the subset and true has a checker; URLs shown redacted",
+    "dax-1285": "git remote -v; true: `;` is in the subset and true has a checker; URLs shown redacted"
+    " (a hook asks since issue 30, as the case's URLs hold credentials)",
     "dax-0197": "git show HEAD:sub/x: REV:path judged as a read from the repository's top, which must"
     " lie inside the workspace (above it, it asks)",
     "dax-1367": "git show main:cmd/dax/main.go: likewise",

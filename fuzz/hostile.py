@@ -9,6 +9,8 @@ modified secrets (in every fixture) and a workspace that is no repository (`git 
 nested with a hostile one inside, a git directory outside, a hostile config of their own);
 7 a history big enough that `sort` spills to temporary files. Class 6 (the plan run by another
 agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
+Classes 31-33 are issue 30's classes 1-3 (fuzz/hostile30.py): names that reach a secret's blob,
+credentials at rest in the git directory, and an index whose stat data matches no file.
 """
 
 from __future__ import annotations
@@ -18,6 +20,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
+
+from .hostile30 import VARIANTS30
 
 __all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
 
@@ -31,6 +35,9 @@ CLASSES = {
     5: "an embedded repository's own config run by git",
     6: "the plan run by another agent in its own environment",
     7: "a helper program or temporary file (sort spills, go env runs the C compiler)",
+    31: "a name that is not its path reaches a secret's blob (a ref, tag, packed-refs line, reflog entry)",
+    32: "credentials at rest in the git directory (a remote URL's user:token@)",
+    33: "git opens tracked secrets to refresh an index whose stat data matches no file",
 }
 
 # Classes whose fix is not merged on this branch: tests/soundness expects their attacks to succeed
@@ -42,6 +49,7 @@ class Variant(NamedTuple):
     klass: int
     make: Callable[[Path, Git], None]  # (workspace, git runner) -> None
     embed: bool = False
+    fresh: bool = False  # the scratch copy keeps its index as copied (class 33)
 
 
 def _outside(ws: Path) -> str:
@@ -239,6 +247,8 @@ def _variants() -> dict[str, Variant]:
     out["submodule-gitdir@outside"] = Variant(5, _submodule_gitdir_outside)
     out["submodule-config"] = Variant(5, _submodule_config)
     out["big-history"] = Variant(7, _big_history)
+    for name, (klass, make, fresh) in VARIANTS30.items():
+        out[name] = Variant(klass, make, fresh=fresh)
     return out
 
 

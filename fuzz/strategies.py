@@ -19,6 +19,7 @@ from bastion.grammar import Outside, Plan, parse
 from bastion.grammar._parser import parser
 
 from .pool14 import with_pool14
+from .pool30 import READS30, TOOL_READS30, with_pool30
 from .pool33 import STAGES33, with_pool33
 
 __all__ = [
@@ -111,6 +112,7 @@ ARG_POOL: tuple[str, ...] = (
 
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool33(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
+GIT_FORMS, ARG_POOL = with_pool30(GIT_FORMS, ARG_POOL)
 
 _KEEP_TERMINALS = ("AND", "PIPE", "SEP")
 _MAX_DEPTH = 12
@@ -255,7 +257,7 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
     files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
     piped to a filter."""
-    kind = choice(("git", "git", "git", "word", "go", "read", "pipe", "issue33"))
+    kind = choice(("git", "git", "git", "word", "go", "read", "pipe", "issue33", "git-dir"))
     if kind == "issue33":  # globs, braces, [ ], quoted text (fuzz/pool33.py)
         return choice(STAGES33)
     if kind == "pipe":  # what git prints of a big history, sorted: sort spills to TMPDIR
@@ -266,6 +268,8 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
         return f"{choice(HOSTILE_COMMANDS)} {choice(('', '.', '-la', 'main.go', 'evil.sh'))}".rstrip()
     if kind == "go":
         return f"go env {choice(GO_ENV_NAMES)}"
+    if kind == "git-dir":  # the git directory's config files (issue 30, class 2)
+        return choice(READS30)
     readers, files = ("cat", "head -n 2", "wc -c"), ("main.go", "README.md", "notes.txt", '"it\'s.txt"')
     return f"{choice(readers)} {choice(files)}"
 
@@ -294,7 +298,10 @@ _TOOL_PATHS = (
 
 def hostile_tool_call(choice: Callable[[Sequence[str]], str]) -> tuple[str, dict[str, object]]:
     """A file tool's call (grep, read, glob, ls) on a directory or link that holds or leads to secrets."""
-    tool = choice(("grep", "grep", "grep", "read", "glob", "ls"))
+    tool = choice(("grep", "grep", "grep", "read", "glob", "ls", "git-dir"))
+    if tool == "git-dir":  # the git directory's config files (issue 30, class 2)
+        calls = [f"{t} {a}" for t, a in TOOL_READS30]
+        return TOOL_READS30[calls.index(choice(calls))]
     path = choice(_TOOL_PATHS)
     if tool == "grep":
         pattern = choice(("KEY", "CANARY", ".", "package", "BEGIN"))

@@ -107,8 +107,9 @@ def analyze(
         auto = auto and found is None
         if auto:
             results, hidden = _submodules(ws, results)
+    credentials = _credentials(ws, results) if auto and git else ""
     rendered = _render(_runnable(parsed, results) if rewritten else parsed) if auto else None
-    return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed, hidden)
+    return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed, hidden, credentials)
 
 
 def _runs_after(operator: Operator, succeeded: bool) -> bool:
@@ -162,6 +163,19 @@ def _probe(
             out[i] = StageResult(r.stage, r.position, r.governed, failed, r.cwd)
             break
     return out, found, tuple(dirs)
+
+
+def _credentials(ws: Workspace, results: list[StageResult]) -> str:
+    """Which config value an auto-allowed line's git stages print holds a URL's credentials ("" for
+    none)."""
+    from .git._probe import printed_credentials
+
+    for r in results:
+        if r.check.git and r.check.prints:
+            found = printed_credentials(ws, r.check.runs_in or r.cwd, r.check.prints)
+            if found:
+                return found
+    return ""
 
 
 def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageResult], str]:

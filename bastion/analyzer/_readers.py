@@ -16,7 +16,7 @@ from ..grammar import Stage, Word
 from ..workspace import resolve
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._glob import operand
-from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, tree_files
+from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, operand_name, tree_files
 from ._result import Check, Checker, Context
 
 __all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]
@@ -416,7 +416,7 @@ def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[
         *split.options,
         *(Word(w) for w in exclude_words(globs)),
         Word("--"),
-        *split.operands,
+        *(w if w.glob else Word(operand_name(w.text)) for w in split.operands),
     )
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words)
 

@@ -37,7 +37,9 @@ class Check(NamedTuple):
     that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the directory later stages
     run in (cd); `runs_in` the directory the stage itself runs in when it moves there (`git -C`);
     `depends` are other root-relative names whose identity the decision rested on
-    (ls's expanded matches, cd's directory), bound into the stamp with the reads."""
+    (ls's expanded matches, cd's directory), bound into the stamp with the reads; `prints` are the
+    git config keys (`section.*.variable` for any subsection) whose values a git stage prints, which
+    the probe must find free of a URL's credentials."""
 
     ok: bool
     why: str = ""
@@ -48,6 +50,7 @@ class Check(NamedTuple):
     cwd: str | None = None
     git: bool = False
     runs_in: str | None = None
+    prints: tuple[str, ...] = ()
 
     @staticmethod
     def refuse(why: str) -> Check:
@@ -86,7 +89,9 @@ class Analysis(NamedTuple):
     `outside` is set for a line outside the subset (then `plan` is None and there are no stages).
     `git_finding` is what the git config probe found (None for nothing). `submodules_hidden` says
     why an auto-allowed git status or diff runs with `--ignore-submodules=all`, so that it does not
-    show the repository's submodules ("" when it shows them, or there are none)."""
+    show the repository's submodules ("" when it shows them, or there are none). `credentials` says
+    which config value an auto-allowed line prints holds a URL's credentials: bastion's bash tool
+    hides a URL's userinfo in what it shows, a plan handed to another agent asks ("" for none)."""
 
     line: str
     plan: Plan | None
@@ -97,6 +102,7 @@ class Analysis(NamedTuple):
     git_finding: GitFinding | None = None
     probed: tuple[str, ...] = ()
     submodules_hidden: str = ""
+    credentials: str = ""
 
     @property
     def git_reason(self) -> str:

@@ -93,6 +93,8 @@ def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
             return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
     if a.rendered is None:
         return HookVerdict("ask", "the line was allowed but has no plan")
+    if a.credentials:  # bastion's bash tool hides a URL's userinfo; the agent that runs the plan would not
+        return HookVerdict("ask", f"the line prints a URL's credentials: {a.credentials}")
     reason = o.reason
     if a.submodules_hidden:
         reason += f"; submodules are not shown: {a.submodules_hidden}"

@@ -32,10 +32,14 @@ class _Case(NamedTuple):
     config: dict[str, str]
 
 
-_REMOTES = {
+# The reference's fixture for dax-1285 holds credentials in its remotes' URLs, which git remote -v
+# prints: since issue 30 the analysis says so and a hook asks (test below); traced here with URLs
+# that hold none.
+_CREDENTIALS = {
     "remote.origin.url": "https://user:ghp_SECRETTOKEN@github.com/o/r.git",
     "remote.tok.url": "https://ghp_ONLYTOKEN@github.com/o/s.git",
 }
+_REMOTES = {"remote.origin.url": "https://github.com/o/r.git", "remote.ssh.url": "git@github.com:o/t.git"}
 CASES = [
     _Case("dax-0658", "git status && echo hi", {"core.fsmonitor": "/bin/true"}),
     _Case("dax-0659", "git diff | head && echo done", {"core.fsmonitor": "/bin/true"}),
@@ -94,6 +98,12 @@ def test_a_superseded_reference_case_runs_no_program_as_its_plan(
     assert strace_violations(str(log), {"git", "go", "head", "cat", "tr"}) == [], proc.stderr
     assert snapshot(root) == before and list((tmp_path / "tmp").iterdir()) == []
     assert "ghp_" not in redact_userinfo(proc.stdout.decode())  # what bastion shows of an auto run
+
+
+def test_the_reference_case_with_credentials_in_its_remotes_asks(tmp_path: Path) -> None:
+    root = _fixture(tmp_path, _Case("dax-1285", "git remote -v; true", _CREDENTIALS))
+    a = analyze("git remote -v; true", workspace(root))  # bastion hides the userinfo; a hook asks
+    assert a.auto and "credentials" in a.credentials and "ghp_" not in a.credentials
 
 
 def test_the_trace_sees_the_fsmonitor_that_the_line_as_typed_runs(tmp_path: Path) -> None:

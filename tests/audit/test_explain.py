@@ -27,7 +27,7 @@ def test_an_auto_allowed_pipeline_shows_stages_words_checkers_subjects_plan_and_
     runs_as = next(line for line in text.splitlines() if line.startswith("    runs as: "))
     assert runs_as.startswith("    runs as: git -c core.fsmonitor=false ")
     flags = "--no-ext-diff --no-textconv --ignore-submodules=all"
-    assert f" --no-pager --no-optional-locks log {flags} -p -- " in runs_as
+    assert f" --no-pager --no-optional-locks log {flags} --no-notes -p -- " in runs_as
     assert "    reads: README.md\n" in text
     assert "git: config probed in .: runs nothing" in text
     assert (

@@ -39,11 +39,32 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
     6: ((None, "claude", "git status"),),
     7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS"),
         (None, "bastion", "go env CGO_LDFLAGS")),
+    # issue 30: a name that reaches the committed .env's blob, credentials at rest, a fresh index
+    31: (("ref:packed-refs", "bastion", "git show packed"), ("ref:tags", "claude", "git show annotated"),
+         ("ref:stash", "bastion", "git show 'stash@{0}'"), ("ref:notes", "bastion", "git log -1"),
+         ("ref:notes", "claude", "git log --all -p"),
+         ("ref:reflog", "bastion", "git cat-file -p 'leak@{0}^{tree}'"), ("ref:HEAD", "bastion", "git show"),
+         ("ref:FETCH_HEAD", "claude", "git grep -e KEY FETCH_HEAD"),
+         ("ref:replace", "claude", "git show HEAD")),
+    32: (("credentials:remote", "claude", "git remote -v"),
+         ("credentials:insteadOf", "claude", "git remote -v"),
+         ("credentials:remote", "claude", "git config --get remote.origin.url"),
+         ("credentials:remote", "bastion", "git remote -v"),
+         ("credentials:remote", "bastion", "cat .git/config"),
+         ("credentials:worktree", "bastion", "grep -r CANARY .git/"),
+         ("credentials:submodule", "claude", "sed -n 1,9p .git/modules/m/config")),
+    33: (("fresh-index", "bastion", "git status"), ("fresh-index", "claude", "git status -s"),
+         ("fresh-index", "bastion", "git ls-files --eol"), ("fresh-index", "claude", "git -C sub status")),
 }  # fmt: skip
-# File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory.
+# File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory, class
+# 32's read and grep of the git directory's config files.
 TOOL_ATTACKS: dict[int, tuple[tuple[Fixture, str, dict[str, object]], ...]] = {
     7: ((None, "grep", {"pattern": "KEY", "path": "."}), (None, "grep", {"pattern": "C", "path": "sub/up"})),
-}
+    32: (("credentials:remote", "read", {"path": ".git/config"}),
+         ("credentials:config.worktree", "read", {"path": ".git/config.worktree"}),
+         ("credentials:remote", "grep", {"pattern": "CANARY", "path": ".git"}),
+         ("credentials:worktree", "grep", {"pattern": "url", "path": ".git/"})),
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
