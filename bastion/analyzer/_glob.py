@@ -20,11 +20,14 @@ MAX_MATCHES = 5000
 
 class Expansion(NamedTuple):
     """The matches as bash writes them (relative to cwd), or why the expansion is refused.
-    `names` are the root-relative names of the matches and where their links lead."""
+    `names` are the root-relative names of the matches and where their links lead; `listed` the
+    root-relative directories whose names the expansion read (what it lists of them is printed
+    by whatever command gets the matches: each a lister's directory, _listers.py)."""
 
     matches: tuple[str, ...] = ()
     why: str = ""
     names: tuple[str, ...] = ()
+    listed: tuple[str, ...] = ()
 
 
 def pattern_problem(pattern: str) -> str:
@@ -89,6 +92,7 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
     parts = pattern.split("/")
     want_dir = parts[-1] == ""
     candidates = [""]
+    listed: dict[str, None] = {}
     for part in (p for p in parts if p != ""):
         directories, why = _directories(ws, cwd, candidates)
         if why:
@@ -102,6 +106,7 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
             names, why = _listing(ws, directory, real)
             if why:
                 return Expansion(why=why)
+            listed[real] = None
             found.extend(_join(directory, n) for n in names if matcher.fullmatch(n))
             if len(found) > MAX_MATCHES:
                 return Expansion(why=f"the glob {pattern!r} matches more than {MAX_MATCHES} names")
@@ -116,4 +121,4 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
             continue
         matches.append(c + "/" if want_dir else c)
         found_names.update(dict.fromkeys((r.name, r.real)))
-    return Expansion(tuple(matches), names=tuple(found_names))
+    return Expansion(tuple(matches), names=tuple(found_names), listed=tuple(listed))

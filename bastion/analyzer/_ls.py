@@ -2,7 +2,9 @@
 
 ls lists names and reads no file, so it has no reads; the names its globs expand to are bound
 into the stamp (`depends`). A line with a glob runs rewritten so that every expanded name comes
-after `--` and is never taken for an option (a file named `-rf` or `--output=x`).
+after `--` and is never taken for an option (a file named `-rf` or `--output=x`). The directories
+it lists (and those its globs are expanded in) are `lists`, and `ls -R` skips every secret-looking
+directory below them (`--ignore`, _listers.py).
 """
 
 from __future__ import annotations
@@ -13,6 +15,7 @@ from ..grammar import Stage, Word
 from ..workspace import resolve
 from ._flags import FlagTable, parse_args
 from ._glob import expand
+from ._listers import listed, ls_skips, skip_globs
 from ._result import Check, Context
 
 __all__ = ["check_ls"]
@@ -87,12 +90,32 @@ def check_ls(ctx: Context, stage: Stage) -> Check:
         if not r.ok:
             return Check.refuse(r.why)
     depends: dict[str, None] = {}
+    lists: dict[str, None] = {}
+    matches: list[str] = []
     globs = [w for w in stage.args if w.glob]
     for w in globs:
         expansion = expand(ctx.ws, ctx.cwd, w.text)
         if expansion.why:
             return Check.refuse(expansion.why)
         depends.update(dict.fromkeys(expansion.names))
-    if globs or _option_after_name(stage):
-        return Check(ok=True, depends=tuple(depends), words=_rewritten(stage))
-    return Check(ok=True)
+        lists.update(dict.fromkeys(expansion.listed))
+        matches.extend(expansion.matches)
+    # ls lists each directory it is given (the working one when it is given none), but with -d.
+    if not (args.has("-d") or args.has("--directory")):
+        given = [*args.operands, *matches] or ([] if globs else ["."])
+        found, why = listed(ctx, given)
+        if why:
+            return Check.refuse(why)
+        lists.update(dict.fromkeys(found))
+    skips: tuple[Word, ...] = ()
+    if args.has("-R") or args.has("--recursive"):
+        walk = skip_globs(ctx)
+        if isinstance(walk, str):
+            return Check.refuse(walk)
+        skips = ls_skips(walk)
+    if globs or skips or _option_after_name(stage):
+        words = _rewritten(stage)
+        return Check(
+            ok=True, lists=tuple(lists), depends=tuple(depends), words=(words[0], *skips, *words[1:])
+        )
+    return Check(ok=True, lists=tuple(lists))

@@ -290,9 +290,10 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
                 "file that is not checked"
             )
         return Check(ok=True, words=_grep_rewritten(stage, split))
-    names = _grep_names(ctx, files)
-    if isinstance(names, str):
-        return Check.refuse(names)
+    expanded = _grep_names(ctx, files)
+    if isinstance(expanded, str):
+        return Check.refuse(expanded)
+    names, lists = expanded
     if not names and recursive:
         names = ["."]  # grep -r without a file searches the working directory
     if not names:
@@ -300,17 +301,19 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     if len(names) > MAX_FILES:
         return Check.refuse(f"grep names more than {MAX_FILES} files, more than one call should read")
     if recursive:
-        return _check_recursive(ctx, stage, split, names)
+        return _check_recursive(ctx, stage, split, names)._replace(lists=lists)
     reads: list[str] = []
     for raw in names:
         if why := _read_file(ctx, "grep", raw, reads):
             return Check.refuse(why)
-    return Check(ok=True, reads=tuple(reads), words=_grep_rewritten(stage, split))
+    return Check(ok=True, reads=tuple(reads), lists=lists, words=_grep_rewritten(stage, split))
 
 
-def _grep_names(ctx: Context, files: tuple[Word, ...]) -> list[str] | str:
-    """The file operands with each glob expanded, or why a glob cannot be."""
+def _grep_names(ctx: Context, files: tuple[Word, ...]) -> tuple[list[str], tuple[str, ...]] | str:
+    """The file operands with each glob expanded, and the directories the globs were expanded in
+    (listed: their names reach grep's output); or why a glob cannot be."""
     names: list[str] = []
+    listed: dict[str, None] = {}
     for word in files:
         if not word.glob:
             names.append(word.text)
@@ -324,7 +327,8 @@ def _grep_names(ctx: Context, files: tuple[Word, ...]) -> list[str] | str:
                 "under nullglob and leave grep reading standard input"
             )
         names.extend(expansion.matches)
-    return names
+        listed.update(dict.fromkeys(expansion.listed))
+    return names, tuple(listed)
 
 
 def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[str]) -> Check:
