@@ -30,7 +30,7 @@ if __package__ in (None, ""):
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from fuzz.execution import HOSTILE_SAMPLE, Fixture, Outcome, ReadOnlyRunner  # noqa: E402
-from fuzz.hostile import VARIANTS  # noqa: E402
+from fuzz.hostile import CLASSES, VARIANTS  # noqa: E402
 from fuzz.randgen import RandomLines  # noqa: E402
 from fuzz.strategies import hostile_tool_call  # noqa: E402
 
@@ -38,7 +38,7 @@ GROUPS: dict[str, tuple[Fixture, ...]] = {
     "config": HOSTILE_SAMPLE,
     "hostile": (None, *VARIANTS),
     "all": (*HOSTILE_SAMPLE, *VARIANTS),
-    **{f"class-{k}": tuple(n for n, v in VARIANTS.items() if v.klass == k) for k in (2, 3, 4, 5, 7)},
+    **{f"class-{k}": tuple(n for n, v in VARIANTS.items() if v.klass == k) for k in sorted(CLASSES)},
 }
 
 
