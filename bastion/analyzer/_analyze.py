@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
 from ._commands import FILTERS, FIRST_STAGE, check_cd
-from ._programs import Program, Shell, find_program, shell_of
+from ._programs import Identity, Program, Shell, find_program, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
 
@@ -124,9 +124,10 @@ def _programs(
     its name); a stage whose program cannot be named makes the line ask, saying why."""
     out = list(results)
     starts: dict[str, None] = {}
+    seen: dict[str, Identity] = {}
     for i, r in enumerate(out):
         try:
-            program = find_program(ws, r.cwd, shell, r.stage.command)
+            program = find_program(ws, r.cwd, shell, r.stage.command, seen)
         except Exception as err:  # a lookup that fails asks
             program = Program(
                 why=f"the program {r.stage.command} runs could not be found: {type(err).__name__}: {err}"

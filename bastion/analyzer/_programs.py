@@ -37,6 +37,7 @@ from ..workspace import Workspace, resolve, root_relative
 
 __all__ = [
     "BUILTINS",
+    "Identity",
     "PINNED_SCRIPTS",
     "PYTHON_SCRIPTS",
     "Program",
@@ -120,15 +121,18 @@ class _Lookup(NamedTuple):
 _memo: dict[tuple[str, str, str, str], _Lookup] = {}
 
 
-def find_program(ws: Workspace, cwd: str, shell: Shell, command: str) -> Program:
-    """The program the plan runs for `command` in the root-relative directory `cwd`, or why not."""
+def find_program(
+    ws: Workspace, cwd: str, shell: Shell, command: str, seen: dict[str, Identity] | None = None
+) -> Program:
+    """The program the plan runs for `command` in the root-relative directory `cwd`, or why not.
+    `seen` holds the identities taken for this decision (the stages of one line share a PATH)."""
     if command in BUILTINS:
         if command in shell.functions:
             return Program(why=f"an exported function {command} runs instead of the builtin where this runs")
         return Program()
     key = (shell.path, command, ws.root, ws.real_root)
     found = _memo.get(key)
-    if found is None or any(program_identity(p) != known for p, known in found.rests_on):
+    if found is None or any(_identity(p, seen) != known for p, known in found.rests_on):
         found = _lookup(ws, shell.path, command)
         if len(_memo) >= _MAX_MEMO:
             _memo.clear()
@@ -142,8 +146,17 @@ def find_program(ws: Workspace, cwd: str, shell: Shell, command: str) -> Program
     return program
 
 
+def _identity(path: str, seen: dict[str, Identity] | None) -> Identity:
+    if seen is None:
+        return program_identity(path)
+    if path not in seen:
+        seen[path] = program_identity(path)
+    return seen[path]
+
+
 def _entries(path: str) -> list[str]:
-    return [entry or "." for entry in path.split(os.pathsep)]
+    """PATH's entries in order, each once (a later repeat can never be where bash finds one)."""
+    return list(dict.fromkeys(entry or "." for entry in path.split(os.pathsep)))
 
 
 def _inside(ws: Workspace, entry: str) -> str | None:
