@@ -154,7 +154,7 @@ def fixture(root: Path) -> None:
 # exec wrapper runs). The file system is asked on every decision whatever these hold.
 MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
-    ("bastion.analyzer._analyze", "_render"),
+    ("bastion.analyzer._analyze", "_rendered"),
     ("bastion.analyzer._flags", "_parse"),
     ("bastion.policy._wrappers", "unwrap"),
     ("bastion.policy._cut", "cut"),

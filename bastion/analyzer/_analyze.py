@@ -113,7 +113,9 @@ def analyze(
         auto = auto and found is None
         if auto:
             results, hidden = _submodules(ws, results)
-    rendered = _render(_runnable(parsed, results)) if auto else None
+    rendered = None
+    if auto:
+        rendered = _rendered(parsed, tuple((r.check.words, r.check.program, r.check.git) for r in results))
     return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed, hidden, programs)
 
 
@@ -134,7 +136,7 @@ def _programs(
             )
         if program.why:
             out[i] = r._replace(check=Check.refuse(program.why))
-        else:
+        elif program.path:
             out[i] = r._replace(check=r.check._replace(program=program.path))
             starts.update(dict.fromkeys(program.starts))
     return out, tuple(starts)
@@ -216,18 +218,24 @@ def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageRe
     return out, hidden
 
 
+# What a stage's check chose for the plan: its words (None: as typed), its program, whether it is git's.
+Choice = tuple[tuple[Word, ...] | None, str, bool]
+
+
 # Plans are frozen values, and a line decided again (or re-checked before it runs) renders the same.
-_render = functools.lru_cache(maxsize=4096)(render)
+@functools.lru_cache(maxsize=4096)
+def _rendered(plan: Plan, choices: tuple[Choice, ...]) -> str:
+    return render(_runnable(plan, choices))
 
 
-def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
+def _runnable(plan: Plan, choices: tuple[Choice, ...]) -> Plan:
     """The plan that runs: each stage with the words its checker chose and its program by absolute
     path, joined as typed, after the unsetting of the variables that steer git (`unset ... && `)
     when a stage is git's, so that the plan is safe in any environment."""
-    it = iter(results)
+    it = iter(choices)
     pipelines = []
     operators = plan.operators
-    if any(r.check.git for r in results):
+    if any(git for _, _, git in choices):
         from .git._plan import UNSET_GIT_STEERING
 
         pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
@@ -235,10 +243,10 @@ def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
     for pipeline in plan.pipelines:
         stages = []
         for stage in pipeline.stages:
-            r = next(it)
-            words = r.check.words if r.check.words is not None else stage.words
-            if r.check.program:
-                words = (Word(r.check.program), *words[1:])
+            chosen, program, _ = next(it)
+            words = chosen if chosen is not None else stage.words
+            if program:
+                words = (Word(program), *words[1:])
             stages.append(Stage(words, stage.redirects))
         pipelines.append(Pipeline(tuple(stages)))
     return Plan(tuple(pipelines), operators)

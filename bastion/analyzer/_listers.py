@@ -49,6 +49,9 @@ def listed(ctx: Context, names: Sequence[str]) -> tuple[tuple[str, ...], str]:
     which a lister lists; or why one of them cannot be judged."""
     out: dict[str, None] = {}
     for raw in names:
+        if ctx.cwd == "." and raw in (".", "./"):  # the root itself: the workspace's own directory
+            out["."] = None
+            continue
         r = resolve(ctx.ws, ctx.cwd, raw)
         if not r.ok:
             return (), r.why

@@ -65,15 +65,15 @@ _MAX_MEMO = 1024
 
 
 class Shell(NamedTuple):
-    """Where a plan's command words are looked up: the PATH it runs with, and the names of the
-    functions exported into that environment (`BASH_FUNC_NAME%%`), which bash runs before anything."""
+    """Where a plan's command words are looked up: the PATH it runs with, and the environment whose
+    exported functions (`BASH_FUNC_NAME%%`) bash would run before anything (None: there are none)."""
 
     path: str
-    functions: frozenset[str] = frozenset()
+    environ: Mapping[str, str] | None = None
 
-
-def _functions(environ: Mapping[str, str]) -> frozenset[str]:
-    return frozenset(k[10:-2] for k in environ if k.startswith("BASH_FUNC_") and k.endswith("%%"))
+    def exports(self, name: str) -> bool:
+        """Whether a function `name` is exported where the plan runs."""
+        return self.environ is not None and f"BASH_FUNC_{name}%%" in self.environ
 
 
 def shell_of(ws: Workspace) -> Shell:
@@ -83,7 +83,7 @@ def shell_of(ws: Workspace) -> Shell:
     env = ws.env()
     if env:
         return Shell(env.get("PATH", os.defpath))
-    return Shell(os.environ.get("PATH", os.defpath), _functions(os.environ))
+    return Shell(os.environ.get("PATH", os.defpath), os.environ)
 
 
 class Program(NamedTuple):
@@ -127,12 +127,12 @@ def find_program(
     """The program the plan runs for `command` in the root-relative directory `cwd`, or why not.
     `seen` holds the identities taken for this decision (the stages of one line share a PATH)."""
     if command in BUILTINS:
-        if command in shell.functions:
+        if shell.exports(command):
             return Program(why=f"an exported function {command} runs instead of the builtin where this runs")
         return Program()
     key = (shell.path, command, ws.root, ws.real_root)
     found = _memo.get(key)
-    if found is None or any(_identity(p, seen) != known for p, known in found.rests_on):
+    if found is None or not _unchanged(found.rests_on, seen):
         found = _lookup(ws, shell.path, command)
         if len(_memo) >= _MAX_MEMO:
             _memo.clear()
@@ -141,17 +141,24 @@ def find_program(
         if why := _shadowed(ws, cwd, entry, command):
             return Program(why=why)
     program = found.program
-    if program.path in shell.functions:  # bash lets a function's name hold a `/`
+    if program.path and shell.exports(program.path):  # bash lets a function's name hold a `/`
         return Program(why=f"an exported function {program.path} runs instead of it where this runs")
     return program
 
 
-def _identity(path: str, seen: dict[str, Identity] | None) -> Identity:
-    if seen is None:
-        return program_identity(path)
-    if path not in seen:
-        seen[path] = program_identity(path)
-    return seen[path]
+def _unchanged(rests_on: tuple[tuple[str, Identity], ...], seen: dict[str, Identity] | None) -> bool:
+    """Whether every directory and file a lookup rested on is what it was (each stat'ed once per
+    decision when `seen` is given)."""
+    for path, known in rests_on:
+        if seen is None:
+            now = program_identity(path)
+        elif path in seen:
+            now = seen[path]
+        else:
+            now = seen[path] = program_identity(path)
+        if now != known:
+            return False
+    return True
 
 
 def _entries(path: str) -> list[str]:
