@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "conformance"
 MIN_ALLOW_RATE = 0.80
 # Cases the reference labels `ask` only because its subset was narrower, and which issue 14 widens
-# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask).
+# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask);
+# and two it labels `allow` that issue 30 narrows on purpose.
 # They are scored as `any` (not scored), and listed on every run, until the corpus is relabelled.
 SUPERSEDED = {
     "dax-0985": "grep x *.go: a glob operand, every match read-checked, run after --",
@@ -52,6 +53,10 @@ SUPERSEDED = {
     "dax-1367": "git show main:cmd/dax/main.go: likewise",
     "dax-1088": "git -C sub status && ls: -C into a directory inside, probed there, before a read-only form",
     "dax-1335": "git -C . status: likewise",
+    # issue 30, class 4: a lister of a secret-looking directory shows its names, so it asks as the ls
+    # tool's listing of it does (design rule 41; tests/analyzer/test_exploits.py, issue 30's section).
+    "dax-1448": "ls .ssh: asks, a read of the directory's names, as the ls tool's ls .ssh does",
+    "dax-1449": "ls -la .aws: likewise",
 }
 
 

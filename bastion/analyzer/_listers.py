@@ -1,10 +1,11 @@
 """Listers and walkers, and the secret-looking directories they must not show (design rule 41).
 
-A directory's names are what a lister shows of it, so a directory a stage lists (an operand of ls,
-find, du or tree, the working directory of a bare `ls`, a directory a glob is expanded in) is a
-`lists` name of the check: a read subject, which the policy decides as it decides the ls tool's
-path. A secret-looking directory asks there, as `ls .ssh` in the ls tool does, and a rule of yours
-lifts it for both.
+A directory's names are what a lister shows of it, so a secret-looking directory a stage lists
+(an operand of ls, find, du or tree, the working directory of a bare `ls`, a directory a glob is
+expanded in: one a secret pattern in force hides, as `hidden_by` tells) is a `lists` name of the
+check: a read subject, which the policy decides as it decides the ls tool's path. It asks there,
+as `ls .ssh` in the ls tool does, and a rule of yours that lifts it lifts it for both. Other
+directories are no subject (a bare `bash(ls:*)` runs `ls -la` without a `read` rule).
 
 Below their operands the walkers (ls -R, find, du, tree; grep -r in _grepr.py) skip every
 directory whose base name matches a secret-looking pattern in force, in the plan itself: the
@@ -29,8 +30,18 @@ from ..grammar import Word
 from ..workspace import resolve
 from ._grepr import exclude_globs
 from ._result import Context
+from ._secrets import hidden_by
 
-__all__ = ["du_skips", "find_skips", "listed", "ls_skips", "secret_name", "skip_globs", "tree_skips"]
+__all__ = [
+    "du_skips",
+    "find_skips",
+    "listed",
+    "ls_skips",
+    "secret_dirs",
+    "secret_name",
+    "skip_globs",
+    "tree_skips",
+]
 
 
 def skip_globs(ctx: Context) -> tuple[str, ...] | str:
@@ -44,20 +55,25 @@ def secret_name(name: str, globs: Sequence[str]) -> bool:
     return any(fnmatch.fnmatchcase(base, g) for g in globs)
 
 
+def secret_dirs(ctx: Context, names: Sequence[str]) -> tuple[str, ...]:
+    """The root-relative directory names a secret-looking pattern in force hides (the directory or
+    one above it): the ones a lister's check names as `lists`."""
+    return tuple(n for n in names if hidden_by(n, ctx.secrets) is not None)
+
+
 def listed(ctx: Context, names: Sequence[str]) -> tuple[tuple[str, ...], str]:
-    """The root-relative names (as given, and where links lead) of the `names` that are directories,
+    """The secret-looking directories among `names` (root-relative, as given and where links lead),
     which a lister lists; or why one of them cannot be judged."""
     out: dict[str, None] = {}
     for raw in names:
-        if ctx.cwd == "." and raw in (".", "./"):  # the root itself: the workspace's own directory
-            out["."] = None
+        if ctx.cwd == "." and raw in (".", "./"):  # the root itself, which no pattern hides
             continue
         r = resolve(ctx.ws, ctx.cwd, raw)
         if not r.ok:
             return (), r.why
         if r.is_dir:
             out.update(dict.fromkeys((r.name, r.real)))
-    return tuple(out), ""
+    return secret_dirs(ctx, tuple(out)), ""
 
 
 def ls_skips(globs: Sequence[str]) -> tuple[Word, ...]:

@@ -15,7 +15,7 @@ from ..grammar import Stage, Word
 from ..workspace import resolve
 from ._flags import FlagTable, parse_args
 from ._glob import expand
-from ._listers import listed, ls_skips, skip_globs
+from ._listers import listed, ls_skips, secret_dirs, skip_globs
 from ._result import Check, Context
 
 __all__ = ["check_ls"]
@@ -98,7 +98,7 @@ def check_ls(ctx: Context, stage: Stage) -> Check:
         if expansion.why:
             return Check.refuse(expansion.why)
         depends.update(dict.fromkeys(expansion.names))
-        lists.update(dict.fromkeys(expansion.listed))
+        lists.update(dict.fromkeys(secret_dirs(ctx, expansion.listed)))
         matches.extend(expansion.matches)
     # ls lists each directory it is given (the working one when it is given none), but with -d.
     if not (args.has("-d") or args.has("--directory")):

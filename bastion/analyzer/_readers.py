@@ -17,6 +17,7 @@ from ..workspace import resolve
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._glob import expand
 from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, tree_files
+from ._listers import secret_dirs
 from ._result import Check, Checker, Context
 
 __all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]
@@ -328,7 +329,7 @@ def _grep_names(ctx: Context, files: tuple[Word, ...]) -> tuple[list[str], tuple
             )
         names.extend(expansion.matches)
         listed.update(dict.fromkeys(expansion.listed))
-    return names, tuple(listed)
+    return names, secret_dirs(ctx, tuple(listed))
 
 
 def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[str]) -> Check:

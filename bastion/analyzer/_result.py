@@ -33,9 +33,9 @@ class Check(NamedTuple):
     """A checker's answer for one stage.
 
     `auto` says the stage may run unasked as a rendered plan when ok; `reads` are the root-relative
-    files it reads (with the names links lead to); `lists` the directories whose names it prints or
-    walks into (a lister's operands, the directories a glob is expanded in: each a read subject, so
-    a secret-looking directory asks as `ls` of it does, design rule 41); `words` replace the stage's
+    files it reads (with the names links lead to); `lists` the secret-looking directories whose names
+    it prints or walks into (a lister's operands, the directories a glob is expanded in: each a read
+    subject, so it asks as `ls` of it does, design rule 41); `words` replace the stage's
     words in the plan that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the
     directory later stages run in (cd); `runs_in` the directory the stage itself runs in when it
     moves there (`git -C`);
