@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "conformance"
 MIN_ALLOW_RATE = 0.80
 # Cases the reference labels `ask` only because its subset was narrower, and which issue 14 widens
-# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask).
+# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask);
+# and two it labels `allow` that issue 30 narrows on purpose.
 # They are scored as `any` (not scored), and listed on every run, until the corpus is relabelled.
 SUPERSEDED = {
     "dax-0985": "grep x *.go: a glob operand, every match read-checked, run after --",
@@ -65,6 +66,10 @@ SUPERSEDED = {
     "dax-1015": "ls {a,b}: brace expansion of plain words is the words a and b, names inside",
     "dax-1380": "ls {b,c}: likewise",
     "dax-0869": "git log | awk 1: awk has a checker; the program 1 prints each line of its input",
+    # issue 30, class 4: a lister of a secret-looking directory shows its names, so it asks as the ls
+    # tool's listing of it does (design rule 41; tests/analyzer/test_exploits.py, issue 30's section).
+    "dax-1448": "ls .ssh: asks, a read of the directory's names, as the ls tool's ls .ssh does",
+    "dax-1449": "ls -la .aws: likewise",
 }
 
 
@@ -90,7 +95,7 @@ def main() -> int:
         print(f"conformance: no corpus at {CORPUS}; skipped")
         return 0
     bastion = f"{sys.executable} -m bastion"
-    print(f"conformance: {len(SUPERSEDED)} cases scored as `any` (labels issues 14 and 33 supersede):")
+    print(f"conformance: {len(SUPERSEDED)} cases scored as `any` (labels issues 14, 30 and 33 supersede):")
     for case_id, why in SUPERSEDED.items():
         print(f"  {case_id}: {why}")
     with tempfile.TemporaryDirectory() as tmp:

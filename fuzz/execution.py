@@ -4,7 +4,9 @@ contents, modes, link targets) is the same after, HOME and TMPDIR (scratch direc
 no process of the run's session is left, no canary (fixtures.CANARIES) shows in its output, and
 under `strace -f` no file is opened for writing (outside /dev/null and /dev/tty), no file holding a
 canary is opened at all, no file is created, removed, renamed, linked or re-moded, and no program
-runs but the plan's own commands, bash and git's own helpers.
+runs but the plan's own commands, bash and git's own helpers, none of them from the fixture's
+directory (a program of the repository's on PATH, whatever its name). A variant with a PATH of its
+own is decided and run with it: bastion's workspace has it, and a hook decides under it.
 
 A line is run as bastion runs it (the rendered plan in the neutral environment when stamped, else
 the line as typed) or, with `agent="claude"`, as Claude Code runs what bastion's PreToolUse hook
@@ -23,6 +25,7 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -98,6 +101,16 @@ def _secret_read(path: str, ws: Path, dirs: list[str], program: str = "") -> boo
     return any(_holds_canary(os.path.join(ws, d, path)) for d in ("", *dirs))
 
 
+def _workspace_program(program: str, ws: Path, dirs: list[str]) -> bool:
+    """Whether an executed path is inside the fixture's base directory (the workspace, or beside
+    it), or relative: a program of the repository's, whatever its name (issue 30, class 5)."""
+    if not os.path.isabs(program):
+        return True
+    base = os.path.realpath(ws.parent)
+    real = os.path.realpath(program)
+    return real == base or real.startswith(base + os.sep)
+
+
 def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = None) -> list[str]:
     """What the strace logs (one per process) show that a read-only run must not do; with `ws`,
     an open of a file that holds a canary is one too."""
@@ -132,6 +145,9 @@ def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = Non
                     program = "git" if base == "git" or executed.startswith(_GIT_EXEC_PATH + "/") else base
                     if first_exec and base == "bash":
                         first_exec = False
+                        continue
+                    if ws is not None and _workspace_program(executed, ws, dirs):
+                        bad.append(f"exec of a program of the workspace: {line}")
                         continue
                     if base in commands or (executed.startswith(_GIT_EXEC_PATH + "/") and "git" in commands):
                         continue
@@ -202,9 +218,12 @@ class ReadOnlyRunner:
         ws_path = self._ws(hostile)
         plan = parse(line)
         commands = {s.command for s in plan.stages} if isinstance(plan, Plan) else set()
-        base_env = scratch_env(self.work / "home", self.work / "tmp")
+        variant = VARIANTS.get(hostile) if isinstance(hostile, str) else None
+        path = variant.path(ws_path) if variant is not None and variant.path is not None else None
+        base_env = scratch_env(self.work / "home", self.work / "tmp", path)
         if agent == "claude":
-            out, script = self._hook(line, hostile, ws_path)
+            with _process_path(base_env["PATH"]):  # the hook runs in the other agent's environment
+                out, script = self._hook(line, hostile, ws_path)
             env = base_env
         else:
             out, script, env = self._bastion(line, hostile, ws_path, base_env)
@@ -221,7 +240,7 @@ class ReadOnlyRunner:
     def _bastion(
         self, line: str, hostile: Fixture, ws_path: Path, base_env: dict[str, str]
     ) -> tuple[Outcome, str | None, dict[str, str]]:
-        ws = LocalWorkspace(str(ws_path))
+        ws = LocalWorkspace(str(ws_path), env=base_env)  # the environment bastion's bash tool runs with
         settings = load_settings(ws, str(self.user_config))
         decided = Gate(settings, ws, self.stamper).decide("bash", {"command": line})
         out = Outcome(line, hostile, decided.decision)
@@ -348,6 +367,20 @@ class ReadOnlyRunner:
             problems.extend(strace_violations(prefix, commands, ws))
         shutil.rmtree(logdir, ignore_errors=True)
         return problems
+
+
+@contextlib.contextmanager
+def _process_path(path: str) -> Iterator[None]:
+    """This process's PATH set to `path` for a while (a dry-run looks programs up on its own)."""
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = path
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = before
 
 
 def _slug(hostile: Fixture) -> str:

@@ -45,13 +45,14 @@ def _folded(text: str) -> str:
     return "".join(f"[{c.upper()}{c.lower()}]" if c.isascii() and c.isalpha() else c for c in text)
 
 
-def exclude_globs(secrets: Sequence[str]) -> tuple[str, ...] | str:
-    """One case-folded base-name glob per pattern (its first component), or why one cannot be."""
+def exclude_globs(secrets: Sequence[str], always: Sequence[str] = ALWAYS_EXCLUDED) -> tuple[str, ...] | str:
+    """One case-folded base-name glob per pattern (its first component) and per name of `always`,
+    or why one cannot be (the walkers of _listers.py take these, without `.git`)."""
     out: list[str] = []
-    for pattern in (*ALWAYS_EXCLUDED, *secrets):
+    for pattern in (*always, *secrets):
         first = pattern.split("/", 1)[0]
         if not first or _GLOB_SPECIAL & set(first):
-            return f"the secret-looking pattern {pattern!r} cannot be written as a grep exclude"
+            return f"the secret-looking pattern {pattern!r} cannot be written as an exclude glob"
         out.append(_folded(first))
     return tuple(dict.fromkeys(out))
 

@@ -17,6 +17,7 @@ from bastion.analyzer._secrets import git_excludes, hidden_by
 from bastion.analyzer.git._plan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.grammar import Word, render_word
 from bastion.policy import Decision, Gate, Policy, Subject, load_settings
+from tests.plans import by_name
 
 from .gitrepo import make_repo, workspace, write
 
@@ -298,7 +299,7 @@ RENDERED = [
 def test_the_plan_that_runs_turns_off_external_diffs_and_text_conversion(
     ws: LocalWorkspace, line: str, rendered: str
 ) -> None:
-    assert run(ws, line).rendered == f"{PREFIX} {rendered}"
+    assert by_name(run(ws, line)) == f"{PREFIX} {rendered}"
 
 
 def test_a_workspace_that_is_not_a_repository_still_runs_read_only_git(tmp_path: Path) -> None:

@@ -83,6 +83,7 @@ def _traced(
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=PATIENCE), log
 
 
+@pytest.mark.usefixtures("go_on_path")
 @pytest.mark.parametrize("neutral", [True, False], ids=["neutral-env", "plain-env"])
 @pytest.mark.parametrize("case", CASES, ids=[c.case for c in CASES])
 def test_a_superseded_reference_case_runs_no_program_as_its_plan(
@@ -91,7 +92,7 @@ def test_a_superseded_reference_case_runs_no_program_as_its_plan(
     """In bastion's neutral environment, and in a plain one (another agent running the plan
     through a hook: rule 21, the plan carries its own protection)."""
     root = _fixture(tmp_path, case)
-    a = analyze(case.line, workspace(root))
+    a = analyze(case.line, workspace(root, PATH=os.environ["PATH"]))
     assert a.auto and a.rendered is not None, [s.why for s in a.stages]
     before = snapshot(root)
     proc, log = _traced(a.rendered, root, tmp_path, neutral=neutral)
