@@ -20,7 +20,8 @@ REPO = Path(__file__).resolve().parents[1]
 CORPUS = REPO.parent / "shared" / "conformance"
 MIN_ALLOW_RATE = 0.80
 # Cases the reference labels `ask` only because its subset was narrower, and which issue 14 widens
-# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask).
+# on purpose (each form proved against bash by property 1, its dangerous siblings tested to ask);
+# and two it labels `allow` that issue 30 narrows on purpose.
 # They are scored as `any` (not scored), and listed on every run, until the corpus is relabelled.
 SUPERSEDED = {
     "dax-0985": "grep x *.go: a glob operand, every match read-checked, run after --",
@@ -46,7 +47,8 @@ SUPERSEDED = {
     "dax-1267": "echo hi && git status: echo has a checker; the plan sets core.sshCommand=ssh",
     "dax-1275": "go env GOTOOLCHAIN && true: true is a builtin with a checker; go env of a plain setting",
     "dax-1276": "echo a && echo b | tr b c: echo and tr have checkers; they print words, run nothing",
-    "dax-1285": "git remote -v; true: `;` is in the subset and true has a checker; URLs shown redacted",
+    "dax-1285": "git remote -v; true: `;` is in the subset and true has a checker; URLs shown redacted"
+    " (a hook asks since issue 30, as the case's URLs hold credentials)",
     "dax-0197": "git show HEAD:sub/x: REV:path judged as a read from the repository's top, which must"
     " lie inside the workspace (above it, it asks)",
     "dax-1367": "git show main:cmd/dax/main.go: likewise",
@@ -64,6 +66,10 @@ SUPERSEDED = {
     "dax-1015": "ls {a,b}: brace expansion of plain words is the words a and b, names inside",
     "dax-1380": "ls {b,c}: likewise",
     "dax-0869": "git log | awk 1: awk has a checker; the program 1 prints each line of its input",
+    # issue 30, class 4: a lister of a secret-looking directory shows its names, so it asks as the ls
+    # tool's listing of it does (design rule 41; tests/analyzer/test_exploits.py, issue 30's section).
+    "dax-1448": "ls .ssh: asks, a read of the directory's names, as the ls tool's ls .ssh does",
+    "dax-1449": "ls -la .aws: likewise",
 }
 
 
@@ -89,7 +95,7 @@ def main() -> int:
         print(f"conformance: no corpus at {CORPUS}; skipped")
         return 0
     bastion = f"{sys.executable} -m bastion"
-    print(f"conformance: {len(SUPERSEDED)} cases scored as `any` (labels issues 14 and 33 supersede):")
+    print(f"conformance: {len(SUPERSEDED)} cases scored as `any` (labels issues 14, 30 and 33 supersede):")
     for case_id, why in SUPERSEDED.items():
         print(f"  {case_id}: {why}")
     with tempfile.TemporaryDirectory() as tmp:

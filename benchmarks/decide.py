@@ -7,6 +7,7 @@ realistic lines through the same gate `bastion check` uses and prints p50/p99 pe
 decided again, and decided the first time: every memo cleared, a fresh policy), the cost of a git
 line whose probe is cached and of one that spawns git, the walk of the git directory against one
 spawn of git (in the fixture and in a busier repository: thousands of loose objects, many refs),
+the lookup of a command's program on PATH, remembered and afresh,
 and the cold start of `bastion check` and
 of `bastion hook claude-code` without a config and with a user config of twenty rules of its own.
 Figures go to docs/performance.md by hand, with the machine they were taken on.
@@ -25,7 +26,8 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace, neutral_env
+from bastion.analyzer import LocalWorkspace, _programs, neutral_env
+from bastion.analyzer._programs import find_program, shell_of
 from bastion.analyzer.git._dir import scan_gitdir
 from bastion.policy import Gate, load_settings
 
@@ -152,7 +154,7 @@ def fixture(root: Path) -> None:
 # exec wrapper runs). The file system is asked on every decision whatever these hold.
 MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
-    ("bastion.analyzer._analyze", "_render"),
+    ("bastion.analyzer._analyze", "_rendered"),
     ("bastion.analyzer._flags", "_parse"),
     ("bastion.policy._wrappers", "unwrap"),
     ("bastion.policy._cut", "cut"),
@@ -192,6 +194,24 @@ def measure(gate: Gate, lines: list[str], rounds: int) -> list[float]:
             gate.decide("bash", {"command": line})
             times.append((time.perf_counter_ns() - start) / 1000)
     return times
+
+
+def lookups(ws: LocalWorkspace, rounds: int) -> tuple[list[float], list[float], int]:
+    """One command's program found on this PATH: remembered (every entry before the hit and the
+    program stat'ed again), and looked up afresh (the memo cleared); and how many PATH entries."""
+    shell = shell_of(ws)
+    again: list[float] = []
+    fresh: list[float] = []
+    for _ in range(rounds):
+        for command in ("cat", "grep", "git", "sort"):
+            _programs._memo.clear()
+            start = time.perf_counter_ns()
+            find_program(ws, ".", shell, command)
+            fresh.append((time.perf_counter_ns() - start) / 1000)
+            start = time.perf_counter_ns()
+            find_program(ws, ".", shell, command)
+            again.append((time.perf_counter_ns() - start) / 1000)
+    return again, fresh, len(shell.path.split(os.pathsep))
 
 
 def git_runs(gate: Gate, root: Path, rounds: int) -> tuple[list[float], list[float]]:
@@ -288,6 +308,7 @@ def main() -> int:
         git_cached = measure(gate, GIT, max(1, a.rounds // 4))
         status_cached, cold_probe = git_runs(gate, root, max(1, a.rounds // 4))
         walk, spawn = walk_and_spawn(ws, root / ".git", 50)
+        found_again, found_fresh, entries = lookups(ws, max(1, a.rounds // 4))
         other = Path(tmp + "-busy")
         try:
             busy(other)
@@ -310,6 +331,10 @@ def main() -> int:
     print(row("git status, cached:", status_cached))
     print(row("git, probe runs git:", cold_probe))
     print(versus(walk, spawn))
+    print(
+        f"program lookup ({entries} PATH entries): remembered p50 {pct(found_again, 0.5):6.1f} us"
+        f"   afresh p50 {pct(found_fresh, 0.5):6.1f} us   per command"
+    )
     print(f"busy repository ({loose} loose objects, 200 branches, a submodule; {walked} directories walked):")
     print(row("  git status, cached:", busy_cached))
     print(row("  probe runs git:", busy_probe))

@@ -4,11 +4,15 @@ contents, modes, link targets) is the same after, HOME and TMPDIR (scratch direc
 no process of the run's session is left, no canary (fixtures.CANARIES) shows in its output, and
 under `strace -f` no file is opened for writing (outside /dev/null and /dev/tty), no file holding a
 canary is opened at all, no file is created, removed, renamed, linked or re-moded, and no program
-runs but the plan's own commands, bash and git's own helpers.
+runs but the plan's own commands, bash and git's own helpers, none of them from the fixture's
+directory (a program of the repository's on PATH, whatever its name). A variant with a PATH of its
+own is decided and run with it: bastion's workspace has it, and a hook decides under it.
 
 A line is run as bastion runs it (the rendered plan in the neutral environment when stamped, else
 the line as typed) or, with `agent="claude"`, as Claude Code runs what bastion's PreToolUse hook
-answered (the updated command, or the line, in the plain environment: issue 12, class 6)."""
+answered (the updated command, or the line, in the plain environment: issue 12, class 6). What a
+plan bastion runs prints is checked as its bash tool shows it (a URL's userinfo hidden); what
+another agent runs, as printed."""
 
 from __future__ import annotations
 
@@ -21,17 +25,19 @@ import shutil
 import stat
 import subprocess
 import tempfile
+from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, Stamper
-from bastion.analyzer.git._neutral import neutral_env
+from bastion.analyzer.git._neutral import neutral_env, redact_userinfo
 from bastion.audit._hook import claude_code_hook
 from bastion.grammar import Plan, parse
 from bastion.policy import Decision, load_settings
 from bastion.policy._gate import STAMP_ARG, Gate
 
 from .fixtures import CANARY, HOSTILE_CONFIG, MAX_READ, build, copy, scratch_env
+from .hostile import VARIANTS
 
 __all__ = ["Fixture", "Outcome", "ReadOnlyRunner", "canaries_in", "snapshot", "strace_violations"]
 
@@ -81,14 +87,28 @@ def _holds_canary(path: str) -> bool:
         return False
 
 
-def _secret_read(path: str, ws: Path, dirs: list[str]) -> bool:
+def _secret_read(path: str, ws: Path, dirs: list[str], program: str = "") -> bool:
     """Whether an opened path (relative ones tried against the workspace and every directory the
-    process changed to) is a file holding a canary: a secret inside, or a file outside."""
+    process changed to) is a file holding a canary: a secret inside, or a file outside. git reads
+    its own git directory (its config, which may hold a credential's canary: issue 30): what it
+    prints of it is the output's check."""
     if path.startswith(_SYSTEM):
+        return False
+    if program == "git" and ".git" in path.split("/"):
         return False
     if os.path.isabs(path):
         return _holds_canary(path)
     return any(_holds_canary(os.path.join(ws, d, path)) for d in ("", *dirs))
+
+
+def _workspace_program(program: str, ws: Path, dirs: list[str]) -> bool:
+    """Whether an executed path is inside the fixture's base directory (the workspace, or beside
+    it), or relative: a program of the repository's, whatever its name (issue 30, class 5)."""
+    if not os.path.isabs(program):
+        return True
+    base = os.path.realpath(ws.parent)
+    real = os.path.realpath(program)
+    return real == base or real.startswith(base + os.sep)
 
 
 def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = None) -> list[str]:
@@ -101,6 +121,7 @@ def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = Non
         if not name.startswith(stem + "."):
             continue
         dirs: list[str] = []
+        program = ""  # what the process runs since its last exec
         with open(os.path.join(directory, name), errors="replace") as f:
             for line in f:
                 line = line.strip()
@@ -110,17 +131,25 @@ def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = Non
                     if any(flag in m.group(2) for flag in _WRITE_FLAGS):
                         if m.group(1) not in ("/dev/null", "/dev/tty"):
                             bad.append(f"open for writing: {line}")
-                    elif ws is not None and _OPENED.search(line) and _secret_read(m.group(1), ws, dirs):
+                    elif (
+                        ws is not None
+                        and _OPENED.search(line)
+                        and _secret_read(m.group(1), ws, dirs, program)
+                    ):
                         bad.append(f"read of a secret: {line}")
                 elif _MUTATING.match(line):
                     bad.append(f"file system change: {line}")
                 elif m := _EXEC.match(line):
-                    program = m.group(1)
-                    base = os.path.basename(program)
+                    executed = m.group(1)
+                    base = os.path.basename(executed)
+                    program = "git" if base == "git" or executed.startswith(_GIT_EXEC_PATH + "/") else base
                     if first_exec and base == "bash":
                         first_exec = False
                         continue
-                    if base in commands or (program.startswith(_GIT_EXEC_PATH + "/") and "git" in commands):
+                    if ws is not None and _workspace_program(executed, ws, dirs):
+                        bad.append(f"exec of a program of the workspace: {line}")
+                        continue
+                    if base in commands or (executed.startswith(_GIT_EXEC_PATH + "/") and "git" in commands):
                         continue
                     bad.append(f"exec of a program not in the plan: {line}")
     return bad
@@ -180,23 +209,29 @@ class ReadOnlyRunner:
         if hostile not in self.scratch:
             if hostile not in self.templates:
                 self.templates[hostile] = build(self.work / f"template-{_slug(hostile)}", hostile)
-            self.scratch[hostile] = copy(self.templates[hostile], self.work / f"scratch-{_slug(hostile)}")
+            fresh = isinstance(hostile, str) and VARIANTS[hostile].fresh
+            dest = self.work / f"scratch-{_slug(hostile)}"
+            self.scratch[hostile] = copy(self.templates[hostile], dest, refresh=not fresh)
         return self.scratch[hostile]
 
     def check(self, line: str, hostile: Fixture = None, agent: str = "bastion") -> Outcome:
         ws_path = self._ws(hostile)
         plan = parse(line)
         commands = {s.command for s in plan.stages} if isinstance(plan, Plan) else set()
-        base_env = scratch_env(self.work / "home", self.work / "tmp")
+        variant = VARIANTS.get(hostile) if isinstance(hostile, str) else None
+        path = variant.path(ws_path) if variant is not None and variant.path is not None else None
+        base_env = scratch_env(self.work / "home", self.work / "tmp", path)
         if agent == "claude":
-            out, script = self._hook(line, hostile, ws_path)
+            with _process_path(base_env["PATH"]):  # the hook runs in the other agent's environment
+                out, script = self._hook(line, hostile, ws_path)
             env = base_env
         else:
             out, script, env = self._bastion(line, hostile, ws_path, base_env)
         self.decided += 1
         if script is None:
             return out
-        out.problems = self._run(ws_path, script, env, commands, line)
+        # bastion's bash tool shows a verified plan's output with URL userinfo hidden
+        out.problems = self._run(ws_path, script, env, commands, line, redact=out.ran == "rendered")
         self.executed += 1
         if out.problems:
             self.scratch.pop(hostile, None)
@@ -205,7 +240,7 @@ class ReadOnlyRunner:
     def _bastion(
         self, line: str, hostile: Fixture, ws_path: Path, base_env: dict[str, str]
     ) -> tuple[Outcome, str | None, dict[str, str]]:
-        ws = LocalWorkspace(str(ws_path))
+        ws = LocalWorkspace(str(ws_path), env=base_env)  # the environment bastion's bash tool runs with
         settings = load_settings(ws, str(self.user_config))
         decided = Gate(settings, ws, self.stamper).decide("bash", {"command": line})
         out = Outcome(line, hostile, decided.decision)
@@ -257,7 +292,13 @@ class ReadOnlyRunner:
         return out, str(said.get("updatedInput", {}).get("command", line))
 
     def _run(
-        self, ws: Path, script: str, env: dict[str, str], commands: set[str], line: str = ""
+        self,
+        ws: Path,
+        script: str,
+        env: dict[str, str],
+        commands: set[str],
+        line: str = "",
+        redact: bool = False,
     ) -> list[str]:
         home, tmp = self.work / "home", self.work / "tmp"
         for d in (home, tmp):
@@ -307,7 +348,12 @@ class ReadOnlyRunner:
                 proc.kill()
                 proc.wait()
             output.seek(0)
-            shown = canaries_in(output.read(64 << 20), line or script)
+            printed = output.read(64 << 20)
+            if redact:
+                printed = redact_userinfo(printed.decode("utf-8", "surrogateescape")).encode(
+                    "utf-8", "surrogateescape"
+                )
+            shown = canaries_in(printed, line or script)
         if shown:
             problems.append(f"the output shows a secret's canary: {shown}")
         after = snapshot(ws.parent)
@@ -321,6 +367,20 @@ class ReadOnlyRunner:
             problems.extend(strace_violations(prefix, commands, ws))
         shutil.rmtree(logdir, ignore_errors=True)
         return problems
+
+
+@contextlib.contextmanager
+def _process_path(path: str) -> Iterator[None]:
+    """This process's PATH set to `path` for a while (a dry-run looks programs up on its own)."""
+    before = os.environ.get("PATH")
+    os.environ["PATH"] = path
+    try:
+        yield
+    finally:
+        if before is None:
+            del os.environ["PATH"]
+        else:
+            os.environ["PATH"] = before
 
 
 def _slug(hostile: Fixture) -> str:

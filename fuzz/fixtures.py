@@ -203,12 +203,14 @@ def refresh_index(ws: Path) -> None:
         _git(ws, "update-index", "-q", "--refresh", check=False)
 
 
-def copy(template: Path, dest: Path) -> Path:
-    """A scratch copy of the template's base directory; returns the copy's workspace."""
+def copy(template: Path, dest: Path, refresh: bool = True) -> Path:
+    """A scratch copy of the template's base directory, its index refreshed unless `refresh` is
+    false (a fresh index: issue 30, class 3); returns the copy's workspace."""
     if dest.exists():
         shutil.rmtree(dest)
     subprocess.run(["cp", "-a", str(template.parent), str(dest)], check=True)
-    refresh_index(dest / template.name)
+    if refresh:
+        refresh_index(dest / template.name)
     return dest / template.name
 
 

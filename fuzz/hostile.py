@@ -7,8 +7,12 @@ Classes: 1 names that look like something else (in every fixture: `ls `, `evil.s
 modified secrets (in every fixture) and a workspace that is no repository (`git diff A B` is then
 `--no-index`); 5 an embedded repository with its own config, entered through a stash, and submodules (clean,
 nested with a hostile one inside, a git directory outside, a hostile config of their own);
-7 a history big enough that `sort` spills to temporary files. Class 6 (the plan run by another
+7 a history big enough that `sort` spills to temporary files; issue 30's 304 secret-looking
+directories with children (names and contents canaries) and 305 a PATH whose relative or
+in-workspace entry holds a fake of every command (each run leaves a marker). Class 6 (the plan run by another
 agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
+Classes 31-33 are issue 30's classes 1-3 (fuzz/hostile30.py): names that reach a secret's blob,
+credentials at rest in the git directory, and an index whose stat data matches no file.
 """
 
 from __future__ import annotations
@@ -18,6 +22,8 @@ import shutil
 from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
+
+from .hostile30 import VARIANTS30
 
 __all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
 
@@ -31,6 +37,12 @@ CLASSES = {
     5: "an embedded repository's own config run by git",
     6: "the plan run by another agent in its own environment",
     7: "a helper program or temporary file (sort spills, go env runs the C compiler)",
+    31: "a name that is not its path reaches a secret's blob (a ref, tag, packed-refs line, reflog entry)",
+    32: "credentials at rest in the git directory (a remote URL's user:token@)",
+    33: "git opens tracked secrets to refresh an index whose stat data matches no file",
+    # issue 30 (numbered 30N: class N of that issue)
+    304: "names inside secret-looking directories, listed or walked into",
+    305: "a program of the workspace on PATH (a relative or an in-workspace entry)",
 }
 
 # Classes whose fix is not merged on this branch: tests/soundness expects their attacks to succeed
@@ -42,6 +54,9 @@ class Variant(NamedTuple):
     klass: int
     make: Callable[[Path, Git], None]  # (workspace, git runner) -> None
     embed: bool = False
+    fresh: bool = False  # the scratch copy keeps its index as copied (class 33)
+    # The PATH the line is decided and run with, from the scratch workspace (None: the fixed one).
+    path: Callable[[Path], str] | None = None
 
 
 def _outside(ws: Path) -> str:
@@ -220,6 +235,53 @@ def _tracked_dir_link(ws: Path, git: Git) -> None:
     os.symlink("../outside/docs", ws / "docs")
 
 
+# Issue 30, class 4: secret-looking directories with children, each child named and filled with a
+# canary: a listing that shows a name inside shows one. They are untracked, in directories git has
+# no tracked file of (plain `git status` shows `?? .ssh/`); git's listers of untracked names
+# (`status -uall`, `ls-files -o`) are issue 30's class 3, with git's excludes.
+SECRET_CHILDREN = (
+    ".ssh/keys/{c}listed-ssh-key", ".ssh/{c}listed-ssh", "secrets/keys/{c}listed-secrets",
+    "sub/.aws/{c}listed-aws", "certs.pem/{c}listed-pem", "sub/deep/credentials/{c}listed-credentials",
+    ".env.d/{c}listed-envdir",
+)  # fmt: skip
+
+
+def _secret_children(ws: Path, git: Git) -> None:
+    from .fixtures import CANARY  # (fixtures imports this module)
+
+    for pattern in SECRET_CHILDREN:
+        path = ws / pattern.format(c=CANARY)
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(f"{CANARY}content-{path.name.removeprefix(CANARY)}\n")
+    os.symlink(".ssh", ws / "sshlink")
+    os.symlink("../.ssh/keys", ws / "sub" / "keys")
+
+
+# Issue 30, class 5: a fake of every command the generators name, in a relative PATH entry or in
+# one inside the workspace; each leaves a marker in HOME and in the tree if it ever runs.
+FAKED = (
+    "cat", "ls", "grep", "head", "tail", "wc", "sort", "uniq", "cut", "find", "du", "tree", "stat", "file",
+    "git", "which", "sed", "nl", "strings", "diff", "cmp", "realpath", "readlink", "basename", "dirname",
+    "tr", "od", "echo", "printf", "true", "false", "test", "pwd", "python3", "python", "node", "ruff",
+    "tmux", "mypy", "go", "cd",
+)  # fmt: skip
+FAKE = '#!/bin/sh\ntouch "$HOME/pwned-path-${0##*/}" "pwned-path-${0##*/}" 2>/dev/null\n'
+
+
+def _fakes(where: str) -> Callable[[Path, Git], None]:
+    def make(ws: Path, git: Git) -> None:
+        for name in FAKED:
+            path = ws / where / name
+            path.parent.mkdir(parents=True, exist_ok=True)
+            path.write_text(FAKE)
+            path.chmod(0o755)
+
+    return make
+
+
+_SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
+
+
 def _variants() -> dict[str, Variant]:
     out: dict[str, Variant] = {}
     for key in FILE_KEYS:
@@ -239,6 +301,13 @@ def _variants() -> dict[str, Variant]:
     out["submodule-gitdir@outside"] = Variant(5, _submodule_gitdir_outside)
     out["submodule-config"] = Variant(5, _submodule_config)
     out["big-history"] = Variant(7, _big_history)
+    for name, (klass, make, fresh) in VARIANTS30.items():
+        out[name] = Variant(klass, make, fresh=fresh)
+    out["secret-directories"] = Variant(304, _secret_children)
+    out["path-relative"] = Variant(
+        305, _fakes("node_modules/.bin"), path=lambda ws: f"node_modules/.bin:.:{_SYSTEM_PATH}"
+    )
+    out["path-inside"] = Variant(305, _fakes(".venv/bin"), path=lambda ws: f"{ws}/.venv/bin:{_SYSTEM_PATH}")
     return out
 
 

@@ -38,7 +38,10 @@ GROUPS: dict[str, tuple[Fixture, ...]] = {
     "config": HOSTILE_SAMPLE,
     "hostile": (None, *VARIANTS),
     "all": (*HOSTILE_SAMPLE, *VARIANTS),
-    **{f"class-{k}": tuple(n for n, v in VARIANTS.items() if v.klass == k) for k in (2, 3, 4, 5, 7)},
+    **{
+        f"class-{k}": tuple(n for n, v in VARIANTS.items() if v.klass == k)
+        for k in sorted({v.klass for v in VARIANTS.values()})
+    },
 }
 
 

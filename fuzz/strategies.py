@@ -19,6 +19,7 @@ from bastion.grammar import Outside, Plan, parse
 from bastion.grammar._parser import parser
 
 from .pool14 import with_pool14
+from .pool30 import READS30, TOOL_READS30, with_pool30
 from .pool33 import STAGES33, with_pool33
 
 __all__ = [
@@ -28,6 +29,8 @@ __all__ = [
     "RAW_COMMANDS",
     "GIT_FORMS",
     "HOSTILE_COMMANDS",
+    "LISTER_FORMS",
+    "PATH_FORMS",
     "grammar_lines",
     "hostile_lines",
     "hostile_tool_call",
@@ -79,6 +82,25 @@ GO_ENV_NAMES: tuple[str, ...] = (
     "CC", "CXX", "GOGCCFLAGS", "CGO_CFLAGS", "CGO_LDFLAGS", "CGO_CPPFLAGS", "CGO_CXXFLAGS", "CGO_FFLAGS",
     "GOROOT", "GOENV", "GOFLAGS", "AR",
 )  # fmt: skip
+# Issue 30: listers and walkers of (and around) secret-looking directories, and the commands a
+# hostile PATH would swap (fuzz/hostile.py, classes 304 and 305).
+LISTER_FORMS: tuple[str, ...] = (
+    "ls secrets", "ls -R", "ls -R .", "ls -Ra", "ls -laR sub", "ls -la .ssh", "ls -la .ssh/keys", "ls .env.d",
+    "ls sshlink", "ls sub/keys", "ls *", "ls */", "ls -d */", "ls s*/", "ls -la sub/*", "ls -d .ssh",
+    "cd secrets && ls", "cd sub && ls -R", "find .", "find . -name 'id_*'", "find . -name '*listed*'",
+    "find .ssh", "find . -type f", "find . -maxdepth 2 -type d", "find sub -print0", "find sshlink",
+    "find . -type d -name '.*'", "find . -depth", "find . -mindepth 2", "find . -name x -o -print",
+    "du -a", "du -a .", "du -a sub", "du -sh .ssh", "du -a --max-depth=2 .", "tree", "tree -a", "tree -a sub",
+    "tree -a -L 2", "tree -a .ssh", "tree -a -I x", "grep -rl . .", "grep -rn CANARY", "grep -l x s*/*",
+    "stat .ssh", "file .ssh", "test -d .ssh",
+)  # fmt: skip
+PATH_FORMS: tuple[str, ...] = (
+    "cat main.go", "head -n 1 README.md", "tail -1 README.md", "wc -l main.go", "file main.go", "tree -L 1",
+    "which cat", "which -a ls", "stat -c %s main.go", "realpath main.go", "basename sub/a.go", "echo hi",
+    "printf x", "true", "test -f main.go", "pwd", "cd sub && ls", "cat main.go | sort | uniq | cut -c 1-3",
+    "grep -n package main.go", "sed -n 1p main.go", "nl main.go", "od -c main.go", "python3 --version",
+    "node -v", "git status", "git log --oneline", "du -s sub", "find sub -name '*.go'", "ls -la",
+)  # fmt: skip
 PIPED: tuple[str, ...] = ("sort", "sort", "sort -r", "sort -u", "head -n 3", "wc -l", "uniq", "cut -c 1-5")
 ARG_POOL: tuple[str, ...] = (
     # git subcommands and flags the checker knows
@@ -93,6 +115,7 @@ ARG_POOL: tuple[str, ...] = (
     ".", "./", "main.go", "README.md", "notes.txt", "sub", "sub/a.go", "sub/deep", "docs/guide.txt",
     ".env", "id_rsa", "secrets/token.txt", "big.bin", "pipe", "etclink", "outfile", "outlink",
     "inlink", "dangling", "sub/up", "empty", "repo", "vendor/evil", ".git", ".git/config", "/etc/passwd",
+    ".ssh", ".ssh/keys", "sub/.aws", "certs.pem", "sshlink", "sub/keys", ".env.d",
     "café.txt", "a b.txt", "evil.sh", "./evil.sh", "-rf", "'ls '", "\"it's.txt\"", "'say \"hi\".txt'",
     "'sub dir'", "'sub dir/x.go'", "data.txt", "other", "docs", "secrets", "ORIG_HEAD", "v1", "t",
     # git forms of issue 12 and go env names
@@ -111,6 +134,7 @@ ARG_POOL: tuple[str, ...] = (
 
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool14(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
 RAW_COMMANDS, COMMAND_POOL, ARG_POOL = with_pool33(RAW_COMMANDS, COMMAND_POOL, ARG_POOL)
+GIT_FORMS, ARG_POOL = with_pool30(GIT_FORMS, ARG_POOL)
 
 _KEEP_TERMINALS = ("AND", "PIPE", "SEP")
 _MAX_DEPTH = 12
@@ -254,10 +278,18 @@ BYPASSES: tuple[str, ...] = (
 def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
     files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
-    piped to a filter."""
-    kind = choice(("git", "git", "git", "word", "go", "read", "pipe", "issue33"))
+    piped to a filter; of issue 33: globs, braces, [ ], quoted text; of issue 30: the git
+    directory's config files, a lister or walker near secret-looking directories, a command a
+    hostile PATH would swap."""
+    kind = choice(
+        ("git", "git", "git", "word", "go", "read", "pipe", "issue33", "git-dir", "list", "list", "path")
+    )
     if kind == "issue33":  # globs, braces, [ ], quoted text (fuzz/pool33.py)
         return choice(STAGES33)
+    if kind == "list":
+        return choice(LISTER_FORMS)
+    if kind == "path":
+        return choice(PATH_FORMS)
     if kind == "pipe":  # what git prints of a big history, sorted: sort spills to TMPDIR
         return f"{choice(GIT_FORMS)} | {choice(PIPED)}"
     if kind == "git":
@@ -266,6 +298,8 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
         return f"{choice(HOSTILE_COMMANDS)} {choice(('', '.', '-la', 'main.go', 'evil.sh'))}".rstrip()
     if kind == "go":
         return f"go env {choice(GO_ENV_NAMES)}"
+    if kind == "git-dir":  # the git directory's config files (issue 30, class 2)
+        return choice(READS30)
     readers, files = ("cat", "head -n 2", "wc -c"), ("main.go", "README.md", "notes.txt", '"it\'s.txt"')
     return f"{choice(readers)} {choice(files)}"
 
@@ -289,12 +323,19 @@ _TOOL_PATHS = (
     "secrets",
     "notes.txt",
     "empty",
+    ".ssh",
+    "sshlink",
+    "sub/keys",
+    "sub/.aws",
 )
 
 
 def hostile_tool_call(choice: Callable[[Sequence[str]], str]) -> tuple[str, dict[str, object]]:
     """A file tool's call (grep, read, glob, ls) on a directory or link that holds or leads to secrets."""
-    tool = choice(("grep", "grep", "grep", "read", "glob", "ls"))
+    tool = choice(("grep", "grep", "grep", "read", "glob", "ls", "git-dir"))
+    if tool == "git-dir":  # the git directory's config files (issue 30, class 2)
+        calls = [f"{t} {a}" for t, a in TOOL_READS30]
+        return TOOL_READS30[calls.index(choice(calls))]
     path = choice(_TOOL_PATHS)
     if tool == "grep":
         pattern = choice(("KEY", "CANARY", ".", "package", "BEGIN"))
@@ -302,7 +343,7 @@ def hostile_tool_call(choice: Callable[[Sequence[str]], str]) -> tuple[str, dict
         include = choice(("", "", "*", ".env", "*.txt", "id_*"))
         return tool, {**args, "include": include} if include else args
     if tool == "glob":
-        return tool, {"pattern": choice(("**", "*", "**/.env", "sub/**"))}
+        return tool, {"pattern": choice(("**", "*", "**/.env", "sub/**", ".ssh/**", "**/*listed*", "s*/*"))}
     return tool, {"path": choice(("README.md", "main.go", "notes.txt", "chain")) if tool == "read" else path}
 
 

@@ -15,6 +15,7 @@ from ..workspace import (
     walk,
 )
 from ._analyze import GOVERNED, analyze
+from ._programs import Shell, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
 
@@ -58,6 +59,7 @@ __all__ = [
     "GitFinding",
     "LocalWorkspace",
     "Resolved",
+    "Shell",
     "StageResult",
     "StampError",
     "Walk",
@@ -73,5 +75,6 @@ __all__ = [
     "redact_userinfo",
     "resolve",
     "root_relative",
+    "shell_of",
     "walk",
 ]

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
 from ._commands import FILTERS, FIRST_STAGE, check_cd
+from ._programs import Identity, Program, Shell, find_program, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
 
@@ -58,15 +59,17 @@ def analyze(
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES,
     probe: bool = True,
     secrets: tuple[str, ...] = SECRET_PATHS,
+    shell: Shell | None = None,
 ) -> Analysis:
     """Analyse `line` as it would run in the root-relative directory `cwd` of `ws`, with `secrets`
-    the secret-looking path patterns a git plan keeps out of what it prints."""
+    the secret-looking path patterns a git plan keeps out of what it prints, in `shell` (the PATH
+    its programs are found on; by default where a plan decided in `ws` runs, `shell_of`)."""
     parsed = parse(line)
     if isinstance(parsed, Outside):
         return Analysis(line, None, parsed)
     results: list[StageResult] = []
     auto = True
-    git = rewritten = False
+    git = False
     # Where the line may be before each pipeline: (directory, whether the last pipeline run succeeded).
     states: frozenset[tuple[str, bool]] = frozenset({(cwd, True)})
     for index, pipeline in enumerate(parsed.pipelines):
@@ -89,7 +92,6 @@ def analyze(
             check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
             git = git or check.git
-            rewritten = rewritten or check.words is not None
             results.append(StageResult(stage, len(results), True, check, here))
             if lone_cd and check.ok and check.cwd is not None:
                 moved = check.cwd
@@ -102,13 +104,45 @@ def analyze(
     found: GitFinding | None = None
     probed: tuple[str, ...] = ()
     hidden = ""
+    programs: tuple[str, ...] = ()
+    if auto:
+        results, programs = _programs(ws, shell or shell_of(ws), results)
+        auto = all(r.ok for r in results)
     if probe and git:
         results, found, probed = _probe(ws, results, strict=not auto)
         auto = auto and found is None
         if auto:
             results, hidden = _submodules(ws, results)
-    rendered = _render(_runnable(parsed, results) if rewritten else parsed) if auto else None
-    return Analysis(line, parsed, None, tuple(results), auto, rendered, found, probed, hidden)
+    credentials = _credentials(ws, results) if auto and git else ""
+    rendered = None
+    if auto:
+        rendered = _rendered(parsed, tuple((r.check.words, r.check.program, r.check.git) for r in results))
+    return Analysis(
+        line, parsed, None, tuple(results), auto, rendered, found, probed, hidden, credentials, programs
+    )
+
+
+def _programs(
+    ws: Workspace, shell: Shell, results: list[StageResult]
+) -> tuple[list[StageResult], tuple[str, ...]]:
+    """Each stage of a line that runs unasked with the program its command runs (a builtin keeps
+    its name); a stage whose program cannot be named makes the line ask, saying why."""
+    out = list(results)
+    starts: dict[str, None] = {}
+    seen: dict[str, Identity] = {}
+    for i, r in enumerate(out):
+        try:
+            program = find_program(ws, r.cwd, shell, r.stage.command, seen)
+        except Exception as err:  # a lookup that fails asks
+            program = Program(
+                why=f"the program {r.stage.command} runs could not be found: {type(err).__name__}: {err}"
+            )
+        if program.why:
+            out[i] = r._replace(check=Check.refuse(program.why))
+        elif program.path:
+            out[i] = r._replace(check=r.check._replace(program=program.path))
+            starts.update(dict.fromkeys(program.starts))
+    return out, tuple(starts)
 
 
 def _runs_after(operator: Operator, succeeded: bool) -> bool:
@@ -164,6 +198,19 @@ def _probe(
     return out, found, tuple(dirs)
 
 
+def _credentials(ws: Workspace, results: list[StageResult]) -> str:
+    """Which config value an auto-allowed line's git stages print holds a URL's credentials ("" for
+    none)."""
+    from .git._probe import printed_credentials
+
+    for r in results:
+        if r.check.git and r.check.prints:
+            found = printed_credentials(ws, r.check.runs_in or r.cwd, r.check.prints)
+            if found:
+                return found
+    return ""
+
+
 def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageResult], str]:
     """An auto-allowed line's git status and diff stages, showing submodules where every one was
     probed clean (and there are some), and why they stay hidden elsewhere ("" for nowhere)."""
@@ -187,18 +234,24 @@ def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageRe
     return out, hidden
 
 
+# What a stage's check chose for the plan: its words (None: as typed), its program, whether it is git's.
+Choice = tuple[tuple[Word, ...] | None, str, bool]
+
+
 # Plans are frozen values, and a line decided again (or re-checked before it runs) renders the same.
-_render = functools.lru_cache(maxsize=4096)(render)
+@functools.lru_cache(maxsize=4096)
+def _rendered(plan: Plan, choices: tuple[Choice, ...]) -> str:
+    return render(_runnable(plan, choices))
 
 
-def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
-    """The plan that runs: each stage with the words its checker chose, joined as typed, after the
-    unsetting of the variables that steer git (`unset ... && `) when a stage is git's, so that the
-    plan is safe in any environment."""
-    it = iter(results)
+def _runnable(plan: Plan, choices: tuple[Choice, ...]) -> Plan:
+    """The plan that runs: each stage with the words its checker chose and its program by absolute
+    path, joined as typed, after the unsetting of the variables that steer git (`unset ... && `)
+    when a stage is git's, so that the plan is safe in any environment."""
+    it = iter(choices)
     pipelines = []
     operators = plan.operators
-    if any(r.check.git for r in results):
+    if any(git for _, _, git in choices):
         from .git._plan import UNSET_GIT_STEERING
 
         pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
@@ -206,8 +259,10 @@ def _runnable(plan: Plan, results: list[StageResult]) -> Plan:
     for pipeline in plan.pipelines:
         stages = []
         for stage in pipeline.stages:
-            r = next(it)
-            words = r.check.words if r.check.words is not None else stage.words
+            chosen, program, _ = next(it)
+            words = chosen if chosen is not None else stage.words
+            if program:
+                words = (Word(program), *words[1:])
             stages.append(Stage(words, stage.redirects))
         pipelines.append(Pipeline(tuple(stages)))
     return Plan(tuple(pipelines), operators)

@@ -14,6 +14,7 @@ from collections.abc import Iterable
 
 from .._errors import BastionError
 from ..workspace import Workspace, root_relative, walk
+from ._programs import program_identity
 from ._result import Analysis
 from .git._probe import git_fingerprint
 
@@ -89,8 +90,9 @@ def identity(ws: Workspace, raw: str, cwd: str = ".", *, full: bool = True) -> F
 
 
 def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:
-    """The rendered plan, each stage's directory, reads and dependencies, and the fingerprint of
-    git's configuration for each directory a git stage runs in."""
+    """The rendered plan, each stage's directory, reads, listed directories and dependencies, the
+    fingerprint of git's configuration for each directory a git stage runs in, and what each
+    program the plan starts is (so that a program swapped since the decision refuses)."""
     stages: list[Fact] = []
     for r in analysis.stages:
         stages.append(
@@ -100,11 +102,13 @@ def plan_facts(analysis: Analysis, ws: Workspace) -> Fact:
                 r.cwd,
                 identity(ws, r.cwd),
                 tuple((n, identity(ws, n)) for n in r.check.reads),
+                tuple((n, identity(ws, n)) for n in r.check.lists),
                 tuple((n, identity(ws, n)) for n in r.check.depends),
             )
         )
     git = tuple((d, git_fingerprint(ws, d)) for d in analysis.probed)
-    return (analysis.rendered, tuple(stages), git)
+    programs = tuple((p, program_identity(p)) for p in analysis.programs)
+    return (analysis.rendered, tuple(stages), git, programs)
 
 
 def line_facts(line: str, targets: Iterable[tuple[str, str | None]], ws: Workspace) -> Fact:

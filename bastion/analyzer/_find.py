@@ -1,5 +1,7 @@
 """find that lists names, as ls -R does: starting points inside the working directory, tests that
-only look at names, types, sizes and times, and actions that only print.
+only look at names, types, sizes and times, and actions that only print. Its plan prunes every
+secret-looking directory below the starting points, which are listed directories themselves
+(_listers.py, design rule 41).
 
 find reads no file's contents, so it has no reads (a secret's name is not its content), and it never
 follows a link below its starting points unless told to (-L, -H, -follow: refused). Every word of
@@ -11,8 +13,9 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import Stage
+from ..grammar import Stage, Word
 from ._flags import ANY, NUMBER
+from ._listers import find_skips, listed, skip_globs
 from ._operands import names_inside
 from ._result import Check, Checker, Context
 
@@ -113,8 +116,9 @@ def check_find(ctx: Context, stage: Stage) -> Check:
         return Check.refuse(
             "find is given a glob, which bash expands to names this check never saw; quote a -name pattern"
         )
+    options: list[str] = []
     while words and words[0] in ("-P", "-O0", "-O1", "-O2", "-O3"):
-        words.pop(0)
+        options.append(words.pop(0))
     starts: list[str] = []
     while words and not _starts_expression(words[0]):
         starts.append(words.pop(0))
@@ -123,7 +127,51 @@ def check_find(ctx: Context, stage: Stage) -> Check:
     why, compared = _expression(words)
     if why:
         return Check.refuse(why)
-    return names_inside(ctx, [*(starts or ["."]), *compared])
+    inside = names_inside(ctx, [*(starts or ["."]), *compared])
+    if not inside.ok:
+        return inside
+    lists, why = listed(ctx, starts or ["."])
+    if why:
+        return Check.refuse(why)
+    globs = skip_globs(ctx)
+    if isinstance(globs, str):
+        return Check.refuse(globs)
+    if not globs:
+        return Check(ok=True, lists=lists)
+    planned = _skipping(globs, options, starts, words)
+    if isinstance(planned, str):
+        return Check.refuse(planned)
+    return Check(ok=True, lists=lists, words=(stage.words[0], *planned))
+
+
+# Options that hold for the whole walk wherever they stand; find warns when one follows a test.
+_GLOBAL = {"-maxdepth": 1, "-mindepth": 1, "-xdev": 0, "-mount": 0, "-noleaf": 0, "-nowarn": 0, "-depth": 0}
+_ACTIONS = frozenset({"-print", "-print0", "-ls", "-quit"})
+
+
+def _skipping(
+    globs: tuple[str, ...], options: list[str], starts: list[str], words: list[str]
+) -> tuple[Word, ...] | str:
+    """The arguments that walk as the line's do but skip every secret-looking directory below the
+    starting points: `START... [global options] SKIPS -o ( EXPRESSION ) [-print]`."""
+    if "-depth" in words:
+        return "find -depth visits a directory's entries before it, so it cannot skip a secret-looking one"
+    for i, word in enumerate(words[:-1]):
+        if word == "-mindepth" and int(words[i + 1]) >= 2:
+            return (
+                "find -mindepth 2 or more runs no test above that depth, so it cannot skip a "
+                "secret-looking directory"
+            )
+    lead: list[str] = []
+    rest = list(words)
+    while rest and rest[0] in _GLOBAL:
+        lead += rest[: 1 + _GLOBAL[rest[0]]]
+        rest = rest[1 + _GLOBAL[rest[0]] :]
+    # An expression without an action prints what it is true for (find's implicit -print): the
+    # skipped directories are kept out of it by the -o, so the plan says -print itself.
+    tail = ["-o", *(["(", *rest, ")"] if rest else []), *([] if _ACTIONS & set(rest) else ["-print"])]
+    skips = find_skips(globs, starts or ["."])
+    return (*(Word(w) for w in (*options, *starts, *lead)), *skips, *(Word(w) for w in tail))
 
 
 FIND_COMMANDS: dict[str, Checker] = {"find": check_find}

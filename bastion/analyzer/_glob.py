@@ -28,22 +28,27 @@ MAX_MATCHES = 5000
 
 class Expansion(NamedTuple):
     """The matches as bash writes them (relative to cwd), or why the expansion is refused.
-    `names` are the root-relative names of the matches and where their links lead."""
+    `names` are the root-relative names of the matches and where their links lead; `listed` the
+    root-relative directories whose names the expansion read (what it lists of them is printed
+    by whatever command gets the matches: each a lister's directory, _listers.py)."""
 
     matches: tuple[str, ...] = ()
     why: str = ""
     names: tuple[str, ...] = ()
+    listed: tuple[str, ...] = ()
 
 
 class Operand(NamedTuple):
     """A glob operand as it runs: the names the command gets (the matches, or the pattern itself
     when nothing matches), the word the plan writes (the glob, or the pattern quoted), the
-    root-relative names the decision rested on, or why the glob is refused."""
+    root-relative names the decision rested on, or why the glob is refused; `listed` as in
+    `Expansion`."""
 
     names: tuple[str, ...] = ()
     word: Word = Word("")
     depends: tuple[str, ...] = ()
     why: str = ""
+    listed: tuple[str, ...] = ()
 
 
 def _is_glob(part: str) -> bool:
@@ -71,16 +76,16 @@ def _join(prefix: str, name: str) -> str:
     return name if prefix == "" else f"{prefix.rstrip('/')}/{name}"
 
 
-def _directories(ws: Workspace, cwd: str, candidates: list[str]) -> tuple[list[tuple[str, str]], str]:
-    """The candidates that are directories, each with its real root-relative name, or why one
-    cannot be followed (a link out of the workspace)."""
-    out: list[tuple[str, str]] = []
+def _directories(ws: Workspace, cwd: str, candidates: list[str]) -> tuple[list[tuple[str, str, str]], str]:
+    """The candidates that are directories, each with its root-relative name as given and its real
+    one, or why one cannot be followed (a link out of the workspace)."""
+    out: list[tuple[str, str, str]] = []
     for c in candidates:
         r = resolve(ws, cwd, c or ".")
         if not r.ok:
             return [], r.why
         if r.is_dir:
-            out.append((c, r.real))
+            out.append((c, r.name, r.real))
     return out, ""
 
 
@@ -108,6 +113,7 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
     parts = pattern.split("/")
     want_dir = parts[-1] == ""
     candidates = [""]
+    listed: dict[str, None] = {}
     if pattern.startswith("/"):  # from its literal directories, which must lie inside
         first = next(i for i, part in enumerate(parts) if _is_glob(part))
         top = "/".join(parts[:first]) or "/"
@@ -119,14 +125,15 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
         if why:
             return Expansion(why=why)
         if "*" not in part and "?" not in part:
-            candidates = [_join(c, part) for c, _ in directories]
+            candidates = [_join(c, part) for c, _, _ in directories]
             continue
         matcher = _matcher(part)
         found: list[str] = []
-        for directory, real in directories:
+        for directory, name, real in directories:
             names, why = _listing(ws, directory, real)
             if why:
                 return Expansion(why=why)
+            listed.update(dict.fromkeys((name, real)))
             found.extend(_join(directory, n) for n in names if matcher.fullmatch(n))
             if len(found) > MAX_MATCHES:
                 return Expansion(why=f"the glob {pattern!r} matches more than {MAX_MATCHES} names")
@@ -141,7 +148,7 @@ def expand(ws: Workspace, cwd: str, pattern: str) -> Expansion:
             continue
         matches.append(c + "/" if want_dir else c)
         found_names.update(dict.fromkeys((r.name, r.real)))
-    return Expansion(tuple(matches), names=tuple(found_names))
+    return Expansion(tuple(matches), names=tuple(found_names), listed=tuple(listed))
 
 
 _STARS = re.compile(r"\*+")
@@ -151,10 +158,12 @@ def operand(ws: Workspace, cwd: str, word: Word) -> Operand:
     """A glob word given as an operand: its matches, with the glob written with each run of `*` as
     one (bash without globstar reads `**` as `*`; so written, a shell with globstar on, or zsh,
     cannot make it walk every directory below), or, when it matches nothing, its own text, which
-    the plan then writes quoted (what bash passes without nullglob)."""
+    the plan then writes quoted (what bash passes without nullglob). Either way the directories it
+    was expanded in are `listed` (whether a name matched there is what the command's output shows)."""
     expansion = expand(ws, cwd, word.text)
     if expansion.why:
         return Operand(why=expansion.why)
     if not expansion.matches:
-        return Operand((word.text,), Word(word.text))
-    return Operand(expansion.matches, Word(_STARS.sub("*", word.text), glob=True), expansion.names)
+        return Operand((word.text,), Word(word.text), listed=expansion.listed)
+    glob = Word(_STARS.sub("*", word.text), glob=True)
+    return Operand(expansion.matches, glob, expansion.names, listed=expansion.listed)

@@ -10,6 +10,10 @@ credentials in a remote's URL), the pattern's first component with every ASCII l
 `[Xx]`, both as `--exclude-dir` and `--exclude`. A pattern with a `/` (`.kube/config`) is excluded by
 its first component (`.kube`), which leaves out more than it needs: never less.
 
+grep matches a directory operand's own name against `--exclude-dir` as written: `.git` is skipped,
+`.git/` and `.git/.` are not. So the plan writes each operand without its trailing `/` and `/.`
+(`operand_name`; grep prints the same names either way), and every exclude holds for it.
+
 The excludes only make such a line pass; what decides it is the walk. `tree_files` lists every
 regular file the plan reads, skipping exactly what the same globs make grep skip (fnmatch on the
 same strings), and each becomes a read subject: a file the policy would not let `cat` read unasked
@@ -27,7 +31,7 @@ from typing import NamedTuple
 
 from ..workspace import Workspace
 
-__all__ = ["MAX_TREE_FILES", "Tree", "exclude_globs", "exclude_words", "tree_files"]
+__all__ = ["MAX_TREE_FILES", "Tree", "exclude_globs", "exclude_words", "operand_name", "tree_files"]
 
 MAX_TREE_FILES = 5000
 # Directories the plan leaves out whatever the policy says: git's own files.
@@ -41,13 +45,14 @@ def _folded(text: str) -> str:
     return "".join(f"[{c.upper()}{c.lower()}]" if c.isascii() and c.isalpha() else c for c in text)
 
 
-def exclude_globs(secrets: Sequence[str]) -> tuple[str, ...] | str:
-    """One case-folded base-name glob per pattern (its first component), or why one cannot be."""
+def exclude_globs(secrets: Sequence[str], always: Sequence[str] = ALWAYS_EXCLUDED) -> tuple[str, ...] | str:
+    """One case-folded base-name glob per pattern (its first component) and per name of `always`,
+    or why one cannot be (the walkers of _listers.py take these, without `.git`)."""
     out: list[str] = []
-    for pattern in (*ALWAYS_EXCLUDED, *secrets):
+    for pattern in (*always, *secrets):
         first = pattern.split("/", 1)[0]
         if not first or _GLOB_SPECIAL & set(first):
-            return f"the secret-looking pattern {pattern!r} cannot be written as a grep exclude"
+            return f"the secret-looking pattern {pattern!r} cannot be written as an exclude glob"
         out.append(_folded(first))
     return tuple(dict.fromkeys(out))
 
@@ -55,6 +60,14 @@ def exclude_globs(secrets: Sequence[str]) -> tuple[str, ...] | str:
 def exclude_words(globs: Sequence[str]) -> tuple[str, ...]:
     """The words a grep -r plan carries after the model's options (so that they win)."""
     return ("-D", "skip", *(f"--exclude-dir={g}" for g in globs), *(f"--exclude={g}" for g in globs))
+
+
+def operand_name(text: str) -> str:
+    """An operand as grep matches it against its excludes: without trailing `/` and `/.`
+    (`.git/` -> `.git`, `./` -> `.`); `/` stays."""
+    while len(text) > 1 and (text.endswith("/") or text.endswith("/.")):
+        text = text[:-1] if text.endswith("/") else text[:-2]
+    return text or "/"
 
 
 class Tree(NamedTuple):

@@ -3,20 +3,22 @@
 ls lists names and reads no file, so it has no reads; the names its globs expand to are bound
 into the stamp (`depends`). A line with a glob runs rewritten so that every expanded name comes
 after `--` and is never taken for an option (a file named `-rf` or `--output=x`); a glob that
-matches nothing runs quoted, as the name it was decided as (_glob.py).
+matches nothing runs quoted, as the name it was decided as (_glob.py). The directories it lists
+(and those its globs are expanded in) are `lists`, so a secret-looking one (`ls .ssh`, `ls .ssh/*`,
+`ls *` beside `.ssh`) is a read subject, and `ls -R` skips every secret-looking directory below
+them (`--ignore`, _listers.py).
 """
 
 from __future__ import annotations
 
-import itertools
 import re
 
 from ..grammar import Stage, Word
 from ..workspace import resolve
 from ._flags import FlagTable, parse_args
 from ._glob import operand
+from ._listers import listed, ls_skips, secret_dirs, skip_globs
 from ._result import Check, Context
-from ._secrets import hidden_by
 
 __all__ = ["check_ls"]
 
@@ -79,17 +81,6 @@ def _option_after_name(stage: Stage) -> bool:
     return False
 
 
-def _secret_directory(ctx: Context, pattern: str) -> str:
-    """The literal directories a glob lists from (`.ssh` of `.ssh/*`), when they are or lead to a
-    secret-looking name, or ""."""
-    parts = pattern.split("/")
-    literal = "/".join(itertools.takewhile(lambda p: "*" not in p and "?" not in p, parts[:-1]))
-    if not literal:
-        return ""
-    r = resolve(ctx.ws, ctx.cwd, literal)
-    return literal if any(hidden_by(n, ctx.secrets) for n in (r.name, r.real) if n) else ""
-
-
 def check_ls(ctx: Context, stage: Stage) -> Check:
     plain = tuple(w for w in stage.args if not w.glob)
     args = parse_args("ls", LS_FLAGS, plain)
@@ -100,15 +91,12 @@ def check_ls(ctx: Context, stage: Stage) -> Check:
         if not r.ok:
             return Check.refuse(r.why)
     depends: dict[str, None] = {}
+    lists: dict[str, None] = {}
+    matches: list[str] = []
     globs: list[Word] = []
     for w in stage.args:
         if not w.glob:
             continue
-        if secret := _secret_directory(ctx, w.text):
-            return Check.refuse(
-                f"the glob {w.text!r} lists inside {secret!r}, a secret-looking directory (its names are "
-                "not shown unasked)"
-            )
         found = operand(ctx.ws, ctx.cwd, w)
         if found.why:
             return Check.refuse(found.why)
@@ -116,7 +104,27 @@ def check_ls(ctx: Context, stage: Stage) -> Check:
             if not (r := resolve(ctx.ws, ctx.cwd, name)).ok:
                 return Check.refuse(r.why)
         depends.update(dict.fromkeys(found.depends))
+        # The directories it was expanded in (`.ssh` of `.ssh/*`, as named and where a link leads).
+        lists.update(dict.fromkeys(secret_dirs(ctx, found.listed)))
+        if found.word.glob:
+            matches.extend(found.names)
         globs.append(found.word)
-    if globs or _option_after_name(stage):
-        return Check(ok=True, depends=tuple(depends), words=_rewritten(stage, globs))
-    return Check(ok=True)
+    # ls lists each directory it is given (the working one when it is given none), but with -d.
+    if not (args.has("-d") or args.has("--directory")):
+        given = [*args.operands, *matches] or ([] if globs else ["."])
+        found_dirs, why = listed(ctx, given)
+        if why:
+            return Check.refuse(why)
+        lists.update(dict.fromkeys(found_dirs))
+    skips: tuple[Word, ...] = ()
+    if args.has("-R") or args.has("--recursive"):
+        walk = skip_globs(ctx)
+        if isinstance(walk, str):
+            return Check.refuse(walk)
+        skips = ls_skips(walk)
+    if globs or skips or _option_after_name(stage):
+        words = _rewritten(stage, globs)
+        return Check(
+            ok=True, lists=tuple(lists), depends=tuple(depends), words=(words[0], *skips, *words[1:])
+        )
+    return Check(ok=True, lists=tuple(lists))

@@ -1,14 +1,17 @@
 """realpath, readlink, stat, du and tree: they look at names (where links lead, types, sizes, what
 lies below a directory) and read no file's contents, so, as with ls, every path operand must stay
 inside the working directory once its links are followed, and no flag may follow links out, read
-a list of names from a file or write one."""
+a list of names from a file or write one. du and tree list the directories they are given and
+skip every secret-looking one below them (_listers.py, design rule 41)."""
 
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 
 from ..grammar import Stage
 from ._flags import ANY, NUMBER, FlagTable, parse_args
+from ._listers import du_skips, listed, secret_name, skip_globs, tree_skips
 from ._operands import names_inside
 from ._result import Check, Checker, Context
 
@@ -182,7 +185,34 @@ def _check(ctx: Context, stage: Stage) -> Check:
     if command in ("realpath", "readlink", "stat") and not args.operands:
         return Check.refuse(f"{command} needs a name to look at")
     bases = [value or "" for flag, value in args.flags if flag in _RELATIVE]
-    return names_inside(ctx, [*args.operands, *bases])
+    inside = names_inside(ctx, [*args.operands, *bases])
+    if not inside.ok or command not in ("du", "tree"):
+        return inside
+    return _walker(ctx, stage, args.operands or (".",))
+
+
+def _walker(ctx: Context, stage: Stage, operands: Sequence[str]) -> Check:
+    """du and tree list their operands and walk below them, skipping secret-looking directories:
+    their plan carries du's `--exclude` or tree's `-I` (_listers.py) before its own words."""
+    lists, why = listed(ctx, operands)
+    if why:
+        return Check.refuse(why)
+    globs = skip_globs(ctx)
+    if isinstance(globs, str):
+        return Check.refuse(globs)
+    if not globs:
+        return Check(ok=True, lists=lists)
+    if stage.command == "du":
+        secret = next((o for o in operands if secret_name(o, globs)), None)
+        if secret is not None:
+            return Check.refuse(
+                f"du {secret!r}: du leaves out a secret-looking directory even when it is the operand, so "
+                "it cannot skip the ones below and still count this one"
+            )
+        skips = du_skips(globs)
+    else:
+        skips = tree_skips(globs)
+    return Check(ok=True, lists=lists, words=(stage.words[0], *skips, *stage.args))
 
 
 NAME_COMMANDS: dict[str, Checker] = {c: _check for c in TABLES}

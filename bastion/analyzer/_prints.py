@@ -9,11 +9,11 @@ test is given must stay inside the working directory once its links are followed
 tests compare words. `[` is test with a last word `]` (the grammar has `[` as a command word of
 its own and `]` as a word of its own).
 
-In `bash -c` echo, printf, true, false and test are builtins. An exported function of the same
-name would replace them, as it would replace ls or cat: bastion's own runs drop every `BASH_FUNC_*`
-variable (_neutral.py), and a plan cannot protect itself in another environment (`unset -f` and
-`builtin` can be functions too), so a plan trusts that environment's functions exactly as it
-trusts its PATH; docs/design.md rule 21."""
+In `bash -c` echo, printf, true, false and test are builtins, which no PATH reaches (their names
+stay in the plan, every program's is its absolute path: _programs.py). An exported function of the
+same name would replace them: bastion's own runs drop every `BASH_FUNC_*` variable (_neutral.py),
+one exported where a dry-run's plan runs asks, and one the other agent's shell defines at its start
+is trusted (`unset -f` and `builtin` can be functions too); docs/design.md rules 21 and 43."""
 
 from __future__ import annotations
 

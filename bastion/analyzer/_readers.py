@@ -16,7 +16,8 @@ from ..grammar import Stage, Word
 from ..workspace import resolve
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._glob import operand
-from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, tree_files
+from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, operand_name, tree_files
+from ._listers import secret_dirs
 from ._result import Check, Checker, Context
 
 __all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]
@@ -234,7 +235,7 @@ def _check_globbed(ctx: Context, stage: Stage) -> Check:
     globbed = _globbed(ctx, operands)
     if isinstance(globbed, str):
         return Check.refuse(globbed)
-    files, ran = globbed
+    files, ran, lists = globbed
     if len(files) > MAX_FILES:
         return Check.refuse(f"{command} names more than {MAX_FILES} files, more than one call should read")
     if why := _tail_obsolete(command, tuple(files)):
@@ -243,7 +244,7 @@ def _check_globbed(ctx: Context, stage: Stage) -> Check:
     for raw in files:
         if why := _read_file(ctx, command, raw, reads):
             return Check.refuse(why)
-    return Check(ok=True, reads=tuple(reads), words=(stage.words[0], *options, Word("--"), *ran))
+    return Check(ok=True, reads=tuple(reads), lists=lists, words=(stage.words[0], *options, Word("--"), *ran))
 
 
 def _check_filter(ctx: Context, stage: Stage) -> Check:
@@ -352,7 +353,7 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     globbed = _globbed(ctx, files)
     if isinstance(globbed, str):
         return Check.refuse(globbed)
-    names, ran = globbed
+    names, ran, lists = globbed
     if ran != files:  # a glob that matches nothing runs as the literal name it was decided as
         split = split._replace(operands=(*split.operands[: len(split.operands) - len(files)], *ran))
     if not names and recursive:
@@ -362,19 +363,24 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     if len(names) > MAX_FILES:
         return Check.refuse(f"grep names more than {MAX_FILES} files, more than one call should read")
     if recursive:
-        return _check_recursive(ctx, stage, split, names)
+        return _check_recursive(ctx, stage, split, names)._replace(lists=lists)
     reads: list[str] = []
     for raw in names:
         if why := _read_file(ctx, "grep", raw, reads):
             return Check.refuse(why)
-    return Check(ok=True, reads=tuple(reads), words=_grep_rewritten(stage, split))
+    return Check(ok=True, reads=tuple(reads), lists=lists, words=_grep_rewritten(stage, split))
 
 
-def _globbed(ctx: Context, files: tuple[Word, ...]) -> tuple[list[str], tuple[Word, ...]] | str:
-    """The file operands with each glob expanded (the names the command reads) and the words
-    that run for them (a glob that matches nothing quoted: its own name), or why a glob is refused."""
+def _globbed(
+    ctx: Context, files: tuple[Word, ...]
+) -> tuple[list[str], tuple[Word, ...], tuple[str, ...]] | str:
+    """The file operands with each glob expanded (the names the command reads), the words that run
+    for them (a glob that matches nothing quoted: its own name), and the secret-looking directories
+    the globs were expanded in (listed: their names reach the output, grep's or head's and wc's
+    headers); or why a glob is refused."""
     names: list[str] = []
     ran: list[Word] = []
+    listed: dict[str, None] = {}
     for word in files:
         if not word.glob:
             names.append(word.text)
@@ -385,7 +391,8 @@ def _globbed(ctx: Context, files: tuple[Word, ...]) -> tuple[list[str], tuple[Wo
             return found.why
         names.extend(found.names)
         ran.append(found.word)
-    return names, tuple(ran)
+        listed.update(dict.fromkeys(found.listed))
+    return names, tuple(ran), secret_dirs(ctx, tuple(listed))
 
 
 def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[str]) -> Check:
@@ -416,7 +423,7 @@ def _check_recursive(ctx: Context, stage: Stage, split: _GrepWords, names: list[
         *split.options,
         *(Word(w) for w in exclude_words(globs)),
         Word("--"),
-        *split.operands,
+        *(w if w.glob else Word(operand_name(w.text)) for w in split.operands),
     )
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words)
 

@@ -33,21 +33,31 @@ class Check(NamedTuple):
     """A checker's answer for one stage.
 
     `auto` says the stage may run unasked as a rendered plan when ok; `reads` are the root-relative
-    files it reads (with the names links lead to); `words` replace the stage's words in the plan
-    that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the directory later stages
-    run in (cd); `runs_in` the directory the stage itself runs in when it moves there (`git -C`);
+    files it reads (with the names links lead to); `lists` the secret-looking directories whose names
+    it prints or walks into (a lister's operands, the directories a glob is expanded in: each a read
+    subject, so it asks as `ls` of it does, design rule 41); `words` replace the stage's
+    words in the plan that runs (git's --no-ext-diff, ls's `--` before a glob); `cwd` is the
+    directory later stages run in (cd); `runs_in` the directory the stage itself runs in when it
+    moves there (`git -C`);
     `depends` are other root-relative names whose identity the decision rested on
-    (ls's expanded matches, cd's directory), bound into the stamp with the reads."""
+    (ls's expanded matches, cd's directory), bound into the stamp with the reads; `prints` are the
+    git config keys (`section.*.variable` for any subsection) whose values a git stage prints, which
+    the probe must find free of a URL's credentials; `program` is the absolute path the plan runs
+    for the stage's command (set by the driver, analyzer/_programs.py; empty for a builtin and for
+    a stage that does not run unasked)."""
 
     ok: bool
     why: str = ""
     auto: bool = True
     reads: tuple[str, ...] = ()
+    lists: tuple[str, ...] = ()
     depends: tuple[str, ...] = ()
     words: tuple[Word, ...] | None = None
     cwd: str | None = None
     git: bool = False
     runs_in: str | None = None
+    prints: tuple[str, ...] = ()
+    program: str = ""
 
     @staticmethod
     def refuse(why: str) -> Check:
@@ -79,6 +89,10 @@ class StageResult(NamedTuple):
     def reads(self) -> tuple[str, ...]:
         return self.check.reads
 
+    @property
+    def lists(self) -> tuple[str, ...]:
+        return self.check.lists
+
 
 class Analysis(NamedTuple):
     """A line analysed. `auto` lines may run unasked as `rendered`, which is what runs.
@@ -86,7 +100,11 @@ class Analysis(NamedTuple):
     `outside` is set for a line outside the subset (then `plan` is None and there are no stages).
     `git_finding` is what the git config probe found (None for nothing). `submodules_hidden` says
     why an auto-allowed git status or diff runs with `--ignore-submodules=all`, so that it does not
-    show the repository's submodules ("" when it shows them, or there are none)."""
+    show the repository's submodules ("" when it shows them, or there are none). `credentials` says
+    which config value an auto-allowed line prints holds a URL's credentials: bastion's bash tool
+    hides a URL's userinfo in what it shows, a plan handed to another agent asks ("" for none).
+    `programs` are the absolute paths of every program the plan starts (a script's interpreter
+    among them), whose identities the stamp binds."""
 
     line: str
     plan: Plan | None
@@ -97,6 +115,8 @@ class Analysis(NamedTuple):
     git_finding: GitFinding | None = None
     probed: tuple[str, ...] = ()
     submodules_hidden: str = ""
+    credentials: str = ""
+    programs: tuple[str, ...] = ()
 
     @property
     def git_reason(self) -> str:

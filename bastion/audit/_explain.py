@@ -38,10 +38,14 @@ def _stage(r: StageResult, out: TextIO) -> None:
     out.write(f"    checker: {state}\n")
     if c.reads:
         out.write(f"    reads: {', '.join(c.reads)}\n")
+    if c.lists:
+        out.write(f"    lists: {', '.join(c.lists)}\n")
     if c.depends:
         out.write(f"    depends on: {', '.join(c.depends)}\n")
     if c.words is not None and c.words != s.words:
         out.write(f"    runs as: {' '.join(shlex.quote(w.text) for w in c.words)}\n")
+    if c.program:
+        out.write(f"    program: {c.program}\n")
     if c.cwd is not None:
         out.write(f"    later stages run in: {c.cwd}\n")
 
@@ -85,17 +89,17 @@ def _facts(a: Analysis, ws: Workspace, out: TextIO) -> None:
     except (FactError, OSError, ValueError) as err:
         out.write(f"facts: cannot be read ({err}): the call would be refused when it runs\n")
         return
-    if not isinstance(facts, tuple) or len(facts) != 3 or not isinstance(facts[1], tuple):
+    if not isinstance(facts, tuple) or len(facts) != 4 or not isinstance(facts[1], tuple):
         out.write(f"facts: {facts}\n")
         return
     out.write(f"plan (what runs): {facts[0]}\n")
     out.write("facts the stamp binds (a change before it runs refuses it):\n")
     for stage in facts[1]:
-        if not isinstance(stage, tuple) or len(stage) != 6:
+        if not isinstance(stage, tuple) or len(stage) != 7:
             continue
         index = stage[0] if isinstance(stage[0], int) else 0
         out.write(f"  stage {index + 1} ({stage[1]}) in {stage[2]}: {_fact(stage[3])}\n")
-        for name, fact in [*_pairs(stage[4]), *_pairs(stage[5])]:
+        for name, fact in [*_pairs(stage[4]), *_pairs(stage[5]), *_pairs(stage[6])]:
             out.write(f"    {name}: {_fact(fact)}\n")
     for directory, repo in _pairs(facts[2]):
         if isinstance(repo, str):
@@ -103,6 +107,15 @@ def _facts(a: Analysis, ws: Workspace, out: TextIO) -> None:
         else:
             shown = _fact(repo[1]) if isinstance(repo, tuple) and len(repo) > 1 else str(repo)
         out.write(f"  git in {directory}: {shown}\n")
+    for program, identity in _pairs(facts[3]):
+        said = (
+            "not found"
+            if identity is None
+            else f"device and inode {identity[:2]}"
+            if isinstance(identity, tuple)
+            else identity
+        )
+        out.write(f"  program {program}: {said}\n")
 
 
 def explain(gate: Gate, decided: Decided, out: TextIO) -> None:

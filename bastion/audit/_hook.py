@@ -11,11 +11,13 @@ Claude Codes, should they come; 2.1 has none of them); another tool is passed th
 Claude Code's own permissions decide) unless `others="ask"`. Input that
 cannot be read asks. Claude Code runs a command in its own environment, not in bastion's
 neutralised one, so an auto-allowed line is replaced by its rendered plan (updatedInput) when they
-differ. A git plan carries its own safety in its words (`env -u` for the variables that steer git,
-`git -c` for every neutralising key, `--no-pager --no-optional-locks`, the diff flags and the
-secret excludes), so it is as safe there as in bastion. A go stage asks (bastion runs go with
-GOTOOLCHAIN=local, which the plan does not carry). For an agent that runs the line as typed
-(`as_typed`: Codex, Gemini), git's config is probed as for a line run as typed instead
+differ, as it nearly always does: the plan names every program by its absolute path, found on the
+PATH of this process, which is Claude Code's (analyzer/_programs.py). A git plan carries its own
+safety in its words (`env -u` for the variables that steer git, `git -c` for every neutralising
+key, `--no-pager --no-optional-locks`, the diff flags and the secret excludes), so it is as safe
+there as in bastion. A go stage asks (bastion runs go with GOTOOLCHAIN=local, which the plan does
+not carry). For an agent that runs the line as typed (`as_typed`: Codex, Gemini), git's config is
+probed as for a line run as typed instead
 (core.fsmonitor, core.pager, hooks, gpg programs count). The answer is never allow on any error.
 """
 
@@ -93,6 +95,8 @@ def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
             return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
     if a.rendered is None:
         return HookVerdict("ask", "the line was allowed but has no plan")
+    if a.credentials:  # bastion's bash tool hides a URL's userinfo; the agent that runs the plan would not
+        return HookVerdict("ask", f"the line prints a URL's credentials: {a.credentials}")
     reason = o.reason
     if a.submodules_hidden:
         reason += f"; submodules are not shown: {a.submodules_hidden}"

@@ -12,7 +12,7 @@ import json
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..analyzer import SECRET_PATHS, Analysis, analyze
+from ..analyzer import SECRET_PATHS, Analysis, analyze, shell_of
 from ..grammar import Outside, oversized
 from ..workspace import Workspace
 from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
@@ -85,6 +85,8 @@ class Gate:
         self.cwd = cwd
         self.claims = claims
         self.secrets = secrets_in_force(settings.policy)
+        # Where its plans run, whose PATH names their programs (the bash tool's re-check finds the same).
+        self.shell = shell_of(ws)
 
     def decide(self, tool: str, args: object) -> Decided:
         if not isinstance(args, Mapping):
@@ -127,7 +129,12 @@ class Gate:
             analysis = Analysis(command, None, Outside(command, 0, too_long))
             return Decided(Verdict(Decision.ASK, f"asks: {too_long}"), args, (), analysis)
         analysis = analyze(
-            command, self.ws, self.cwd, max_read_bytes=self.settings.max_read_bytes, secrets=self.secrets
+            command,
+            self.ws,
+            self.cwd,
+            max_read_bytes=self.settings.max_read_bytes,
+            secrets=self.secrets,
+            shell=self.shell,
         )
         subjects = tuple(bash_subjects(analysis, self.ws, self.cwd))
         verdict = self.settings.policy.decide(subjects)

@@ -76,6 +76,7 @@ def _stage_subjects(
             out.append(Subject("bash", r.stage.text, about=about, why=r.why, kind=Kind.UNCHECKED))
         out.append(Subject("bash", r.stage.text, about=about))
         out += [Subject("read", name, about=f"a file {about} reads") for name in r.reads]
+        out += [Subject("read", name, about=f"a directory {about} lists") for name in r.lists]
         commands, lines = unwrap(tuple(w.text for w in r.stage.words))
         out += _commands_run(commands, about)
         found.append((tuple(out), lines))

@@ -9,6 +9,7 @@ from pathlib import Path
 import pytest
 
 from bastion.analyzer import Analysis, LocalWorkspace, analyze
+from tests.plans import fake_program
 
 LIMIT = 1000  # the read limit the tests use (the default 2 MiB works the same, only slower to build)
 
@@ -87,3 +88,13 @@ def run(ws: LocalWorkspace) -> Analyse:
         return analyze(line, ws, cwd, max_read_bytes=LIMIT)
 
     return _run
+
+
+@pytest.fixture
+def go_on_path(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """A `go` first on PATH (a copy of `true`: this machine may have none, and a plan runs only a
+    program it found), in a directory outside every workspace."""
+    bin_dir = tmp_path_factory.mktemp("gobin")
+    fake_program(bin_dir, "go")
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
+    return bin_dir / "go"

@@ -17,6 +17,7 @@ from bastion.analyzer._secrets import git_excludes, hidden_by
 from bastion.analyzer.git._plan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.grammar import Word, render_word
 from bastion.policy import Decision, Gate, Policy, Subject, load_settings
+from tests.plans import by_name
 
 from .gitrepo import make_repo, workspace, write
 
@@ -249,7 +250,7 @@ READS = [
     ("git blame ./main.go", ("main.go",)),
     ("git diff notes.txt", ("notes.txt", ".env")),
     ("git log my-secret-branch", ("my-secret-branch",)),
-    ("git status README.md", ()),
+    ("git status README.md", ("README.md",)),  # status opens what it names (issue 30)
     ("git ls-files .env", ()),
     ("git shortlog HEAD", ()),
 ]
@@ -270,21 +271,25 @@ PREFIX = " && ".join(
 )
 EXCLUDES = " ".join(render_word(Word(e)) for e in git_excludes(SECRET_PATHS))
 FLAGS = "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all'"
+LOG_FLAGS = f"{FLAGS} '--no-notes'"
 
+# Every revision is peeled to a commit with `~0` (issue 30); a form that opens or prints files
+# carries the excludes, git status included.
 RENDERED = [
-    ("git log -p -n1", f"'log' {FLAGS} '-p' '-n1' '--' {EXCLUDES}"),
-    ("git log -n1", f"'log' {FLAGS} '-n1'"),
+    ("git log -p -n1", f"'log' {LOG_FLAGS} '-p' '-n1' '--' {EXCLUDES}"),
+    ("git log -n1", f"'log' {LOG_FLAGS} '-n1' '--'"),
     ("git diff", f"'diff' {FLAGS} '--' {EXCLUDES}"),
-    ("git show HEAD", f"'show' {FLAGS} 'HEAD' '--' {EXCLUDES}"),
+    ("git show HEAD", f"'show' {LOG_FLAGS} 'HEAD~0' '--' {EXCLUDES}"),
+    ("git show", f"'show' {LOG_FLAGS} 'HEAD~0' '--' {EXCLUDES}"),
     ("git diff README.md --stat", f"'diff' {FLAGS} '--stat' '--' 'README.md' {EXCLUDES}"),
-    ("git diff HEAD~1 README.md", f"'diff' {FLAGS} 'HEAD~1' '--' 'README.md' {EXCLUDES}"),
-    ("git diff HEAD -- sub", f"'diff' {FLAGS} 'HEAD' '--' 'sub' {EXCLUDES}"),
-    ("git log -n 2 -p main", f"'log' {FLAGS} '-n' '2' '-p' 'main' '--' {EXCLUDES}"),
-    ("git show 1234abcd", f"'show' {FLAGS} '1234abcd^{{commit}}' '--' {EXCLUDES}"),
-    ("git diff cafe..HEAD~1", f"'diff' {FLAGS} 'cafe^{{commit}}..HEAD~1' '--' {EXCLUDES}"),
+    ("git diff HEAD~1 README.md", f"'diff' {FLAGS} 'HEAD~1~0' '--' 'README.md' {EXCLUDES}"),
+    ("git diff HEAD -- sub", f"'diff' {FLAGS} 'HEAD~0' '--' 'sub' {EXCLUDES}"),
+    ("git log -n 2 -p main", f"'log' {LOG_FLAGS} '-n' '2' '-p' 'main~0' '--' {EXCLUDES}"),
+    ("git show 1234abcd", f"'show' {LOG_FLAGS} '1234abcd~0' '--' {EXCLUDES}"),
+    ("git diff cafe..HEAD~1", f"'diff' {FLAGS} 'cafe~0..HEAD~1~0' '--' {EXCLUDES}"),
     ("git blame main.go", "'blame' '--no-ext-diff' '--no-textconv' 'main.go'"),
-    ("git stash list", f"'stash' 'list' {FLAGS}"),
-    ("git status", "'status' '--ignore-submodules=all'"),
+    ("git stash list", f"'stash' 'list' {LOG_FLAGS}"),
+    ("git status", f"'status' '--ignore-submodules=all' '--' {EXCLUDES}"),
     ("git branch -a", "'branch' '-a'"),
     ("git remote -v", "'remote' '-v'"),
 ]
@@ -294,7 +299,7 @@ RENDERED = [
 def test_the_plan_that_runs_turns_off_external_diffs_and_text_conversion(
     ws: LocalWorkspace, line: str, rendered: str
 ) -> None:
-    assert run(ws, line).rendered == f"{PREFIX} {rendered}"
+    assert by_name(run(ws, line)) == f"{PREFIX} {rendered}"
 
 
 def test_a_workspace_that_is_not_a_repository_still_runs_read_only_git(tmp_path: Path) -> None:

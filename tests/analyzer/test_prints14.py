@@ -28,6 +28,7 @@ RUN = [
 ]  # fmt: skip
 
 
+@pytest.mark.usefixtures("go_on_path")
 @pytest.mark.parametrize("line", RUN)
 def test_a_line_that_only_prints_or_tests_names_inside_runs_unasked(run: Analyse, line: str) -> None:
     a = run(line)

@@ -450,7 +450,8 @@ def tools(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Path:
     bin_dir = _programs(tmp_path / "bin", {
         "node": _ELF, "ruff": _ELF, "tmux": _ELF, "python": _ELF,
         "python3": b"#!/usr/bin/env bash\nexec pyenv exec python3",  # a version manager's shim
-        "mypy": b"#!/opt/py/bin/python3.12\nimport mypy",
+        "python3.12": _ELF,
+        "mypy": b"#!" + bytes(tmp_path / "bin" / "python3.12") + b"\nimport mypy",
     })  # fmt: skip
     monkeypatch.setenv("PATH", bin_dir)
     return tmp_path / "bin"
@@ -510,11 +511,25 @@ def test_a_version_query_of_a_program_inside_the_workspace_asks(
 
 
 @pytest.mark.parametrize("path", ["bin", ".", ""])
-def test_a_version_query_with_a_relative_path_entry_asks(
+def test_a_version_query_with_a_relative_path_entry_holding_the_program_asks(
+    tmp_path: Path, tools: Path, monkeypatch: pytest.MonkeyPatch, path: str
+) -> None:
+    """As typed, the line would run the project's node; the plan would run another: it asks."""
+    root = tmp_path / "ws"
+    _programs(root / (path or "."), {"node": _ELF})
+    monkeypatch.setenv("PATH", f"{path}:{tools}")
+    a = analyze("node --version", LocalWorkspace(str(root)))
+    assert not a.auto and "the project's own program" in a.stages[0].why
+
+
+@pytest.mark.parametrize("path", ["bin", ".", ""])
+def test_a_relative_path_entry_without_the_program_is_passed_over(
     run: Analyse, tools: Path, monkeypatch: pytest.MonkeyPatch, path: str
 ) -> None:
+    """The plan names the program found on an absolute entry, so the directory it runs in cannot
+    change it."""
     monkeypatch.setenv("PATH", f"{path}:{tools}")
-    _asks(run, "node --version", "which node runs depends on the directory")
+    assert run("node --version").rendered == f"'{tools}/node' '--version'"
 
 
 def test_pytest_is_not_in_the_version_table() -> None:

@@ -32,10 +32,14 @@ class _Case(NamedTuple):
     config: dict[str, str]
 
 
-_REMOTES = {
+# The reference's fixture for dax-1285 holds credentials in its remotes' URLs, which git remote -v
+# prints: since issue 30 the analysis says so and a hook asks (test below); traced here with URLs
+# that hold none.
+_CREDENTIALS = {
     "remote.origin.url": "https://user:ghp_SECRETTOKEN@github.com/o/r.git",
     "remote.tok.url": "https://ghp_ONLYTOKEN@github.com/o/s.git",
 }
+_REMOTES = {"remote.origin.url": "https://github.com/o/r.git", "remote.ssh.url": "git@github.com:o/t.git"}
 CASES = [
     _Case("dax-0658", "git status && echo hi", {"core.fsmonitor": "/bin/true"}),
     _Case("dax-0659", "git diff | head && echo done", {"core.fsmonitor": "/bin/true"}),
@@ -79,6 +83,7 @@ def _traced(
     return subprocess.run(cmd, cwd=root, env=env, capture_output=True, timeout=PATIENCE), log
 
 
+@pytest.mark.usefixtures("go_on_path")
 @pytest.mark.parametrize("neutral", [True, False], ids=["neutral-env", "plain-env"])
 @pytest.mark.parametrize("case", CASES, ids=[c.case for c in CASES])
 def test_a_superseded_reference_case_runs_no_program_as_its_plan(
@@ -87,13 +92,19 @@ def test_a_superseded_reference_case_runs_no_program_as_its_plan(
     """In bastion's neutral environment, and in a plain one (another agent running the plan
     through a hook: rule 21, the plan carries its own protection)."""
     root = _fixture(tmp_path, case)
-    a = analyze(case.line, workspace(root))
+    a = analyze(case.line, workspace(root, PATH=os.environ["PATH"]))
     assert a.auto and a.rendered is not None, [s.why for s in a.stages]
     before = snapshot(root)
     proc, log = _traced(a.rendered, root, tmp_path, neutral=neutral)
     assert strace_violations(str(log), {"git", "go", "head", "cat", "tr"}) == [], proc.stderr
     assert snapshot(root) == before and list((tmp_path / "tmp").iterdir()) == []
     assert "ghp_" not in redact_userinfo(proc.stdout.decode())  # what bastion shows of an auto run
+
+
+def test_the_reference_case_with_credentials_in_its_remotes_asks(tmp_path: Path) -> None:
+    root = _fixture(tmp_path, _Case("dax-1285", "git remote -v; true", _CREDENTIALS))
+    a = analyze("git remote -v; true", workspace(root))  # bastion hides the userinfo; a hook asks
+    assert a.auto and "credentials" in a.credentials and "ghp_" not in a.credentials
 
 
 def test_the_trace_sees_the_fsmonitor_that_the_line_as_typed_runs(tmp_path: Path) -> None:

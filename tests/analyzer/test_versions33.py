@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import os
 import re
+import shlex
 import shutil
 import subprocess
 from pathlib import Path
@@ -47,15 +48,15 @@ def test_a_version_query_that_runs_unasked_reads_nothing_of_the_project(tmp_path
     project = tmp_path / "project"
     project.mkdir()
     _project(project)
-    for word in sorted(VERSION_QUERIES[command].words):
+    for word in sorted(VERSION_QUERIES[command]):
         analysis = analyze(f"{command} {word}", LocalWorkspace(str(project)))
         if not analysis.auto:
             continue  # not on PATH, or a script or shim here: it asks (the table's other half)
-        plan = analysis.stages[0].check.words
-        assert plan is not None
+        assert analysis.rendered is not None
+        argv = shlex.split(analysis.rendered)  # the program by its absolute path (_programs.py)
+        assert argv == [analysis.stages[0].check.program, word], argv
         log = tmp_path / f"trace-{word}"
         log.mkdir()
-        argv = [w.text for w in plan]
         env = {"PATH": os.environ["PATH"], "HOME": str(tmp_path / "home"), "LC_ALL": "C"}
         done = subprocess.run(
             [str(_STRACE), "-f", "-ff", "-qq", "-e", "trace=%file,%process", "-o", str(log / "t"), *argv],

@@ -99,11 +99,13 @@ def test_an_auto_allowed_line_that_bastion_would_rewrite_runs_as_its_plan(ws: Wo
     command = spec["updatedInput"]["command"]
     assert command.startswith("'unset' '-v' ") and "'GIT_DIR'" in command
     assert "'-c' 'core.fsmonitor=false'" in command and "'--no-pager' '--no-optional-locks' 'log'" in command
-    assert "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '-p' '-3' '--' " in command
+    assert "'--no-ext-diff' '--no-textconv' '--ignore-submodules=all' '--no-notes' '-p' '-3' '--' " in command
     assert "':(top,exclude,icase,glob)**/.env*'" in command
     status = _hook(ws, "bash_git_status")
     assert status is not None
-    assert status["updatedInput"]["command"].endswith("'status' '--ignore-submodules=all'")
+    # status opens tracked files to refresh the index: it carries the secret excludes (issue 30)
+    command = status["updatedInput"]["command"]
+    assert "'status' '--ignore-submodules=all' '--' ':(top,exclude,icase,glob)**/.env*'" in command
 
 
 def test_a_repository_whose_git_config_runs_a_program_is_allowed_as_its_self_contained_plan(

@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bastion.policy import Decision
 from fuzz.execution import Fixture, ReadOnlyRunner
 from fuzz.fixtures import scratch_env
-from fuzz.hostile import CLASSES, UNFIXED
+from fuzz.hostile import CLASSES, UNFIXED, VARIANTS
 from fuzz.strategies import hostile_lines
 
 ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
@@ -39,11 +39,46 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
     6: ((None, "claude", "git status"),),
     7: (("big-history", "bastion", "git show | sort"), (None, "bastion", "go env GOGCCFLAGS"),
         (None, "bastion", "go env CGO_LDFLAGS")),
+    # issue 30: a name that reaches the committed .env's blob, credentials at rest, a fresh index
+    31: (("ref:packed-refs", "bastion", "git show packed"), ("ref:tags", "claude", "git show annotated"),
+         ("ref:stash", "bastion", "git show 'stash@{0}'"), ("ref:notes", "bastion", "git log -1"),
+         ("ref:notes", "claude", "git log --all -p"),
+         ("ref:reflog", "bastion", "git cat-file -p 'leak@{0}^{tree}'"), ("ref:HEAD", "bastion", "git show"),
+         ("ref:FETCH_HEAD", "claude", "git grep -e KEY FETCH_HEAD"),
+         ("ref:replace", "claude", "git show HEAD")),
+    32: (("credentials:remote", "claude", "git remote -v"),
+         ("credentials:insteadOf", "claude", "git remote -v"),
+         ("credentials:remote", "claude", "git config --get remote.origin.url"),
+         ("credentials:remote", "bastion", "git remote -v"),
+         ("credentials:remote", "bastion", "cat .git/config"),
+         ("credentials:worktree", "bastion", "grep -r CANARY .git/"),
+         ("credentials:submodule", "claude", "sed -n 1,9p .git/modules/m/config")),
+    33: (("fresh-index", "bastion", "git status"), ("fresh-index", "claude", "git status -s"),
+         ("fresh-index", "bastion", "git ls-files --eol"), ("fresh-index", "claude", "git -C sub status")),
+    # issue 30: listers and walkers around secret-looking directories; a program of the workspace on PATH
+    304: tuple(("secret-directories", agent, line) for agent, line in (
+        ("bastion", "ls -R"), ("claude", "find . -name '*'"), ("bastion", "du -a"), ("claude", "tree -a"),
+        ("bastion", "ls -la .ssh/keys"), ("bastion", "ls */"), ("bastion", "cd secrets && ls -R"),
+        ("bastion", "find sshlink"))),
+    305: (("path-relative", "bastion", "cat main.go"), ("path-inside", "claude", "ls -la"),
+          ("path-inside", "bastion", "tree -L 1 && file main.go"),
+          ("path-relative", "claude", "which cat && echo hi"),
+          ("path-inside", "bastion", "git status && head -n 1 README.md"),
+          ("path-relative", "bastion", "test -f x")),
 }  # fmt: skip
-# File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory.
+# File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory, class
+# 32's read and grep of the git directory's config files.
 TOOL_ATTACKS: dict[int, tuple[tuple[Fixture, str, dict[str, object]], ...]] = {
     7: ((None, "grep", {"pattern": "KEY", "path": "."}), (None, "grep", {"pattern": "C", "path": "sub/up"})),
-}
+    32: (("credentials:remote", "read", {"path": ".git/config"}),
+         ("credentials:config.worktree", "read", {"path": ".git/config.worktree"}),
+         ("credentials:remote", "grep", {"pattern": "CANARY", "path": ".git"}),
+         ("credentials:worktree", "grep", {"pattern": "url", "path": ".git/"})),
+    304: tuple(("secret-directories", tool, dict[str, object](args)) for tool, args in (
+        ("glob", {"pattern": "**"}), ("glob", {"pattern": ".ssh/**"}),
+        ("grep", {"pattern": "CANARY", "path": "."}), ("grep", {"pattern": ".", "path": "sub"}),
+        ("ls", {"path": "sshlink"}))),
+}  # fmt: skip
 
 
 @pytest.fixture(scope="module")
@@ -51,8 +86,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> ReadOnlyRunner:
     return ReadOnlyRunner(tmp_path_factory.mktemp("hostile"), hostile=())
 
 
-def _plain(runner: ReadOnlyRunner) -> dict[str, str]:
-    return scratch_env(runner.work / "home", runner.work / "tmp")
+def _plain(runner: ReadOnlyRunner, fixture: Fixture = None) -> dict[str, str]:
+    """The environment a line runs in as typed (with the variant's PATH, if it has one)."""
+    variant = VARIANTS.get(fixture) if isinstance(fixture, str) else None
+    path = variant.path(runner._ws(fixture)) if variant is not None and variant.path is not None else None
+    return scratch_env(runner.work / "home", runner.work / "tmp", path)
 
 
 def _case(klass: int) -> object:
@@ -78,12 +116,15 @@ def test_a_hostile_repository_gets_nothing_from_an_allowed_line(hostile: ReadOnl
 def test_each_attack_does_harm_the_oracle_sees_when_run_ungated(hostile: ReadOnlyRunner, klass: int) -> None:
     fixture, _, line = ATTACKS[klass][0]
     ws = hostile._ws(fixture)
-    problems = hostile._run(ws, line, _plain(hostile), {"git", "go"}, line)
+    problems = hostile._run(ws, line, _plain(hostile, fixture), {"git", "go", "ls", "cat"}, line)
     hostile.scratch.pop(fixture, None)
     assert problems, f"class {klass}: {line!r} in {fixture} did no harm the oracle sees"
 
 
-_FIXTURES = (None, "key:diff.orderFile", "link:packed-refs", "embedded", "no-repository", "big-history")
+_FIXTURES = (
+    None, "key:diff.orderFile", "link:packed-refs", "embedded", "no-repository", "big-history",
+    "secret-directories", "path-inside",
+)  # fmt: skip
 
 
 @pytest.mark.xfail(bool(UNFIXED), strict=True, reason=f"issue 12 classes {sorted(UNFIXED)} not merged")

@@ -6,7 +6,8 @@ Python's `re` backtracks and a pattern can take exponential time.
 
 The call is decided on its path; below a directory, a file the policy would not let a read of run
 unasked (a secret-looking name, a link to one, a path a rule of yours asks or denies) is not opened,
-and the result says which were skipped. The walk never follows a link out of the workspace, and
+a directory it would not let a read of run unasked is not entered (its names are not listed), and
+the result says which were skipped. The walk never follows a link out of the workspace, and
 `include` only narrows the files the walk already may open.
 """
 
@@ -35,7 +36,7 @@ from ._base import (
     schema,
     text,
 )
-from ._glob import shown
+from ._glob import closed_note, shown
 from ._walk import compile_glob, literal_parts, walk
 
 __all__ = ["GREP"]
@@ -54,10 +55,11 @@ def _paths(args: Args) -> tuple[str, ...]:
 
 class _Found(NamedTuple):
     """The files to search, as (shown name, root-relative real name), and the shown names of those
-    the policy keeps closed."""
+    the policy keeps closed, files and directories."""
 
     files: list[tuple[str, str]]
     closed: list[str]
+    directories: list[str]
 
 
 def _candidates(ctx: ToolContext, raw: str, include: str) -> _Found:
@@ -67,13 +69,15 @@ def _candidates(ctx: ToolContext, raw: str, include: str) -> _Found:
     if not r.exists:
         raise ToolError(f"{raw} does not exist")
     if r.is_regular:
-        return _Found([(raw, r.real)], [])
+        return _Found([(raw, r.real)], [], [])
     if not r.is_dir:
         raise ToolError(f"{raw} is not a regular file or a directory")
     keep = compile_glob(include) if include else None
     may_open = readable(ctx)
-    found = _Found([], [])
-    for e in walk(ctx.ws, r.real, literal_parts(raw, include)):
+    found = _Found([], [], [])
+    for e in walk(ctx.ws, r.real, literal_parts(raw, include), listable=may_open, given=r.name):
+        if e.closed:
+            found.directories.append(shown(raw, e.rel))
         if e.is_dir:
             continue
         if keep is not None and not keep.match(e.rel if "/" in include else posixpath.basename(e.rel)):
@@ -85,6 +89,7 @@ def _candidates(ctx: ToolContext, raw: str, include: str) -> _Found:
         found.files.append((shown(raw, e.rel), e.real))
     found.files.sort()
     found.closed.sort()
+    found.directories.sort()
     return found
 
 
@@ -166,6 +171,8 @@ def _run(args: Args, ctx: ToolContext) -> str:
         lines.append(f"no matches for {pattern} under {raw}")
     if closed := _closed_note(found.closed):
         lines.append(closed)
+    if directories := closed_note(found.directories):
+        lines.append(directories)
     return "\n".join(lines)
 
 
@@ -173,7 +180,8 @@ GREP = Tool(
     "grep",
     "Search files under path for a regular expression (Python syntax); prints path:line:text. include "
     "is a glob the file names must match (*.py). Skips big, binary and non-regular files, the "
-    "trees glob skips, and files the policy asks before reading (secret-looking ones: it says which).",
+    "trees glob skips, and files and directories the policy asks before reading (secret-looking ones: "
+    "it says which).",
     schema(
         {
             "pattern": {"type": "string", "description": "A regular expression."},

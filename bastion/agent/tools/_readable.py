@@ -1,4 +1,6 @@
-"""Which files a walking tool may open: those the policy would let a read (or a grep) of run unasked.
+"""Which files a walking tool may open, and which directories it may enter: those the policy would
+let a read (or a grep) of run unasked. A directory is asked by the same question, as a lister's
+directory is a read subject of a bash line (design rule 41): glob and grep do not enter `.ssh`.
 
 grep is decided on its path; the files below that path are no subject of the decision, so the walk
 puts each file it would open to the same policy: a read and a grep of every name the file goes by

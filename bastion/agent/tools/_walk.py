@@ -2,7 +2,9 @@
 
 The walk goes through the workspace only, sorted, never into a link (a link to a file inside is
 a file; one that leaves, or leads to a directory, is skipped), never into cache and vendor trees
-unless the search names them, and stops after a bounded number of entries.
+unless the search names them, never into a directory the policy would not let a read (an `ls`)
+of run unasked (a secret-looking one: it is met as a closed entry, so the tool can say so; design
+rule 41), and stops after a bounded number of entries.
 """
 
 from __future__ import annotations
@@ -10,7 +12,7 @@ from __future__ import annotations
 import posixpath
 import re
 import stat
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 
 from ...workspace import Workspace, resolve
@@ -35,6 +37,7 @@ class Entry:
     rel: str
     real: str
     is_dir: bool
+    closed: bool = False
 
 
 def compile_glob(pattern: str) -> re.Pattern[str]:
@@ -94,9 +97,20 @@ def literal_parts(*texts: str) -> frozenset[str]:
     return frozenset(p for t in texts for p in t.split("/") if p and not set(p) & set("*?[]{}\\"))
 
 
-def walk(ws: Workspace, base: str, named: frozenset[str], limit: int = MAX_ENTRIES) -> Iterator[Entry]:
+def walk(
+    ws: Workspace,
+    base: str,
+    named: frozenset[str],
+    limit: int = MAX_ENTRIES,
+    *,
+    listable: Callable[[tuple[str, ...]], bool] | None = None,
+    given: str | None = None,
+) -> Iterator[Entry]:
     """Every file and directory under the root-relative directory `base`, sorted, depth first.
-    Raises ToolError when more than `limit` entries would be visited."""
+    A directory `listable` refuses (asked with its root-relative names: below `given`, the name
+    `base` was given by, and its real one) is yielded closed and not entered. Raises ToolError when
+    more than `limit` entries would be visited."""
+    shown = base if given is None else given
     seen = 0
     stack: list[tuple[str, str]] = [("", base)]
     while stack:
@@ -123,6 +137,11 @@ def walk(ws: Workspace, base: str, named: frozenset[str], limit: int = MAX_ENTRI
             elif stat.S_ISDIR(mode):
                 if name in SKIPPED and name not in named:
                     continue
+                if listable is not None:
+                    given_name = posixpath.join(shown, rel) if shown != "." else rel
+                    if not listable(tuple(dict.fromkeys((given_name, real)))):
+                        yield Entry(rel, real, True, closed=True)
+                        continue
                 yield Entry(rel, real, True)
                 below.append((rel, real))
             elif stat.S_ISREG(mode):

@@ -1,50 +1,53 @@
 """The git checker: read-only subcommands with their flag tables, everything else left to the rules.
 
 Every argument is matched against the subcommand's table (`_flags`); every positional, revision
-or path alike, is judged as a path inside the working directory, and diff/log/show/blame report
-theirs as reads. An ok git stage sets `git`, so the driver probes the repository's config, and
-its words become the self-contained plan `_plan` renders (secret excludes where it prints
-file contents).
+or path alike, is judged as a path inside the working directory, and diff/log/show/blame (and
+status, which opens the files it names) report theirs as reads. An ok git stage sets `git`, so the
+driver probes the repository's config, and its words become the self-contained plan `_plan`
+renders (each revision peeled to a commit, secret excludes where it prints or opens file
+contents); a stage that prints config values names their keys (`Check.prints`), which the probe
+judges for a URL's credentials (`_urls`).
 """
 
 from __future__ import annotations
 
-import posixpath
 import re
 from collections.abc import Sequence
 
 from ...grammar import Stage, Word
 from ...workspace import resolve
 from .._result import Check, Context
-from .._secrets import hidden_by
+from .._secrets import GIT_DIR_SECRETS, hidden_by
 from ._flags import CONFIG_FLAGS, CONFIG_KEYS, REFUSED, SPECS, STASH_LIST, GitSpec
+from ._objects import PATHSPEC_CHARS, blob_names
 from ._plan import (
     DIFF_FORMS,
     GIT_PREFIX,
     GitArgs,
     excluding_words,
+    needs_excludes,
+    peel,
     plan_words,
-    prints_contents,
     secret_excludes,
 )
+from ._urls import REMOTE_URL_KEYS
 
 __all__ = ["check_git"]
 
 _COUNT = re.compile(r"-[nUM]?[0-9]+")
 _ATTACHED = ("-S", "-G", "-L")
 _CONFIG_KEY = re.compile(CONFIG_KEYS, re.IGNORECASE)
-# A positional git takes as a pathspec whether or not a file has that name.
-_PATHSPEC_CHARS = frozenset("*?[\\")
 # Peeling that keeps a blob a blob (`X^{}`, `X^{blob}`, `X^{object}`).
 _BLOB_PEEL = re.compile(r"\^\{(?:|blob|object)\}")
 # Subcommands that take REV:path (a file of a revision) among their revisions.
 _BLOB_FORMS = frozenset({"show", "cat-file", "ls-tree"})
-# The revision before REV:path's ':' (a name, ~, ^, @{...}, ^{...}; no ':' and no leading '-').
-_REVISION = re.compile(r"[\w@][\w@./~^{}+-]*")
 _OBJECT_TYPES = frozenset({"blob", "tree", "commit", "tag"})
-_NO_BLOB = ("^{commit}", "^{tree}", "^{tag}")
+# What cat-file -p prints as named: a tree's entries or a tag object's text.
+_NO_BLOB = ("^{tree}", "^{tag}")
 # cat-file's one object, judged with the table's positional checks.
 _CAT_FILE_OBJECT = GitSpec(reads=True)
+# Options that make git show show every ref's object, which may be a blob: no peel reaches them.
+_EVERY_REF = frozenset({"--all", "--branches", "--tags", "--remotes"})
 
 
 def check_git(ctx: Context, stage: Stage) -> Check:
@@ -96,7 +99,8 @@ def _check_sub(ctx: Context, args: list[str]) -> Check:
         return Check.refuse("%G in a format makes git run gpg to verify signatures")
     if sub == "remote":
         if rest in ([], ["-v"], ["--verbose"]):
-            return Check(ok=True, words=plan_words([sub], None, rest), git=True)
+            prints = REMOTE_URL_KEYS if rest and _urls_secret(ctx) else ()
+            return Check(ok=True, words=plan_words([sub], None, rest), git=True, prints=prints)
         return Check.refuse("git remote changes or contacts remotes unless it only lists them (-v)")
     if sub == "stash":
         if rest[:1] != ["list"]:
@@ -110,13 +114,23 @@ def _check_sub(ctx: Context, args: list[str]) -> Check:
         )
     if sub == "config":
         check = _check_config(rest)
-        return check._replace(words=plan_words([sub], None, rest)) if check.ok else check
+        if not check.ok:
+            return check
+        prints = tuple(a for a in rest if not a.startswith("-")) if _urls_secret(ctx) else ()
+        return check._replace(words=plan_words([sub], None, rest), prints=prints)
     if sub == "cat-file":
         return _check_cat_file(ctx, rest)
     spec = SPECS.get(sub)
     if spec is None:
         return Check(ok=True, auto=False, git=True)
     return _check_table(ctx, (sub,), spec, rest)
+
+
+def _urls_secret(ctx: Context) -> bool:
+    """Whether the git directory's config is a secret in force: then a line that prints a config
+    value asks the probe whether it holds a URL's credentials (a rule of yours lifting it lets
+    them through)."""
+    return GIT_DIR_SECRETS[0] in ctx.secrets
 
 
 def _long_verbose(args: Sequence[str]) -> bool:
@@ -143,9 +157,15 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             return Check.refuse("git grep takes its pattern first (or with -e), before any name or --")
         # the pattern is no name: it runs with the options, before the revisions
         args = GitArgs((*args.options, args.before[0]), args.before[1:], args.after, args.dashdash)
+    form = DIFF_FORMS.get(name)
+    excluding = form is not None and needs_excludes(form, args.options)
+    why = _unsafe_form(name, args.options)
+    if why:
+        return Check.refuse(why)
+    reading = spec.reads or excluding  # a form that opens files reads what it names
     reads: list[str] = []
     regular: dict[str, str] = {}  # literal names of regular files (no link), as typed -> root-relative
-    paths_at = len(args.before)
+    paths_at = 0 if form is not None and form.takes == "paths" else len(args.before)
     for index, raw in enumerate((*args.before, *args.after)):
         if ":" in raw:
             if name not in _BLOB_FORMS or index >= min(paths_at, len(args.before)):
@@ -153,10 +173,10 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
                     f"{raw!r} has a ':', which names a blob, an index entry or a magic pathspec"
                     " that the path checks cannot see"
                 )
-            why, names = _blob_names(ctx, raw)
+            why, names = blob_names(ctx, raw)
             if why:
                 return Check.refuse(why)
-            reads += names if spec.reads else []
+            reads += names if reading else []
             continue
         if _BLOB_PEEL.search(raw):
             return Check.refuse(
@@ -167,14 +187,14 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
         if not resolved.ok:
             return Check.refuse(resolved.why)
         # git reads the first name that is a file (or a pattern) and all after it as paths
-        first_path = resolved.exists or bool(_PATHSPEC_CHARS & set(raw))
+        first_path = resolved.exists or bool(PATHSPEC_CHARS & set(raw))
         if first_path and index < len(args.before) == paths_at and not args.dashdash:
             paths_at = index
-        if spec.reads:
+        if reading:
             reads.append(resolved.name)
             if resolved.real and resolved.real != resolved.name:
                 reads.append(resolved.real)
-        if resolved.is_regular and resolved.real == resolved.name and not _PATHSPEC_CHARS & set(raw):
+        if resolved.is_regular and resolved.real == resolved.name and not PATHSPEC_CHARS & set(raw):
             regular[raw] = resolved.name
     if name == "grep" and "--cached" not in args.options and not args.before[:paths_at]:
         return Check.refuse(
@@ -184,9 +204,10 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
         )
     paths = (*args.before[paths_at:], *args.after)
     files = tuple((raw, regular[raw]) for raw in paths) if paths and all(p in regular for p in paths) else ()
-    form = DIFF_FORMS.get(name)
-    if form is None or not prints_contents(form, args.options):
+    if form is None or not (excluding or form.revisions):
         words = plan_words(sub, form, rest)
+    elif not excluding:  # revisions to peel, nothing printed of a file: log without a patch
+        words = excluding_words(sub, form, args, paths_at, ())
     else:
         excludes = secret_excludes(ctx.secrets, files)
         shown = [r for r in reads if r not in {n for _, n in files}]  # a named file is a read decided
@@ -197,50 +218,20 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
     return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words, git=True)
 
 
-def _blob_names(ctx: Context, raw: str) -> tuple[str, list[str]]:
-    """`REV:path`, a blob or tree of a revision: why it cannot be judged ("" when it can) and the
-    root-relative names it reads. git takes the path from the repository's top (which must lie
-    inside the workspace) unless it starts with `./`, which is from the working directory."""
-    rev, _, path = raw.partition(":")
-    if not _REVISION.fullmatch(rev):
+def _unsafe_form(name: str, options: Sequence[str]) -> str:
+    """Why options make a form unsafe whatever its operands ("" when they do not)."""
+    if name == "show" and _EVERY_REF & set(options):
         return (
-            f"{raw!r}: only REV:path names a file of a revision here (an index entry ':path', a"
-            " commit message search ':/text' or a second ':' is not judged)",
-            [],
+            "git show --all (--branches, --tags, --remotes) shows the object every ref names, and a"
+            " ref may name a blob (a committed secret), which no peel or exclude reaches"
         )
-    if path in ("", "."):
-        return "", []  # the revision's top tree: names only
-    relative = path == "./" or path.startswith("./")
-    top = ctx.cwd if relative else _top(ctx)
-    if top is None:
+    modified = any(o == "--modified" or o[:1] == "-" != o[1:2] and "m" in o for o in options)
+    if name == "ls-files" and modified:
         return (
-            f"{raw!r} names a file from the repository's top, which is not inside the working"
-            " directory: the path checks cannot see what it names",
-            [],
+            "git ls-files -m opens every tracked file whose stat data changed, secret ones included,"
+            " before its pathspec applies; git diff --name-only lists them with the secret excludes"
         )
-    resolved = resolve(ctx.ws, top, path)
-    if not resolved.ok:
-        return f"{raw!r}: {resolved.why}", []
-    if _PATHSPEC_CHARS & set(path):
-        return f"{raw!r} holds a character the read rules take as a pattern", []
-    return "", list(dict.fromkeys(n for n in (resolved.name, resolved.real) if n))
-
-
-def _top(ctx: Context) -> str | None:
-    """The root-relative directory holding the `.git` git finds from the working directory (the
-    probe checks it is git's top and binds it), or None when there is none inside."""
-    directory = ctx.cwd
-    while True:
-        try:
-            ctx.ws.lstat(".git" if directory == "." else f"{directory}/.git")
-            return directory
-        except FileNotFoundError:
-            pass
-        except OSError:
-            return None
-        if directory == ".":
-            return None
-        directory = posixpath.dirname(directory) or "."
+    return ""
 
 
 def _check_cat_file(ctx: Context, rest: list[str]) -> Check:
@@ -258,12 +249,12 @@ def _check_cat_file(ctx: Context, rest: list[str]) -> Check:
         return check
     obj = names[-1]
     contents = typed and names[0] == "blob" or options == ("-p",)
-    if contents and ":" not in obj and not obj.endswith(_NO_BLOB):
+    if contents and ":" not in obj:
         if typed:
             return Check.refuse(
                 "git cat-file blob prints a blob only as REV:path here, so that its path is judged"
             )
-        obj += "^{commit}"  # a blob named by its object name or a ref would bypass the path checks
+        obj = peel(obj, _NO_BLOB)  # a blob named by its object name or a ref would bypass the path checks
     words = plan_words(("cat-file",), None, (*options, *names[:-1], obj))
     return check._replace(words=words, reads=check.reads if contents else ())
 

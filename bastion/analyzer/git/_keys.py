@@ -22,7 +22,7 @@ from typing import NamedTuple
 from ._finding import GitFinding
 from ._neutral import NEUTRAL_GIT_CONFIG
 
-__all__ = ["READ_ONLY", "Entry", "bad_key", "judge_entries", "subcommand"]
+__all__ = ["READ_ONLY", "Entry", "bad_key", "judge_entries", "split_key", "subcommand"]
 
 TRUSTED_SCOPES = frozenset({"system", "global"})
 
@@ -254,7 +254,7 @@ def subcommand(args: Iterable[str]) -> str:
     return "stash list" if words[0] == "stash" and words[1:2] == ["list"] else words[0]
 
 
-def _split(key: str) -> tuple[str, str, str]:
+def split_key(key: str) -> tuple[str, str, str]:
     """Section and variable as git compares them (case-blind), and the subsection as written."""
     section, _, rest = key.partition(".")
     sub, _, variable = rest.rpartition(".")
@@ -263,7 +263,7 @@ def _split(key: str) -> tuple[str, str, str]:
 
 def _harmless(key: str, value: str | None, subcommands: frozenset[str], *, submodule: bool) -> bool:
     """Whether the key is on the allow-list for every subcommand of the line."""
-    section, sub, variable = _split(key)
+    section, sub, variable = split_key(key)
     if not section or not variable:
         return False
     v = "true" if value is None else value

@@ -5,8 +5,10 @@ A plan may run in bastion's neutralised environment or be handed to another agen
 line with a git stage starts with `unset -v` of each variable that steers git (a shell builtin:
 no program runs), and each git stage is `git -c KEY=VALUE` for each neutralising key, then
 `--no-pager --no-optional-locks`. One table, `DIFF_FORMS`, says which subcommands can produce a
-diff, the flags that keep it from running a program, and when it prints file contents; a form that
-prints them gets `--` and one exclude pathspec per secret-looking pattern in force.
+diff, the flags that keep it from running a program, when it prints or opens file contents (a form
+that does gets `--` and one exclude pathspec per secret-looking pattern in force), and whether its
+positionals may be revisions: each revision of such a form is peeled in the plan to a commit (or
+kept a tree), so that no name (a ref, a tag, a reflog entry, a packed-refs line) reaches a blob.
 """
 
 from __future__ import annotations
@@ -28,9 +30,11 @@ __all__ = [
     "GitArgs",
     "DiffForm",
     "excluding_words",
+    "needs_excludes",
+    "peel",
+    "peeled",
     "secret_excludes",
     "plan_words",
-    "prints_contents",
     "showing_submodules",
 ]
 
@@ -40,11 +44,18 @@ UNSET_GIT_STEERING: tuple[str, ...] = ("unset", "-v", *GIT_STEERING)
 GIT_PREFIX: tuple[str, ...] = (
     "git",
     *(word for key, value in NEUTRAL_GIT_CONFIG for word in ("-c", f"{key}={value}")),
+    # a replace ref makes an object's name stand for another object, a blob among them
+    "--no-replace-objects",
     "--no-pager",
     "--no-optional-locks",
 )
 
 _NO_PROGRAMS = ("--no-ext-diff", "--no-textconv")
+# A notes ref names blobs that log and show print beneath each commit (`Notes:`, `%N`), and its
+# commits hold them under the names of the commits they annotate, which no exclude knows: log's
+# `--all` leaves the notes refs out (a notes commit named on its own is not judged: design.md).
+_NO_NOTES = ("--no-notes",)
+_NO_NOTES_REFS = "--exclude=refs/notes/*"
 # git clears GIT_CONFIG_* and `-c` for the git it runs inside a submodule or an embedded
 # repository, so the neutralising config cannot reach it and that repository's own config would
 # run: the plan tells git not to look into submodules at all, unless every one was probed clean
@@ -57,23 +68,34 @@ SHOWN_SUBMODULES: dict[str, tuple[str, ...]] = {"status": (), "diff": ("--submod
 
 
 class DiffForm(NamedTuple):
-    """A subcommand that can produce a diff: the flags its plan always carries, and when it prints
-    file contents: "always" (diff, show), "patch" (with a flag that asks for a patch or searches
-    one), or "never"."""
+    """A subcommand that can produce a diff or read the work tree's files: the flags its plan always
+    carries; when it carries the secret excludes: "always" (diff, show and grep print contents,
+    status opens and hashes every tracked file whose stat data changed), "patch" (with a flag that
+    asks for a patch or searches one), "eol" (ls-files with a flag that opens work-tree files), or
+    "never"; and what its positionals are: "revisions" then paths (the revisions peeled to
+    commits), "paths" only, or "typed" (blame's revision and file, run as typed: blame fails on a
+    blob)."""
 
     flags: tuple[str, ...]
     contents: str
+    takes: str
+
+    @property
+    def revisions(self) -> bool:
+        return self.takes == "revisions"
 
 
 DIFF_FORMS: dict[str, DiffForm] = {
-    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always"),
-    "show": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always"),
-    "log": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "patch"),
-    "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "patch"),
-    "blame": DiffForm(_NO_PROGRAMS, "never"),
-    "status": DiffForm(_NO_SUBMODULES, "never"),
+    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always", "revisions"),
+    "show": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "always", "revisions"),
+    "log": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", "revisions"),
+    "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", "paths"),
+    "blame": DiffForm(_NO_PROGRAMS, "never", "typed"),
+    "status": DiffForm(_NO_SUBMODULES, "always", "paths"),
     # git grep prints the lines of tracked files (a textconv only with --textconv, refused)
-    "grep": DiffForm(("--no-textconv",), "always"),
+    "grep": DiffForm(("--no-textconv",), "always", "revisions"),
+    # ls-files --eol (or an %(eolinfo:worktree) format) opens every tracked file it lists
+    "ls-files": DiffForm((), "eol", "paths"),
 }
 
 # Flags that print a patch (or part of one), or pick commits by what their patches contain.
@@ -83,9 +105,15 @@ _CONTENT_FLAGS = frozenset(
 )  # fmt: skip
 _CONTENT_LETTERS = frozenset("puW")
 _ATTACHED_CONTENT = re.compile(r"-U[0-9]*|-[SG].+")
-# A bare object name (alone, after `^`, or at either end of `..`/`...`) may name a blob, which git
-# show prints whatever the pathspec says: the plan peels it to a commit, which a blob refuses.
-_BARE_OBJECT = re.compile(r"(?<![^.^])([0-9a-fA-F]{4,64})(?![^.])")
+# A revision's last part that git reads before peeling (`A^@` its parents, `A^!` it without them,
+# `A^-N` it without parent N): the peel goes before it.
+_RANGE_SUFFIX = re.compile(r"\^(?:@|!|-[0-9]*)\Z")
+# The peel: `~0` is the commit itself, and git resolves `X~0` to a commit or fails, whatever X
+# names (a tag is followed). `X^{commit}` is no peel for a reflog form: when it fails, git reads
+# `X@{0}^{commit}` again as the reflog entry `X@{...}` at the date `0}^{commit` (approxidate: now),
+# which is the blob itself (git 2.39).
+PEEL = "~0"
+_TREE = "^{tree}"
 
 
 class GitArgs(NamedTuple):
@@ -98,7 +126,10 @@ class GitArgs(NamedTuple):
     dashdash: bool
 
 
-def prints_contents(form: DiffForm, options: Sequence[str]) -> bool:
+def needs_excludes(form: DiffForm, options: Sequence[str]) -> bool:
+    """Whether the plan of `form` with `options` carries the secret excludes."""
+    if form.contents == "eol":
+        return any(o == "--eol" or o.startswith("--format") for o in options)
     if form.contents != "patch":
         return form.contents == "always"
     for option in options:
@@ -108,6 +139,30 @@ def prints_contents(form: DiffForm, options: Sequence[str]) -> bool:
         if not option.startswith("--") and option.startswith("-") and _CONTENT_LETTERS & set(option[1:]):
             return True
     return False
+
+
+def peeled(revision: str) -> str:
+    """A revision operand that names commits only: each name in it (either end of `A..B` and
+    `A...B`, an end left out being HEAD; after `^`; before `^@`, `^!`, `^-N`) followed by `~0`,
+    unless it is a tree (`X^{tree}`, X no reflog form), whose entries' names git prints.
+    `REV:path` is left as it is: its path is judged as a read (the checker)."""
+    if ":" in revision:
+        return revision
+    if revision.startswith("^"):
+        return "^" + peeled(revision[1:])
+    for dots in ("...", ".."):
+        if dots in revision:
+            left, _, right = revision.partition(dots)
+            return f"{peel(left or 'HEAD')}{dots}{peel(right or 'HEAD')}"
+    suffix = _RANGE_SUFFIX.search(revision)
+    if suffix and suffix.start():
+        return peel(revision[: suffix.start()]) + revision[suffix.start() :]
+    return peel(revision)
+
+
+def peel(name: str, kept: tuple[str, ...] = (_TREE,)) -> str:
+    """One name, a commit (`~0`) unless it ends in one of `kept` and holds no reflog form `@{`."""
+    return name if name.endswith(kept) and "@{" not in name else name + PEEL
 
 
 def plan_words(sub: Sequence[str], form: DiffForm | None, args: Sequence[str]) -> tuple[Word, ...]:
@@ -134,12 +189,16 @@ def secret_excludes(secrets: Sequence[str], files: Sequence[tuple[str, str]] = (
 def excluding_words(
     sub: Sequence[str], form: DiffForm, args: GitArgs, paths_at: int, excludes: Sequence[str]
 ) -> tuple[Word, ...]:
-    """The words of a form that prints contents: options, revisions (a bare object name peeled to
-    a commit), `--`, the paths, then the `excludes` (`secret_excludes`). Without the user's `--`,
+    """The words of a form with revisions or excludes: options (log's `--all` without the notes
+    refs), revisions (each `peeled`; git show without one shows `HEAD~0`, not whatever HEAD
+    names), `--`, the paths, then the `excludes` (`secret_excludes`). Without the user's `--`,
     the positionals from `paths_at` on are paths."""
-    revisions = tuple(_BARE_OBJECT.sub(r"\1^{commit}", r) for r in args.before[:paths_at])
+    revisions = tuple(peeled(r) for r in args.before[:paths_at])
+    if not revisions and tuple(sub) == ("show",):
+        revisions = ("HEAD" + PEEL,)
+    options = (w for o in args.options for w in ((_NO_NOTES_REFS, o) if o == "--all" else (o,)))
     paths = (*args.before[paths_at:], *args.after)
-    words = (*GIT_PREFIX, *sub, *form.flags, *args.options, *revisions, "--", *paths, *excludes)
+    words = (*GIT_PREFIX, *sub, *form.flags, *options, *revisions, "--", *paths, *excludes)
     return tuple(Word(w) for w in words)
 
 

@@ -32,8 +32,9 @@ from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
 from ._submodules import Submodules, probe_submodules
+from ._urls import credential_finding
 
-__all__ = ["find_git", "git_fingerprint", "probe_git", "submodules_of"]
+__all__ = ["find_git", "git_fingerprint", "printed_credentials", "probe_git", "submodules_of"]
 
 TIMEOUT_SECONDS = 10.0
 MAX_OUTPUT = 8 * 1024 * 1024
@@ -96,6 +97,13 @@ def find_git(
     if found is None and strict:
         return snap.submodules.typed  # a line run as typed lets git look into every submodule
     return found
+
+
+def printed_credentials(ws: Workspace, cwd: str, prints: tuple[str, ...]) -> str:
+    """Which value of the config keys `prints` (as git in the root-relative `cwd` reads them) holds
+    a URL's credentials, in words ("" for none: `_urls`)."""
+    found = credential_finding(_snapshot(ws, cwd).entries, prints)
+    return "" if found is None else found.reason
 
 
 def submodules_of(ws: Workspace, cwd: str) -> Submodules:
