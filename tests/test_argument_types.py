@@ -13,6 +13,8 @@ import pytest
 
 from bastion.agent._subagent import TASK_SPEC
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
+from bastion.agent.tools._memory import MEMORY
+from bastion.agent.tools._skill import SKILL
 from bastion.cli import check
 from bastion.policy import TOOLS, DryRun, RequestError
 
@@ -63,6 +65,8 @@ def _schema_types(properties: dict[str, dict[str, object]]) -> set[tuple[str, ob
 def test_the_policys_argument_types_are_the_tools_schemas_both_ways() -> None:
     schemas = {name: tool.parameters["properties"] for name, tool in AGENT_TOOLS.items()}
     schemas["task"] = TASK_SPEC.parameters["properties"]
+    for session_tool in (SKILL, MEMORY):  # offered by a session that has skills or a memory
+        schemas[session_tool.name] = session_tool.parameters["properties"]
     assert set(schemas) == set(TOOLS)
     for name, info in TOOLS.items():
         assert set(info.types) == _schema_types(schemas[name]), name

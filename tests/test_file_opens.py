@@ -22,6 +22,12 @@ THE_OPEN = "bastion/_files.py"
 # The opens that cannot block or act, by module and what they open (the first argument as written),
 # each with why. Anything else is a stray: route it through bastion/_files.py.
 ALLOWED = {
+    (
+        "bastion/agent/_memory.py",
+        "name",
+    ): "O_NOFOLLOW and O_NONBLOCK from the directory's descriptor, then fstat: "
+    "a regular file or a refusal naming the note (a link is said as a link)",
+    ("bastion/agent/_memory.py", "tmp"): "flags holds O_CREAT | O_EXCL: a new file, never one that was there",
     ("bastion/cli.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/_one_shot_answers.py", "TERMINAL"): "the controlling terminal, a device on purpose",
     ("bastion/agent/_main.py", "os.devnull"): "/dev/null, to silence a closed pipe",

@@ -20,11 +20,11 @@ from __future__ import annotations
 
 import os
 import re
-import stat
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 
 from .._errors import BastionError
+from .._files import read_regular
 from .._safe import safe_line
 from ..policy import ALIASES, TOOLS, Layer, Policy, RuleError, parse_rule
 from ._frontmatter import FrontMatterError, read_front_matter
@@ -167,10 +167,7 @@ def parse_skill(text: str, where: str, folder: str, *, project: bool) -> Skill:
 
 def read_own(path: str, limit: int = MAX_SKILL_BYTES) -> bytes:
     """A file of yours (links followed): a regular file, never a FIFO waited on, at most `limit`."""
-    with os.fdopen(os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC), "rb") as f:
-        if not stat.S_ISREG(os.fstat(f.fileno()).st_mode):
-            raise OSError(f"{path}: not a regular file")
-        data = f.read(limit + 1)
+    data = read_regular(path, limit + 1)
     if len(data) > limit:
         raise OSError(f"{path}: larger than {limit} bytes")
     return data

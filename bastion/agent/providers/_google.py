@@ -20,6 +20,7 @@ from dataclasses import dataclass
 from typing import Any
 from urllib.parse import quote
 
+from ..._files import read_regular
 from ..._safe import hold
 from .._types import ConfigError
 
@@ -98,8 +99,7 @@ def read_adc(environ: Mapping[str, str]) -> tuple[Adc, dict[str, Any]]:
     path, source = _adc_path(environ)
     login = "run `gcloud auth application-default login`, or set GOOGLE_APPLICATION_CREDENTIALS"
     try:
-        with open(path, "rb") as handle:
-            data = handle.read(_FILE_MAX + 1)
+        data = read_regular(path, _FILE_MAX + 1)
     except FileNotFoundError:
         raise ConfigError(
             f"vertex: no Application Default Credentials: {path} ({source}) does not exist; {login}"
