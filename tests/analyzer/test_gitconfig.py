@@ -686,7 +686,7 @@ def test_what_git_does_itself_in_the_git_directory_still_runs_unasked(tmp_path: 
 
 def test_a_git_directory_too_large_to_walk_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(tmp_path / "repo")
-    monkeypatch.setattr("bastion.analyzer.git._dir.MAX_ENTRIES", 5)
+    monkeypatch.setattr("bastion.workspace._gitdir.MAX_ENTRIES", 5)
     assert "entries to check" in probe_git(workspace(repo), ".", strict=False)
 
 
