@@ -191,10 +191,16 @@ def execute(argv: Sequence[str]) -> int:
         description="Serve the tools and the policy's looks from here to a session started elsewhere "
         "with --executor (no model, no policy, no session and no config run here).",
     )
-    p.add_argument("root", nargs="?", default=".", help="where the tools act (default: the current directory)")
-    p.add_argument("--kind", choices=("local", "container", "remote"), default="remote",
-                   help="the workspace's kind, as the session shows it (default: remote)")  # fmt: skip
-    p.add_argument("--ref", default=socket.gethostname(), help="a host, container or pod (default: this host)")
+    p.add_argument("root", nargs="?", default=".", help="where the tools act (default: here)")
+    p.add_argument(
+        "--kind",
+        choices=("local", "container", "remote"),
+        default="remote",
+        help="the workspace's kind, as the session shows it (default: remote)",
+    )
+    p.add_argument(
+        "--ref", default=socket.gethostname(), help="a host, container or pod (default: this host)"
+    )
     try:
         args = p.parse_args(list(argv))
     except SystemExit as exc:

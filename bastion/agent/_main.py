@@ -113,7 +113,7 @@ def _parser() -> argparse.ArgumentParser:
         "--executor",
         metavar="CMD",
         help="run the tools where CMD's `bastion execute` is (ssh HOST bastion execute ~/proj, "
-        "docker exec -i NAME bastion execute /work); overrides the config's executor; \"\" clears it",
+        'docker exec -i NAME bastion execute /work); overrides the config\'s executor; "" clears it',
     )
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
     p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
@@ -180,8 +180,8 @@ def _build(
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
-    from ._executor_setup import executor_argv, executor_line, open_workspace
     from ._compact import Compactor, compact_at_setting
+    from ._executor_setup import executor_argv, executor_line, open_workspace
     from ._prompt import SystemPrompt
     from ._session_tools import session_extras
     from ._setup import key_names
@@ -241,8 +241,8 @@ def _build(
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
     executor = executor_argv(args.executor, settings.extra)
-    passed = settings.extra.get("executor_pass_env") or ()
-    ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)  # type: ignore[arg-type]
+    passed: Sequence[str] = settings.extra.get("executor_pass_env") or ()
+    ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)
     if executor is not None:  # the project's config is the executor's (a local one has no say there)
         try:
             settings = load_settings(ws, args.config, flags=flags)

@@ -173,9 +173,9 @@ def facts_of(recipe: object, ws: Workspace) -> Fact:
     """The facts a recipe (`plan_recipe`, `line_recipe`, or the same sent as JSON) names, read now;
     FactError for a recipe of another shape."""
     if isinstance(recipe, (list, tuple)) and len(recipe) == 5 and recipe[0] == "plan":
-        return _plan(*recipe[1:], ws)
+        return _plan(recipe[1], recipe[2], recipe[3], recipe[4], ws)
     if isinstance(recipe, (list, tuple)) and len(recipe) == 3 and recipe[0] == "line":
-        return _line(*recipe[1:], ws)
+        return _line(recipe[1], recipe[2], ws)
     raise FactError(0, "the recipe is neither a plan's nor a line's")
 
 

@@ -136,7 +136,7 @@ def _provider_value(key: str, value: object) -> bool:
     if key in ("api_key_command", "executor"):
         return type(value) is str or _strings(value)
     if key == "executor_pass_env":
-        return _strings(value) and all(type(n) is str and _ENV_NAME.fullmatch(n) for n in value)
+        return type(value) is list and all(type(n) is str and _ENV_NAME.fullmatch(n) for n in value)
     if key in ("compact_at", "max_turns"):
         return type(value) is int and 0 < value <= _MAX_INT
     if key in ("stream_idle_timeout", "request_timeout"):

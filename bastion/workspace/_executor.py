@@ -18,6 +18,7 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import functools
 import itertools
 import os
 import queue
@@ -80,12 +81,18 @@ class _Link:
         self.reply_timeout = reply_timeout
         try:
             self.proc = subprocess.Popen(
-                argv, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                env=dict(env), start_new_session=True,
-            )  # fmt: skip
+                argv,
+                stdin=subprocess.PIPE,
+                stdout=subprocess.PIPE,
+                stderr=subprocess.PIPE,
+                env=dict(env),
+                start_new_session=True,
+            )
         except OSError as err:
-            raise ExecutorLost(err.errno or errno.ENOENT, f"the executor {argv[0]!r} could not be started: "
-                               f"{err.strerror or err}") from None  # fmt: skip
+            raise ExecutorLost(
+                err.errno or errno.ENOENT,
+                f"the executor {argv[0]!r} could not be started: {err.strerror or err}",
+            ) from None
         self.lock = threading.Lock()
         self.calls: dict[int, queue.Queue[object]] = {0: queue.Queue()}  # 0: the hello
         self.ids = itertools.count(1)
@@ -97,7 +104,8 @@ class _Link:
     def _errors(self) -> None:
         """Its standard error, of which the last bytes are kept to say why it was lost."""
         assert self.proc.stderr is not None
-        for chunk in iter(lambda: self.proc.stderr.read1(_TAIL) if self.proc.stderr else b"", b""):
+        fd = self.proc.stderr.fileno()
+        for chunk in iter(functools.partial(os.read, fd, _TAIL), b""):
             self.tail = (self.tail + chunk)[-_TAIL:]
 
     def _read(self) -> None:
@@ -156,7 +164,9 @@ class _Link:
             assert self.proc.stdin is not None
             write_frame(self.proc.stdin, {"op": "cancel", "target": target})
 
-    def wait(self, box: queue.Queue[object], until: float, what: str, poll: float | None = None) -> dict[str, Any] | None:
+    def wait(
+        self, box: queue.Queue[object], until: float, what: str, poll: float | None = None
+    ) -> dict[str, Any] | None:
         """The next frame for the call, or ExecutorLost once `until` (monotonic) has passed; with
         `poll`, None when nothing came by then (and `until` has not passed)."""
         left = min(until, poll if poll is not None else until) - time.monotonic()
@@ -288,8 +298,10 @@ def _hello(link: _Link) -> dict[str, Any]:
     protocol = message.get("protocol")
     if protocol != PROTOCOL:
         version = message.get("version")
-        link.fail(f"it speaks protocol {protocol!r} (bastion {version}), this bastion speaks {PROTOCOL}: "
-                  "install the same bastion where it runs")  # fmt: skip
+        link.fail(
+            f"it speaks protocol {protocol!r} (bastion {version}), this bastion speaks {PROTOCOL}: "
+            "install the same bastion where it runs"
+        )
         raise link.error()
 
     def decode() -> dict[str, Any]:
@@ -313,7 +325,9 @@ class ExecutorWorkspace:
     ExecutorLost when it cannot be started or does not say hello, ProtocolError's words naming a
     version that differs."""
 
-    def __init__(self, argv: Sequence[str], env: Mapping[str, str], *, reply_timeout: float = REPLY_TIMEOUT) -> None:
+    def __init__(
+        self, argv: Sequence[str], env: Mapping[str, str], *, reply_timeout: float = REPLY_TIMEOUT
+    ) -> None:
         if not argv:
             raise ValueError("the executor's command is empty")
         self._link = _Link(list(argv), env, reply_timeout)
@@ -389,12 +403,22 @@ class ExecutorWorkspace:
         facts: Recheck | None = None,
     ) -> ExecResult:
         link = self._link
-        ident, box = link.send({
-            "op": "exec", "argv": list(argv), "cwd": cwd, "env": None if env is None else dict(env),
-            "timeout": timeout, "max_output": max_output, "stdin": None if stdin is None else to_b64(stdin),
-            "sandbox": None if sandbox is None else sandbox._asdict() | {"writable": list(sandbox.writable)},
-            "contain": contain, "facts": None if facts is None else facts._asdict(),
-        })  # fmt: skip
+        ident, box = link.send(
+            {
+                "op": "exec",
+                "argv": list(argv),
+                "cwd": cwd,
+                "env": None if env is None else dict(env),
+                "timeout": timeout,
+                "max_output": max_output,
+                "stdin": None if stdin is None else to_b64(stdin),
+                "sandbox": None
+                if sandbox is None
+                else sandbox._asdict() | {"writable": list(sandbox.writable)},
+                "contain": contain,
+                "facts": None if facts is None else facts._asdict(),
+            }
+        )
         until = time.monotonic() + timeout + link.reply_timeout
         asked = cancel is None
         try:
@@ -406,13 +430,14 @@ class ExecutorWorkspace:
                 if message is None:
                     continue
                 if "output" in message:
-                    output = message["output"]
-                    chunk = _checked(link, lambda: from_b64(output, "a command's output"))
+                    chunk = _checked(
+                        link, functools.partial(from_b64, message["output"], "a command's output")
+                    )
                     if on_output is not None:
                         on_output(chunk)
                     continue
                 value = link.result(message, "exec")
-                return _checked(link, lambda: _result(value))
+                return _checked(link, functools.partial(_result, value))
         finally:
             link.done(ident)
 
@@ -423,5 +448,11 @@ def _result(value: Any) -> ExecResult:
         raise ProtocolError(errno.EPROTO, f"{what}: not an object")
     code = field(value, "exit_code", (int, type(None)), what)
     number = field(value, "signal", (int, type(None)), what)
-    return ExecResult(code, from_b64(value.get("output"), what), field(value, "omitted", int, what),
-                      field(value, "timed_out", bool, what), number, field(value, "cancelled", bool, what))  # fmt: skip
+    return ExecResult(
+        code,
+        from_b64(value.get("output"), what),
+        field(value, "omitted", int, what),
+        field(value, "timed_out", bool, what),
+        number,
+        field(value, "cancelled", bool, what),
+    )

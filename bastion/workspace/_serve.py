@@ -57,7 +57,9 @@ class _Server:
                 event.set()
             return
         if type(ident) is not int:
-            self.send({"id": None, "error": error_out(ProtocolError(errno.EPROTO, "a request needs an integer id"))})
+            self.send(
+                {"id": None, "error": error_out(ProtocolError(errno.EPROTO, "a request needs an integer id"))}
+            )
             return
         self.threads = {t for t in self.threads if t.is_alive()}
         if len(self.threads) >= MAX_RUNNING:
@@ -76,7 +78,10 @@ class _Server:
         except OSError as err:
             reply = {"id": ident, "error": error_out(err)}
         except Exception as err:  # an operation that fails another way still answers
-            reply = {"id": ident, "error": {"errno": 0, "kind": "os", "message": f"{type(err).__name__}: {err}"}}
+            reply = {
+                "id": ident,
+                "error": {"errno": 0, "kind": "os", "message": f"{type(err).__name__}: {err}"},
+            }
         finally:
             self.cancels.pop(ident, None)
         with contextlib.suppress(OSError):  # the session went away: nobody is left to tell
@@ -116,8 +121,14 @@ class _Server:
             contain=field(message, "contain", bool, what),
             facts=None if facts is None else Recheck(facts.get("recipe"), field(facts, "digest", str, what)),
         )
-        return {"exit_code": result.exit_code, "output": to_b64(result.output), "omitted": result.omitted,
-                "timed_out": result.timed_out, "signal": result.signal, "cancelled": result.cancelled}  # fmt: skip
+        return {
+            "exit_code": result.exit_code,
+            "output": to_b64(result.output),
+            "omitted": result.omitted,
+            "timed_out": result.timed_out,
+            "signal": result.signal,
+            "cancelled": result.cancelled,
+        }
 
     def stop(self) -> None:
         for event in list(self.cancels.values()):
@@ -130,7 +141,9 @@ def _confinement(value: dict[str, Any], what: str) -> Confinement:
     writable = field(value, "writable", list, what)
     if not all(isinstance(w, str) for w in writable):
         raise ProtocolError(errno.EPROTO, f"{what}: the writable paths must be strings")
-    return Confinement(field(value, "read_only", bool, what), tuple(writable), field(value, "network", bool, what))
+    return Confinement(
+        field(value, "read_only", bool, what), tuple(writable), field(value, "network", bool, what)
+    )
 
 
 def _read(ws: LocalWorkspace, name: str, message: dict[str, Any], what: str) -> object:
@@ -154,7 +167,9 @@ _NAMED: dict[str, Op] = {
 
 
 def _sys_read(ws: LocalWorkspace, path: str, message: dict[str, Any], what: str) -> object:
-    st, data = ws.system.read(path, field(message, "limit", int, what), follow=field(message, "follow", bool, what))
+    st, data = ws.system.read(
+        path, field(message, "limit", int, what), follow=field(message, "follow", bool, what)
+    )
     return {"stat": stat_out(st), "data": to_b64(data)}
 
 
@@ -173,8 +188,16 @@ def serve(ws: LocalWorkspace, stdin: IO[bytes], stdout: IO[bytes], hello: dict[s
     and the workspace's own are the caller's (version, kind, ref, landlock). Returns "" at a clean
     end, else why the stream could not be read."""
     server = _Server(ws, stdout)
-    server.send({"hello": "bastion-execute", "protocol": PROTOCOL, **hello, "root": ws.root,
-                 "real_root": ws.real_root, "env": ws.env()})  # fmt: skip
+    server.send(
+        {
+            "hello": "bastion-execute",
+            "protocol": PROTOCOL,
+            **hello,
+            "root": ws.root,
+            "real_root": ws.real_root,
+            "env": ws.env(),
+        }
+    )
     why = ""
     try:
         while True:

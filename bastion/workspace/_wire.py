@@ -95,8 +95,15 @@ def field(message: dict[str, Any], name: str, kind: type | tuple[type, ...], wha
 
 def _named(kind: type | tuple[type, ...]) -> str:
     kinds = kind if isinstance(kind, tuple) else (kind,)
-    names = {str: "a string", int: "an integer", float: "a number", bool: "true or false", list: "a list",
-             dict: "an object", type(None): "null"}  # fmt: skip
+    names = {
+        str: "a string",
+        int: "an integer",
+        float: "a number",
+        bool: "true or false",
+        list: "a list",
+        dict: "an object",
+        type(None): "null",
+    }
     return " or ".join(names.get(k, k.__name__) for k in kinds)
 
 
@@ -114,8 +121,18 @@ def from_b64(value: object, what: str) -> bytes:
 
 
 def stat_out(st: os.stat_result) -> list[int]:
-    return [st.st_mode, st.st_ino, st.st_dev, st.st_nlink, st.st_uid, st.st_gid, st.st_size,
-            st.st_atime_ns, st.st_mtime_ns, st.st_ctime_ns]  # fmt: skip
+    return [
+        st.st_mode,
+        st.st_ino,
+        st.st_dev,
+        st.st_nlink,
+        st.st_uid,
+        st.st_gid,
+        st.st_size,
+        st.st_atime_ns,
+        st.st_mtime_ns,
+        st.st_ctime_ns,
+    ]
 
 
 def stat_in(value: object, what: str) -> os.stat_result:
@@ -127,8 +144,11 @@ def stat_in(value: object, what: str) -> os.stat_result:
 
 
 def scan_out(scan: GitDirScan) -> dict[str, Any]:
-    return {"problem": scan.problem, "read": [[p, stat_out(st)] for p, st in scan.read],
-            "configs": list(scan.configs)}  # fmt: skip
+    return {
+        "problem": scan.problem,
+        "read": [[p, stat_out(st)] for p, st in scan.read],
+        "configs": list(scan.configs),
+    }
 
 
 def scan_in(value: object, what: str) -> GitDirScan:
@@ -151,7 +171,13 @@ _KINDS: dict[str, type[OSError]] = {"changed": FactsChanged, "workspace": Worksp
 
 
 def error_out(err: OSError) -> dict[str, Any]:
-    kind = "changed" if isinstance(err, FactsChanged) else "workspace" if isinstance(err, WorkspaceError) else "os"
+    kind = (
+        "changed"
+        if isinstance(err, FactsChanged)
+        else "workspace"
+        if isinstance(err, WorkspaceError)
+        else "os"
+    )
     return {"errno": err.errno or 0, "kind": kind, "message": err.strerror or str(err)}
 
 

@@ -360,6 +360,8 @@ class LocalWorkspace:
         try:
             same = self._recheck(facts.recipe, self) == facts.digest
         except Exception as err:  # facts that cannot be read refuse, whatever the reason
-            raise FactsChanged(errno.ESTALE, f"what the call was decided on cannot be read here: {err}") from None
+            raise FactsChanged(
+                errno.ESTALE, f"what the call was decided on cannot be read here: {err}"
+            ) from None
         if not same:
             raise FactsChanged(errno.ESTALE, "what the call was decided on changed where it runs")

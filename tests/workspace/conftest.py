@@ -18,7 +18,11 @@ from tests.waits import PATIENCE
 
 # What the executor's transport is started with; its commands get this less credentials, as a local
 # session's commands do.
-TRANSPORT_ENV = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/"), "LC_ALL": "C"}
+TRANSPORT_ENV = {
+    "PATH": os.environ.get("PATH", os.defpath),
+    "HOME": os.environ.get("HOME", "/"),
+    "LC_ALL": "C",
+}
 
 
 def execute_argv(root: Path | str) -> list[str]:

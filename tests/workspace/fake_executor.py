@@ -7,8 +7,17 @@ import json
 import os
 import sys
 
-HELLO = {"hello": "bastion-execute", "protocol": 1, "version": "0", "kind": "remote", "ref": "fake",
-         "landlock": 0, "root": "/fake", "real_root": "/fake", "env": {"PATH": "/usr/bin:/bin"}}  # fmt: skip
+HELLO = {
+    "hello": "bastion-execute",
+    "protocol": 1,
+    "version": "0",
+    "kind": "remote",
+    "ref": "fake",
+    "landlock": 0,
+    "root": "/fake",
+    "real_root": "/fake",
+    "env": {"PATH": "/usr/bin:/bin"},
+}
 
 
 def send(message: object) -> None:
@@ -46,9 +55,8 @@ def main(mode: str) -> None:
             sys.stdout.write("[" + "0," * (40 << 20))
             sys.stdout.flush()
             os._exit(0)
-        elif mode == "lstat-then-stall":
-            if request.get("op") == "lstat":
-                send({"id": ident, "error": {"errno": 2, "kind": "os", "message": "No such file"}})
+        elif mode == "lstat-then-stall" and request.get("op") == "lstat":
+            send({"id": ident, "error": {"errno": 2, "kind": "os", "message": "No such file"}})
         sys.stdout.flush()
 
 

@@ -56,7 +56,9 @@ def test_writes_are_atomic_make_parents_and_never_follow_a_link(ws: Workspace, r
     assert (root / "new" / "deep" / "c.txt").read_bytes() == b"gamma"
     os.chmod(root / "a.txt", 0o640)
     ws.write("a.txt", b"again")
-    assert (root / "a.txt").read_bytes() == b"again" and stat.S_IMODE(os.stat(root / "a.txt").st_mode) == 0o640
+    assert (root / "a.txt").read_bytes() == b"again" and stat.S_IMODE(
+        os.stat(root / "a.txt").st_mode
+    ) == 0o640
     with pytest.raises(WorkspaceError):
         ws.write("link", b"x")  # a link is not a regular file
     with pytest.raises(WorkspaceError):
@@ -92,8 +94,13 @@ def test_the_system_outside_the_root_reads_as_this_machine_does(ws: Workspace, t
 def test_a_command_runs_in_its_directory_with_its_output_streamed(ws: Workspace, root: Path) -> None:
     _tree(root)
     chunks: list[bytes] = []
-    result = ws.exec(["bash", "-c", "pwd; cat; echo $MARK; exit 3"], cwd="d", env={"MARK": "m", "PATH": os.defpath},
-                     stdin=b"fed\n", on_output=chunks.append)  # fmt: skip
+    result = ws.exec(
+        ["bash", "-c", "pwd; cat; echo $MARK; exit 3"],
+        cwd="d",
+        env={"MARK": "m", "PATH": os.defpath},
+        stdin=b"fed\n",
+        on_output=chunks.append,
+    )
     assert result.exit_code == 3 and result.output == f"{os.path.realpath(root)}/d\nfed\nm\n".encode()
     assert b"".join(chunks) == result.output
     assert ws.exec(["sh", "-c", "echo $HOME"]).output == (os.environ.get("HOME", "/") + "\n").encode()

@@ -176,7 +176,8 @@ class _Walk:
         argv = ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"]
         found = self.host.try_git(run_in or ".", argv)
         lines = found[1].decode("utf-8", "surrogateescape").splitlines() if found and found[0] == 0 else []
-        if run_in is None or len(lines) != 2 or [self.host.system.realpath(x) for x in lines] != [gitdir, path]:
+        real = [self.host.system.realpath(x) for x in lines]
+        if run_in is None or len(lines) != 2 or real != [gitdir, path]:
             why = f"git in the submodule {path} does not use {gitdir} with {path} as its work tree"
             raise _Hidden(why, GitFinding(why))
 
