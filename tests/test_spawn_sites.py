@@ -63,7 +63,7 @@ SITES = {
         "tests/doctor/test_doctor_keys.py::test_no_program_doctor_starts_gets_a_key",
     ),
     ("bastion/workspace/_executor.py", "__init__"): (
-        "the executor's transport (ssh, docker exec): your env less credentials and the key, pass_env and executor_pass_env kept",
+        "the executor's transport: your env less credentials and the key, its pass_env kept",
         "tests/workspace/test_executor_keys.py::test_the_executor_never_receives_a_key_or_the_stamp_key",
     ),
     ("bastion/workspace/_serve.py", "exec"): (

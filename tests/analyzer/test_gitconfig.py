@@ -24,6 +24,7 @@ from bastion.analyzer import (
 from bastion.analyzer.git._keys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer.git._neutral import NEUTRAL_GIT_CONFIG
 from bastion.sandbox import Confinement
+from bastion.workspace import Recheck
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
@@ -243,6 +244,7 @@ class Recording(LocalWorkspace):
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
         contain: bool = False,
+        facts: Recheck | None = None,
     ) -> ExecResult:
         self.spawns += 1
         assert env is not None and env["LC_ALL"] == "C"
