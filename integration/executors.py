@@ -116,9 +116,15 @@ def _sshd(sshd: str, tmp: Path) -> Iterator[tuple[int, Path]]:
         proc.wait()
 
 
+def _found(name: str, *also: str) -> str | None:
+    """The program `name` on PATH (or at one of `also`), when what is found is that program."""
+    path = shutil.which(name) or next((p for p in also if os.access(p, os.X_OK)), None)
+    return path if path is not None and os.path.basename(path) == name else None
+
+
 def _ssh_cell(checkout: Path) -> tuple[str, str]:
-    sshd = shutil.which("sshd") or ("/usr/sbin/sshd" if os.path.exists("/usr/sbin/sshd") else None)
-    if sshd is None or shutil.which("ssh") is None:
+    sshd = _found("sshd", "/usr/sbin/sshd")
+    if sshd is None or _found("ssh") is None:
         return "skip", "no OpenSSH server here (the distribution's openssh-server package)"
     with tempfile.TemporaryDirectory(prefix="bastion-ssh-") as t:
         tmp = Path(t)
@@ -162,7 +168,7 @@ def _ssh_cell(checkout: Path) -> tuple[str, str]:
 
 
 def _container_cell() -> tuple[str, str]:
-    engine = shutil.which("docker") or shutil.which("podman")
+    engine = _found("docker") or _found("podman")
     if engine is None:
         return "skip", "neither Docker nor Podman is installed"
     info = subprocess.run([engine, "info"], capture_output=True, text=True, check=False, timeout=PATIENCE)
