@@ -141,6 +141,7 @@ def check(
 
 # The commands that hold no key and start no program a key could reach: they keep their environment.
 KEYLESS = ("--version", "check", "audit", "hook", "mcp", "runtime", "sessions", "config")
+# `execute` is not among them: it runs commands, so its own environment loses the key variables too.
 
 
 def _safe_error(exc: Exception) -> str:
@@ -172,6 +173,57 @@ def main(argv: Sequence[str] | None = None) -> int:
         return 1
 
 
+def execute(argv: Sequence[str]) -> int:
+    """`bastion execute [ROOT]`: serve the workspace at ROOT to the session at the other end of
+    standard input and output (bastion/workspace/_serve.py). Standard output carries the protocol
+    and nothing else: whatever else would print there goes to standard error."""
+    import argparse
+    import socket
+
+    from . import __version__
+    from .analyzer import recheck_digest
+    from .policy import child_env
+    from .sandbox import landlock_abi
+    from .workspace import LocalWorkspace, serve
+
+    p = argparse.ArgumentParser(
+        prog="bastion execute",
+        description="Serve the tools and the policy's looks from here to a session started elsewhere "
+        "with --executor (no model, no policy, no session and no config run here).",
+    )
+    p.add_argument("root", nargs="?", default=".", help="where the tools act (default: here)")
+    p.add_argument(
+        "--kind",
+        choices=("local", "container", "remote"),
+        default="remote",
+        help="the workspace's kind, as the session shows it (default: remote)",
+    )
+    p.add_argument(
+        "--ref", default=socket.gethostname(), help="a host, container or pod (default: this host)"
+    )
+    try:
+        args = p.parse_args(list(argv))
+    except SystemExit as exc:
+        return USAGE if exc.code else 0
+    root = os.path.abspath(os.path.expanduser(args.root))
+    if not os.path.isdir(root):
+        sys.stderr.write(f"bastion execute: {root} is not a directory\n")
+        return USAGE
+    out = os.fdopen(os.dup(1), "wb")
+    inp = os.fdopen(os.dup(0), "rb")
+    os.dup2(2, 1)  # a stray print cannot corrupt the stream
+    null = os.open(os.devnull, os.O_RDONLY)
+    os.dup2(null, 0)
+    os.close(null)
+    ws = LocalWorkspace(root, env=child_env(os.environ), recheck=recheck_digest)
+    hello = {"version": __version__, "kind": args.kind, "ref": args.ref, "landlock": landlock_abi()}
+    why = serve(ws, inp, out, hello)
+    if why:
+        sys.stderr.write(f"bastion execute: {why}\n")
+        return 1
+    return 0
+
+
 def _dispatch(args: list[str]) -> int:
     if args == ["--version"]:  # what the agent's --version prints, without loading the agent
         from . import __version__
@@ -192,6 +244,8 @@ def _dispatch(args: list[str]) -> int:
         from .serve import mcp_main
 
         return mcp_main(args[1:])
+    if args[:1] == ["execute"]:
+        return execute(args[1:])
     if args[:1] in (["audit"], ["hook"]):
         from . import audit
 

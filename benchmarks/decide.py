@@ -28,8 +28,8 @@ from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, _programs, neutral_env
 from bastion.analyzer._programs import find_program, shell_of
-from bastion.analyzer.git._dir import scan_gitdir
 from bastion.policy import Gate, load_settings
+from bastion.workspace._gitdir import scan_gitdir
 
 NON_GIT = [
     "ls",

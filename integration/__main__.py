@@ -17,6 +17,7 @@ import tempfile
 from pathlib import Path
 
 from integration.agents import AgentCli, SetupError, agents, base_environment, hook_command
+from integration.executors import executor_cells
 from integration.model_server import ModelServer
 from integration.proxy_sink import ProxySink
 from integration.scenarios import SCENARIOS, Finished, Outcome, Scenario, Verdict, make_fixture
@@ -184,6 +185,11 @@ def main(argv: list[str] | None = None) -> int:
         rows.append((scenario.title, verdicts))
     print(_table([a.name for a in clis], rows, versions))
     failed = sum(v.status == "fail" for _, verdicts in rows for v in verdicts)
+    for transport, status, detail in executor_cells(
+        CHECKOUT
+    ):  # issue 32: bastion execute over real transports
+        print(f"executor over {transport}: {status}: {detail}")
+        failed += status == "fail"
     print(f"\n{failed} failed" if failed else "\nno failure")
     return 1 if failed else 0
 

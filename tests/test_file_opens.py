@@ -36,8 +36,7 @@ ALLOWED = {
     ("bastion/sandbox/_launch.py", "f'/proc/{entry}/stat'"): "procfs, made by the kernel",
     # The git probe's (owned with analyzer/git): O_NONBLOCK, and what was opened is fstat'ed before
     # it is read, since the probe fingerprints it whatever it is.
-    ("bastion/analyzer/git/_submodules.py", "dotgit"): "non-blocking, fstat'ed before reading",
-    ("bastion/analyzer/git/_dir.py", "'alternates'"): "non-blocking, fstat'ed before reading",
+    ("bastion/workspace/_gitdir.py", "'alternates'"): "non-blocking, fstat'ed before reading",
 }
 # Flags with which an open cannot block: a descriptor of a path only, a directory, or a new file.
 _CANNOT_BLOCK = ("O_PATH", "O_DIRECTORY", "O_EXCL", "_DIR_FLAGS")

@@ -62,6 +62,14 @@ SITES = {
         "doctor's git --version: a session's children's env",
         "tests/doctor/test_doctor_keys.py::test_no_program_doctor_starts_gets_a_key",
     ),
+    ("bastion/workspace/_executor.py", "__init__"): (
+        "the executor's transport: your env less credentials and the key, its pass_env kept",
+        "tests/workspace/test_executor_keys.py::test_the_executor_never_receives_a_key_or_the_stamp_key",
+    ),
+    ("bastion/workspace/_serve.py", "exec"): (
+        "bastion execute runs a command: the env the session sends, the executor's own scrubbed there",
+        "tests/workspace/test_executor_keys.py::test_the_executor_never_receives_a_key_or_the_stamp_key",
+    ),
     ("bastion/_handover.py", "_again"): (
         "bastion itself, executed again: your env less the key variables",
         "tests/agent/test_key_leaks.py::test_the_re_executed_bastion_keeps_piped_input_and_a_signal_ends_it_as_before",

@@ -31,6 +31,7 @@ from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
 from .providers import EFFORTS, Connection, model_limits, prices_of
 
 if TYPE_CHECKING:
+    from ..workspace import Workspace
     from ._grants import Deciding
     from ._session_tools import SessionExtras
     from .mcp import McpToolbox
@@ -108,6 +109,12 @@ def _parser() -> argparse.ArgumentParser:
         default=None,
         help="offer the model's memory, ~/.bastion/memory (default on)",
     )
+    p.add_argument(
+        "--executor",
+        metavar="CMD",
+        help="run the tools where CMD's `bastion execute` is (ssh HOST bastion execute ~/proj, "
+        'docker exec -i NAME bastion execute /work); overrides the config\'s executor; "" clears it',
+    )
     p.add_argument("--list", action="store_true", help="list the sessions of this directory")
     p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
     p.add_argument(
@@ -148,12 +155,17 @@ class Built:
     key_from: str = ""
     mcp: McpToolbox | None = None
     extras: SessionExtras | None = None
+    workspace: Workspace | None = None
 
     def close(self) -> None:
-        """End the session's record and stop its MCP servers."""
+        """End the session's record, stop its MCP servers and close an executor's pipe."""
         self.session.close()
         if self.mcp is not None:
             self.mcp.close()
+        from ..workspace import ExecutorWorkspace
+
+        if isinstance(self.workspace, ExecutorWorkspace):
+            self.workspace.close()
 
     def advice(self, err: AgentError) -> str | None:
         return advice(err, self.provider, self.connection.base_url, self.key_from)
@@ -164,11 +176,12 @@ def _build(
 ) -> Built:
     from ..analyzer import Stamper
     from ..policy import ConfigError as PolicyConfigError
-    from ..policy import Gate, PolicyFlags, child_env, load_settings, user_config_path
+    from ..policy import Gate, PolicyFlags, load_settings, user_config_path
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, compact_at_setting
+    from ._executor_setup import executor_argv, executor_line, open_workspace
     from ._prompt import SystemPrompt
     from ._session_tools import session_extras
     from ._setup import key_names
@@ -227,8 +240,15 @@ def _build(
         raise ConfigError(f"{'--subagent-model' if args.subagent_model else 'subagent_model'}: {refused}")
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
-    kept = [name for name in settings.pass_env if name.upper() not in scrub]
-    ws = LocalWorkspace(cwd, env=child_env(environ, kept, also_scrub=scrub))
+    executor = executor_argv(args.executor, settings.extra)
+    passed: Sequence[str] = settings.extra.get("executor_pass_env") or ()
+    ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)
+    if executor is not None:  # the project's config is the executor's (a local one has no say there)
+        try:
+            settings = load_settings(ws, args.config, flags=flags)
+        except PolicyConfigError as err:
+            raise ConfigError(str(err)) from None
+        printer.err.write(f"bastion: {executor_line(ws)}\n")
     stamper = Stamper()
     extras = session_extras(
         settings,
@@ -294,6 +314,9 @@ def _build(
             session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
         except StoreError as err:  # the run goes on unrecorded, said once (and in -p's JSON)
             session, messages = Session.unrecorded(str(err)), []
+    if executor is not None:  # the session records where its tools acted
+        info = getattr(ws, "info", None)
+        session.record("workspace", root=ws.root, **({} if info is None else info._asdict()))
     if session.profile is not None:  # switched with /harness before the session was resumed
         harness.restore_profile(session.profile)
     checkpoints = Checkpoints(ws)
@@ -339,7 +362,7 @@ def _build(
     if cfg.provider == "vertex":
         key_from = "your Application Default Credentials (gcloud auth application-default login)"
     return Built(
-        agent, session, model.options.model, cfg.provider, model.connection, key_from, servers, extras
+        agent, session, model.options.model, cfg.provider, model.connection, key_from, servers, extras, ws
     )
 
 

@@ -7,7 +7,7 @@ import stat
 from collections.abc import Mapping, Sequence
 
 from .._files import read_regular
-from ..workspace import Workspace, WorkspaceError
+from ..workspace import LocalWorkspace, Workspace, WorkspaceError
 from ._types import ToolSpec
 
 __all__ = ["SystemPrompt", "agents_md_chain"]
@@ -46,7 +46,8 @@ def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
     last, and what was left out. The workspace's own file is read through the workspace, so one
     that is a link or not a regular file is left out and reported."""
     start = ws.root
-    root = _repo_root(start) or start
+    # Above an executor's root nothing is read, from either machine: its paths are not this one's.
+    root = (_repo_root(start) if isinstance(ws, LocalWorkspace) else None) or start
     dirs = [start]
     while dirs[-1] != root:
         dirs.append(os.path.dirname(dirs[-1]))

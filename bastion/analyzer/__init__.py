@@ -20,7 +20,7 @@ from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResu
 from ._secrets import SECRET_PATHS
 
 if typing.TYPE_CHECKING:
-    from ._facts import Fact, FactError, plan_facts
+    from ._facts import Fact, FactError, plan_facts, recheck_digest
     from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
     from .git._finding import GitFinding
     from .git._neutral import neutral_env, redact_userinfo
@@ -28,7 +28,7 @@ if typing.TYPE_CHECKING:
 
 # What the dry-run of a line without git never needs is loaded when first named (PEP 562).
 _LAZY = {
-    **dict.fromkeys(("Fact", "FactError", "plan_facts"), "_facts"),
+    **dict.fromkeys(("Fact", "FactError", "plan_facts", "recheck_digest"), "_facts"),
     **dict.fromkeys(("GitFinding",), "git._finding"),
     **dict.fromkeys(("find_git", "git_fingerprint", "probe_git"), "git._probe"),
     **dict.fromkeys(("neutral_env", "redact_userinfo"), "git._neutral"),
@@ -71,6 +71,7 @@ __all__ = [
     "git_fingerprint",
     "neutral_env",
     "plan_facts",
+    "recheck_digest",
     "probe_git",
     "redact_userinfo",
     "resolve",

@@ -33,8 +33,7 @@ import stat
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from .._files import read_regular
-from ..workspace import Workspace, resolve, root_relative
+from ..workspace import System, Workspace, resolve, root_relative
 
 __all__ = [
     "BUILTINS",
@@ -99,11 +98,11 @@ class Program(NamedTuple):
 Identity = tuple[int, int, int, int, int, int] | None
 
 
-def program_identity(path: str) -> Identity:
-    """What a program is now, links followed: device, inode, size, modification and change times,
-    mode; None when there is none."""
+def program_identity(system: System, path: str) -> Identity:
+    """What a program is now where the plan runs (`system`: the workspace's), links followed:
+    device, inode, size, modification and change times, mode; None when there is none."""
     try:
-        st = os.stat(path)
+        st = system.stat(path)
     except OSError:
         return None
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
@@ -119,7 +118,7 @@ class _Lookup(NamedTuple):
     rests_on: tuple[tuple[str, Identity], ...]
 
 
-_memo: dict[tuple[str, str, str, str], _Lookup] = {}
+_memo: dict[tuple[str, str, str, str, int], _Lookup] = {}
 
 
 def find_program(
@@ -131,9 +130,9 @@ def find_program(
         if shell.exports(command):
             return Program(why=f"an exported function {command} runs instead of the builtin where this runs")
         return Program()
-    key = (shell.path, command, ws.root, ws.real_root)
+    key = (shell.path, command, ws.root, ws.real_root, id(ws.system))
     found = _memo.get(key)
-    if found is None or not _unchanged(found.rests_on, seen):
+    if found is None or not _unchanged(ws.system, found.rests_on, seen):
         found = _lookup(ws, shell.path, command)
         if len(_memo) >= _MAX_MEMO:
             _memo.clear()
@@ -147,16 +146,18 @@ def find_program(
     return program
 
 
-def _unchanged(rests_on: tuple[tuple[str, Identity], ...], seen: dict[str, Identity] | None) -> bool:
+def _unchanged(
+    system: System, rests_on: tuple[tuple[str, Identity], ...], seen: dict[str, Identity] | None
+) -> bool:
     """Whether every directory and file a lookup rested on is what it was (each stat'ed once per
     decision when `seen` is given)."""
     for path, known in rests_on:
         if seen is None:
-            now = program_identity(path)
+            now = program_identity(system, path)
         elif path in seen:
             now = seen[path]
         else:
-            now = seen[path] = program_identity(path)
+            now = seen[path] = program_identity(system, path)
         if now != known:
             return False
     return True
@@ -171,7 +172,7 @@ def _inside(ws: Workspace, entry: str) -> str | None:
     """An absolute entry's root-relative name when it lies inside the workspace (as written or with
     its links followed), else None."""
     name = root_relative(ws, entry)
-    return name if name is not None else root_relative(ws, os.path.realpath(entry))
+    return name if name is not None else root_relative(ws, ws.system.realpath(entry))
 
 
 def _lookup(ws: Workspace, path: str, command: str) -> _Lookup:
@@ -185,16 +186,16 @@ def _lookup(ws: Workspace, path: str, command: str) -> _Lookup:
         if name is not None:
             inside.append(f"/{name}")  # root-relative, marked as coming from an absolute entry
             continue
-        rests_on.append((entry, program_identity(entry)))
+        rests_on.append((entry, program_identity(ws.system, entry)))
         candidate = os.path.join(entry, command)
         try:
-            st = os.stat(candidate)
+            st = ws.system.stat(candidate)
         except OSError:
             continue
-        if not stat.S_ISREG(st.st_mode) or not os.access(candidate, os.X_OK):
+        if not stat.S_ISREG(st.st_mode) or not ws.system.executable(candidate):
             continue
         program = _judge(ws, command, candidate)
-        rests_on.extend((p, program_identity(p)) for p in (candidate, *program.starts))
+        rests_on.extend((p, program_identity(ws.system, p)) for p in (candidate, *program.starts))
         return _Lookup(tuple(inside), program, tuple(rests_on))
     return _Lookup(tuple(inside), Program(why=f"{command} is not on PATH ({path})"), tuple(rests_on))
 
@@ -221,12 +222,12 @@ def _shadowed(ws: Workspace, cwd: str, entry: str, command: str) -> str:
 def _judge(ws: Workspace, command: str, found: str) -> Program:
     """The file found on PATH: outside the workspace once its links are followed, and an ELF binary,
     a pinned script or (for PYTHON_SCRIPTS) a Python script, whose interpreter is an ELF binary."""
-    real = os.path.realpath(found)
+    real = ws.system.realpath(found)
     if root_relative(ws, real) is not None:
         return Program(
             why=f"{command} on PATH is {found}, which leads inside the working directory: the project's code"
         )
-    head, why = _head(command, found, real)
+    head, why = _head(ws.system, command, found, real)
     if why:
         return Program(why=why)
     if head.startswith(b"\x7fELF"):
@@ -239,7 +240,7 @@ def _judge(ws: Workspace, command: str, found: str) -> Program:
         if python is None:
             return Program(why=f"{script}, but not a Python one: it runs programs of its own")
         return _interpreted(ws, script, found, os.fsdecode(python.group(1)))
-    if _digest(real) not in PINNED_SCRIPTS:
+    if _digest(ws.system, real) not in PINNED_SCRIPTS:
         return Program(
             why=f"{script}, which runs programs of its own (a version manager's shim reads the "
             "project's settings); bastion runs only the scripts it has read"
@@ -250,26 +251,26 @@ def _judge(ws: Workspace, command: str, found: str) -> Program:
     return _interpreted(ws, script, found, os.fsdecode(shebang.group(1)))
 
 
-def _head(command: str, found: str, real: str) -> tuple[bytes, str]:
+def _head(system: System, command: str, found: str, real: str) -> tuple[bytes, str]:
     try:
-        return read_regular(real, 256), ""  # never blocks on a FIFO swapped in (_files.py)
+        return system.read(real, 256)[1], ""  # never blocks on a FIFO swapped in (_files.py)
     except OSError as err:
         return b"", f"{command} on PATH ({found}) cannot be read: {err.strerror}"
 
 
-def _digest(path: str) -> str:
+def _digest(system: System, path: str) -> str:
     try:
-        return hashlib.sha256(read_regular(path, 1 << 20)).hexdigest()
+        return hashlib.sha256(system.read(path, 1 << 20)[1]).hexdigest()
     except OSError:
         return ""
 
 
 def _interpreted(ws: Workspace, script: str, found: str, interpreter: str) -> Program:
     """A script's program: the script, and its interpreter, an ELF binary outside the workspace."""
-    real = os.path.realpath(interpreter)
+    real = ws.system.realpath(interpreter)
     if root_relative(ws, real) is not None:
         return Program(why=f"{script} run by {interpreter}, inside the working directory")
-    head, why = _head(os.path.basename(found), interpreter, real)
+    head, why = _head(ws.system, os.path.basename(found), interpreter, real)
     if why or not head.startswith(b"\x7fELF"):
         return Program(why=why or f"{script} run by {interpreter}, which is not a binary")
     return Program(found, (found, interpreter))

@@ -14,8 +14,8 @@ from collections.abc import Iterable
 from typing import NoReturn
 
 from .._errors import BastionError
-from ..workspace import Workspace
-from ._facts import Fact, encode, line_facts, path_facts, plan_facts
+from ..workspace import Recheck, Workspace
+from ._facts import Fact, encode, facts_of, line_recipe, path_facts, plan_recipe, rechecked
 from ._result import Analysis
 
 __all__ = ["CHANGED_COMMAND", "CHANGED_PATHS", "StampError", "Stamper"]
@@ -62,18 +62,19 @@ class Stamper:
         """The stamp of an auto-allowed line's rendered plan and facts; None unless `auto`."""
         if not analysis.auto or analysis.rendered is None:
             return None
+        return self._mac("plan", self._read(plan_recipe(analysis), ws))
+
+    @staticmethod
+    def _read(recipe: Fact, ws: Workspace) -> Fact:
         try:
-            return self._mac("plan", plan_facts(analysis, ws))
+            return facts_of(recipe, ws)
         except OSError as err:
             raise StampError(f"what this call would touch cannot be read: {err}") from err
 
     def line_stamp(self, line: str, targets: Iterable[tuple[str, str | None]], ws: Workspace) -> str:
         """The stamp of a line outside the subset as typed, with the names its redirects write
         (each `(raw, real)`) bound to where they lead now."""
-        try:
-            return self._mac("line", line_facts(line, targets, ws))
-        except OSError as err:
-            raise StampError(f"what this call would touch cannot be read: {err}") from err
+        return self._mac("line", self._read(line_recipe(line, targets), ws))
 
     def path_stamp(self, tool: str, names: Iterable[str], ws: Workspace, cwd: str = ".") -> str:
         """The stamp of a file tool's call: where each of its path arguments leads now."""
@@ -82,20 +83,25 @@ class Stamper:
         except OSError as err:
             raise StampError(f"what this call would touch cannot be read: {err}") from err
 
-    def verify_plan(self, stamp: object, analysis: Analysis, ws: Workspace) -> bool:
+    def _verified(self, stamp: object, kind: str, recipe: Fact, ws: Workspace) -> Recheck | None:
         try:
-            expected = self.plan_stamp(analysis, ws)
+            facts = self._read(recipe, ws)
         except StampError:
-            return False
-        return expected is not None and self._same(stamp, expected)
+            return None
+        return rechecked(recipe, facts) if self._same(stamp, self._mac(kind, facts)) else None
+
+    def verify_plan(self, stamp: object, analysis: Analysis, ws: Workspace) -> Recheck | None:
+        """The facts the plan's stamp verified on, for the workspace to check again where the plan
+        runs (`Recheck`: no key, no stamp); None when it does not verify."""
+        if not analysis.auto or analysis.rendered is None:
+            return None
+        return self._verified(stamp, "plan", plan_recipe(analysis), ws)
 
     def verify_line(
         self, stamp: object, line: str, targets: Iterable[tuple[str, str | None]], ws: Workspace
-    ) -> bool:
-        try:
-            return self._same(stamp, self.line_stamp(line, targets, ws))
-        except StampError:
-            return False
+    ) -> Recheck | None:
+        """As verify_plan, for a line outside the subset and its redirect targets."""
+        return self._verified(stamp, "line", line_recipe(line, targets), ws)
 
     def verify_path(
         self, stamp: object, tool: str, names: Iterable[str], ws: Workspace, cwd: str = "."

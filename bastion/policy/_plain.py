@@ -41,6 +41,8 @@ PROVIDER_KEYS = (
     "skills_dirs",
     "memory",
     "memory_dir",
+    "executor",
+    "executor_pass_env",
 )
 
 _SECTION_KEYS = frozenset({"allow", "ask", "deny", "fallback", "builtin"})
@@ -131,8 +133,10 @@ def _provider_value(key: str, value: object) -> bool:
         return type(value) is bool
     if key == "skills_dirs":
         return type(value) is list and all(type(item) is str and item != "" for item in value)
-    if key == "api_key_command":
+    if key in ("api_key_command", "executor"):
         return type(value) is str or _strings(value)
+    if key == "executor_pass_env":
+        return type(value) is list and all(type(n) is str and _ENV_NAME.fullmatch(n) for n in value)
     if key in ("compact_at", "max_turns"):
         return type(value) is int and 0 < value <= _MAX_INT
     if key in ("stream_idle_timeout", "request_timeout"):

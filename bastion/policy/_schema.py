@@ -103,6 +103,13 @@ class UserFile(Strict):
     memory_dir: str | None = Field(default=None, min_length=1)
     # [mcp.servers.NAME]: the MCP servers the agent starts, checked by the agent (bastion/agent/mcp).
     mcp: dict[str, Any] | None = None
+    # The command that starts `bastion execute` where the tools act (docker exec -i NAME bastion
+    # execute /work, ssh HOST bastion execute ~/proj): split as a shell splits words with nothing
+    # expanded, or a list used as is; --executor overrides it (bastion/agent/_executor_setup.py).
+    executor: str | list[str] | None = None
+    # Variables, credentials included, that only the command starting the executor is given (SSH's
+    # SSH_AUTH_SOCK): never the commands run there, and never the model's key.
+    executor_pass_env: list[_EnvName] = []
 
 
 class ProjectFile(Strict):

@@ -19,17 +19,43 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from .._errors import BastionError
 from .._files import NotRegularFile, open_regular
+from ._system import LocalSystem, System, read_fd
 
 if TYPE_CHECKING:
     import threading
 
     from ..sandbox import Confinement
 
-__all__ = ["ExecResult", "LocalWorkspace", "Workspace", "WorkspaceError"]
+__all__ = [
+    "ExecResult",
+    "FactsChanged",
+    "LocalWorkspace",
+    "Recheck",
+    "Rechecker",
+    "Workspace",
+    "WorkspaceError",
+]
 
 
 class WorkspaceError(OSError, BastionError):
     """A name the workspace refuses: outside the root, a link on the way, a FIFO or device."""
+
+
+class FactsChanged(WorkspaceError):
+    """The facts a command was decided on, read again where it runs, are not the same: nothing ran."""
+
+
+class Recheck(NamedTuple):
+    """The facts a stamped call was decided on, as the analyzer reads them again (`recipe`, plain
+    JSON values: what to look at, no key and no stamp) and the SHA-256 of what it read (`digest`)."""
+
+    recipe: object
+    digest: str
+
+
+# Reads a recipe's facts again in a workspace and gives their digest (analyzer/_facts.py's
+# recheck_digest); raises when they cannot be read.
+Rechecker = Callable[[object, "Workspace"], str]
 
 
 class ExecResult(NamedTuple):
@@ -59,6 +85,11 @@ class Workspace(Protocol):
     @property
     def real_root(self) -> str:
         """The root with its links resolved."""
+        ...
+
+    @property
+    def system(self) -> System:
+        """The files outside the root the analyzer looks at, on the machine where the root is."""
         ...
 
     def lstat(self, name: str) -> os.stat_result: ...
@@ -97,6 +128,7 @@ class Workspace(Protocol):
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
         contain: bool = False,
+        facts: Recheck | None = None,
     ) -> ExecResult:
         """Run argv (never through a shell) in cwd under the root, in its own process group, its
         combined output passed to on_output as it arrives; the group is ended at the timeout, when
@@ -105,7 +137,9 @@ class Workspace(Protocol):
         being the workspace's); a confinement that cannot be applied raises OSError and nothing
         runs. Under `sandbox` or told to `contain` it, every process it started is ended when it
         ends, also one that left its process group, and when this process dies (a call's
-        processes never outlive it)."""
+        processes never outlive it). With `facts`, a workspace that runs the command in another
+        process than the one that decided it reads them again there, right before the start, and
+        raises FactsChanged (nothing runs) when they differ or cannot be read."""
         ...
 
 
@@ -127,10 +161,17 @@ class LocalWorkspace:
     descriptor is closed by `close` or when the workspace is dropped; a closed workspace is never
     opened again (it might be another directory by then): using it raises WorkspaceError."""
 
-    def __init__(self, root: str, env: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self, root: str, env: Mapping[str, str] | None = None, *, recheck: Rechecker | None = None
+    ) -> None:
         self._root = os.path.abspath(root)
         self._real_root = os.path.realpath(self._root)
         self._env = dict(env if env is not None else {})
+        # The facts of a stamped call are read again before it runs when this workspace serves an
+        # executor (the stamp was verified in the session's process); in that process the
+        # verification just made through this same root is that check.
+        self._recheck = recheck
+        self._system = LocalSystem()
         self._fd: int | None = None
         self._closer: weakref.finalize[[int], LocalWorkspace] | None = None
         self._closed = False
@@ -162,6 +203,10 @@ class LocalWorkspace:
     @property
     def real_root(self) -> str:
         return self._real_root
+
+    @property
+    def system(self) -> System:
+        return self._system
 
     def _walk(self, name: str, parts: list[str]) -> int:
         """An O_PATH descriptor of the directory `parts` (no link followed on the way), which the
@@ -230,15 +275,7 @@ class LocalWorkspace:
                 why = f"{name!r} is {err.strerror}"
                 raise WorkspaceError(errno.EINVAL, why) from None
             try:
-                chunks: list[bytes] = []
-                left = limit
-                while left > 0:
-                    chunk = os.read(ffd, min(left, 1 << 20))
-                    if not chunk:
-                        break
-                    chunks.append(chunk)
-                    left -= len(chunk)
-                return b"".join(chunks)
+                return read_fd(ffd, limit)
             finally:
                 os.close(ffd)
 
@@ -293,9 +330,12 @@ class LocalWorkspace:
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
         contain: bool = False,
+        facts: Recheck | None = None,
     ) -> ExecResult:
         from ._exec import run  # processes are the agent's business: a dry-run never loads this
 
+        if facts is not None and self._recheck is not None:
+            self._check(facts)
         parts = _components(cwd)
         dfd = self._walk(cwd, parts)
         fallback = os.path.join(self._real_root, *parts)
@@ -314,3 +354,14 @@ class LocalWorkspace:
             root_fd,
             contain,
         )
+
+    def _check(self, facts: Recheck) -> None:
+        assert self._recheck is not None
+        try:
+            same = self._recheck(facts.recipe, self) == facts.digest
+        except Exception as err:  # facts that cannot be read refuse, whatever the reason
+            raise FactsChanged(
+                errno.ESTALE, f"what the call was decided on cannot be read here: {err}"
+            ) from None
+        if not same:
+            raise FactsChanged(errno.ESTALE, "what the call was decided on changed where it runs")

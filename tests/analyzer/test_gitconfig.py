@@ -24,6 +24,7 @@ from bastion.analyzer import (
 from bastion.analyzer.git._keys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer.git._neutral import NEUTRAL_GIT_CONFIG
 from bastion.sandbox import Confinement
+from bastion.workspace import Recheck
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
@@ -243,6 +244,7 @@ class Recording(LocalWorkspace):
         cancel: threading.Event | None = None,
         sandbox: Confinement | None = None,
         contain: bool = False,
+        facts: Recheck | None = None,
     ) -> ExecResult:
         self.spawns += 1
         assert env is not None and env["LC_ALL"] == "C"
@@ -686,7 +688,7 @@ def test_what_git_does_itself_in_the_git_directory_still_runs_unasked(tmp_path: 
 
 def test_a_git_directory_too_large_to_walk_asks(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
     repo = make_repo(tmp_path / "repo")
-    monkeypatch.setattr("bastion.analyzer.git._dir.MAX_ENTRIES", 5)
+    monkeypatch.setattr("bastion.workspace._gitdir.MAX_ENTRIES", 5)
     assert "entries to check" in probe_git(workspace(repo), ".", strict=False)
 
 

@@ -18,6 +18,7 @@ import pytest
 from bastion.agent.tools import STAMP, TOOLS, ToolContext, _bash
 from bastion.analyzer import Analysis, Workspace
 from bastion.sandbox import SandboxConfig, _confine
+from bastion.workspace import Recheck
 
 from .conftest import context, needs_landlock, needs_scoping, needs_tcp_rules, tree
 
@@ -35,8 +36,8 @@ def run(ctx: ToolContext, line: str, *, stamp: str | None = None) -> tuple[str, 
 class _TrustingStamper:
     """A stamper double: every plan stamp verifies."""
 
-    def verify_plan(self, stamp: object, analysis: Analysis, ws: Workspace) -> bool:
-        return True
+    def verify_plan(self, stamp: object, analysis: Analysis, ws: Workspace) -> Recheck:
+        return Recheck((), "")  # a LocalWorkspace of the session's own process reads no facts again
 
 
 @pytest.fixture

@@ -20,6 +20,7 @@ from collections.abc import Callable, Sequence
 
 from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
+from ...workspace import FactsChanged, Recheck
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
 from ._terminal import OutputStream
 from ._writing import writing
@@ -32,26 +33,36 @@ DEFAULT_TIMEOUT = 120
 _CUT_USERINFO = re.compile(r"(://)[^/@\s]*\Z")
 
 
-def _decided(line: str, stamp: object, ctx: ToolContext) -> tuple[str, dict[str, str], bool]:
-    """The line to run, its environment, and whether to mask userinfo; or CHANGED_COMMAND."""
+def _decided(line: str, stamp: object, ctx: ToolContext) -> tuple[str, dict[str, str], bool, Recheck]:
+    """The line to run, its environment, whether to mask userinfo, and the facts its stamp verified
+    on (which an executor reads again where it runs); or CHANGED_COMMAND."""
     if ctx.stamper is None:
         raise ToolError(CHANGED_COMMAND)
     try:
         analysis = analyze(line, ctx.ws, ctx.cwd, max_read_bytes=ctx.max_read_bytes, secrets=ctx.secrets)
         if analysis.auto and analysis.rendered is not None:
-            if ctx.stamper.verify_plan(stamp, analysis, ctx.ws):
-                return analysis.rendered, neutral_env(ctx.ws.env()), True
+            facts = ctx.stamper.verify_plan(stamp, analysis, ctx.ws)
+            if facts is not None:
+                return analysis.rendered, neutral_env(ctx.ws.env()), True, facts
         elif analysis.outside is not None and ctx.redirect_targets is not None:
             targets = ctx.redirect_targets(line, ctx.ws, ctx.cwd)
-            if targets and ctx.stamper.verify_line(stamp, line, targets, ctx.ws):
-                return line, ctx.ws.env(), False
+            facts = ctx.stamper.verify_line(stamp, line, targets, ctx.ws) if targets else None
+            if facts is not None:
+                return line, ctx.ws.env(), False, facts
     except Exception as err:  # a re-check that fails refuses
         raise ToolError(CHANGED_COMMAND) from err
     raise ToolError(CHANGED_COMMAND)
 
 
 def _execute(
-    ctx: ToolContext, argv: Sequence[str], env: dict[str, str], timeout: int, redact: bool, *, read_only: bool
+    ctx: ToolContext,
+    argv: Sequence[str],
+    env: dict[str, str],
+    timeout: int,
+    redact: bool,
+    *,
+    read_only: bool,
+    facts: Recheck | None = None,
 ) -> str:
     try:
         sandbox = confinement_for(ctx.sandbox, read_only=read_only)
@@ -70,7 +81,10 @@ def _execute(
             cancel=ctx.cancel,
             sandbox=sandbox,
             contain=True,
+            facts=facts,
         )
+    except FactsChanged as err:
+        raise ToolError(CHANGED_COMMAND) from err
     except OSError as err:
         raise ToolError(f"the command could not be started: {err.strerror or err}") from err
     finally:
@@ -105,11 +119,11 @@ def _run(args: Args, ctx: ToolContext) -> str:
     if stamp is None:
         with writing(ctx):
             return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False, read_only=False)
-    runs, env, redact = _decided(line, stamp, ctx)
+    runs, env, redact, facts = _decided(line, stamp, ctx)
     # Redacted is the analyzer's plan, which it proved read-only (it needs no write lock); a
     # line-stamped line is approved, and may write.
     with contextlib.nullcontext() if redact else writing(ctx):
-        return _execute(ctx, ["bash", "-c", runs], env, timeout, redact, read_only=redact)
+        return _execute(ctx, ["bash", "-c", runs], env, timeout, redact, read_only=redact, facts=facts)
 
 
 BASH = Tool(

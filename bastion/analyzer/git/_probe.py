@@ -26,8 +26,7 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
-from ...workspace import Workspace, resolve
-from ._dir import scan_gitdir
+from ...workspace import System, Workspace, resolve
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
@@ -165,11 +164,11 @@ def _place(ws: Workspace, absolute: str) -> Place:
 def _lstat(ws: Workspace, place: Place) -> os.stat_result:
     kind, name = place
     # Outside the workspace (a repository root above it, a config file git names there) the probe
-    # reads the real file system by absolute path: the one place the analyzer looks outside. The
+    # reads the file system where the workspace is (`ws.system`) by absolute path. The
     # directories of the git directory, walked without following a link, are stat'ed there by
     # absolute path too (one system call each, no open): every one of them is a place, so a link
     # swapped in on the way changes the token of the directory that holds it.
-    return ws.lstat(name) if kind == "ws" else os.lstat(name)
+    return ws.lstat(name) if kind == "ws" else ws.system.lstat(name)
 
 
 def _identity(st: os.stat_result) -> Token:
@@ -205,6 +204,10 @@ class _Probe:
         self.home = ws.env().get("HOME", "")
 
     # What the submodules' walk needs of the probe (ProbeAccess).
+    @property
+    def system(self) -> System:
+        return self.ws.system
+
     def remember(self, path: str, st: os.stat_result) -> None:
         if ("tree", path) not in self.known:
             self.places.append(("tree", path))
@@ -232,7 +235,7 @@ class _Probe:
     def _scan(self, gitdir: str) -> list[str]:
         """The git directory's entries must be regular files and directories (a reason that holds
         while nothing changes); the submodule configs it holds."""
-        scan = scan_gitdir(gitdir)
+        scan = self.ws.system.scan_gitdir(gitdir)
         # The git directory itself is a place already (the walk up looked at it).
         for path, st in scan.read[1:]:
             self.places.append(("tree", path))
@@ -330,7 +333,7 @@ class _Probe:
         lines = out.decode("utf-8", "surrogateescape").splitlines()
         if len(lines) != 2:
             raise _Unreadable("git's configuration could not be read: rev-parse printed something unexpected")
-        gitdir, top = (os.path.realpath(line) for line in lines)
+        gitdir, top = (self.ws.system.realpath(line) for line in lines)
         if abs_cwd != top and not abs_cwd.startswith(top.rstrip("/") + "/"):
             raise _Redirect(f"git's work tree {top} does not contain the working directory")
         if gitdir != posixpath.join(top, ".git"):

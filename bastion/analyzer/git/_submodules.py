@@ -28,7 +28,7 @@ import posixpath
 import stat
 from typing import NamedTuple, Protocol
 
-from ._dir import scan_gitdir
+from ...workspace import System
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 
@@ -54,9 +54,13 @@ class ProbeAccess(Protocol):
     """What the walk needs of the probe it is part of: record a place it looked at, record a
     directory of a git directory with the identity it was read with, run git in a root-relative
     directory (exit code and output, None when it did not finish), the root-relative name of an
-    absolute path (None outside the workspace), read a config listing, and the user's HOME."""
+    absolute path (None outside the workspace), read a config listing, the user's HOME, and the
+    files where the workspace is."""
 
     home: str
+
+    @property
+    def system(self) -> System: ...
 
     def look(self, absolute: str) -> object: ...
 
@@ -115,7 +119,7 @@ class _Walk:
             at = posixpath.join(at, part)
             self.host.look(at)
             try:
-                mode = os.lstat(at).st_mode
+                mode = self.host.system.lstat(at).st_mode
             except FileNotFoundError:
                 return False
             if stat.S_ISLNK(mode):
@@ -131,7 +135,7 @@ class _Walk:
         dotgit = posixpath.join(path, ".git")
         self.host.look(dotgit)
         try:
-            mode = os.lstat(dotgit).st_mode
+            mode = self.host.system.lstat(dotgit).st_mode
         except FileNotFoundError:
             return  # an uninitialised submodule: git runs nothing there
         if stat.S_ISDIR(mode):
@@ -149,13 +153,9 @@ class _Walk:
         self.repository(path, depth + 1)
 
     def _gitfile(self, dotgit: str, path: str) -> str:
-        fd = os.open(dotgit, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK | os.O_CLOEXEC)
-        try:
-            st = os.fstat(fd)
-            self.host.remember(dotgit, st)
-            text = os.read(fd, _GITFILE_LIMIT + 1).decode("utf-8", "surrogateescape")
-        finally:
-            os.close(fd)
+        st, data = self.host.system.read(dotgit, _GITFILE_LIMIT + 1, follow=False)
+        self.host.remember(dotgit, st)
+        text = data.decode("utf-8", "surrogateescape")
         named = text[len("gitdir: ") :].rstrip("\n") if text.startswith("gitdir: ") else ""
         gitdir = posixpath.normpath(posixpath.join(path, named)) if named and "\n" not in named else ""
         if not gitdir.startswith(self.modules) or len(text) > _GITFILE_LIMIT:
@@ -165,7 +165,7 @@ class _Walk:
         return gitdir
 
     def _scan(self, gitdir: str) -> None:
-        scan = scan_gitdir(gitdir)
+        scan = self.host.system.scan_gitdir(gitdir)
         for place, st in scan.read:
             self.host.remember(place, st)
         if scan.problem:
@@ -176,7 +176,8 @@ class _Walk:
         argv = ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"]
         found = self.host.try_git(run_in or ".", argv)
         lines = found[1].decode("utf-8", "surrogateescape").splitlines() if found and found[0] == 0 else []
-        if run_in is None or len(lines) != 2 or [os.path.realpath(x) for x in lines] != [gitdir, path]:
+        real = [self.host.system.realpath(x) for x in lines]
+        if run_in is None or len(lines) != 2 or real != [gitdir, path]:
             why = f"git in the submodule {path} does not use {gitdir} with {path} as its work tree"
             raise _Hidden(why, GitFinding(why))
 

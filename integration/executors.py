@@ -1,0 +1,204 @@
+"""The executor over real transports (issue 32): `bastion execute` reached by OpenSSH on 127.0.0.1
+(an sshd from the distribution's packages, started here with a host key and a user key made for the
+run, stopped at the end), and in a container where Docker or Podman runs. Each cell is `pass`,
+`fail` or `skip` with the reason: the policy must decide the same lines the same way through the
+transport as on this machine, a stamped plan must run there, and one whose facts changed must not.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import getpass
+import os
+import shlex
+import shutil
+import socket
+import subprocess
+import sys
+import tempfile
+import time
+from collections.abc import Callable, Iterator
+from pathlib import Path
+
+from bastion.analyzer import Stamper, analyze
+from bastion.policy import Gate, load_settings
+from bastion.workspace import ExecutorWorkspace, FactsChanged, LocalWorkspace, Workspace
+
+__all__ = ["executor_cells"]
+
+PATIENCE = 120.0
+LINES = [
+    "cat a.txt",
+    "cat .env",
+    "ls -la",
+    "git status",
+    "git log --oneline",
+    "cat link",
+    "rm a.txt",
+    "cd d && cat ../a.txt",
+    "echo x > notes",
+    "git remote -v",
+]
+
+
+def _fixture(root: Path) -> None:
+    (root / "d").mkdir(parents=True)
+    (root / "a.txt").write_text("alpha\n")
+    (root / ".env").write_text("SECRET=1\n")
+    (root / "link").symlink_to(".env")
+    env = {"PATH": os.defpath, "HOME": str(root), "GIT_CONFIG_NOSYSTEM": "1"}
+    for args in (["init", "-q"], ["remote", "add", "origin", "https://u:hunter2@example.invalid/x"]):
+        subprocess.run(["git", "-C", str(root), *args], check=True, capture_output=True, env=env)
+
+
+def _decisions(ws: Workspace) -> list[tuple[str, str]]:
+    gate = Gate(load_settings(ws, os.devnull), ws)
+    return [(d.decision.name, d.verdict.reason) for d in (gate.decide("bash", {"command": x}) for x in LINES)]
+
+
+def _check(remote: ExecutorWorkspace, root: Path) -> str:
+    """ "" when the executor decides and runs as this machine does, else what differed."""
+    here = LocalWorkspace(str(root), env=remote.env())
+    if _decisions(remote) != _decisions(here):
+        return f"the verdicts differ: {_decisions(remote)} != {_decisions(here)}"
+    stamper = Stamper()
+    plan = analyze("cat a.txt", remote, ".")
+    facts = stamper.verify_plan(stamper.plan_stamp(plan, remote), plan, remote)
+    if plan.rendered is None or facts is None:
+        return "cat a.txt was not stamped through the executor"
+    ran = remote.exec(["bash", "-c", plan.rendered], env=remote.env(), facts=facts)
+    if ran.output != b"alpha\n":
+        return f"the plan printed {ran.output!r}"
+    (root / "a.txt").write_text("changed\n")
+    try:
+        remote.exec(["bash", "-c", plan.rendered], env=remote.env(), facts=facts)
+    except FactsChanged:
+        return ""
+    return "a plan whose read changed after its stamp ran"
+
+
+def _free_port() -> int:
+    with socket.socket() as s:
+        s.bind(("127.0.0.1", 0))
+        return int(s.getsockname()[1])
+
+
+def _listening(port: int, proc: subprocess.Popen[bytes]) -> None:
+    deadline = time.monotonic() + PATIENCE
+    while proc.poll() is None and time.monotonic() < deadline:
+        with contextlib.suppress(OSError), socket.create_connection(("127.0.0.1", port), timeout=1):
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"sshd did not listen on 127.0.0.1:{port} (exit {proc.poll()})")
+
+
+@contextlib.contextmanager
+def _sshd(sshd: str, tmp: Path) -> Iterator[tuple[int, Path]]:
+    """An sshd of this run's own: its host key, the one user key it accepts, a free port."""
+    for name in ("host", "user"):
+        subprocess.run(["ssh-keygen", "-q", "-t", "ed25519", "-N", "", "-f", str(tmp / name)], check=True)
+    (tmp / "authorized_keys").write_text((tmp / "user.pub").read_text())
+    port = _free_port()
+    (tmp / "sshd_config").write_text(
+        f"Port {port}\nListenAddress 127.0.0.1\nHostKey {tmp / 'host'}\nPidFile {tmp / 'sshd.pid'}\n"
+        f"AuthorizedKeysFile {tmp / 'authorized_keys'}\nStrictModes no\nUsePAM no\n"
+        "PasswordAuthentication no\nKbdInteractiveAuthentication no\nPermitRootLogin prohibit-password\n"
+        "LogLevel ERROR\n"
+    )
+    if os.geteuid() == 0:
+        os.makedirs("/run/sshd", mode=0o755, exist_ok=True)  # sshd's privilege separation directory
+    proc = subprocess.Popen([sshd, "-D", "-e", "-f", str(tmp / "sshd_config")], stderr=subprocess.PIPE)
+    try:
+        _listening(port, proc)
+        yield port, tmp / "user"
+    finally:
+        proc.terminate()
+        proc.wait()
+
+
+def _found(name: str, *also: str) -> str | None:
+    """The program `name` on PATH (or at one of `also`), when what is found is that program."""
+    path = shutil.which(name) or next((p for p in also if os.access(p, os.X_OK)), None)
+    return path if path is not None and os.path.basename(path) == name else None
+
+
+def _ssh_cell(checkout: Path) -> tuple[str, str]:
+    sshd = _found("sshd", "/usr/sbin/sshd")
+    if sshd is None or _found("ssh") is None:
+        return "skip", "no OpenSSH server here (the distribution's openssh-server package)"
+    with tempfile.TemporaryDirectory(prefix="bastion-ssh-") as t:
+        tmp = Path(t)
+        root = tmp / "work" / "root"
+        _fixture(root)
+        with _sshd(sshd, tmp) as (port, key):
+            python = shlex.quote(str(checkout / ".venv" / "bin" / "python"))
+            argv = [
+                "ssh",
+                "-i",
+                str(key),
+                "-p",
+                str(port),
+                "-o",
+                "BatchMode=yes",
+                "-o",
+                "StrictHostKeyChecking=no",
+                "-o",
+                f"UserKnownHostsFile={tmp / 'known_hosts'}",
+                "-o",
+                "LogLevel=ERROR",
+                f"{getpass.getuser()}@127.0.0.1",
+                python,
+                "-m",
+                "bastion",
+                "execute",
+                shlex.quote(str(root)),
+                "--kind",
+                "remote",
+                "--ref",
+                "127.0.0.1",
+            ]
+            remote = ExecutorWorkspace(
+                argv, {"PATH": os.environ.get("PATH", os.defpath)}, reply_timeout=PATIENCE
+            )
+            try:
+                why = _check(remote, root)
+            finally:
+                remote.close()
+    return ("fail", why) if why else ("pass", f"ssh to 127.0.0.1:{port}, {len(LINES)} lines decided alike")
+
+
+def _container_cell() -> tuple[str, str]:
+    engine = _found("docker") or _found("podman")
+    if engine is None:
+        return "skip", "neither Docker nor Podman is installed"
+    info = subprocess.run([engine, "info"], capture_output=True, text=True, check=False, timeout=PATIENCE)
+    if info.returncode != 0:
+        said = " ".join((info.stderr or info.stdout).split())[:200]
+        return "skip", f"{os.path.basename(engine)} does not run here: {said}"
+    return (
+        "skip",
+        "no image with bastion installed is built by this run yet (the container cell is not built)",
+    )
+
+
+def executor_cells(checkout: Path) -> list[tuple[str, str, str]]:
+    """(transport, status, detail) for each transport."""
+    cells = []
+    runs: tuple[tuple[str, Callable[[], tuple[str, str]]], ...] = (
+        ("ssh", lambda: _ssh_cell(checkout)),
+        ("container", _container_cell),
+    )
+    for name, cell in runs:
+        try:
+            status, detail = cell()
+        except Exception as error:  # noqa: BLE001 - one broken cell must not hide the others
+            status, detail = "fail", f"{type(error).__name__}: {error}"
+        cells.append((name, status, detail))
+    return cells
+
+
+if __name__ == "__main__":
+    found = executor_cells(Path(__file__).resolve().parents[1])
+    for transport, status, detail in found:
+        print(f"executor over {transport}: {status}: {detail}")
+    sys.exit(1 if any(status == "fail" for _, status, _ in found) else 0)
