@@ -18,6 +18,7 @@ from hypothesis import strategies as st
 
 from bastion.audit import claude_code_hook, codex_hook, gemini_hook, hook_main
 from bastion.audit._hook import HookVerdict
+from fuzz.hook_runs import as_the_cli_runs
 from tests.waits import PATIENCE
 
 from .conftest import PAYLOADS, ROLLOUT, Workspace, run
@@ -169,16 +170,6 @@ def test_a_shell_command_is_decided_in_its_directory(ws: Workspace) -> None:
     assert reason == "bastion: the directory '../..' is outside the working directory"
 
 
-# How each CLI runs a shell command (docs/integrations.md): Codex 0.171 as `bash -lc CMD`, Gemini
-# CLI 0.61 as `bash -c` of its shopt guard and its background-PID wrapper around CMD.
-def _as_the_cli_runs(agent: str, command: str) -> list[str]:
-    if agent == "codex":
-        return ["bash", "-lc", command]
-    trap = "trap 'jobs -p > \"$_bgpids_file\"' EXIT"
-    wrapped = f"_bgpids_file=/dev/null\n(\n  {trap}\n{command}\n)\n__code=$?\nexit $__code"
-    return ["bash", "-c", "shopt -u promptvars nullglob extglob nocaseglob dotglob; " + wrapped]
-
-
 @pytest.mark.parametrize("name", ["codex_bash_git_status", "gemini_shell_git_status"])
 def test_an_allowed_git_line_is_handed_over_as_its_plan_and_that_plan_runs_no_hostile_config(
     ws: Workspace, name: str, tmp_path: pathlib.Path
@@ -192,13 +183,13 @@ def test_an_allowed_git_line_is_handed_over_as_its_plan_and_that_plan_runs_no_ho
     subprocess.run(["git", "-C", str(ws.root), "config", "core.fsmonitor", str(spy)], check=True)
     env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
     agent = name.split("_", 1)[0]
-    subprocess.run(_as_the_cli_runs(agent, "git status"), cwd=ws.root, env=env, capture_output=True)
+    subprocess.run(as_the_cli_runs(agent, "git status"), cwd=ws.root, env=env, capture_output=True)
     assert marker.exists(), "the typed line runs no fsmonitor here: the test proves nothing"
     marker.unlink()
     for argv in ((), ("--strict",)):
         answer = _answer(ws, name, *argv)
         assert answer is not None and answer.decision == "allow" and "core.fsmonitor=false" in answer.text
-        done = subprocess.run(_as_the_cli_runs(agent, answer.text), cwd=ws.root, env=env, capture_output=True)
+        done = subprocess.run(as_the_cli_runs(agent, answer.text), cwd=ws.root, env=env, capture_output=True)
         assert done.returncode == 0, done.stderr
         assert not marker.exists()
 
