@@ -40,7 +40,8 @@ _MAX_REASON = 2000
 
 class HookVerdict(NamedTuple):
     """What a hook says of one call: allow, ask or deny, why, and for an allowed bash line that
-    bastion would run otherwise, the rendered plan."""
+    bastion would run otherwise, the rendered plan (the Codex and Gemini hooks, whose allow must
+    name what runs, set it to the line itself when nothing is to change)."""
 
     decision: str
     reason: str
