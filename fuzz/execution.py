@@ -9,10 +9,12 @@ directory (a program of the repository's on PATH, whatever its name). A variant 
 own is decided and run with it: bastion's workspace has it, and a hook decides under it.
 
 A line is run as bastion runs it (the rendered plan in the neutral environment when stamped, else
-the line as typed) or, with `agent="claude"`, as Claude Code runs what bastion's PreToolUse hook
-answered (the updated command, or the line, in the plain environment: issue 12, class 6). What a
-plan bastion runs prints is checked as its bash tool shows it (a URL's userinfo hidden); what
-another agent runs, as printed."""
+the line as typed) or, with `agent=` "claude", "codex" or "gemini", as that CLI runs what bastion's
+hook for it answered, in the plain environment with what the CLI adds to it (hook_runs.py; issue 12
+class 6, issue 30 class 7). The programs a login shell's own start-up runs (`bash -lc :` in the
+same environment: Codex's) are the CLI's, not the plan's. What a plan bastion runs
+prints is checked as its bash tool shows it (a URL's userinfo hidden); what another agent runs, as
+printed."""
 
 from __future__ import annotations
 
@@ -31,12 +33,12 @@ from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.analyzer.git._neutral import neutral_env, redact_userinfo
-from bastion.audit._hook import claude_code_hook
 from bastion.grammar import Plan, parse
 from bastion.policy import Decision, load_settings
 from bastion.policy._gate import STAMP_ARG, Gate
 
 from .fixtures import CANARY, HOSTILE_CONFIG, MAX_READ, build, copy, scratch_env
+from .hook_runs import HOOK_AGENTS, as_the_cli_runs, cli_env, hook_answer
 from .hostile import VARIANTS
 
 __all__ = ["Fixture", "Outcome", "ReadOnlyRunner", "canaries_in", "snapshot", "strace_violations"]
@@ -191,7 +193,7 @@ class Outcome:
 class ReadOnlyRunner:
     """Fixture templates (benign, hostile git config, hostile repositories) under `work`, built when
     first used; scratch copies reused while a run leaves them unchanged. `agent` is who runs an
-    allowed line: bastion, or Claude Code after bastion's hook."""
+    allowed line: bastion, or a CLI of HOOK_AGENTS after bastion's hook for it."""
 
     def __init__(self, work: Path, hostile: tuple[Fixture, ...] = HOSTILE_SAMPLE, trace: bool = True) -> None:
         self.work = work
@@ -204,6 +206,7 @@ class ReadOnlyRunner:
         self.stamper = Stamper()
         self.executed = 0
         self.decided = 0
+        self._startups: dict[str, set[str]] = {}
 
     def _ws(self, hostile: Fixture) -> Path:
         if hostile not in self.scratch:
@@ -221,17 +224,24 @@ class ReadOnlyRunner:
         variant = VARIANTS.get(hostile) if isinstance(hostile, str) else None
         path = variant.path(ws_path) if variant is not None and variant.path is not None else None
         base_env = scratch_env(self.work / "home", self.work / "tmp", path)
-        if agent == "claude":
+        shell: tuple[str, ...] = ("bash", "-c")
+        if agent in HOOK_AGENTS:
             with _process_path(base_env["PATH"]):  # the hook runs in the other agent's environment
-                out, script = self._hook(line, hostile, ws_path)
-            env = base_env
+                out, command = self._hook(line, hostile, ws_path, agent)
+            env = cli_env(agent, base_env)
+            script = None if command is None else as_the_cli_runs(agent, command)[-1]
+            shell = tuple(as_the_cli_runs(agent, "")[:-1])
+            if command is not None and shell == ("bash", "-lc"):
+                commands = commands | self._startup(env)
         else:
             out, script, env = self._bastion(line, hostile, ws_path, base_env)
         self.decided += 1
         if script is None:
             return out
         # bastion's bash tool shows a verified plan's output with URL userinfo hidden
-        out.problems = self._run(ws_path, script, env, commands, line, redact=out.ran == "rendered")
+        out.problems = self._run(
+            ws_path, script, env, commands, line, redact=out.ran == "rendered", shell=shell
+        )
         self.executed += 1
         if out.problems:
             self.scratch.pop(hostile, None)
@@ -273,23 +283,35 @@ class ReadOnlyRunner:
             out.problems.append(f"the output shows a secret's canary: {shown}")
         return out
 
-    def _hook(self, line: str, hostile: Fixture, ws_path: Path) -> tuple[Outcome, str | None]:
-        """What Claude Code runs after bastion's PreToolUse hook: the updated command or the line."""
-        request = {
-            "hook_event_name": "PreToolUse",
-            "tool_name": "Bash",
-            "cwd": str(ws_path),
-            "tool_input": {"command": line},
-        }
-        answer = claude_code_hook(json.dumps(request), str(self.user_config)) or {}
-        said = answer.get("hookSpecificOutput", {})
-        verdicts = {"allow": Decision.ALLOW, "deny": Decision.DENY}
-        decision = verdicts.get(said.get("permissionDecision"), Decision.ASK)
-        out = Outcome(line, hostile, decision, agent="claude")
-        if decision is not Decision.ALLOW:
+    def _hook(self, line: str, hostile: Fixture, ws_path: Path, agent: str) -> tuple[Outcome, str | None]:
+        """What the CLI runs after bastion's hook for it answered (hook_runs.py), None when the hook
+        does not allow the line."""
+        rollout = self.work / f"rollout-{_slug(hostile)}.jsonl"
+        decision, command = hook_answer(agent, line, ws_path, str(self.user_config), rollout)
+        out = Outcome(line, hostile, decision, agent=agent)
+        if decision is not Decision.ALLOW or command is None:
             return out, None
         out.ran = "hook"
-        return out, str(said.get("updatedInput", {}).get("command", line))
+        return out, command
+
+    def _startup(self, env: dict[str, str]) -> set[str]:
+        """The programs a login shell runs at its start in `env` (`bash -lc :` under strace): the
+        CLI's own, whatever line follows."""
+        key = json.dumps(env, sort_keys=True)
+        if key not in self._startups:
+            found: set[str] = set()
+            if self.trace:
+                assert STRACE is not None
+                logdir = tempfile.mkdtemp(dir=self.work)
+                prefix = os.path.join(logdir, "trace")
+                argv = [STRACE, "-f", "-ff", "-qq", "-e", "trace=execve", "-o", prefix, "bash", "-lc", ":"]
+                subprocess.run(argv, env=env, cwd=self.work, capture_output=True, timeout=30, check=False)
+                for name in os.listdir(logdir):
+                    with open(os.path.join(logdir, name), errors="replace") as f:
+                        found |= {os.path.basename(m.group(1)) for m in map(_EXEC.match, f) if m}
+                shutil.rmtree(logdir, ignore_errors=True)
+            self._startups[key] = found - {"bash"}
+        return self._startups[key]
 
     def _run(
         self,
@@ -299,6 +321,7 @@ class ReadOnlyRunner:
         commands: set[str],
         line: str = "",
         redact: bool = False,
+        shell: tuple[str, ...] = ("bash", "-c"),
     ) -> list[str]:
         home, tmp = self.work / "home", self.work / "tmp"
         for d in (home, tmp):
@@ -307,7 +330,7 @@ class ReadOnlyRunner:
         before = snapshot(ws.parent)
         logdir = tempfile.mkdtemp(dir=self.work)
         prefix = os.path.join(logdir, "trace")
-        argv = ["bash", "-c", script]
+        argv = [*shell, script]
         if self.trace:
             assert STRACE is not None
             argv = [

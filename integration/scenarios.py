@@ -174,7 +174,8 @@ def _bash(line: str, cwd: Path, env: Mapping[str, str]) -> str:
 
 
 def _plan_of(outcome: Outcome, line: str) -> str | None:
-    """bastion's plan for `line`, as its Claude Code hook hands it back (`updatedInput`)."""
+    """bastion's plan for `line`, as its Claude Code hook hands it back (`updatedInput`); the Codex and
+    Gemini CLI hooks hand back the same plan in their own fields (tests/audit/test_hooks_codex_gemini.py)."""
     payload = {
         "session_id": "integration",
         "transcript_path": str(outcome.fixture.home / "transcript.jsonl"),
@@ -215,12 +216,6 @@ def _check_allowed(outcome: Outcome) -> Verdict:
     text = outcome.result_text()
     if planned in text:
         return Verdict("pass", f"ran as bastion's plan: the model got {planned!r}")
-    if typed in text and outcome.agent.hook_name != "claude-code":
-        return Verdict(
-            "skip",
-            "bastion's hook gives no opinion on an allow for this CLI, so no plan is handed over (though "
-            f"the CLI runs a hook's rewritten input); the line ran as typed and the model got {typed!r}",
-        )
     if typed in text:
         return Verdict("fail", f"ran as typed, not as bastion's plan: the model got {typed!r}")
     return Verdict("fail", f"the model got neither the plan's output nor the line's: {_short(text)}")

@@ -16,9 +16,8 @@ PATH of this process, which is Claude Code's (analyzer/_programs.py). A git plan
 safety in its words (`env -u` for the variables that steer git, `git -c` for every neutralising
 key, `--no-pager --no-optional-locks`, the diff flags and the secret excludes), so it is as safe
 there as in bastion. A go stage asks (bastion runs go with GOTOOLCHAIN=local, which the plan does
-not carry). For an agent that runs the line as typed (`as_typed`: Codex, Gemini), git's config is
-probed as for a line run as typed instead
-(core.fsmonitor, core.pager, hooks, gpg programs count). The answer is never allow on any error.
+not carry). `decide_call` is shared with the Codex and Gemini CLI hooks (_hooks.py), which hand
+over the same plan in their own protocols. The answer is never allow on any error.
 """
 
 from __future__ import annotations
@@ -41,7 +40,8 @@ _MAX_REASON = 2000
 
 class HookVerdict(NamedTuple):
     """What a hook says of one call: allow, ask or deny, why, and for an allowed bash line that
-    bastion would run otherwise, the rendered plan."""
+    bastion would run otherwise, the rendered plan (the Codex and Gemini hooks, whose allow must
+    name what runs, set it to the line itself when nothing is to change)."""
 
     decision: str
     reason: str
@@ -72,27 +72,19 @@ def _ask(reason: str) -> dict[str, Any]:
     return _answer("ask", reason)
 
 
-def _bash_allow(o: Outcome, decider: Decider, as_typed: bool) -> HookVerdict:
-    """An allowed bash line, held to what the agent will really run: the plan, or the line as typed."""
+def _bash_allow(o: Outcome) -> HookVerdict:
+    """An allowed bash line, held to what the agent will really run: its plan, or (a line your own
+    rule allowed) the line as typed."""
     decided = o.decided
     a = decided.analysis if decided is not None else None
     if a is None or a.plan is None:
-        return HookVerdict("ask", "the line was allowed but could not be re-checked for a line run as typed")
+        return HookVerdict("ask", "the line was allowed but could not be re-checked for the agent's run")
     if not a.auto:
         return HookVerdict("allow", o.reason)  # a rule of yours allowed it as typed; git was probed strictly
     if any(r.stage.command == "go" for r in a.stages):
         return HookVerdict(
             "ask", "go runs unasked only with GOTOOLCHAIN=local, which a hook cannot set; " + o.reason
         )
-    gate = decider.gate(o.cwd)
-    if isinstance(gate, str):
-        return HookVerdict("ask", gate)
-    if as_typed and a.probed:
-        from ..analyzer import probe_git  # the git probe loads with the first git line that needs it
-    for directory in a.probed if as_typed else ():
-        reason = probe_git(gate.ws, directory, strict=True)
-        if reason:
-            return HookVerdict("ask", f"git config runs a program when the line runs as typed: {reason}")
     if a.rendered is None:
         return HookVerdict("ask", "the line was allowed but has no plan")
     if a.credentials:  # bastion's bash tool hides a URL's userinfo; the agent that runs the plan would not
@@ -111,12 +103,10 @@ def decide_call(
     args: Mapping[str, object],
     cwd: str,
     sub: str = ".",
-    *,
-    as_typed: bool = False,
 ) -> HookVerdict:
     """One call (bastion's tool and arguments, in the workspace at the absolute directory cwd; a
-    bash line in its subdirectory sub) decided for an agent that runs it itself, as its plan or
-    (`as_typed`) as typed; never allow on an error."""
+    bash line in its subdirectory sub) decided for an agent that runs it itself: an auto-allowed
+    line as its plan (`rendered`, when it differs from the line); never allow on an error."""
     try:
         found = decider.decide(Call(tool, dict(args), "hook", cwd), sub)
         if not isinstance(found, Outcome):
@@ -125,7 +115,7 @@ def decide_call(
             return HookVerdict("deny", found.reason)
         if found.decision is not Decision.ALLOW:
             return HookVerdict("ask", found.reason)
-        return _bash_allow(found, decider, as_typed) if tool == "bash" else HookVerdict("allow", found.reason)
+        return _bash_allow(found) if tool == "bash" else HookVerdict("allow", found.reason)
     except Exception as err:  # a hook never crashes, and never allows on an error
         return HookVerdict("ask", f"the call could not be decided: {type(err).__name__}: {err}")
 

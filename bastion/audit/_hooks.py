@@ -1,17 +1,25 @@
 """`bastion hook codex` and `bastion hook gemini`: Codex CLI's PreToolUse and Gemini CLI's
 BeforeTool hooks answered by bastion's policy.
 
-Both agents read one JSON object on standard output, and both are only known to honour a block:
+Both agents read one JSON object on standard output; both block a call, and both run a rewritten
+input (docs/integrations.md cites each contract's source):
 
-    Codex:  {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision": "deny",
-             "permissionDecisionReason": "..."}}        (no output: no opinion)
-    Gemini: {"decision": "deny", "reason": "..."}       ({}: no opinion)
+    Codex 0.171:  {"hookSpecificOutput": {"hookEventName": "PreToolUse", "permissionDecision":
+                   "deny", "permissionDecisionReason": "..."}}    (no output: no opinion), or
+                  {"hookSpecificOutput": {..., "permissionDecision": "allow", "updatedInput":
+                   {"command": PLAN}}}   (an allow must carry updatedInput; `ask` is not taken)
+    Gemini 0.61:  {"decision": "deny", "reason": "..."}          ({}: no opinion), or
+                  {"decision": "allow", "hookSpecificOutput": {"hookEventName": "BeforeTool",
+                   "tool_input": {...the call's input, "command": PLAN}}}  (it replaces the input)
 
-So a call is decided as `bastion hook claude-code` decides it (decide_call), for a line run as
-typed (git's config probed strictly), and only a deny is passed on. An ask is no opinion (the
-agent's own approvals apply), or a deny with `strict`. An allow is no opinion too: neither agent
-is known to run bastion's neutralised plan instead of the typed line, so bastion's allow is not
-claimed for it. Input that cannot be read, an unknown tool or any error while reading it is no
+A call is decided as `bastion hook claude-code` decides it (decide_call). A shell line bastion
+allows is handed back as what bastion would run: an auto-allowed line as its self-contained plan
+(every program by absolute path, git's neutralising words), a line your own rule allowed as typed;
+so the agent runs the plan, as Claude Code runs `updatedInput`. Where the contract cannot carry the
+plan (an older Codex's argument vector; a plan Gemini would unwrap) the allow becomes a deny,
+never the typed line. Another allowed tool (a file tool, a patch) is no opinion: the agent runs it
+itself as bastion's tool would. An ask is no opinion (the agent's own approvals apply), or a deny
+with `strict`. Input that cannot be read, an unknown tool or any error while reading it is no
 opinion, never an allow. Codex's patches (its apply_patch tool, or a Bash line that applies one:
 _patch.py) are decided as one write per file they add, update, delete or move (both ends), so a
 patch is blocked where bastion denies writing one of them, and with `strict` where it asks; a
@@ -21,6 +29,7 @@ patch that cannot be read exactly asks.
 from __future__ import annotations
 
 import os
+import re
 from collections.abc import Callable, Mapping
 from typing import Any
 
@@ -158,16 +167,21 @@ SessionDir = Callable[[Mapping[str, object]], str | None]
 _UNKNOWN_SESSION = "the session's directory is not known (no session_meta in the rollout at transcript_path)"
 
 
+# What a hook decided of one tool call: the strongest verdict on its calls (deny, then ask, then
+# allow; `rendered` set on a shell line's allow: what the agent is to run) and the call's input.
+Decided = tuple[HookVerdict, Mapping[str, object]]
+
+
 def _verdict(
     text: str,
     config: str | None,
     event: str,
     adapt: Callable[[str, Mapping[str, object]], Adapted],
     session_dir: SessionDir | None = None,
-) -> HookVerdict | None:
-    """The strongest verdict on a tool call's calls (deny, then ask, then allow), or None. With
-    `session_dir`, the workspace is the session's directory and `cwd` (where the agent runs the call)
-    must lie inside it; a session directory that cannot be found makes an allow an ask."""
+) -> Decided | None:
+    """The verdict on a tool call, or None (no opinion). With `session_dir`, the workspace is the
+    session's directory and `cwd` (where the agent runs the call) must lie inside it; a session
+    directory that cannot be found makes an allow an ask."""
     try:
         payload = load_json(text)
     except ValueError:
@@ -181,7 +195,7 @@ def _verdict(
         return None
     adapted = adapt(name, given)
     if adapted is None or isinstance(adapted, str):
-        return None if adapted is None else HookVerdict("ask", adapted)
+        return None if adapted is None else (HookVerdict("ask", adapted), given)
     root = session_dir(payload) if session_dir is not None else cwd
     if root is None:
         root, adapted = cwd, [*adapted, _UNKNOWN_SESSION]  # decided in cwd, but never allowed
@@ -192,14 +206,15 @@ def _verdict(
     for decision in ("deny", "ask", "allow"):
         found = [v for v in verdicts if v.decision == decision]
         if found:
-            return found[0]
+            return found[0], given
     return None
 
 
 def _decide_in(decider: Decider, root: str, cwd: str, mapped: Mapped) -> HookVerdict:
     """A call decided in the session's workspace (root); a bash line in its own directory (relative
     to cwd, where the agent runs it), which must lie inside the workspace, and a file tool's relative
-    path taken from cwd."""
+    path taken from cwd. An allowed bash line's verdict carries what is to run: its plan, or the
+    line as typed (a rule of yours allowed it, or the plan is the line)."""
     tool, args, where = mapped
     real, top = os.path.realpath(os.path.join(cwd, where)), os.path.realpath(root)
     if real != top and not real.startswith(top.rstrip("/") + "/"):
@@ -209,35 +224,86 @@ def _decide_in(decider: Decider, root: str, cwd: str, mapped: Mapped) -> HookVer
         return HookVerdict("ask", f"the directory {shown!r} is outside the session's directory {root!r}")
     if tool != "bash" and isinstance(args.get("path"), str) and not os.path.isabs(str(args["path"])):
         args = {**args, "path": os.path.join(cwd, str(args["path"]))}
-    return decide_call(decider, tool, args, root, os.path.relpath(real, top), as_typed=True)
+    verdict = decide_call(decider, tool, args, root, os.path.relpath(real, top))
+    if tool == "bash" and verdict.decision == "allow" and verdict.rendered is None:
+        return verdict._replace(rendered=str(args["command"]))
+    return verdict
 
 
-def _block(verdict: HookVerdict | None, strict: bool) -> str | None:
+def _block(verdict: HookVerdict, strict: bool) -> str | None:
     """The reason to block with, or None (no opinion): a deny, and with `strict` an ask."""
-    if verdict is None:
-        return None
     if verdict.decision == "deny" or (verdict.decision == "ask" and strict):
         return reason_text(verdict.reason)
     return None
 
 
-def codex_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any] | None:
-    """The answer to one Codex PreToolUse input (None: no opinion, print nothing)."""
-    try:
-        reason = _block(_verdict(text, config, "PreToolUse", _codex_call, _codex_session_dir), strict)
-    except Exception:  # a hook never crashes; no opinion is never an allow
-        return None
-    if reason is None:
-        return None
+# Codex's PreToolUse answers: a deny with its reason, or an allow that hands over the command to run.
+def _codex_deny(reason: str) -> dict[str, Any]:
     return {"hookSpecificOutput": {
         "hookEventName": "PreToolUse", "permissionDecision": "deny", "permissionDecisionReason": reason,
     }}  # fmt: skip
 
 
+# Codex 0.171 takes updatedInput.command (a string) as exec_command's `cmd`; an older Codex's
+# argument vector has no such field to carry the plan in.
+_CODEX_ARGV = (
+    "Codex sent the command as an argument vector, and its hook can hand back only a string "
+    "`updatedInput.command`: bastion's plan cannot replace it, and the line as typed is not what "
+    "bastion allowed"
+)
+
+
+def codex_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any] | None:
+    """The answer to one Codex PreToolUse input (None: no opinion, print nothing)."""
+    try:
+        decided = _verdict(text, config, "PreToolUse", _codex_call, _codex_session_dir)
+        if decided is None:
+            return None
+        verdict, given = decided
+        if verdict.decision == "allow" and verdict.rendered is not None:
+            if not isinstance(given.get("command"), str):
+                return _codex_deny(reason_text(_CODEX_ARGV))
+            return {"hookSpecificOutput": {
+                "hookEventName": "PreToolUse", "permissionDecision": "allow",
+                "permissionDecisionReason": reason_text(verdict.reason),
+                "updatedInput": {**given, "command": verdict.rendered},
+            }}  # fmt: skip
+        reason = _block(verdict, strict)
+    except Exception:  # a hook never crashes; no opinion is never an allow
+        return None
+    return None if reason is None else _codex_deny(reason)
+
+
+# Gemini CLI 0.61 runs a shell command after stripShellWrapper (packages/core/src/utils/
+# shell-utils.ts), which takes a leading `sh -c`, `bash -c`, `zsh -c`, `cmd.exe /c` or PowerShell
+# `-Command` off the line: a plan that began so would not run as written.
+_GEMINI_UNWRAPS = re.compile(
+    r"^\s*(?:(?:(?:\S+/)?(?:sh|bash|zsh))\s+-c|cmd\.exe\s+/c|powershell(?:\.exe)?\s+(?:-NoProfile\s+)?-Command|"
+    r"pwsh(?:\.exe)?\s+(?:-NoProfile\s+)?-Command)\s+",
+    re.IGNORECASE,
+)
+
+
 def gemini_hook(text: str, config: str | None, *, strict: bool = False) -> dict[str, Any]:
     """The answer to one Gemini CLI BeforeTool input ({}: no opinion)."""
     try:
-        reason = _block(_verdict(text, config, "BeforeTool", _gemini_call), strict)
+        decided = _verdict(text, config, "BeforeTool", _gemini_call)
+        if decided is None:
+            return {}
+        verdict, given = decided
+        if verdict.decision == "allow" and verdict.rendered is not None:
+            if _GEMINI_UNWRAPS.match(verdict.rendered):
+                why = "Gemini CLI would take the plan's leading shell `-c` off it (stripShellWrapper)"
+                return {"decision": "deny", "reason": reason_text(why)}
+            return {
+                "decision": "allow",
+                "reason": reason_text(verdict.reason),
+                "hookSpecificOutput": {
+                    "hookEventName": "BeforeTool",
+                    "tool_input": {**given, "command": verdict.rendered},
+                },
+            }
+        reason = _block(verdict, strict)
     except Exception:  # a hook never crashes; no opinion is never an allow
         return {}
     return {} if reason is None else {"decision": "deny", "reason": reason}

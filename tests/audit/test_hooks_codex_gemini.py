@@ -1,30 +1,36 @@
-"""`bastion hook codex` and `bastion hook gemini`: recorded payloads in, a block or no opinion out.
-Only a deny is passed on (an ask too with --strict); an allow, an unknown tool or unreadable input
-is no opinion, never an allow; never a crash, never a word on stdout besides the JSON."""
+"""`bastion hook codex` and `bastion hook gemini`: recorded payloads in, a block, a plan or no opinion
+out. A deny is passed on (an ask too with --strict); an allowed shell line is handed back as what
+bastion would run (its plan), in each CLI's own fields; another allow, an unknown tool or unreadable
+input is no opinion, never an allow of the typed line; never a crash, never a word on stdout
+besides the JSON."""
 
 from __future__ import annotations
 
 import json
+import pathlib
 import subprocess
 import sys
-from typing import Any
+from typing import Any, NamedTuple
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bastion.audit import claude_code_hook, codex_hook, gemini_hook, hook_main
+from bastion.audit._hook import HookVerdict
+from fuzz.hook_runs import as_the_cli_runs
 from tests.waits import PATIENCE
 
 from .conftest import PAYLOADS, ROLLOUT, Workspace, run
 
 RULES = {"deny": ["bash(rm:*)", "write(.git/**)", "edit(.git/**)"]}
 
-# payload -> (the answer with RULES, the answer with RULES and --strict): "deny" or None (no opinion)
+# payload -> (the answer with RULES, the answer with RULES and --strict): "deny", "allow" (the plan
+# handed over) or None (no opinion)
 EXPECTED: dict[str, tuple[str | None, str | None]] = {
     "codex_bash_rm": ("deny", "deny"),
     "codex_bash_cat_env": (None, "deny"),
-    "codex_bash_git_status": (None, None),
+    "codex_bash_git_status": ("allow", "allow"),
     "codex_bash_argv_script": ("deny", "deny"),
     "codex_bash_argv_plain": (None, None),
     "codex_apply_patch": ("deny", "deny"),
@@ -36,7 +42,7 @@ EXPECTED: dict[str, tuple[str | None, str | None]] = {
     "gemini_shell_rm": ("deny", "deny"),
     "gemini_shell_rm_in_dir": ("deny", "deny"),
     "gemini_shell_cat_env": (None, "deny"),
-    "gemini_shell_git_status": (None, None),
+    "gemini_shell_git_status": ("allow", "allow"),
     "gemini_shell_dir_outside": (None, "deny"),
     "gemini_read_env": (None, "deny"),
     "gemini_read_env_file_path": (None, "deny"),
@@ -55,29 +61,59 @@ def _payload(ws: Workspace, name: str) -> str:
     return (PAYLOADS / f"{name}.json").read_text(encoding="utf-8").replace("{WS}", str(ws.root))
 
 
-def _hook(ws: Workspace, name: str, *argv: str) -> str | None:
-    """The reason the hook blocks with, or None when it has no opinion; checks the protocol's shape."""
-    agent = name.split("_", 1)[0]
-    code, out, err = run(hook_main, [agent, "--config", str(ws.config), *argv], stdin=_payload(ws, name))
-    assert code == 0 and err == ""
+class Answer(NamedTuple):
+    """A hook's answer read back: deny (with the reason) or allow (with the command to run)."""
+
+    decision: str
+    text: str
+
+
+def _read(agent: str, out: str) -> Answer | None:
+    """A hook's standard output as an Answer, or None for no opinion; checks the protocol's shape."""
     if agent == "codex":
         if not out:
             return None
         answer = json.loads(out)
         assert out == json.dumps(answer) + "\n" and set(answer) == {"hookSpecificOutput"}
         spec = answer["hookSpecificOutput"]
+        assert spec["hookEventName"] == "PreToolUse" and spec["permissionDecisionReason"].startswith(
+            "bastion: "
+        )
+        if spec["permissionDecision"] == "allow":  # Codex 0.171 takes an allow only with updatedInput
+            assert set(spec) == {
+                "hookEventName",
+                "permissionDecision",
+                "permissionDecisionReason",
+                "updatedInput",
+            }
+            return Answer("allow", spec["updatedInput"]["command"])
         assert set(spec) == {"hookEventName", "permissionDecision", "permissionDecisionReason"}
-        assert spec["hookEventName"] == "PreToolUse" and spec["permissionDecision"] == "deny"
-        reason: str = spec["permissionDecisionReason"]
-    else:
-        answer = json.loads(out)
-        assert out == json.dumps(answer) + "\n"
-        if answer == {}:
-            return None
-        assert set(answer) == {"decision", "reason"} and answer["decision"] == "deny"
-        reason = answer["reason"]
-    assert reason.startswith("bastion: ")
-    return reason
+        assert spec["permissionDecision"] == "deny"
+        return Answer("deny", spec["permissionDecisionReason"])
+    answer = json.loads(out)
+    assert out == json.dumps(answer) + "\n"
+    if answer == {}:
+        return None
+    assert answer["reason"].startswith("bastion: ")
+    if answer["decision"] == "allow":
+        assert set(answer) == {"decision", "reason", "hookSpecificOutput"}
+        assert answer["hookSpecificOutput"]["hookEventName"] == "BeforeTool"
+        return Answer("allow", answer["hookSpecificOutput"]["tool_input"]["command"])
+    assert set(answer) == {"decision", "reason"} and answer["decision"] == "deny"
+    return Answer("deny", answer["reason"])
+
+
+def _answer(ws: Workspace, name: str, *argv: str) -> Answer | None:
+    agent = name.split("_", 1)[0]
+    code, out, err = run(hook_main, [agent, "--config", str(ws.config), *argv], stdin=_payload(ws, name))
+    assert code == 0 and err == ""
+    return _read(agent, out)
+
+
+def _hook(ws: Workspace, name: str, *argv: str) -> str | None:
+    """The reason the hook blocks with, or None when it does not block."""
+    answer = _answer(ws, name, *argv)
+    return answer.text if answer is not None and answer.decision == "deny" else None
 
 
 def test_every_recorded_payload_has_an_expectation() -> None:
@@ -91,8 +127,9 @@ def test_a_recorded_payload_is_blocked_only_where_bastion_denies_or_strict_asks(
 ) -> None:
     ws.rules(**RULES)
     plain, strict = expected
-    assert (_hook(ws, name) is not None) == (plain == "deny")
-    assert (_hook(ws, name, "--strict") is not None) == (strict == "deny")
+    for argv, want in (((), plain), (("--strict",), strict)):
+        answer = _answer(ws, name, *argv)
+        assert (answer.decision if answer is not None else None) == want, (argv, answer)
 
 
 @pytest.mark.parametrize("name", ["codex_bash_rm", "gemini_shell_rm"])
@@ -128,17 +165,76 @@ def test_a_shell_command_is_decided_in_its_directory(ws: Workspace) -> None:
     cases = [("dir_path", "src", True), ("directory", "src", True), ("dir_path", ".", False)]
     for key, where, blocked in cases:
         call = {**payload, "tool_input": {"command": "cat app.py", key: where}}
-        assert (gemini_hook(json.dumps(call), str(ws.config)) != {}) == blocked
+        assert (gemini_hook(json.dumps(call), str(ws.config)).get("decision") == "deny") == blocked
     reason = _hook(ws, "gemini_shell_dir_outside", "--strict")
     assert reason == "bastion: the directory '../..' is outside the working directory"
 
 
-def test_strict_git_probing_holds_an_auto_allowed_line_run_as_typed(ws: Workspace) -> None:
-    subprocess.run(["git", "-C", str(ws.root), "config", "core.fsmonitor", "/tmp/evil"], check=True)
-    for name in ("codex_bash_git_status", "gemini_shell_git_status"):
-        assert _hook(ws, name) is None
-        reason = _hook(ws, name, "--strict")
-        assert reason is not None and "core.fsmonitor" in reason
+@pytest.mark.parametrize("name", ["codex_bash_git_status", "gemini_shell_git_status"])
+def test_an_allowed_git_line_is_handed_over_as_its_plan_and_that_plan_runs_no_hostile_config(
+    ws: Workspace, name: str, tmp_path: pathlib.Path
+) -> None:
+    # Before issue 30 class 7 the hook gave no opinion and the CLI ran `git status` as typed: the
+    # repository's core.fsmonitor ran. The plan the hook hands over, run as the CLI runs it, does not.
+    marker = tmp_path / "fsmonitor-ran"
+    spy = tmp_path / "spy.sh"
+    spy.write_text(f"#!/bin/sh\ntouch {marker}\n")
+    spy.chmod(0o755)
+    subprocess.run(["git", "-C", str(ws.root), "config", "core.fsmonitor", str(spy)], check=True)
+    env = {"PATH": "/usr/bin:/bin", "HOME": str(tmp_path), "LANG": "C.UTF-8"}
+    agent = name.split("_", 1)[0]
+    subprocess.run(as_the_cli_runs(agent, "git status"), cwd=ws.root, env=env, capture_output=True)
+    assert marker.exists(), "the typed line runs no fsmonitor here: the test proves nothing"
+    marker.unlink()
+    for argv in ((), ("--strict",)):
+        answer = _answer(ws, name, *argv)
+        assert answer is not None and answer.decision == "allow" and "core.fsmonitor=false" in answer.text
+        done = subprocess.run(as_the_cli_runs(agent, answer.text), cwd=ws.root, env=env, capture_output=True)
+        assert done.returncode == 0, done.stderr
+        assert not marker.exists()
+
+
+def test_a_line_your_rule_allows_is_handed_over_as_typed(ws: Workspace) -> None:
+    ws.rules(allow=["bash(make test:*)"])
+    for agent, event, tool in (
+        ("codex", "PreToolUse", "Bash"),
+        ("gemini", "BeforeTool", "run_shell_command"),
+    ):
+        payload = {
+            "cwd": str(ws.root),
+            "hook_event_name": event,
+            "transcript_path": str(ws.root.parent / ROLLOUT),
+            "tool_name": tool,
+            "tool_input": {"command": "make test", "description": "kept"},
+        }
+        code, out, err = run(hook_main, [agent, "--config", str(ws.config)], stdin=json.dumps(payload))
+        assert code == 0 and err == ""
+        assert _read(agent, out) == Answer("allow", "make test")
+        if agent == "gemini":  # Gemini replaces the whole input: the other fields are kept
+            assert json.loads(out)["hookSpecificOutput"]["tool_input"]["description"] == "kept"
+
+
+def test_an_argument_vector_codex_cannot_rewrite_is_denied_not_run_as_typed(ws: Workspace) -> None:
+    # An older Codex's ["bash", "-lc", SCRIPT]: Codex takes back only a string updatedInput.command.
+    payload = json.loads(_payload(ws, "codex_bash_argv_script"))
+    payload["tool_input"] = {"command": ["bash", "-lc", "git status"]}
+    answer = _read("codex", json.dumps(codex_hook(json.dumps(payload), str(ws.config))) + "\n")
+    assert answer is not None and answer.decision == "deny" and "argument vector" in answer.text
+
+
+def test_a_plan_gemini_would_unwrap_is_denied(ws: Workspace, monkeypatch: pytest.MonkeyPatch) -> None:
+    # Gemini CLI 0.61 takes a leading `bash -c` off a command (stripShellWrapper): such a plan would
+    # not run as written. No plan bastion renders starts so today; the guard is on the hand-over.
+    from bastion.audit import _hooks
+
+    verdict = HookVerdict("allow", "allowed", "bash -c 'ls'")
+    monkeypatch.setattr(_hooks, "_verdict", lambda *a, **k: (verdict, {"command": "ls"}))
+    answer = _read("gemini", json.dumps(gemini_hook("{}", None)) + "\n")
+    assert answer is not None and answer.decision == "deny" and "stripShellWrapper" in answer.text
+    monkeypatch.setattr(
+        _hooks, "_verdict", lambda *a, **k: (verdict._replace(rendered="ls"), {"command": "x"})
+    )
+    assert gemini_hook("{}", None)["hookSpecificOutput"]["tool_input"] == {"command": "ls"}
 
 
 @pytest.mark.parametrize("claude", sorted(p.stem for p in PAYLOADS.glob("bash_*.json")))
@@ -152,9 +248,16 @@ def test_codex_decides_a_bash_call_as_the_claude_code_hook_does(ws: Workspace, c
     # Codex names its rollout, whose session_meta says the session's directory.
     as_codex = json.dumps({**json.loads(text), "transcript_path": str(ws.root.parent / ROLLOUT)})
     codex = codex_hook(as_codex, str(ws.config))
-    assert codex == (answer if decision == "deny" else None)
+    if decision == "allow":  # the same command to run: Claude Code's updatedInput, or the line
+        typed = json.loads(text)["tool_input"]["command"]
+        assert codex is not None and codex["hookSpecificOutput"]["permissionDecision"] == "allow"
+        run_by_claude = spec.get("updatedInput", {}).get("command", typed)
+        assert codex["hookSpecificOutput"]["updatedInput"]["command"] == run_by_claude
+    else:
+        assert codex == (answer if decision == "deny" else None)
     strict = codex_hook(as_codex, str(ws.config), strict=True)
-    assert (strict is not None) == (decision != "allow")
+    assert strict is not None and (strict == codex if decision != "ask" else True)
+    assert strict["hookSpecificOutput"]["permissionDecision"] == ("allow" if decision == "allow" else "deny")
 
 
 @pytest.mark.parametrize(
@@ -213,7 +316,8 @@ def test_the_installed_command_speaks_the_protocol_end_to_end(ws: Workspace, age
 def _codex_at(
     ws: Workspace, cwd: str, command: str, rollout: str | None, *, strict: bool = True
 ) -> str | None:
-    """The reason Codex's Bash call (run by Codex in cwd, its rollout at `rollout`) is blocked with."""
+    """The reason Codex's Bash call (run by Codex in cwd, its rollout at `rollout`) is blocked with,
+    None when it is not ("allowed: COMMAND" when the plan is handed over)."""
     payload: dict[str, object] = {
         "cwd": cwd,
         "hook_event_name": "PreToolUse",
@@ -222,8 +326,11 @@ def _codex_at(
     }
     if rollout is not None:
         payload["transcript_path"] = rollout
-    answer = codex_hook(json.dumps(payload), str(ws.config), strict=strict)
-    return None if answer is None else str(answer["hookSpecificOutput"]["permissionDecisionReason"])
+    said = codex_hook(json.dumps(payload), str(ws.config), strict=strict)
+    answer = _read("codex", json.dumps(said) + "\n") if said is not None else None
+    if answer is None or answer.decision == "deny":
+        return None if answer is None else answer.text
+    return "allowed: " + answer.text
 
 
 def test_codex_decides_in_the_session_directory_not_in_the_workdir_the_model_chose(ws: Workspace) -> None:
@@ -237,9 +344,10 @@ def test_codex_decides_in_the_session_directory_not_in_the_workdir_the_model_cho
     assert reason is not None and "outside the session's directory" in reason
     assert _codex_at(ws, "/", "cat etc/hostname", rollout) is not None
     # Inside the project, a subdirectory is where the line runs, and the project is the workspace.
-    assert _codex_at(ws, str(ws.root / "src"), "cat app.py", rollout) is None
+    allowed = _codex_at(ws, str(ws.root / "src"), "cat app.py", rollout)  # the plan: cat by its path
+    assert allowed is not None and allowed.startswith("allowed: '/") and allowed.endswith("/cat' 'app.py'")
     reason = _codex_at(ws, str(ws.root / "src"), "cat ../.env", rollout)
-    assert reason is not None
+    assert reason is not None and not reason.startswith("allowed: ")
 
 
 def test_a_codex_patch_path_is_taken_from_the_workdir_inside_the_session(ws: Workspace) -> None:
@@ -271,4 +379,5 @@ def test_without_the_session_directory_codex_never_gets_an_allow_but_a_deny_stil
         assert reason is not None and "session's directory is not known" in reason
         reason = _codex_at(ws, str(ws.root), "rm -rf src", rollout, strict=False)
         assert reason is not None and "bash(rm:*)" in reason
-    assert _codex_at(ws, str(ws.root), "git status", str(ws.root.parent / ROLLOUT)) is None
+    allowed = _codex_at(ws, str(ws.root), "git status", str(ws.root.parent / ROLLOUT))
+    assert allowed is not None and allowed.startswith("allowed: 'unset' '-v' ")
