@@ -7,6 +7,11 @@ matches nothing runs quoted, as the name it was decided as (_glob.py). The direc
 (and those its globs are expanded in) are `lists`, so a secret-looking one (`ls .ssh`, `ls .ssh/*`,
 `ls *` beside `.ssh`) is a read subject, and `ls -R` skips every secret-looking directory below
 them (`--ignore`, _listers.py).
+
+Every plan runs ls with `--quoting-style=shell-escape`, as ls quotes on a terminal: a name holding
+a newline, a control or an escape sequence comes out quoted (`'a'$'\\n''b'`), one entry a line,
+never two lines the model reads as two names nor bytes that act on a terminal; a piped ls gives
+what the model sees.
 """
 
 from __future__ import annotations
@@ -23,6 +28,8 @@ from ._result import Check, Context
 __all__ = ["check_ls"]
 
 _STYLE = re.compile(r"[A-Za-z+-]+")
+# Set first in every plan; the user's flags cannot name another style (none is in the table).
+QUOTED = Word("--quoting-style=shell-escape")
 
 LS_FLAGS = FlagTable(
     bare=frozenset(
@@ -122,9 +129,10 @@ def check_ls(ctx: Context, stage: Stage) -> Check:
         if isinstance(walk, str):
             return Check.refuse(walk)
         skips = ls_skips(walk)
-    if globs or skips or _option_after_name(stage):
-        words = _rewritten(stage, globs)
-        return Check(
-            ok=True, lists=tuple(lists), depends=tuple(depends), words=(words[0], *skips, *words[1:])
-        )
-    return Check(ok=True, lists=tuple(lists))
+    words = _rewritten(stage, globs) if globs or skips or _option_after_name(stage) else stage.words
+    return Check(
+        ok=True,
+        lists=tuple(lists),
+        depends=tuple(depends),
+        words=(words[0], QUOTED, *skips, *words[1:]),
+    )

@@ -332,14 +332,14 @@ def test_an_ls_that_could_list_outside_asks(run: Analyse, line: str, what: str) 
 @pytest.mark.parametrize(
     ("line", "rendered"),
     [
-        ("ls -la *.go sub", "'ls' '-la' 'sub' '--' *.go"),
-        ("ls -l -- -n *.go", "'ls' '-l' '--' '-n' *.go"),
-        ("ls *.go -l", "'ls' '-l' '--' *.go"),
-        ("ls sub -l *.go", "'ls' '-l' 'sub' '--' *.go"),
-        ("ls sub -l", "'ls' '-l' 'sub' '--'"),
-        ("ls -la sub", "'ls' '-la' 'sub'"),
-        ("cd dash && ls *", "'cd' './dash' && 'ls' '--' *"),
-        ("cd dash && ls -l * 2>&1", "'cd' './dash' && 'ls' '-l' '--' * 2>&1"),
+        ("ls -la *.go sub", "'ls' '--quoting-style=shell-escape' '-la' 'sub' '--' *.go"),
+        ("ls -l -- -n *.go", "'ls' '--quoting-style=shell-escape' '-l' '--' '-n' *.go"),
+        ("ls *.go -l", "'ls' '--quoting-style=shell-escape' '-l' '--' *.go"),
+        ("ls sub -l *.go", "'ls' '--quoting-style=shell-escape' '-l' 'sub' '--' *.go"),
+        ("ls sub -l", "'ls' '--quoting-style=shell-escape' '-l' 'sub' '--'"),
+        ("ls -la sub", "'ls' '--quoting-style=shell-escape' '-la' 'sub'"),
+        ("cd dash && ls *", "'cd' './dash' && 'ls' '--quoting-style=shell-escape' '--' *"),
+        ("cd dash && ls -l * 2>&1", "'cd' './dash' && 'ls' '--quoting-style=shell-escape' '-l' '--' * 2>&1"),
     ],
 )
 def test_an_ls_with_a_glob_runs_with_every_match_after_the_end_of_options(
@@ -462,7 +462,7 @@ def test_cd_binds_its_directory_and_where_it_leads(run: Analyse) -> None:
 
 
 def test_cd_runs_with_a_dot_slash_so_cdpath_cannot_send_it_elsewhere(run: Analyse) -> None:
-    assert by_name(run("cd sub && ls")) == "'cd' './sub' && 'ls'"
+    assert by_name(run("cd sub && ls")) == "'cd' './sub' && 'ls' '--quoting-style=shell-escape'"
 
 
 @pytest.mark.parametrize(
