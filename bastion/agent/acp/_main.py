@@ -104,12 +104,6 @@ def serve(
         except OSError as err:
             print(f"bastion acp: the editor's stream cannot be served: {err}", file=sys.stderr)
             return 1
-        except ValueError as err:  # a standard input that is no pipe (a regular file)
-            print(
-                f"bastion acp: standard input and output must be pipes, as an editor gives them ({err})",
-                file=sys.stderr,
-            )
-            return 1
     return 0
 
 
@@ -119,8 +113,9 @@ async def _serve(args: argparse.Namespace, environ: Mapping[str, str], build: Bu
     from ._server import Server
     from ._wire import LineTransport
 
-    transport = await LineTransport.open(pipes)
+    transport = LineTransport.open(pipes)
     server = Server(args, environ, build, args.question_timeout)
+    transport.on_end = server.stop_runs
     try:
         # The router finds the methods Server has; the others are "method not found".
         await run_agent(cast("Agent", server), transport)

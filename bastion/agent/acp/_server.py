@@ -187,6 +187,11 @@ class Server:
         if session is not None:
             session.control.cancel()
 
+    def stop_runs(self) -> None:
+        """The editor closed its end: every run in flight stops as a cancel stops it."""
+        for session in self.sessions.values():
+            session.control.cancel()
+
     async def shutdown(self) -> None:
         """The editor went away: every run stops and every session's record is closed."""
         for session in list(self.sessions.values()):

@@ -17,6 +17,8 @@ import json
 import logging
 import os
 import sys
+import threading
+from collections.abc import Callable
 from typing import Any
 
 from ..._safe import safe_line, safe_text
@@ -103,33 +105,60 @@ def invalid(message: object) -> str | None:
 
 
 class LineTransport:
-    """The SDK's message transport (acp's Transport: send, receive, close) over the two pipes."""
+    """The SDK's message transport (acp's Transport: send, receive, close) over the two descriptors,
+    read by a thread and written from the executor, so that a pipe, a terminal or a regular file
+    all serve (`bastion acp < requests.jsonl > answers.jsonl`)."""
 
-    def __init__(self, reader: asyncio.StreamReader, writer: asyncio.StreamWriter) -> None:
+    def __init__(self, reader: asyncio.StreamReader, write_fd: int) -> None:
         self._reader = reader
-        self._writer = writer
+        self._fd = write_fd
         self._lock = asyncio.Lock()
+        # Requests taken and not answered yet: the end of the input waits for their answers.
+        self._open = 0
+        self._answered = asyncio.Event()
+        self.on_end: Callable[[], None] = lambda: None
 
     @classmethod
-    async def open(cls, pipes: Pipes) -> LineTransport:
+    def open(cls, pipes: Pipes) -> LineTransport:
         loop = asyncio.get_running_loop()
         reader = asyncio.StreamReader(limit=LINE_LIMIT)
-        source = os.fdopen(pipes.read_fd, "rb", buffering=0)
-        await loop.connect_read_pipe(lambda: asyncio.StreamReaderProtocol(reader), source)
-        sink = os.fdopen(pipes.write_fd, "wb", buffering=0)
-        transport, protocol = await loop.connect_write_pipe(asyncio.streams.FlowControlMixin, sink)
-        return cls(reader, asyncio.StreamWriter(transport, protocol, None, loop))
+
+        def feed() -> None:
+            try:
+                while data := os.read(pipes.read_fd, 1 << 16):
+                    loop.call_soon_threadsafe(reader.feed_data, data)
+            except OSError as err:
+                logging.getLogger(__name__).warning("the editor's stream cannot be read: %s", err)
+            finally:
+                with contextlib.suppress(RuntimeError):  # the loop has closed
+                    loop.call_soon_threadsafe(reader.feed_eof)
+
+        threading.Thread(target=feed, name="bastion-acp-read", daemon=True).start()
+        return cls(reader, pipes.write_fd)
+
+    def _write(self, data: bytes) -> None:
+        view = memoryview(data)
+        while view:
+            view = view[os.write(self._fd, view) :]
 
     async def send(self, message: dict[str, Any]) -> None:
+        try:
+            await self._send(message)
+        finally:
+            if "method" not in message and "id" in message:  # an answer to a request taken
+                self._open -= 1
+                self._answered.set()
+
+    async def _send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(_shown(message), separators=(",", ":")) + "\n").encode("utf-8")
         async with self._lock:
-            self._writer.write(data)
-            await self._writer.drain()
+            await asyncio.to_thread(self._write, data)
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
             line = await self._line()
             if line is None:
+                await self._ended()
                 return None
             if not line.strip():
                 continue
@@ -147,13 +176,23 @@ class LineTransport:
                 await self._refuse(request_id if _valid_id(request_id) else None, -32600, problem)
                 continue
             assert isinstance(message, dict)
+            if "method" in message and "id" in message:
+                self._open += 1
             return message
+
+    async def _ended(self) -> None:
+        """The editor closed its end: the runs in flight stop (`on_end`), and every request taken
+        is answered before the connection closes (the editor may still be reading)."""
+        self.on_end()
+        while self._open > 0:
+            self._answered.clear()
+            await self._answered.wait()
 
     async def _refuse(self, request_id: object, code: int, words: str) -> None:
         text = words if words.startswith("Parse error") else f"Invalid request: {words}"
         logging.getLogger(__name__).warning("refused a line: %s", text)
         with contextlib.suppress(OSError):  # the editor went away: nothing more to say
-            await self.send(_error(request_id, code, text))
+            await self._send(_error(request_id, code, text))
 
     async def _line(self) -> bytes | None:
         """The next line (None: the editor closed the stream); one over the limit is read to its end
@@ -175,5 +214,5 @@ class LineTransport:
             return b""
 
     async def close(self) -> None:
-        with contextlib.suppress(OSError, RuntimeError):
-            self._writer.close()
+        with contextlib.suppress(OSError):
+            os.close(self._fd)
