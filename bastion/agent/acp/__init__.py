@@ -6,23 +6,21 @@ The same Agent, gate, policy, sessions and harness as the REPL; the front only s
 protocol. The SDK (`agent-client-protocol`, imported as `acp`) is loaded on this path alone.
 """
 
-from __future__ import annotations
-
 import argparse
-from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
+import collections.abc
+import typing
 
-if TYPE_CHECKING:
+if typing.TYPE_CHECKING:
     from ._sessions import Build
 
 __all__ = ["acp_main"]
 
 
 def acp_main(
-    argv: Sequence[str],
-    parser: Callable[[], argparse.ArgumentParser],
-    build: Build,
-    environ: Mapping[str, str],
+    argv: collections.abc.Sequence[str],
+    parser: collections.abc.Callable[[], argparse.ArgumentParser],
+    build: "Build",
+    environ: collections.abc.Mapping[str, str],
 ) -> int:
     """Serve the editor on standard input and output until it closes them; the exit status.
     `parser` reads the agent's flags, `build` makes a session's agent (bastion/agent/_main.py's)."""
