@@ -17,8 +17,11 @@ from tests.loaded import modules_loaded
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("grammar", "analyzer", "policy")
-# The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs.
-FORBIDDEN = ("bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp", "rich", "acp")
+# The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs (`acp`: the
+# Agent Client Protocol's SDK, `bastion acp`'s).
+FORBIDDEN = (
+    "bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp", "rich", "acp",
+)  # fmt: skip
 
 
 def _imports(path: pathlib.Path) -> list[str]:

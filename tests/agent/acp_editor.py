@@ -114,8 +114,9 @@ async def editor_session(
         url + "/v1",
     ]
     with open(tmp / "acp.err", "w") as err:
+        client = cast("Client", editor)  # the methods an editor needs here; the router finds them
         async with spawn_agent_process(
-            cast("Client", editor),  # the methods an editor needs here; the router finds them
+            client,
             command[0],
             *command[1:],
             *flags,
