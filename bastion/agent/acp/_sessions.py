@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any
 from acp import update_agent_message_text
 from acp.schema import PermissionOption, ToolCallUpdate
 
+from ..._errors import BastionError
 from .._ask import CallKey
 from .._front import Fanout, Printer
 from .._types import AgentError, Cancelled, Failure, ModelError
@@ -43,7 +44,7 @@ STOPS = {
 }
 
 
-class TurnFailed(Exception):
+class TurnFailed(BastionError):
     """A run failed: what to tell the editor, and the advice that goes with it."""
 
     def __init__(self, err: AgentError, advice: str | None) -> None:
