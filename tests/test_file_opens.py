@@ -31,6 +31,7 @@ ALLOWED = {
     ("bastion/cli.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/_one_shot_answers.py", "TERMINAL"): "the controlling terminal, a device on purpose",
     ("bastion/agent/_main.py", "os.devnull"): "/dev/null, to silence a closed pipe",
+    ("bastion/agent/acp/_wire.py", "os.devnull"): "/dev/null, standard input once the protocol has its own",
     ("bastion/grammar/_tables.py", "os.path.join(self.directory, self.name)"): "bastion's own grammar files",
     # The launcher imports the standard library only; /proc's files are the kernel's.
     ("bastion/sandbox/_launch.py", "f'/proc/{entry}/stat'"): "procfs, made by the kernel",

@@ -17,8 +17,11 @@ from tests.loaded import modules_loaded
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("grammar", "analyzer", "policy")
-# The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs.
-FORBIDDEN = ("bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp", "rich")
+# The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs (`acp`: the
+# Agent Client Protocol's SDK, `bastion acp`'s).
+FORBIDDEN = (
+    "bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp", "rich", "acp",
+)  # fmt: skip
 
 
 def _imports(path: pathlib.Path) -> list[str]:
@@ -185,6 +188,16 @@ def test_the_hooks_and_audit_load_no_sdk_or_http_client(
     )
     env = {**os.environ, "XDG_CONFIG_HOME": str(tmp_path / "xdg"), "HOME": str(tmp_path)}
     assert modules_loaded(code, FORBIDDEN, env) == []
+
+
+def test_the_agent_s_other_fronts_do_not_load_the_editor_protocol() -> None:
+    # The ACP SDK (`acp`) is `bastion acp`'s alone: the REPL, -p and the sessions' commands never load it.
+    code = (
+        "import sys, bastion.cli, bastion.agent._main, bastion.agent._repl, bastion.agent._sessions_cli\n"
+        "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith(('acp.', 'bastion.agent.acp'))))"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.strip() == "[]"
 
 
 # What a dry-run of a line inside the subset, without git and without a config, never needs: the

@@ -22,6 +22,7 @@ __all__ = [
     "Recorder",
     "SessionRules",
     "cannot_work",
+    "current_text",
     "describe",
     "may_always",
     "parse_reply",
@@ -146,8 +147,9 @@ def _bash(command: str, decided: Decided | None, colour: Colour) -> list[str]:
     return lines
 
 
-def _current(path: str, cwd: str) -> str | None | OSError:
-    """The file's text now: None when there is none; an error when it cannot be shown."""
+def current_text(path: str, cwd: str) -> str | None | OSError:
+    """The file's text now: None when there is none; an error when it cannot be shown (a question's
+    diff, here and in the editor's: bastion/agent/acp)."""
     full = os.path.join(cwd, path)
     try:
         if os.path.getsize(full) > DIFF_LIMIT:
@@ -174,7 +176,7 @@ def _diff(path: str, old: str, new: str, colour: Colour) -> list[str]:
 
 
 def _write(path: str, content: str, cwd: str, colour: Colour) -> list[str]:
-    now = _current(path, cwd)
+    now = current_text(path, cwd)
     size = len(content.encode("utf-8", "replace"))
     if isinstance(now, OSError):
         return [safe_line(f"  replaces {path} ({now.strerror or now}) with {size} bytes")]
@@ -189,7 +191,7 @@ def _write(path: str, content: str, cwd: str, colour: Colour) -> list[str]:
 
 
 def _edit(path: str, old: str, new: str, cwd: str, colour: Colour) -> list[str]:
-    now = _current(path, cwd)
+    now = current_text(path, cwd)
     if isinstance(now, OSError) or now is None or now.count(old) != 1:
         # The edit will fail (or the file cannot be shown): show the change as the model gave it.
         return _diff(path, old, new, colour)

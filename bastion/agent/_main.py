@@ -43,8 +43,8 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
-        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config, runtime, mcp serve "
-        "(each with --help).",
+        epilog="Other commands: bastion check, audit, hook, doctor, sessions, config, runtime, mcp serve, "
+        "acp (each with --help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
@@ -462,7 +462,7 @@ def _transcript(path: str, built: Built) -> Transcript:
 
 
 # The subcommands bastion/cli.py dispatches before the agent's flags are read.
-SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config", "runtime", "mcp")
+SUBCOMMANDS = ("check", "audit", "hook", "doctor", "sessions", "config", "runtime", "mcp", "acp")
 
 
 def _stray_word(argv: Sequence[str]) -> str | None:
@@ -503,6 +503,10 @@ def main(argv: Sequence[str]) -> int:
         from ._config_init import config_main
 
         return config_main(argv[1:], process_environ())
+    if list(argv[:1]) == ["acp"]:
+        from .acp import acp_main  # the protocol's SDK, on this path alone
+
+        return acp_main(argv[1:], _parser, _build, process_environ())
     stray = _stray_word(argv)
     if stray is not None:
         print(stray, file=sys.stderr)
