@@ -249,7 +249,7 @@ class Compactor:
                 if before:
                     turn_start = self._before_prompt(agent, turn_start, turn, last=not has_work)
                 if has_work and (not before or self._fires(agent, turn)):
-                    self._said(self.compact_work(agent, turn_start))
+                    self._said(self.compact_work(agent, turn_start), "this prompt's own work")
             except (NotShrunk, AgentError) as err:
                 self._refused_turn = turn  # tried once a prompt, not before every request
                 self.say(f"compaction {'refused' if isinstance(err, NotShrunk) else 'failed'}: {err}")
@@ -267,11 +267,11 @@ class Compactor:
             self._before_refused_turn = turn
             self.say(f"compaction of the conversation before this prompt refused: {err}")
             return turn_start
-        self._said(done)
+        self._said(done, "the conversation before this prompt")
         return turn_start - done.replaced + 2
 
-    def _said(self, done: Compacted) -> None:
-        self.say(f"compacted: {done.before_tokens} -> {done.after_tokens} tokens")
+    def _said(self, done: Compacted, what: str) -> None:
+        self.say(f"compacted: {done.before_tokens} -> {done.after_tokens} tokens ({what})")
 
     def _over_window(self, agent: Agent, turn: int) -> None:
         used, window = self.space(agent).used, self.window(agent)

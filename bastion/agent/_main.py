@@ -208,7 +208,7 @@ def _build(
             LocalWorkspace(cwd), args.config, flags=flags, project_config=not args.no_project_config
         )
     except ProjectConfigError as err:
-        raise ConfigError(f"{err}; {err.advice('bastion')}") from None
+        raise ConfigError(str(err), err.advice("bastion")) from None
     except PolicyConfigError as err:
         raise ConfigError(str(err)) from None
     if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
@@ -436,6 +436,8 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     if error is not None:
         sys.stderr.write(safe_line(f"bastion: {error}") + "\n")
         hint = built.advice(error) if built is not None else None
+        if hint is None and isinstance(error, ConfigError):
+            hint = error.hint
         if hint is not None:
             sys.stderr.write(safe_line(f"bastion: {hint}") + "\n")
         return error.kind.exit_code
@@ -546,6 +548,8 @@ def main(argv: Sequence[str]) -> int:
             return repl(args, environ, cwd, _build)
         except ConfigError as err:
             print(safe_line(f"bastion: {err}"), file=sys.stderr)
+            if err.hint is not None:
+                print(safe_line(f"bastion: {err.hint}"), file=sys.stderr)
             return 1
 
 

@@ -9,18 +9,20 @@ import json
 from pathlib import Path
 from typing import Any
 
+import pytest
+
 from bastion.agent._compact import COMPACT_SYSTEM, GO_ON, WORK_HEAD
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
-from .test_scenarios import _env, _session_events
+from .test_scenarios import FORMATS, _env, _session_events, base_url, format_env
 
 
 def _lines(tag: str, count: int) -> str:
     return "".join(f"{tag} line {n:04d} of the long file, with some words\n" for n in range(count))
 
 
-def _setup(tmp_path: Path, window: int) -> tuple[Path, dict[str, str]]:
+def _setup(tmp_path: Path, window: int, model: str = "gpt-5") -> tuple[Path, dict[str, str]]:
     work = tmp_path / "work"
     work.mkdir()
     # Each big file is about 7,200 tokens as the read tool numbers it; c.txt about 3,500.
@@ -29,7 +31,7 @@ def _setup(tmp_path: Path, window: int) -> tuple[Path, dict[str, str]]:
     (work / "c.txt").write_text(_lines("c", 250))
     config = tmp_path / "xdg" / "bastion" / "config.toml"
     config.parent.mkdir(parents=True)
-    config.write_text(f'[context_windows]\n"gpt-5" = {window}\n')
+    config.write_text(f'[context_windows]\n"{model}" = {window}\n')
     return work, _env(tmp_path)
 
 
@@ -113,3 +115,16 @@ def test_a_request_over_the_window_with_nothing_left_to_compact_is_said_before_i
     assert len(server.requests) == 1 and "compaction" not in err
     assert "over the model's context window of 4000 (your config's [context_windows])" in err
     assert "it is sent as it is, and the server may refuse it" in err
+
+
+@pytest.mark.parametrize("fmt", sorted(FORMATS))
+def test_every_wire_format_carries_a_prompt_whose_work_was_compacted(tmp_path: Path, fmt: str) -> None:
+    work, env = _setup(tmp_path, 24_000, model="*")  # every model: the window of the config
+    with ScriptedServer(ROUNDS) as server:
+        argv = ["-p", "read the three files", *FORMATS[fmt], "--base-url", base_url(server, fmt)]
+        code, out, err = run_main(argv, cwd=str(work), env={**env, **format_env(tmp_path, fmt, server)})
+    assert code == 0, err
+    assert out.strip() == "all three read: 42" and "[compacted:" in err
+    before, after = (json.dumps(server.requests[n]["body"]) for n in (2, 4))
+    assert "b line 0519" in before and "b line 0519" not in after and "c line 0249" in after
+    assert WORK_HEAD.strip() in after and GO_ON in after and "read the three files" in after
