@@ -39,14 +39,20 @@ def _check_parser() -> argparse.ArgumentParser:
     p.add_argument("--path", help="the path argument of a file tool")
     p.add_argument("--pattern", help="the pattern argument of glob or grep")
     p.add_argument("--explain", action="store_true", help="show the parse, checkers, subjects and rules")
+    p.add_argument(
+        "--no-project-config",
+        action="store_true",
+        help="decide without the project's .bastion/config.toml (none of its rules apply)",
+    )
     p.add_argument("line", nargs="?", help="the bash line (after --)")
     return p
 
 
 _VALUED = {"--cwd": "cwd", "--config": "config", "--tool": "tool", "--path": "path", "--pattern": "pattern"}
-_FLAGS = {"--json": "json", "--jsonl": "jsonl", "--explain": "explain"}
+_FLAGS = {"--json": "json", "--jsonl": "jsonl", "--explain": "explain",
+          "--no-project-config": "no_project_config"}  # fmt: skip
 _DEFAULTS = {"cwd": ".", "config": None, "json": False, "jsonl": False, "tool": "bash", "path": None,
-             "pattern": None, "explain": False, "line": None}  # fmt: skip
+             "pattern": None, "explain": False, "no_project_config": False, "line": None}  # fmt: skip
 
 
 def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
@@ -104,7 +110,7 @@ def check(
             args = _check_parser().parse_args(list(argv))
         except SystemExit as exc:
             return USAGE if exc.code else 0
-    dry = DryRun(args.config)
+    dry = DryRun(args.config, project_config=not args.no_project_config)
     if args.jsonl:
         return _jsonl(dry, stdin, out)
     call: dict[str, object] = {}
@@ -146,8 +152,12 @@ KEYLESS = ("--version", "check", "audit", "hook", "mcp", "runtime", "sessions", 
 
 def _safe_error(exc: Exception) -> str:
     from ._safe import safe_line
+    from .policy import ProjectConfigError
 
-    return safe_line(f"bastion check: {exc}") + "\n"
+    said = safe_line(f"bastion check: {exc}") + "\n"
+    if isinstance(exc, ProjectConfigError):
+        said += safe_line(f"bastion check: {exc.advice('bastion check')}") + "\n"
+    return said
 
 
 def main(argv: Sequence[str] | None = None) -> int:

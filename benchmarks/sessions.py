@@ -25,6 +25,7 @@ from bastion.agent._records import read_record, verify_record
 from bastion.agent._session import Session
 from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
 from bastion.agent.loop import Agent, Answer
+from bastion.agent.providers import DEFAULT_WINDOW, ModelOptions, Window
 
 T = TypeVar("T")
 OUTPUT = "line of tool output that a command printed\n" * 60
@@ -51,6 +52,8 @@ def _write(home: str, turns: int) -> Session:
 
 
 class _Summariser:
+    options = ModelOptions("scripted", "scripted")
+
     def stream(
         self,
         system: str,
@@ -105,7 +108,8 @@ def main() -> None:
 
         messages = _measure("resume (rebuild the conversation)", resume)
         agent = Agent(_Summariser(), None, _NoTools(), _no, "system", messages=messages)  # type: ignore[arg-type]
-        compactor = Compactor(lambda: None, None, lambda *_: None, lambda _: None)
+        window = Window(DEFAULT_WINDOW, "default")
+        compactor = Compactor(lambda _: window, None, lambda *_: None, lambda _: None)
         whole = list(messages)
 
         def compact() -> Compacted:

@@ -16,6 +16,7 @@ _CHECK_ARGS = Reading(_VALUED, _FLAGS, _DEFAULTS, "line", {}, after_dashes=True)
 _WORDS = [
     "--cwd", "--config", "--json", "--jsonl", "--tool", "--path", "--pattern", "--explain", "--",
     "x", "", "ls -la", "-x", "-1", "-", "--cw", "--json=1", "--tool=read", "-h", "/tmp", "--help",
+    "--no-project-config", "--no-project",
 ]  # fmt: skip
 _HOOK_WORDS = [
     "--config", "--others", "--strict", "claude-code", "codex", "gemini", "pass", "ask", "--",

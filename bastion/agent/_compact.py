@@ -1,23 +1,33 @@
-"""Compaction: the conversation so far replaced by a summary the model writes, when it nears the
+"""Compaction: parts of the conversation replaced by a summary the model writes, when it nears the
 context window (automatically, before a request) or when asked (/compact [focus]).
 
-When to compact is the harness's `trigger` slot (by default: at the threshold, three quarters of
-the model's context window when the vendor says it, else the user config's `compact_at` in tokens;
-neither known, nothing is compacted unasked) and how, its `summarizer` slot (by default: the
-session's model with COMPACT_SYSTEM). Tokens are
-counted as the provider last reported them, or estimated (four characters a token) where that
-is more. The summary is asked with a prompt that keeps the task, the decisions, the files touched
-and what is left; a summary that does not shrink the conversation is refused and the old one
-kept. Only the messages before the running prompt are summarised, so a turn's calls and results
-stay paired. The session file keeps every message and records the compaction (its summary and
-how many messages it replaced), so --resume rebuilds the same conversation; the policy's state
-(stamps, session rules) lives in the gate and is untouched.
+When to compact is the harness's `trigger` slot (by default: at the threshold, the user config's
+`compact_at` in tokens, else three quarters of the model's context window, which is always known:
+bastion.agent.providers._windows) and how, its `summarizer` slot (by default: the session's model
+with COMPACT_SYSTEM). Tokens are counted as the provider last reported them, or estimated (four
+characters a token) where that is more. The summary is asked with a prompt that keeps the task,
+the decisions, the files touched and what is left; a summary that does not shrink what it replaces
+is refused and the old messages kept.
 
-A sub-agent's conversation is one prompt (its task), so its compactor works `within_turn`: the
-task prompt is kept as it is and the work after it (its replies and their results, all paired
-before a request) is replaced by the summary, as the child's reply, and a line telling it to go on.
-Nothing is tried while there is no work yet. Its compaction is recorded among the child's `task`
-lines (bastion.agent._subagent); a child is never resumed.
+Before a request over the threshold, two parts may be compacted, each only while the trigger still
+fires, each by a summary of its own:
+1. the conversation before the running prompt: it becomes the summary (as a user message) and an
+   acknowledgement;
+2. the running prompt's own work (its replies and their results, all paired before a request): the
+   prompt is kept as it is, the latest rounds (a reply and its results) are kept whole as far as
+   they fit in a quarter of the threshold, and the rounds before them become the summary (as the
+   model's own reply) and a line telling it to go on. A sub-agent's conversation is one prompt (its
+   task), so only this part is ever compacted there.
+Nothing is tried while there is neither; a compaction refused or failed is said, and not tried again
+that prompt. A request still over the window afterwards (or with the trigger `never`) is sent as it
+is, and said so once a prompt: nothing is sent over the window unseen.
+
+The session file keeps every message and records each compaction (its summary, how many messages it
+replaced, and `start`: 0 for the conversation before the prompt, else the index of the first
+message of the work replaced), so --resume rebuilds the same conversation; a sub-agent's are among
+its `task` lines (bastion.agent._subagent; a child is never resumed). The transcript's tool trace
+is made from the calls as they are decided, so it keeps every call. The policy's state (stamps,
+session rules) lives in the gate and is untouched.
 """
 
 from __future__ import annotations
@@ -29,6 +39,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple
 from .._errors import BastionError
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
 from .harness import SummarizerInput, TriggerInput
+from .providers import Window
 
 if TYPE_CHECKING:
     from .loop import Agent
@@ -38,6 +49,7 @@ __all__ = [
     "Compacted",
     "Compactor",
     "NotShrunk",
+    "Record",
     "Space",
     "compact_at_setting",
     "estimate",
@@ -56,11 +68,18 @@ Write only the summary, as short as it can be while keeping all of that."""
 
 SUMMARY_HEAD = "[The conversation so far, summarised to save space]\n"
 ACK = "Understood. I continue from this summary."
-# A sub-agent's work replaced within its one prompt: its summary as its own reply, then go on.
+# The running prompt's work replaced within it: its summary as the model's own reply, then go on.
 WORK_HEAD = "[My work on the task so far, summarised to save space]\n"
 GO_ON = "Go on with the task from where your summary leaves off."
-# A tool result's text shown to the summariser is cut at this many characters.
+# A tool result's text shown to the summariser is cut at this many characters (fewer, down to
+# RESULT_FLOOR, when the whole would not fit in half the window).
 RESULT_CHARS = 2_000
+RESULT_FLOOR = 200
+# The latest rounds of the running prompt's work kept whole: at most this share of the threshold.
+KEEP_SHARE = 4
+
+# Writes a compaction to the record: (summary, messages replaced, focus, start).
+Record = Callable[[str, int, str, int], None]
 
 
 class NotShrunk(BastionError):
@@ -80,8 +99,8 @@ class Space(NamedTuple):
     tools: int
     turns: int
     reported: int | None
-    window: int | None
-    threshold: int | None
+    window: Window
+    threshold: int
 
     @property
     def used(self) -> int:
@@ -92,14 +111,14 @@ def estimate(text: str) -> int:
     return (len(text) + 3) // 4
 
 
-def _message_text(m: Message) -> str:
+def _message_text(m: Message, cut: int = RESULT_CHARS) -> str:
     if isinstance(m, User):
         return f"user: {m.text}"
     if isinstance(m, Assistant):
         calls = "".join(f"\n  call {c.name} {c.arguments}" for c in m.calls)
         return f"assistant: {m.text}{calls}"
-    cut = m.content if len(m.content) <= RESULT_CHARS else m.content[:RESULT_CHARS] + " [...]"
-    return f"result of {m.name}{' (error)' if m.is_error else ''}: {cut}"
+    shown = m.content if len(m.content) <= cut else m.content[:cut] + " [...]"
+    return f"result of {m.name}{' (error)' if m.is_error else ''}: {shown}"
 
 
 def _tokens(messages: Sequence[Message]) -> int:
@@ -115,12 +134,12 @@ def _tokens(messages: Sequence[Message]) -> int:
 
 
 def summary_messages(summary: str) -> list[Message]:
-    """The two messages a summary becomes: the conversation goes on after them."""
+    """The two messages a summary of the conversation before a prompt becomes."""
     return [User(SUMMARY_HEAD + summary), Assistant(ACK)]
 
 
 def work_summary_messages(summary: str) -> list[Message]:
-    """The two messages a sub-agent's work since its prompt becomes."""
+    """The two messages a summary of a prompt's own work becomes (after the prompt, kept)."""
     return [Assistant(WORK_HEAD + summary), User(GO_ON)]
 
 
@@ -130,45 +149,78 @@ def compact_at_setting(extra: Mapping[str, Any]) -> int | None:
     return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
 
 
+def windows_setting(extra: Mapping[str, Any]) -> dict[str, int]:
+    """The user config's `[context_windows]` (already checked by its schema: a name or a family
+    ending in `*`, each a positive whole number of tokens)."""
+    table = extra.get("context_windows")
+    return dict(table) if isinstance(table, Mapping) else {}
+
+
+def _is_summary(messages: Sequence[Message]) -> bool:
+    """The conversation before a prompt is a summary already: compacting it again gains nothing."""
+    return (
+        len(messages) == 2
+        and isinstance(messages[0], User)
+        and messages[0].text.startswith(SUMMARY_HEAD)
+        and messages[1] == Assistant(ACK)
+    )
+
+
+def _rounds(work: Sequence[Message]) -> list[int]:
+    """Where each round of a prompt's work begins: at each reply (its results, and a GO_ON after a
+    work summary, belong to the reply before them)."""
+    return [i for i, m in enumerate(work) if isinstance(m, Assistant)] or [0]
+
+
+def _kept_from(work: Sequence[Message], budget: int) -> int:
+    """The index in `work` from which its latest whole rounds fit in `budget` tokens (len(work):
+    none fits)."""
+    kept = len(work)
+    for begin in reversed(_rounds(work)):
+        if _tokens(work[begin:]) > budget:
+            break
+        kept = begin
+    return kept
+
+
 class Compactor:
-    """Compacts one agent's conversation; `window` asks the model's context window (once, lazily),
-    `record` writes a compaction to the session, `say` tells the person; `within_turn`: a
-    sub-agent's (its work since its one prompt is what is summarised)."""
+    """Compacts one agent's conversation; `window` gives a model's context window (asked once per
+    model, when first needed: a /model to another is asked again), `record` writes a compaction to
+    the session, `say` tells the person."""
 
     def __init__(
         self,
-        window: Callable[[], int | None],
+        window: Callable[[str], Window],
         compact_at: int | None,
-        record: Callable[[str, int, str], None],
+        record: Record,
         say: Callable[[str], None],
-        *,
-        within_turn: bool = False,
     ) -> None:
-        self.within_turn = within_turn
         self._window_of = window
-        self._window: int | None = None
-        self._asked = False
+        self._windows: dict[str, Window] = {}
         self.compact_at = compact_at
         self.record = record
         self.say = say
         self.reported: int | None = None
+        # The prompt (turn) in which a compaction was refused, that of the conversation before the
+        # prompt alone, and the one told its request is over the window.
         self._refused_turn = -1
+        self._before_refused_turn = -1
+        self._warned_turn = -1
 
-    @property
-    def window(self) -> int | None:
-        if not self._asked:
-            self._asked, self._window = True, self._window_of()
-        return self._window
+    def window(self, agent: Agent) -> Window:
+        """The window of the model the agent talks to now."""
+        name = agent.model.options.model
+        if name not in self._windows:
+            self._windows[name] = self._window_of(name)
+        return self._windows[name]
 
-    @property
-    def threshold(self) -> int | None:
-        return self.window * 3 // 4 if self.window else self.compact_at
+    def threshold(self, agent: Agent) -> int:
+        return self.compact_at or self.window(agent).tokens * 3 // 4
 
     def space(self, agent: Agent) -> Space:
         tools = sum(estimate(json.dumps(s.parameters)) + estimate(s.description) for s in agent.tools.specs())
-        return Space(
-            estimate(agent.system), tools, _tokens(agent.messages), self.reported, self.window, self.threshold
-        )
+        window, threshold = self.window(agent), self.threshold(agent)
+        return Space(estimate(agent.system), tools, _tokens(agent.messages), self.reported, window, threshold)
 
     def replied(self, usage: Usage) -> None:
         """A reply's usage: the prompt it answered plus its own output is what the next one sends."""
@@ -179,29 +231,56 @@ class Compactor:
     def forget(self) -> None:
         self.reported = None
 
+    def _fires(self, agent: Agent, turn: int) -> bool:
+        space = self.space(agent)
+        given = TriggerInput(space.used, space.threshold, space.window.tokens, turn)
+        return agent.turn_slots().trigger(given)
+
     def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
-        """Compact ahead of a request when the turn's trigger says so; the new start of the
-        running prompt in agent.messages. A compaction refused or failed is said, and the run goes
-        on with the conversation as it was (and is not tried again this prompt)."""
-        if turn == self._refused_turn:
-            return turn_start
-        if self.within_turn and len(agent.messages) <= turn_start + 1:
-            return turn_start  # no work yet: nothing to summarise, and nothing tried
-        given = TriggerInput(self.space(agent).used, self.threshold, self.window, turn)
-        if not agent.turn_slots().trigger(given):
-            return turn_start
+        """Compact ahead of a request when the turn's trigger says so (the conversation before the
+        running prompt first, then the prompt's own work if the trigger still fires); the new start
+        of the running prompt in agent.messages. A compaction refused or failed is said, and the run
+        goes on with the conversation as it was (that part not tried again this prompt)."""
+        has_work = len(agent.messages) > turn_start + 1
+        before = bool(turn_start) and not _is_summary(agent.messages[:turn_start])
+        before = before and turn != self._before_refused_turn
+        if turn != self._refused_turn and (before or has_work) and self._fires(agent, turn):
+            try:
+                if before:
+                    turn_start = self._before_prompt(agent, turn_start, turn, last=not has_work)
+                if has_work and (not before or self._fires(agent, turn)):
+                    self._said(self.compact_work(agent, turn_start), "this prompt's own work")
+            except (NotShrunk, AgentError) as err:
+                self._refused_turn = turn  # tried once a prompt, not before every request
+                self.say(f"compaction {'refused' if isinstance(err, NotShrunk) else 'failed'}: {err}")
+        self._over_window(agent, turn)
+        return turn_start
+
+    def _before_prompt(self, agent: Agent, turn_start: int, turn: int, *, last: bool) -> int:
+        """Compact what comes before the running prompt; its new index. Refused, the prompt's work
+        (when it has some) is tried all the same."""
         try:
-            done = (
-                self.compact_work(agent, turn_start)
-                if self.within_turn
-                else self.compact(agent, turn_start, "")
-            )
-        except (NotShrunk, AgentError) as err:
-            self._refused_turn = turn  # tried once a prompt, not before every request
-            self.say(f"compaction {'refused' if isinstance(err, NotShrunk) else 'failed'}: {err}")
+            done = self.compact(agent, turn_start, "")
+        except NotShrunk as err:
+            if last:
+                raise
+            self._before_refused_turn = turn
+            self.say(f"compaction of the conversation before this prompt refused: {err}")
             return turn_start
-        self.say(f"compacted: {done.before_tokens} -> {done.after_tokens} tokens")
-        return turn_start if self.within_turn else turn_start - done.replaced + 2
+        self._said(done, "the conversation before this prompt")
+        return turn_start - done.replaced + 2
+
+    def _said(self, done: Compacted, what: str) -> None:
+        self.say(f"compacted: {done.before_tokens} -> {done.after_tokens} tokens ({what})")
+
+    def _over_window(self, agent: Agent, turn: int) -> None:
+        used, window = self.space(agent).used, self.window(agent)
+        if used > window.tokens and turn != self._warned_turn:
+            self._warned_turn = turn
+            self.say(
+                f"this request takes about {used} tokens, over the model's context window of "
+                f"{window.tokens} ({window.said()}); it is sent as it is, and the server may refuse it"
+            )
 
     def compact(self, agent: Agent, upto: int, focus: str) -> Compacted:
         """Replace agent.messages[:upto] by the summary the turn's summarizer writes; NotShrunk
@@ -210,40 +289,61 @@ class Compactor:
         old = agent.messages[:upto]
         if not old:
             raise NotShrunk("there is nothing before this prompt to summarise")
-        summary = _summary(agent, old, focus)
-        return self._replace(agent, slice(0, upto), summary_messages(summary), summary, focus)
+        summary = self._summary(agent, old, focus)
+        return self._replace(agent, 0, upto, summary_messages(summary), summary, focus)
 
     def compact_work(self, agent: Agent, prompt_at: int) -> Compacted:
-        """A sub-agent's: replace its work after the prompt at `prompt_at` (kept, and shown to the
-        summarizer with the work) by the summary; NotShrunk as `compact`."""
+        """Replace the work after the prompt at `prompt_at` (kept, and shown to the summarizer with
+        the work) by the summary, but for its latest rounds that fit in a quarter of the threshold;
+        NotShrunk as `compact`."""
         work = agent.messages[prompt_at + 1 :]
-        if not work:
-            raise NotShrunk("there is no work since the task's prompt to summarise")
-        summary = _summary(agent, agent.messages[prompt_at:], "")
-        where = slice(prompt_at + 1, len(agent.messages))
-        return self._replace(agent, where, work_summary_messages(summary), summary, "")
+        end = prompt_at + 1 + _kept_from(work, self.threshold(agent) // KEEP_SHARE)
+        if end == prompt_at + 1:
+            raise NotShrunk(
+                "this prompt's work is only its latest results, which are kept whole"
+                if work
+                else "there is no work since the prompt to summarise"
+            )
+        summary = self._summary(agent, agent.messages[prompt_at:end], "")
+        return self._replace(agent, prompt_at + 1, end, work_summary_messages(summary), summary, "")
 
-    def _replace(self, agent: Agent, where: slice, new: list[Message], summary: str, focus: str) -> Compacted:
-        old = agent.messages[where]
+    def _replace(
+        self, agent: Agent, start: int, end: int, new: list[Message], summary: str, focus: str
+    ) -> Compacted:
+        old = agent.messages[start:end]
         before, after = _tokens(old), _tokens(new)
         if not summary or after >= before:
             raise NotShrunk(
                 f"the summary ({after} tokens) does not shrink the conversation ({before} tokens); "
                 "the old one is kept"
             )
-        agent.messages[where] = new
+        agent.messages[start:end] = new
         self.reported = None  # the last reported prompt was of the old conversation
-        self.record(summary, len(old), focus)
+        self.record(summary, len(old), focus, start)
         return Compacted(len(old), before, after)
 
+    def _summary(self, agent: Agent, shown: Sequence[Message], focus: str) -> str:
+        """What the turn's summarizer writes for `shown` (its requests' usage counted to the run)."""
 
-def _summary(agent: Agent, shown: Sequence[Message], focus: str) -> str:
-    """What the turn's summarizer writes for `shown` (its requests' usage counted to the run)."""
+        def ask(system: str, prompt: str) -> str:
+            reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
+            agent.usage.add(reply.usage)
+            return reply.message.text
 
-    def ask(system: str, prompt: str) -> str:
-        reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
-        agent.usage.add(reply.usage)
-        return reply.message.text
+        transcript = _transcript(shown, self.window(agent).tokens // 2)
+        return agent.turn_slots().summarize(SummarizerInput(tuple(shown), transcript, focus, ask)).strip()
 
-    transcript = "\n\n".join(_message_text(m) for m in shown)
-    return agent.turn_slots().summarize(SummarizerInput(tuple(shown), transcript, focus, ask)).strip()
+
+def _transcript(shown: Sequence[Message], budget: int) -> str:
+    """`shown` as text for the summariser, within `budget` tokens: each result cut at RESULT_CHARS,
+    fewer (down to RESULT_FLOOR) when the whole would not fit; what is still over is left out of
+    the middle, saying how much, so the summariser's own request never outgrows the window."""
+    text = "\n\n".join(_message_text(m) for m in shown)
+    if estimate(text) > budget:
+        cut = max(RESULT_FLOOR, RESULT_CHARS * budget // estimate(text))
+        text = "\n\n".join(_message_text(m, cut) for m in shown)
+    room = budget * 4
+    if len(text) > room:
+        head, tail = room // 2, room - room // 2
+        text = f"{text[:head]}\n\n[... {len(text) - room} characters left out ...]\n\n{text[-tail:]}"
+    return text

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 
 from ..policy import user_config_path
 from ._settings import PROVIDERS
-from .providers import DEFAULTS
+from .providers import DEFAULT_WINDOW, DEFAULTS
 
 __all__ = ["config_main", "config_text"]
 
@@ -55,7 +55,7 @@ def config_text(provider: str) -> str:
         *_key_lines(provider),
         "# think = true",
         '# effort = "low"                   # minimal, low, medium, high, xhigh',
-        "# compact_at = 100000              # tokens, when the model's window is not known",
+        "# compact_at = 100000              # tokens (default: 3/4 of the model's context window)",
         "# stream_idle_timeout = 30         # seconds without a byte from the server: the try is retried",
         "# request_timeout = 1200           # seconds one request may take, its retries included",
         "# max_turns = 40                   # with -p: at most this many model requests",
@@ -73,6 +73,11 @@ def config_text(provider: str) -> str:
         "",
         "# Variables the tools' commands may see besides the usual ones (never a key's).",
         "# pass_env = []",
+        "",
+        "# A model's context window, over what its server says and bastion's table of known",
+        f"# models (a model neither knows is taken to have {DEFAULT_WINDOW}); NAME* is a family.",
+        "# [context_windows]",
+        '# "my-model" = 131072',
         "",
     ]
     return "\n".join(lines)

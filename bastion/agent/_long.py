@@ -8,12 +8,17 @@ from collections.abc import Callable
 from typing import Any
 
 from .._safe import safe_line, safe_text
-from ._checkpoint import Checkpoints, UndoRefused
+from ._checkpoint import Change, Checkpoints, UndoRefused
 from ._compact import Compactor, NotShrunk
 from ._types import AgentError
 from .harness import Harness, graph_lines
 
-__all__ = ["LONG_COMMANDS"]
+__all__ = ["LONG_COMMANDS", "UNDO_ACK", "UNDO_HEAD"]
+
+# What /undo-turn tells the model (a user message) and the acknowledgement after it, so the next
+# prompt follows a reply as any prompt does.
+UNDO_HEAD = "[bastion: /undo-turn] "
+UNDO_ACK = "Understood: my last turn's changes to those files are undone."
 
 
 def _checkpoints(agent: Any) -> Checkpoints | None:
@@ -30,11 +35,25 @@ def _diff(rest: str, agent: Any, session: Any) -> None:
     print(safe_text(checkpoints.diff()).rstrip("\n"))
 
 
+def _undone(changes: list[Change]) -> str:
+    """The files an undo put back, each with what became of it, for the model."""
+
+    def one(c: Change) -> str:
+        if c.before is None:
+            return f"{c.name} (removed: the turn created it)"
+        if c.after is None:
+            return f"{c.name} (restored: the turn deleted it)"
+        return f"{c.name} (restored)"
+
+    return ", ".join(one(c) for c in changes)
+
+
 def _undo(rest: str, agent: Any, session: Any) -> None:
     checkpoints = _checkpoints(agent)
     if checkpoints is None:
         print("bastion: /undo-turn: this session keeps no checkpoints")
         return
+    changes = list(checkpoints.last.changes) if checkpoints.last is not None else []
     try:
         names = checkpoints.undo()
     except UndoRefused as err:
@@ -42,8 +61,21 @@ def _undo(rest: str, agent: Any, session: Any) -> None:
         return
     except OSError as err:
         print(safe_line(f"bastion: /undo-turn failed part way: {err}"))
+        agent.tell(
+            f"{UNDO_HEAD}The user ran /undo-turn, which failed part way ({err}): of the files your last "
+            f"turn changed ({', '.join(c.name for c in changes)}), some may be back as they were before "
+            "it and others not. Read them again before relying on what you last saw of them.",
+            UNDO_ACK,
+        )
         return
     session.record("undo_turn", files=names)
+    # The model is told, or it would go on as if its edits were in place.
+    agent.tell(
+        f"{UNDO_HEAD}The user ran /undo-turn: every file your last turn changed is back as it was "
+        f"before that turn: {_undone(changes)}. Those changes are no longer in place; read a file "
+        "again before relying on what you last saw of it.",
+        UNDO_ACK,
+    )
     print(safe_line("undone: " + ", ".join(names)))
 
 
@@ -75,9 +107,18 @@ def _context(rest: str, agent: Any, session: Any) -> None:
     if compactor is None:
         return
     space = compactor.space(agent)
+    window = space.window
     print(f"used: {space.used} tokens" + (f" (last request: {space.reported})" if space.reported else ""))
-    print(f"window: {space.window if space.window else 'not known'}")
-    print(f"compacts at: {space.threshold if space.threshold else 'never (no window, no compact_at)'}")
+    print(f"window: {window.tokens} ({window.said()})")
+    how = "compact_at in your config" if compactor.compact_at else "three quarters of the window"
+    trigger = agent.turn_slots().snapshot.slots["trigger"].id
+    unasked = "" if trigger == "threshold" else f"; the harness's trigger is {trigger!r}, which decides"
+    print(f"compacts at: {space.threshold} ({how}{unasked})")
+    if space.used > window.tokens:
+        print(
+            f"over the window by {space.used - window.tokens} tokens: the next request may be refused; "
+            "/compact summarises the conversation, /clear starts anew"
+        )
     print(
         f"system {space.system} · tools {space.tools} · turns {space.turns} ({len(agent.messages)} messages)"
     )

@@ -10,7 +10,8 @@ import os
 import shlex
 import signal
 import sys
-from collections.abc import Callable, Mapping, Sequence
+import time
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -28,7 +29,7 @@ from ._settings import PROVIDERS, merge_flags, provider_config
 from ._store import StoreError, bastion_home
 from ._types import AgentError, Cancelled, ConfigError, ModelError, OutputClosed, Usage, UsageError
 from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
-from .providers import EFFORTS, Connection, model_limits, prices_of
+from .providers import EFFORTS, Connection, Window, model_limits, prices_of, window_of
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
@@ -69,6 +70,12 @@ def _parser() -> argparse.ArgumentParser:
         "--subagent-model", help="the model sub-agents (the task tool) use (default: the session's)"
     )
     p.add_argument("--config", help="the user config file (default $XDG_CONFIG_HOME/bastion/config.toml)")
+    p.add_argument(
+        "--no-project-config",
+        action="store_true",
+        help="do not read this repository's .bastion/config.toml (none of its rules apply): to go on "
+        "when it is refused",
+    )
     p.add_argument(
         "--output-format", choices=("text", "json"), default="text", help="with -p: text, or one JSON report"
     )
@@ -115,7 +122,9 @@ def _parser() -> argparse.ArgumentParser:
         help="run the tools where CMD's `bastion execute` is (ssh HOST bastion execute ~/proj, "
         'docker exec -i NAME bastion execute /work); overrides the config\'s executor; "" clears it',
     )
-    p.add_argument("--list", action="store_true", help="list the sessions of this directory")
+    p.add_argument(
+        "--list", action="store_true", help="list the sessions of this directory (bastion sessions list)"
+    )
     p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
     p.add_argument(
         "--continue",
@@ -175,12 +184,19 @@ def _build(
     args: argparse.Namespace, environ: Mapping[str, str], cwd: str, printer: Printer, answer: Answerer
 ) -> Built:
     from ..analyzer import Stamper
+    from ..policy import (
+        PROJECT_CONFIG,
+        Gate,
+        PolicyFlags,
+        ProjectConfigError,
+        load_settings,
+        user_config_path,
+    )
     from ..policy import ConfigError as PolicyConfigError
-    from ..policy import Gate, PolicyFlags, load_settings, user_config_path
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
-    from ._compact import Compactor, compact_at_setting
+    from ._compact import Compactor, Record, compact_at_setting, windows_setting
     from ._executor_setup import executor_argv, executor_line, open_workspace
     from ._prompt import SystemPrompt
     from ._session_tools import session_extras
@@ -200,9 +216,16 @@ def _build(
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
     try:
-        settings = load_settings(LocalWorkspace(cwd), args.config, flags=flags)
+        settings = load_settings(
+            LocalWorkspace(cwd), args.config, flags=flags, project_config=not args.no_project_config
+        )
+    except ProjectConfigError as err:
+        raise ConfigError(str(err), err.advice("bastion")) from None
     except PolicyConfigError as err:
         raise ConfigError(str(err)) from None
+    if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
+        skipped = f"{PROJECT_CONFIG} is not read (--no-project-config): none of its rules apply"
+        printer.err.write(f"bastion: {skipped}\n")
     base = provider_config(settings.extra, settings.sources[0] if settings.sources else "config")
     command = None if args.api_key_command is None else shlex.split(args.api_key_command)
     cfg = merge_flags(
@@ -275,27 +298,26 @@ def _build(
     gate: Gatekeeper = recorded
     cache = os.path.join(home, "models.json")
 
-    def window() -> int | None:
-        return model_limits(model.connection, model.options.model, cache).context_window
+    windows = windows_setting(settings.extra)
 
-    def record_compaction(summary: str, replaced: int, focus: str) -> None:
-        session.record("compaction", summary=summary, replaced=replaced, focus=focus)
+    def window_for(name: str) -> Window:
+        return window_of(name, windows, lambda: model_limits(model.connection, name, cache).context_window)
+
+    def record_compaction(summary: str, replaced: int, focus: str, start: int) -> None:
+        session.record("compaction", summary=summary, replaced=replaced, focus=focus, start=start)
 
     def say(text: str) -> None:
         printer.err.write(f"[{text}]\n")
         printer.err.flush()
 
     compact_at = compact_at_setting(settings.extra)
-    compactor = Compactor(window, compact_at, record_compaction, say)
+    compactor = Compactor(window_for, compact_at, record_compaction, say)
 
-    def child_compactor(model_name: str, record: Callable[[str, int, str], None], label: str) -> Compactor:
-        def child_window() -> int | None:
-            return model_limits(model.connection, model_name, cache).context_window
-
+    def child_compactor(record: Record, label: str) -> Compactor:
         def said(text: str) -> None:
             say(f"{label[1:-1]}: {text}")
 
-        return Compactor(child_window, compact_at, record, said, within_turn=True)
+        return Compactor(window_for, compact_at, record, said)
 
     where = os.path.expanduser(args.config) if args.config else user_config_path()
 
@@ -371,6 +393,7 @@ def _terminate(signum: int, frame: object) -> None:
 
 
 def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) -> int:
+    began = time.monotonic()
     as_json = args.output_format == "json"
     printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, colour=colour_for(sys.stderr, environ))
     model_name = args.model or ""
@@ -413,7 +436,19 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
         if isinstance(error, OutputClosed) or printer.closed:
             raise BrokenPipeError
         if as_json:
-            shown = redact_data(document(model_name, result, error, usage, denials, warnings))
+            recorded = built is not None and built.session.recorded
+            shown = redact_data(
+                document(
+                    model_name,
+                    result,
+                    error,
+                    usage,
+                    denials,
+                    warnings,
+                    session_id=built.session.id if recorded and built is not None else None,
+                    duration_ms=round((time.monotonic() - began) * 1000),
+                )
+            )
             sys.stdout.write(json.dumps(shown) + "\n")
         elif result is not None and result.text and not result.text.endswith("\n"):
             sys.stdout.write("\n")
@@ -423,6 +458,8 @@ def _one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str) ->
     if error is not None:
         sys.stderr.write(safe_line(f"bastion: {error}") + "\n")
         hint = built.advice(error) if built is not None else None
+        if hint is None and isinstance(error, ConfigError):
+            hint = error.hint
         if hint is not None:
             sys.stderr.write(safe_line(f"bastion: {hint}") + "\n")
         return error.kind.exit_code
@@ -485,15 +522,6 @@ def _latest_session(home: str, cwd: str) -> str:
     return found[-1].id
 
 
-def _list(home: str, cwd: str) -> int:
-    found = list_sessions(home, cwd)
-    if not found:
-        print(f"no sessions with a prompt in {cwd}")
-    for info in found:
-        print(safe_line(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
-    return 0
-
-
 def main(argv: Sequence[str]) -> int:
     if list(argv[:1]) == ["sessions"]:
         from ._sessions_cli import sessions_main
@@ -530,8 +558,10 @@ def main(argv: Sequence[str]) -> int:
     environ = process_environ()
     cwd = os.getcwd()
     home = bastion_home(environ)
-    if args.list:
-        return _list(home, cwd)
+    if args.list:  # the alias of `bastion sessions list`
+        from ._sessions_cli import list_here
+
+        return list_here(home, cwd)
     # The keys this run reads are let go when it ends; whatever it prints is redacted.
     with holding(), redacting():
         try:
@@ -544,6 +574,8 @@ def main(argv: Sequence[str]) -> int:
             return repl(args, environ, cwd, _build)
         except ConfigError as err:
             print(safe_line(f"bastion: {err}"), file=sys.stderr)
+            if err.hint is not None:
+                print(safe_line(f"bastion: {err.hint}"), file=sys.stderr)
             return 1
 
 

@@ -19,7 +19,7 @@ from typing import Any
 from .._files import open_append, read_regular
 from .._safe import redact_data
 from ..policy import load_json
-from ._compact import summary_messages
+from ._compact import summary_messages, work_summary_messages
 from ._types import ConfigError, Message, User, message_from_dict
 
 __all__ = [
@@ -68,14 +68,19 @@ class _Rebuild:
                 raise ValueError("a message event holds no message")
             self.messages.append(message_from_dict(message))
         elif kind == "compaction":
-            replaced, summary = e.get("replaced"), e.get("summary")
+            # `start`: 0 (or absent) the conversation before a prompt, else the first message of a
+            # prompt's own work (the prompt just before it is kept).
+            replaced, summary, start = e.get("replaced"), e.get("summary"), e.get("start", 0)
             if (
                 not isinstance(replaced, int)
                 or not isinstance(summary, str)
-                or not 0 < replaced <= len(self.messages)
+                or type(start) is not int
+                or start < 0
+                or not 0 < replaced <= len(self.messages) - start
             ):
                 raise ValueError("a compaction event names no summary or more messages than there are")
-            self.messages[:replaced] = summary_messages(summary)
+            new = work_summary_messages(summary) if start else summary_messages(summary)
+            self.messages[start : start + replaced] = new
         elif kind == "prompt_withdrawn":
             if not self.messages or not isinstance(self.messages[-1], User):
                 raise ValueError("a prompt_withdrawn event follows no prompt")
@@ -86,8 +91,9 @@ class _Rebuild:
 
 def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
     """The conversation a record leaves: its messages in order, each compaction replacing the
-    messages it summarised, a prompt the model never answered withdrawn, /clear starting anew
-    (the record keeps them all). Raises ValueError naming a bad event."""
+    messages it summarised (before a prompt, or a prompt's own work), a prompt the model never
+    answered withdrawn, /clear starting anew (the record keeps them all). Raises ValueError
+    naming a bad event."""
     rebuild = _Rebuild()
     for e in events:
         rebuild.feed(e)

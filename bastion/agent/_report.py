@@ -99,13 +99,20 @@ def document(
     usage: Usage,
     denials: list[Denial],
     warnings: Sequence[tuple[str, str]] = (),
+    *,
+    session_id: str | None = None,
+    duration_ms: int = 0,
 ) -> dict[str, Any]:
     """The one-shot JSON: `result` is the model's last text when the run completed (a run that went on
-    after a denied or refused call completes too); every such call is in `permission_denials`."""
+    after a denied or refused call completes too); every such call is in `permission_denials`;
+    `session_id` the session to --resume (None: the run was not recorded, or never began);
+    `duration_ms` the run's wall time, from the command's start to this report."""
     done = error is None and result is not None
     return {
         "schema_version": SCHEMA_VERSION,
         "result": result.text if done and result is not None else None,
+        "session_id": session_id,
+        "duration_ms": duration_ms,
         "model": model,
         "usage": _usage(usage),
         "permission_denials": [_denial(d) for d in denials],

@@ -1,6 +1,8 @@
-"""`bastion sessions verify ID | repair ID | export ID FILE | import FILE | gc --older-than AGE`.
+"""`bastion sessions list | verify ID | repair ID | export ID FILE | import FILE | gc --older-than AGE`.
 
-verify checks the record's hash chain and rebuilds every request it says was sent; repair cuts a
+list shows this directory's sessions with a prompt (`bastion --list` is the same command, its alias
+beside `--resume` and `--continue`); verify checks the record's hash chain and rebuilds every
+request it says was sent; repair cuts a
 record verify finds broken back to its last good line, each line kept chained anew (the record as it
 was is added to ID.jsonl.broken first: nothing is lost), so it can be resumed; export writes
 the record as one portable JSONL (the directories made relative to the session's own, the chain
@@ -22,12 +24,13 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from .._files import open_regular
+from .._safe import safe_line
 from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
-from ._session import new_session_id
+from ._session import list_sessions, new_session_id
 from ._store import bastion_home, is_session_id, open_locked, session_path, sessions_dir
 from ._types import ConfigError
 
-__all__ = ["sessions_main"]
+__all__ = ["list_here", "sessions_main"]
 
 _AGE = re.compile(r"([0-9]{1,6})([dh])")
 _DIRECTORY_EVENTS = ("session", "resumed")
@@ -36,6 +39,7 @@ _DIRECTORY_EVENTS = ("session", "resumed")
 def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bastion sessions", description="Check, move and clean session records.")
     sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="this directory's sessions with a prompt: ID, time, first prompt (or --list)")
     sub.add_parser("verify", help="check the hash chain and rebuild every request").add_argument("id")
     sub.add_parser(
         "repair", help="cut a broken record back to its last good line (the old one kept in ID.jsonl.broken)"
@@ -70,6 +74,17 @@ def _moved(events: Sequence[Mapping[str, Any]], where: Any) -> list[dict[str, An
             event["cwd"] = where(event["cwd"])
         out.append(event)
     return out
+
+
+def list_here(home: str, cwd: str) -> int:
+    """`bastion sessions list` (and `bastion --list`): the sessions last run in `cwd` that hold a
+    prompt, least recently written first."""
+    found = list_sessions(home, cwd)
+    if not found:
+        print(f"no sessions with a prompt in {cwd}")
+    for info in found:
+        print(safe_line(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
+    return 0
 
 
 def _verify(home: str, session_id: str) -> int:
@@ -174,6 +189,8 @@ def sessions_main(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> 
         return int(exit_.code or 0)
     home = bastion_home(environ)
     try:
+        if args.command == "list":
+            return list_here(home, cwd)
         if args.command == "verify":
             return _verify(home, args.id)
         if args.command == "repair":

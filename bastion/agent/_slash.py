@@ -77,14 +77,42 @@ def _help(rest: str, state: ReplState) -> None:
 
 def _model(rest: str, state: ReplState) -> None:
     options = state.agent.model.options
-    if rest:
-        checked = _checked_model(rest, state.connection)
-        if checked is None:
-            print(f"model: {options.model} (unchanged)")
-            return
-        options.model = checked
-        state.session.record("model", model=checked)
+    if not rest:
+        print(f"model: {options.model}")
+        _list_models(options.model, state.connection)
+        return
+    checked = _checked_model(rest, state.connection)
+    if checked is None:
+        print(f"model: {options.model} (unchanged)")
+        return
+    options.model = checked
+    state.session.record("model", model=checked)
     print(f"model: {options.model}")
+
+
+def _list_models(current: str, connection: Connection) -> None:
+    """The models the provider lists (its list call, asked now), the one in use marked; where it
+    has no list or it cannot be had, why."""
+    if connection.provider == "vertex":
+        print("vertex publishes no list of models: any claude-... or gemini-... name it serves (/model NAME)")
+        return
+    try:
+        listed = listed_models(connection)
+    except AgentError as err:
+        print(
+            safe_line(
+                f"bastion: /model: {connection.provider}'s model list could not be fetched from "
+                f"{connection.base_url} ({err})"
+            )
+        )
+        return
+    if not listed:
+        where = connection.base_url
+        print(f"{connection.provider} lists no models at {where}; /model NAME takes a name unchecked")
+        return
+    print(f"{connection.provider} lists {len(listed)} (/model NAME to switch):")
+    for name in sorted(listed):
+        print(safe_line(f"{'*' if name == current else ' '} {name}"))
 
 
 def _checked_model(name: str, connection: Connection) -> str | None:
@@ -206,7 +234,10 @@ def _long(name: str) -> Callable[[str, ReplState], None]:
 
 COMMANDS: dict[str, Command] = {
     "/model": Command(
-        "/model NAME", "use another model from the next request (checked against the provider's list)", _model
+        "/model [NAME]",
+        "use another model from the next request (checked against the provider's list); "
+        "without NAME, the model in use and the provider's list",
+        _model,
     ),
     "/think": Command(
         "/think on|off|EFFORT", f"reasoning on or off, or on with an effort ({', '.join(EFFORTS)})", _think

@@ -22,8 +22,8 @@
 - Its usage and denials are the parent's run's (each denial naming the task: `TaskOrigin`);
   `Events.spent` tells the session's tally, and `Events.subtask` whatever observes the parent's
   run of the child's calls (the transcript's trace).
-- Its compaction: `ChildCompaction` gives each child a compactor of its own (bastion.agent._compact,
-  `within_turn`: its task prompt kept, its work since summarised), which the child's turn slots
+- Its compaction: `ChildCompaction` gives each child a compactor of its own (bastion.agent._compact:
+  its task prompt kept, its work since summarised but for its latest rounds), which the child's turn slots
   `trigger` and `summarizer` drive, with the role "subagent"; a compaction refused or failed is
   not tried again in that child. Its compactions are `compaction` events among its `task` lines.
 - Cancellation: once the parent's cancel event is set (Ctrl-C), the child's is set too: its
@@ -144,11 +144,10 @@ def subagent_model_setting(extra: Mapping[str, Any], flag: str | None, provider_
 
 
 class ChildCompaction(Protocol):
-    """A sub-agent's compaction: `model` the name the child is built with (its window), `record`
-    writes a compaction (summary, messages replaced, focus) among its lines, `label` how the
-    person sees the child."""
+    """A sub-agent's compaction: `record` writes a compaction (summary, messages replaced, focus,
+    start) among its lines, `label` how the person sees the child (its window is its model's)."""
 
-    def __call__(self, model: str, record: Callable[[str, int, str], None], label: str, /) -> Compaction: ...
+    def __call__(self, record: Callable[[str, int, str, int], None], label: str, /) -> Compaction: ...
 
 
 class Sink(Protocol):
@@ -236,8 +235,8 @@ class _ChildRecord(Recording):
             self.replies += 1
         super().message(message, usage)
 
-    def compaction(self, summary: str, replaced: int, focus: str) -> None:
-        self.record("compaction", summary=summary, replaced=replaced, focus=focus)
+    def compaction(self, summary: str, replaced: int, focus: str, start: int) -> None:
+        self.record("compaction", summary=summary, replaced=replaced, focus=focus, start=start)
 
 
 class _Shown(Events):
@@ -412,9 +411,7 @@ class Subagents:
         record = _ChildRecord(self.sink, parent_id, number)
         record.record("start", kind=kind, model=model.options.model, prompt=prompt)
         checkpoint = _Shared(self.checkpoint, self._keeping) if self.checkpoint is not None else None
-        compaction = (
-            self.compaction(model.options.model, record.compaction, label) if self.compaction else None
-        )
+        compaction = self.compaction(record.compaction, label) if self.compaction else None
         parent = self.parent
         running = parent.slots if parent is not None else None
         child = Agent(

@@ -89,7 +89,12 @@ class AgentError(BastionError):
 
 
 class ConfigError(AgentError):
-    """A bad flag, config file or missing key: reported before any request is made."""
+    """A bad flag, config file or missing key: reported before any request is made; `hint`, how a
+    person goes on (said on a line of its own)."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
 
 
 class UsageError(AgentError):

@@ -340,6 +340,13 @@ class Agent:
         self.events.withdrawn(self.messages.pop())
         return True
 
+    def tell(self, note: str, ack: str) -> None:
+        """Between prompts, tell the model what happened outside the conversation (a /undo-turn):
+        `note` as a user message, then `ack` as its reply, so the next prompt follows a reply as any
+        does. Both are recorded, so --resume rebuilds them."""
+        self._add(User(note))
+        self._add(Assistant(ack))
+
     def clear(self) -> None:
         """Start the conversation anew (the session and its record go on)."""
         self.messages = []

@@ -6,7 +6,14 @@ neither)."""
 import importlib
 import typing
 
-from ._config import PROJECT_CONFIG, PolicyFlags, Settings, load_settings, user_config_path
+from ._config import (
+    PROJECT_CONFIG,
+    PolicyFlags,
+    ProjectConfigError,
+    Settings,
+    load_settings,
+    user_config_path,
+)
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
 from ._gate import Claims, Decided, Gate, secrets_in_force
@@ -58,6 +65,7 @@ __all__ = [
     "Policy",
     "PolicyError",
     "PolicyFlags",
+    "ProjectConfigError",
     "RequestError",
     "Rule",
     "RuleError",

@@ -34,7 +34,14 @@ from ._engine import Layer, Policy
 from ._rules import ConfigError, RuleError, parse_rule
 from ._types import Decision
 
-__all__ = ["PROJECT_CONFIG", "PolicyFlags", "Settings", "load_settings", "user_config_path"]
+__all__ = [
+    "PROJECT_CONFIG",
+    "PolicyFlags",
+    "ProjectConfigError",
+    "Settings",
+    "load_settings",
+    "user_config_path",
+]
 
 PROJECT_CONFIG = ".bastion/config.toml"
 MAX_PROJECT_CONFIG_BYTES = 1 << 20
@@ -48,6 +55,24 @@ Fallback = Literal["allow", "ask", "deny"]
 if TYPE_CHECKING:
     from ._plain import Section, UserData
     from ._schema import Strict
+
+
+class ProjectConfigError(ConfigError):
+    """The project's `.bastion/config.toml` cannot be applied (it tries to loosen something, or
+    cannot be read as one): its message names the file and the entry. Nothing runs under a project
+    config half applied; a person may go on without it (`load_settings(..., project=False)`, the
+    `--no-project-config` of the agent and of `check`), a hook never does."""
+
+    def __init__(self, message: str, path: str) -> None:
+        super().__init__(message)
+        self.path = path
+
+    def advice(self, command: str) -> str:
+        """How a person goes on, with `command` (`bastion`, `bastion check`)."""
+        return (
+            f"the project's config is refused whole, not applied; to go on without it (none of its "
+            f"rules apply then), run `{command} --no-project-config`, or fix the entry named"
+        )
 
 
 class PolicyFlags(NamedTuple):
@@ -287,12 +312,21 @@ def _project_data(data: bytes, path: str, user_path: str) -> tuple[Section, str,
 
 
 def load_settings(
-    ws: Workspace, user_config: str | None = None, *, flags: PolicyFlags | None = None
+    ws: Workspace,
+    user_config: str | None = None,
+    *,
+    flags: PolicyFlags | None = None,
+    project_config: bool = True,
 ) -> Settings:
-    """The settings for a session in `ws`. Raises ConfigError naming the file and the field."""
+    """The settings for a session in `ws`; `project_config` False: the project's file is not read
+    at all (its rules do not apply, nor its errors). Raises ConfigError naming the file and the
+    field (ProjectConfigError for the project's file)."""
     user_path = os.path.expanduser(user_config) if user_config else user_config_path()
     user, user_found = _read_user(user_path, explicit=user_config is not None)
-    project = _read_project(ws, user_path)
+    try:
+        project = _read_project(ws, user_path) if project_config else None
+    except ConfigError as err:
+        raise ProjectConfigError(str(err), os.path.join(ws.root, PROJECT_CONFIG)) from None
     flags = flags or PolicyFlags()
 
     section = user.policy if user is not None else None

@@ -17,7 +17,7 @@ from typing import Any
 from .._errors import BastionError
 from ..grammar import prepare
 from ..workspace import LocalWorkspace
-from ._config import load_settings
+from ._config import Settings, load_settings
 from ._gate import Decided, Gate
 from ._rules import ConfigError
 from ._tools import wrong_type
@@ -96,21 +96,27 @@ class DryRun:
     loaded for every request (both config files read again, so a changed one counts at once);
     what their bytes mean and the policy they make are remembered per process (`load_settings`)."""
 
-    def __init__(self, user_config: str | None = None) -> None:
+    def __init__(self, user_config: str | None = None, *, project_config: bool = True) -> None:
+        """`project_config` False: no project's `.bastion/config.toml` is read (`check
+        --no-project-config`; a hook never sets it)."""
         self.user_config = user_config
+        self.project_config = project_config
         self._workspaces: OrderedDict[str, LocalWorkspace] = OrderedDict()
+
+    def _settings(self, ws: LocalWorkspace) -> Settings:
+        return load_settings(ws, self.user_config, project_config=self.project_config)
 
     def gate(self, cwd: str) -> Gate:
         root = os.path.abspath(cwd)
         ws = self._workspaces.get(root)
         if ws is not None:
             self._workspaces.move_to_end(root)
-            return Gate(load_settings(ws, self.user_config), ws)
+            return Gate(self._settings(ws), ws)
         if not os.path.isdir(root):
             raise RequestError(f"cwd {cwd!r} is not a directory")
         ws = LocalWorkspace(root)
         try:
-            settings = load_settings(ws, self.user_config)
+            settings = self._settings(ws)
         except BaseException:
             ws.close()
             raise

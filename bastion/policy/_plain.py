@@ -30,6 +30,7 @@ PROVIDER_KEYS = (
     "think",
     "effort",
     "compact_at",
+    "context_windows",
     "pricing",
     "harness",
     "mcp",  # the agent's [mcp.servers.NAME] tables: a table here, checked by the agent (bastion/agent/mcp)
@@ -143,6 +144,10 @@ def _provider_value(key: str, value: object) -> bool:
         return isinstance(value, int | float) and not isinstance(value, bool) and 0 < value <= _MAX_SECONDS
     if key == "mcp":
         return type(value) is dict
+    if key == "context_windows":
+        return type(value) is dict and all(
+            type(k) is str and k != "" and type(v) is int and 0 < v <= _MAX_INT for k, v in value.items()
+        )
     if key in ("subagent_model", "memory_dir"):
         return type(value) is str and value != ""
     if key in ("pricing", "harness"):

@@ -19,6 +19,7 @@ _EnvName = Annotated[str, StringConstraints(pattern=r"^[A-Za-z_][A-Za-z0-9_]*$")
 # A path an approved command may also write: absolute, or from the home directory.
 _WritablePath = Annotated[str, StringConstraints(pattern=r"^(/|~/)[^\x00]*$")]
 Fallback = Literal["allow", "ask", "deny"]
+_ModelName = Annotated[str, StringConstraints(min_length=1)]
 
 
 class Strict(BaseModel):
@@ -79,8 +80,11 @@ class UserFile(Strict):
     api_key_command: str | list[str] | None = None
     think: bool | None = None
     effort: str | None = None
-    # Tokens at which the conversation is compacted when the model's context window is not known.
+    # Tokens at which the conversation is compacted (default: three quarters of the model's window).
     compact_at: int | None = Field(default=None, gt=0)
+    # [context_windows]: "MODEL" (or a family, "NAME*") = the tokens its window takes, over what the
+    # server says and bastion's table of known models (bastion/agent/providers/_windows.py).
+    context_windows: dict[_ModelName, Annotated[int, Field(gt=0)]] | None = None
     # The model a sub-agent (the task tool) talks to; the session's model when unset.
     subagent_model: str | None = Field(default=None, min_length=1)
     # Seconds without a byte from the model's server before a request is given up (and retried).

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent._checkpoint import Checkpoints, UndoRefused
+from bastion.agent._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from bastion.agent._toolbox import Toolbox
-from bastion.agent._types import Assistant
+from bastion.agent._types import Assistant, User
 from bastion.agent.loop import Agent, Answer
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Decision
@@ -134,3 +135,46 @@ def test_a_bash_line_that_leaves_the_workspace_over_the_bounds_cannot_be_undone(
     with pytest.raises(UndoRefused, match="over 3 files"):
         checkpoints.undo()
     assert (work / "d").exists()
+
+
+class _Record:
+    def __init__(self) -> None:
+        self.events: list[tuple[str, dict[str, object]]] = []
+
+    def record(self, event: str, **data: object) -> None:
+        self.events.append((event, data))
+
+
+def test_undo_turn_tells_the_model_what_became_of_each_file_before_its_next_prompt(tmp_path: Path) -> None:
+    work = _work(tmp_path)
+    checkpoints = Checkpoints(LocalWorkspace(str(work)))
+    agent = _turn(
+        work,
+        checkpoints,
+        ("write", {"path": "new.txt", "content": "fresh\n"}),
+        ("edit", {"path": "kept.txt", "old_string": "two", "new_string": "TWO"}),
+        ("bash", {"command": "rm other.txt"}),
+    )
+    session = _Record()
+    LONG_COMMANDS["/undo-turn"]("", agent, session)
+    assert session.events == [("undo_turn", {"files": ["kept.txt", "new.txt", "other.txt"]})]
+    note, ack = agent.messages[-2:]
+    assert isinstance(note, User) and note.text.startswith(UNDO_HEAD) and ack == Assistant(UNDO_ACK)
+    assert (
+        "kept.txt (restored), new.txt (removed: the turn created it), other.txt (restored: the turn "
+        "deleted it)" in note.text
+    )
+    assert isinstance(agent.model, ScriptedModel)
+    agent.model.replies.append(Assistant("noted"))
+    agent.run("and now?")
+    assert agent.model.seen[-1][-3:] == [note, ack, User("and now?")]
+
+
+def test_a_refused_undo_tells_the_model_nothing(tmp_path: Path) -> None:
+    work = _work(tmp_path)
+    checkpoints = Checkpoints(LocalWorkspace(str(work)))
+    agent = _turn(work, checkpoints, ("write", {"path": "new.txt", "content": "fresh\n"}))
+    (work / "new.txt").write_text("changed since\n")
+    before = list(agent.messages)
+    LONG_COMMANDS["/undo-turn"]("", agent, _Record())
+    assert agent.messages == before

@@ -5,6 +5,7 @@ message and --resume rebuilds the compacted conversation; /context says what tak
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
 
 import pytest
@@ -12,6 +13,7 @@ import pytest
 from bastion.agent._compact import ACK, COMPACT_SYSTEM, GO_ON, SUMMARY_HEAD, WORK_HEAD, Compactor, NotShrunk
 from bastion.agent._types import Assistant, Message, Usage, User
 from bastion.agent.loop import Agent, Answer
+from bastion.agent.providers import DEFAULT_WINDOW, Window
 
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, run_main
 from .scripted_server import ScriptedServer
@@ -22,9 +24,14 @@ def _never(call: object, args: object, verdict: object) -> Answer:
     return Answer(False)
 
 
+def _window(tokens: int | None) -> Callable[[str], Window]:
+    """A model's window as the server says it (None: not said, bastion's default)."""
+    return lambda model: Window(tokens, "server") if tokens else Window(DEFAULT_WINDOW, "default")
+
+
 def _compactor(window: int | None, compact_at: int | None, said: list[str]) -> Compactor:
-    records: list[tuple[str, int, str]] = []
-    return Compactor(lambda: window, compact_at, lambda *r: records.append(r), said.append)
+    records: list[tuple[str, int, str, int]] = []
+    return Compactor(_window(window), compact_at, lambda *r: records.append(r), said.append)
 
 
 def _agent(replies: list[Assistant], compactor: Compactor) -> tuple[Agent, ScriptedModel]:
@@ -122,7 +129,7 @@ def test_a_long_session_is_compacted_in_p_mode_recorded_whole_and_resumed_compac
 def test_context_reports_the_parts_the_window_and_the_threshold() -> None:
     agent, _ = _agent([], _compactor(8000, None, []))
     space = agent.compaction.space(agent)  # type: ignore[union-attr]
-    assert (space.window, space.threshold) == (8000, 6000)
+    assert (space.window, space.threshold) == (Window(8000, "server"), 6000)
     assert space.turns == 2000 and space.system == 1 and space.used == space.system + space.tools + 2000
 
 

@@ -41,6 +41,7 @@ from bastion.agent.harness import (
     failure_words,
 )
 from bastion.agent.loop import Agent, Answer, Events
+from bastion.agent.providers import DEFAULT_WINDOW, Window
 from bastion.policy import Decision, Verdict
 
 from ..waits import PATIENCE
@@ -270,7 +271,10 @@ def test_a_component_that_does_not_answer_in_time_is_replaced_by_the_default() -
         [Assistant("done")],
         harness(("use", Component("trigger", "slow", slow)), config=HarnessConfig(timeout=0.05)),
     )
-    made.compaction = Compactor(lambda: None, None, lambda *r: None, lambda text: None)
+    made.compaction = Compactor(
+        lambda m: Window(DEFAULT_WINDOW, "default"), None, lambda *r: None, lambda t: None
+    )
+    made.messages = [User("earlier"), Assistant("answered")]  # something the trigger is asked about
     assert made.run("go").text == "done"
     release.set()
     assert [(f.component, f.fault, f.instead) for f in seen.failures] == [("slow", "timed out", "threshold")]
@@ -419,17 +423,19 @@ def _long_agent(built: Harness, replies: list[Assistant]) -> tuple[Agent, Script
     said: list[str] = []
     model = ScriptedModel(replies)
     history: list[Message] = [User("x" * 4000), Assistant("y" * 4000)]
-    compactor = Compactor(lambda: 2000, None, lambda *r: None, said.append)
+    compactor = Compactor(lambda m: Window(2000, "server"), None, lambda *r: None, said.append)
     made = Agent(model, FakeGate(), FakeTools(), Asked(True), "sys", messages=history, compaction=compactor)
     made.harness = built
     return made, model, said
 
 
-def test_trigger_never_keeps_a_conversation_over_the_threshold_whole() -> None:
+def test_trigger_never_keeps_a_conversation_over_the_threshold_whole_and_says_it_is_over_the_window() -> None:
     config = HarnessConfig(slots=MappingProxyType({"trigger": "never"}))
     made, model, said = _long_agent(Harness(config), [Assistant("answer")])
     made.run("next")
-    assert len(model.seen) == 1 and len(model.seen[0]) == 3 and said == []
+    assert len(model.seen) == 1 and len(model.seen[0]) == 3
+    assert [s.split(",")[0] for s in said] == ["this request takes about 2037 tokens"]
+    assert "over the model's context window of 2000 (the server says)" in said[0]
 
 
 def test_a_summarizer_component_writes_the_summary_and_may_ask_the_model() -> None:

@@ -314,7 +314,8 @@ def test_a_failing_component_is_shown_and_recorded_and_the_run_completes(
     tmp_path: Path, modules: Path
 ) -> None:
     _config(tmp_path, f'[harness]\nmodules = ["{_module(modules, FAILING)}"]\n')
-    code, err, _ = _run(tmp_path, [{"text": "fine"}])
+    # The trigger is asked once the prompt has work to compact: before the second request.
+    code, err, _ = _run(tmp_path, [{"calls": [{"name": "ls", "arguments": {}}]}, {"text": "fine"}])
     assert code == 0
     assert (
         "bastion: harness: trigger component 'broken' raised: ValueError: oops; 'threshold' serves trigger "

@@ -6,15 +6,18 @@ from pathlib import Path
 
 import pexpect
 
+from bastion.agent._long import UNDO_ACK, UNDO_HEAD
+
 from .scripted_server import ScriptedServer
 from .test_repl import _spawn
 from .test_scenarios import _session_events
 
 
-def test_diff_shows_the_last_turn_and_undo_turn_puts_it_back(tmp_path: Path) -> None:
+def test_diff_shows_the_last_turn_and_undo_turn_puts_it_back_and_tells_the_model(tmp_path: Path) -> None:
     rounds = [
         {"calls": [{"name": "write", "arguments": {"path": "out.txt", "content": "hi\n"}}]},
         {"text": "Written it."},
+        {"text": "Then out.txt is gone."},
     ]
     with ScriptedServer(rounds) as server:
         child = _spawn(tmp_path, server.url)
@@ -30,11 +33,25 @@ def test_diff_shows_the_last_turn_and_undo_turn_puts_it_back(tmp_path: Path) -> 
         child.expect("undone: out.txt")
         child.sendline("/undo-turn")
         child.expect("refused: the last turn changed no file")
+        child.sendline("is out.txt there?")
+        child.expect("Then out.txt is gone.")
         child.sendline("/quit")
         child.expect(pexpect.EOF)
         child.close()
     assert not (tmp_path / "work" / "out.txt").exists()
     assert any(e["type"] == "undo_turn" and e["files"] == ["out.txt"] for e in _session_events(tmp_path))
+    # The next request tells the model what was undone (once: the refused second undo says nothing).
+    sent = [(m["role"], m.get("content")) for m in server.requests[2]["body"]["messages"][1:]]
+    assert sent[4:] == [
+        (
+            "user",
+            f"{UNDO_HEAD}The user ran /undo-turn: every file your last turn changed is back as it was "
+            "before that turn: out.txt (removed: the turn created it). Those changes are no longer in "
+            "place; read a file again before relying on what you last saw of it.",
+        ),
+        ("assistant", UNDO_ACK),
+        ("user", "is out.txt there?"),
+    ]
 
 
 def test_compact_that_does_not_shrink_is_refused_and_context_shows_the_space(tmp_path: Path) -> None:
@@ -48,7 +65,8 @@ def test_compact_that_does_not_shrink_is_refused_and_context_shows_the_space(tmp
         child.expect("/compact refused: the summary .* does not shrink the conversation")
         child.sendline("/context")
         child.expect(r"used: \d+ tokens")
-        child.expect("window: not known")
+        child.expect(r"window: 272000 \(bastion's table of known models, \d{4}-\d\d-\d\d\)")
+        child.expect(r"compacts at: 204000 \(three quarters of the window\)")
         child.expect(r"system \d+ · tools \d+ · turns \d+ \(2 messages\)")
         child.sendline("/quit")
         child.expect(pexpect.EOF)

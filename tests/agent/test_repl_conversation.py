@@ -10,7 +10,7 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from bastion.agent._slash import COMMANDS, _checked_model, help_text
+from bastion.agent._slash import COMMANDS, _checked_model, _list_models, help_text
 from bastion.agent._types import Failure, ModelError
 from bastion.agent.providers import Connection, KeySource, listed_models
 
@@ -70,6 +70,10 @@ def test_model_is_checked_against_the_providers_list(tmp_path: Path) -> None:
     with ScriptedServer([{"text": "from the mini"}], models=MODELS) as server:
         child = _spawn(tmp_path, server.url)
         child.expect("/help for commands")
+        child.sendline("/model")
+        child.expect("model: gpt-5")
+        child.expect(r"openai lists 2 \(/model NAME to switch\):")
+        child.expect(r"\* gpt-5\s+gpt-5-mini")
         child.sendline("/model gpt-5-mnii")
         child.expect(r"openai lists no model 'gpt-5-mnii' \(2 listed\); did you mean gpt-5-mini")
         child.expect(r"model: gpt-5 \(unchanged\)")
@@ -79,7 +83,8 @@ def test_model_is_checked_against_the_providers_list(tmp_path: Path) -> None:
         child.expect("from the mini")
         _leave(child)
     assert server.requests[0]["body"]["model"] == "gpt-5-mini"
-    assert server.lookups == ["/v1/models", "/v1/models"]
+    # Three lists for /model (none, the typo, the name), then one for gpt-5-mini's window.
+    assert server.lookups == ["/v1/models"] * 4
 
 
 def test_resume_shows_the_last_exchanges(tmp_path: Path) -> None:
@@ -155,3 +160,14 @@ def test_each_provider_lists_its_models_where_it_keeps_them(provider: str, suffi
         key = None if provider == "ollama" else KeySource(provider, env_name="K", environ={"K": "sk-x"})
         assert listed_models(Connection(provider, server.url + suffix, key)) == list(MODELS)
     assert server.lookups == [asked]
+
+
+def test_model_without_a_name_says_why_where_there_is_no_list(capsys: pytest.CaptureFixture[str]) -> None:
+    _list_models("claude-sonnet-5-5", Connection("vertex", "https://aiplatform.googleapis.com", None))
+    assert "vertex publishes no list of models: any claude-... or gemini-... name" in capsys.readouterr().out
+    with ScriptedServer([], models={}) as server:
+        _list_models("qwen3.5:9b", Connection("ollama", server.url + "/v1", None))
+    assert f"ollama lists no models at {server.url}/v1" in capsys.readouterr().out
+    url = f"http://127.0.0.1:{_closed_port()}/v1"
+    _list_models("qwen3.5:9b", Connection("ollama", url, None))
+    assert f"ollama's model list could not be fetched from {url}" in capsys.readouterr().out

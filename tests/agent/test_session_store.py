@@ -160,6 +160,7 @@ def test_a_store_that_cannot_be_made_runs_unrecorded_said_once_and_in_the_json(
     assert code == 0, err
     document = json.loads(out)
     assert document["result"] == "answered anyway" and document["outcome"]["status"] == "completed"
+    assert document["session_id"] is None  # nothing to --resume
     ((warning),) = document["outcome"]["warnings"]
     assert warning["kind"] == "session_not_recorded" and culprit in warning["message"]
     said = [line for line in err.splitlines() if "unrecorded" in line]

@@ -28,6 +28,7 @@ from bastion.agent._subagent import (
 from bastion.agent._toolbox import Toolbox
 from bastion.agent._types import Assistant, Cancelled, Message, Reply, ToolResult, ToolSpec, Usage, User
 from bastion.agent.loop import INTERRUPTED, Agent, Answer, Answerer, Model
+from bastion.agent.providers import DEFAULT_WINDOW, Window
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
@@ -404,10 +405,13 @@ def test_an_explore_view_runs_no_tool_its_kind_lacks_whoever_calls_it() -> None:
 def test_each_child_compacts_its_own_work_and_a_refusal_is_not_tried_again_in_that_child_only() -> None:
     said: list[str] = []
 
-    def compactor(model: str, record: Callable[[str, int, str], None], label: str) -> Compactor:
+    def compactor(record: Callable[[str, int, str, int], None], label: str) -> Compactor:
         # compact_at 1: the trigger fires before every request that has work behind it.
         return Compactor(
-            lambda: None, 1, record, lambda text: said.append(f"{label} {text}"), within_turn=True
+            lambda m: Window(DEFAULT_WINDOW, "default"),
+            1,
+            record,
+            lambda text: said.append(f"{label} {text}"),
         )
 
     long_path = {"path": "x" * 400}

@@ -122,7 +122,7 @@ _ALL = (
     AllSources("catalog", "all"),  # every tool of every source
     NativeOnly("catalog", "native-only"),  # bastion's own tools, skill and memory (no MCP tool, no task)
     ReadOnly("catalog", "read-only"),  # bastion's tools that only look (READ_TOOLS) and skill
-    Threshold("trigger", "threshold"),  # at 3/4 of the model's window, else at compact_at
+    Threshold("trigger", "threshold"),  # at compact_at, else at 3/4 of the model's window
     Never("trigger", "never"),  # never compact unasked (/compact still does)
     ModelSummary("summarizer", "model"),  # the session's model summarises
     Configured("model_selector", "configured"),  # the model the session was started with

@@ -84,8 +84,11 @@ class Catalog(Component, Protocol):
 # trigger.v1: whether to compact before this request.
 class TriggerInput(NamedTuple):
     """`used`: the tokens the conversation takes (estimated, or as last reported, whichever is
-    more); `threshold`: three quarters of the model's window, else the config's compact_at, else
-    None; `window`: the model's context window if known; `turn`: the prompt's number."""
+    more); `threshold`: the config's compact_at, else three quarters of the model's window (always
+    set by bastion's compactor; None only from a caller that knows neither); `window`: the model's
+    context window (bastion.agent.providers._windows: always known to the compactor); `turn`: the
+    prompt's number. Asked only when there is something to compact: messages before the running
+    prompt, or work of its own."""
 
     used: int
     threshold: int | None
@@ -97,10 +100,10 @@ class Trigger(Component, Protocol):
     def run(self, given: TriggerInput) -> bool: ...
 
 
-# summarizer.v1: the summary that replaces the conversation before the running prompt (in a
-# sub-agent's turn: the work after its task prompt).
+# summarizer.v1: the summary that replaces the conversation before the running prompt, or the
+# running prompt's own work (the rounds before its latest).
 class SummarizerInput(NamedTuple):
-    """`messages`: what is replaced (in a sub-agent's turn, its task prompt first, which is kept);
+    """`messages`: what is replaced (for a prompt's own work, the prompt first, which is kept);
     `transcript`: them as text, results cut (what the default
     summariser sends); `focus`: what /compact asked to keep ("" for none); `ask`: one request to
     the session's model with (system, prompt), its text back (its usage counts to the run)."""

@@ -12,9 +12,13 @@ from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
 from ._options import EFFORTS, ModelOptions
 from ._pricing import Price, prices_of
+from ._windows import DEFAULT_WINDOW, KNOWN_AS_OF, KNOWN_WINDOWS, Window, known_window, window_of
 
 __all__ = [
     "DEFAULTS",
+    "DEFAULT_WINDOW",
+    "KNOWN_AS_OF",
+    "KNOWN_WINDOWS",
     "Connection",
     "EFFORTS",
     "KINDS",
@@ -26,6 +30,8 @@ __all__ = [
     "StreamingModel",
     "Timeouts",
     "VertexSetup",
+    "Window",
+    "known_window",
     "listed_models",
     "make_model",
     "model_limits",
@@ -37,4 +43,5 @@ __all__ = [
     "vertex_base_url",
     "vertex_location",
     "vertex_setup",
+    "window_of",
 ]

@@ -1,8 +1,11 @@
 """What the vendor says a model can take: its context window and output limit, from Anthropic's
-models API, OpenRouter's model list, Gemini's models API or Ollama's /api/show, asked once and kept
-a day in a cache file; for vertex, which publishes none, what the model's family is known to take.
-Unknown (None) where the vendor does not say or cannot be asked: the limits only tune a request
-(Anthropic's max_tokens) and inform the transcript, so asking never fails a run."""
+models API, OpenRouter's model list, Gemini's models API, Ollama's /api/show, or the model list of an
+OpenAI-style server that states one (vLLM's `max_model_len`, others' `context_length` or
+`context_window`; OpenAI's own API states none and is not asked), asked once and kept a day in a
+cache file; for vertex, which publishes none, what the model's family is known to take. Unknown
+(None) where the vendor does not say or cannot be asked: the limits tune a request (Anthropic's
+max_tokens) and inform the transcript, and compaction falls back to the table of known windows
+(bastion.agent.providers._windows), so asking never fails a run."""
 
 from __future__ import annotations
 
@@ -18,6 +21,11 @@ from ._gemini import gemini_get
 from ._google import family_of
 
 __all__ = ["ModelLimits", "model_limits"]
+
+# OpenAI's own API, whose model list states no limits: not asked.
+_OPENAI = "https://api.openai.com/v1"
+# The fields an OpenAI-style model list's entry states its window in, by server.
+_WINDOW_FIELDS = ("max_model_len", "context_length", "context_window", "max_context_length")
 
 _TTL = 24 * 3600.0
 _TIMEOUT = 10.0
@@ -45,14 +53,15 @@ def _ask(connection: Connection, model: str) -> ModelLimits | None:
     if provider == "anthropic":
         info = connection.anthropic().models.retrieve(model, timeout=_TIMEOUT)
         return ModelLimits(_int(info.max_input_tokens), _int(info.max_tokens))
-    if provider == "openrouter":
+    if provider == "openrouter" or (
+        provider in ("openai", "openresponses") and connection.base_url.rstrip("/") != _OPENAI
+    ):
         listed = connection.openai().models.list(timeout=_TIMEOUT, **connection.openai_extras())
         for entry in listed.data:
             if entry.id == model:
                 top = _field(entry, "top_provider")
-                return ModelLimits(
-                    _int(_field(entry, "context_length")), _int(_field(top, "max_completion_tokens"))
-                )
+                stated = [n for n in (_int(_field(entry, name)) for name in _WINDOW_FIELDS) if n]
+                return ModelLimits(stated[0] if stated else None, _int(_field(top, "max_completion_tokens")))
         return ModelLimits()
     if provider == "gemini":
         shown = gemini_get(connection, f"models/{model.removeprefix('models/')}", _TIMEOUT)
@@ -68,7 +77,7 @@ def _ask(connection: Connection, model: str) -> ModelLimits | None:
         shown = body.get("model_info") if isinstance(body, dict) else None
         found = [v for k, v in (shown or {}).items() if str(k).endswith(".context_length")]
         return ModelLimits(_int(found[0]) if found else None, None)
-    return None  # OpenAI's model API says nothing of limits; an Open Responses server, nothing known
+    return None  # OpenAI's model API says nothing of limits
 
 
 def _load(path: str) -> dict[str, Any]:
