@@ -119,10 +119,12 @@ def test_a_stream_that_only_trickles_keepalives_is_given_up_at_the_total_bound(
 ) -> None:
     # A comment every 50 ms: bytes keep coming, so only the total bound can end the wait.
     rounds = [{"text": "never ends", "stall": 1, "ping": 0.05, "repeat": True}]
-    code, doc, _, server = _run(tmp_path, fmt, rounds, config="request_timeout = 0.5\n")
+    code, doc, _, server = _run(tmp_path, fmt, rounds, config="request_timeout = 2\n")
     assert (code, _failure(doc)["kind"]) == (17, "network")
-    assert "no complete answer within 0.5 s (request_timeout)" in doc["outcome"]["message"]
-    assert len(server.requests) == 1  # the bound covers the retries too: none is started past it
+    assert "no complete answer within 2 s (request_timeout)" in doc["outcome"]["message"]
+    # The bound covers the retries too: none is started past it. (On a loaded machine vertex's token
+    # and the connection can take the whole bound, so the first request may not be sent at all.)
+    assert len(server.requests) <= 1
 
 
 @pytest.mark.parametrize("fmt", FORMATS)
