@@ -88,6 +88,8 @@ _TOOL_DOES: dict[str, str] = {
     "glob": "searches the names below",
     "grep": "searches the files below",
 }
+# How much of a command line a question's first words quote (the whole line is shown below them).
+_CODE = 80
 _SOURCES = {"builtin": "bastion's shipped rules", "flags": "a command-line flag"}
 
 
@@ -157,7 +159,7 @@ def _words(text: str) -> list[str]:
 
 def _code(text: str) -> str:
     line = " ".join(text.split())
-    return f"`{line if len(line) <= 80 else line[:79] + '…'}`"
+    return f"`{line if len(line) <= _CODE else line[:_CODE].rsplit(' ', 1)[0] + ' …'}`"
 
 
 def _bash(command: str, verdict: Verdict, analysis: object) -> str:
