@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from .._safe import SafeStream, safe_text
 
-__all__ = ["MarkdownStream", "rendered"]
+__all__ = ["MarkdownStream", "rendered", "rows_above"]
 
 _LEADING_BLANKS = re.compile(r"\A(?:[ \t]*(?:\x1b\[[0-9;]*m)*[ \t]*\n)+")
 
