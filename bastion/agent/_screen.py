@@ -30,7 +30,7 @@ RESULT_LINES = 4
 # How many collapsed results are kept to be opened whole (/expand N); the oldest go first.
 EXPAND_KEPT = 50
 # The arguments that say in one line what a call does, the first one present.
-_SHOWN_ARGUMENTS = ("command", "path", "pattern", "prompt")
+_SHOWN_ARGUMENTS = ("command", "pattern", "path", "prompt")
 
 
 def summary(call: ToolCall) -> str:
