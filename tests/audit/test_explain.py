@@ -146,3 +146,25 @@ def test_the_operators_named_are_each_the_lines_own_once(ws: Workspace) -> None:
     assert "parse: in the subset: 5 pipelines joined by `&&`, `||` and a newline, 5 stages\n" in text
     assert "parse: in the subset: 1 pipeline, 1 stage\n" in _explain(ws, "ls")[1]
     assert "the line as a whole" not in _explain(ws, "ls")[1]  # an allowed line has nothing to add
+
+
+def test_checks_plan_line_summarises_the_neutralising_settings_and_keeps_every_other_word(
+    ws: Workspace, capsys: object
+) -> None:
+    from bastion.audit._plan_words import short_plan
+    from bastion.cli import check
+
+    plan = DryRun(str(ws.config)).check(str(ws.root), "bash", {"command": "git status && ls *.md"})["plan"]
+    short = short_plan(plan)
+    assert short.startswith("'unset' '-v' 'GIT_ALLOW_PROTOCOL' [... ")
+    assert "more variables that steer git] && '/usr/bin/git' '-c' 'core.fsmonitor=false' [... " in short
+    assert "more secret excludes] && '/usr/bin/ls' '--' *.md" in short and len(short) < len(plan) // 3
+    # What is not elided is the plan's own words, in their order (a subsequence of the plan).
+    rest = iter(plan.split())
+    assert all(word in rest for word in re.sub(r"\[\.\.\. [^\]]*\]", "", short).split())
+    out = io.StringIO()
+    assert (
+        check(["--cwd", str(ws.root), "--config", str(ws.config), "--", "git status && ls *.md"], out=out)
+        == 0
+    )
+    assert f"  runs: {short}\n" in out.getvalue()
