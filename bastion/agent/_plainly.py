@@ -83,7 +83,7 @@ _OUTSIDE_DOES: dict[str, str] = {
 _TOOL_DOES: dict[str, str] = {
     "read": "reads",
     "write": "writes",
-    "edit": "edits",
+    "edit": "changes",
     "ls": "lists",
     "glob": "searches the names below",
     "grep": "searches the files below",
@@ -190,7 +190,7 @@ def headline(tool: str, args: Mapping[str, object], verdict: Verdict, analysis: 
     path = args.get("path")
     if tool in _TOOL_DOES and isinstance(path, str):
         secret = ", a secret-looking name" if verdict.source == "builtin" else ""
-        return f"{tool} {_TOOL_DOES[tool]} {path}{secret}"
+        return f"{_TOOL_DOES[tool]} {path}{secret}"
     return f"{tool} is a tool bastion does not run without asking"
 
 

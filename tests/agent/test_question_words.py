@@ -40,8 +40,9 @@ def _question(tmp_path: Path, tool: str, args: dict[str, object], width: int = 2
         ("bash", {"command": "cat .env"}, "? bash: `cat .env` reads .env (a secret-looking name)"),
         ("bash", {"command": "grep -R TODO ."}, "? bash: `grep -R TODO .`: grep -R reads every file below"),
         ("bash", {"command": "frobnicate now"}, "? bash: `frobnicate now` runs frobnicate, which"),
-        ("read", {"path": ".env"}, "? read: read reads .env, a secret-looking name"),
-        ("write", {"path": "a.txt", "content": "x"}, "? write: write writes a.txt"),
+        ("read", {"path": ".env"}, "? read: reads .env, a secret-looking name"),
+        ("write", {"path": "a.txt", "content": "x"}, "? write: writes a.txt"),
+        ("edit", {"path": "a.txt", "old_string": "x", "new_string": "y"}, "? edit: changes a.txt"),
     ],
 )  # fmt: skip
 def test_the_question_says_what_the_call_does_first(
