@@ -191,6 +191,9 @@ def headline(tool: str, args: Mapping[str, object], verdict: Verdict, analysis: 
     if tool in _TOOL_DOES and isinstance(path, str):
         secret = ", a secret-looking name" if verdict.source == "builtin" else ""
         return f"{_TOOL_DOES[tool]} {path}{secret}"
+    if tool == "task":
+        kind = args.get("kind") if isinstance(args.get("kind"), str) else "explore"
+        return f"hands a {kind} task to a sub-agent, whose every call is decided as yours are"
     return f"{tool} is a tool bastion does not run without asking"
 
 
