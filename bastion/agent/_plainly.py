@@ -190,7 +190,9 @@ def headline(tool: str, args: Mapping[str, object], verdict: Verdict, analysis: 
     path = args.get("path")
     if tool in _TOOL_DOES and isinstance(path, str):
         secret = ", a secret-looking name" if verdict.source == "builtin" else ""
-        return f"{_TOOL_DOES[tool]} {path}{secret}"
+        subject = verdict.subject
+        found = f": {subject.why}" if subject is not None and subject.why else ""  # hard links, say
+        return f"{_TOOL_DOES[tool]} {path}{secret}{found}"
     if tool == "task":
         kind = args.get("kind") if isinstance(args.get("kind"), str) else "explore"
         return f"hands a {kind} task to a sub-agent, whose every call is decided as yours are"

@@ -598,6 +598,8 @@ class Agent:
                     raise Cancelled("cancelled while tools ran")
             self._add_ended()
         self._running = []
+        if self.cancel.is_set():  # set while the calls ran (Ctrl-C at a sub-agent's question)
+            raise Cancelled("cancelled while tools ran")
 
     def _one(self, p: _Pending) -> None:
         assert p.args is not None

@@ -120,6 +120,25 @@ def test_ctrl_c_at_a_question_ends_the_turn_and_the_model_is_not_asked_again(tmp
     assert not (tmp_path / "work" / "made.txt").exists()
 
 
+def test_ctrl_c_at_a_sub_agents_question_ends_the_whole_turn(tmp_path: Path) -> None:
+    rounds = [
+        {"calls": [{"name": "task", "id": "t1", "arguments": {"prompt": "make the file"}}]},
+        {"calls": [{"name": "bash", "arguments": {"command": "touch made.txt"}}]},
+        {"text": "later"},
+    ]
+    with ScriptedServer(rounds) as server:
+        child = _spawn(tmp_path, server.url)
+        child.sendline("delegate")
+        child.expect(r"allow \[task 1: explore\] bash\? \[y/n/a\]")
+        child.sendcontrol("c")
+        child.expect(r"\[aborted\]")
+        assert len(server.requests) == 2  # neither the sub-agent nor its parent went on
+        child.sendline("next")
+        child.expect("later")
+        _leave(child)
+    assert not (tmp_path / "work" / "made.txt").exists()
+
+
 def test_a_long_question_is_wrapped_at_word_boundaries_to_the_terminal(tmp_path: Path) -> None:
     line = "rm -f " + " ".join(f"build/output-file-{n}.o" for n in range(6))
     rounds = [{"calls": [{"name": "bash", "arguments": {"command": line}}]}, {"text": "ok"}]
