@@ -436,8 +436,9 @@ class Agent:
 
     def _keep_received(self, text: str) -> None:
         """The text of a reply cut short by Ctrl-C stays in the conversation (and the session),
-        marked as cut, so what the person read is what the model is told it said."""
-        if text.strip():
+        marked as cut, so what the person read is what the model is told it said; a sub-agent's
+        text is never shown, and its conversation ends with the cancel: nothing is kept there."""
+        if text.strip() and self.role == "main":
             self._add(Assistant(f"{text}\n{CUT_SHORT}"))
 
     def execute(self, message: Assistant) -> None:
