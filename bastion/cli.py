@@ -63,7 +63,9 @@ def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
     if result.get("rule"):
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
-        out.write(f"  runs: {result['plan']}\n")
+        from .audit._plan_words import short_plan  # its neutralising settings summarised (--json: whole)
+
+        out.write(f"  runs: {short_plan(result['plan'])}\n")
     if result.get("submodules_hidden"):
         out.write(f"  submodules are not shown: {result['submodules_hidden']}\n")
     # A name that is no file here is left out: a revision (`git diff HEAD~1`) is decided as a read

@@ -283,7 +283,9 @@ def _build(
         memory=args.memory,
         trust_skills=args.trust_skills,
     )
-    builtin = Toolbox(ws, stamper, settings.max_read_bytes, policy=settings.policy, sandbox=settings.sandbox)
+    builtin = Toolbox(
+        ws, stamper, settings.max_read_bytes, printer.output, policy=settings.policy, sandbox=settings.sandbox
+    )
     servers = with_servers(
         builtin, settings.extra, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
     )

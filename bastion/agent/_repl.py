@@ -1,6 +1,7 @@
 """The REPL: a prompt-toolkit line editor over one session. Answers stream; a question shows what
-the call would do and is answered y, n or a on the next line; Ctrl-C aborts a run in flight, clears
-a half-typed line, and twice on an empty line leaves."""
+the call would do and is answered y, n or a on the next line; Ctrl-C aborts a run in flight (at a
+question too), clears a half-typed line, and twice on an empty line leaves; Ctrl-O (or /expand)
+shows the last collapsed result whole."""
 
 from __future__ import annotations
 
@@ -16,7 +17,7 @@ from .._safe import redact, safe_line, safe_text
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Fanout, Printer
-from ._render import MarkdownStream
+from ._render import MarkdownStream, rendered
 from ._slash import COMMANDS, ReplState, Tally, run_command
 from ._store import bastion_home
 from ._types import AgentError, Assistant, Cancelled, Failure, Message, User
@@ -38,9 +39,13 @@ RECAP_EXCHANGES = 2
 RECAP_CHARS = 300
 
 
-def recap(messages: list[Message], exchanges: int = RECAP_EXCHANGES) -> list[str]:
+def recap(
+    messages: list[Message],
+    exchanges: int = RECAP_EXCHANGES,
+    render: Callable[[str], str] = safe_text,
+) -> list[str]:
     """A resumed conversation's last exchanges, for a person: each prompt and the model's text
-    after it, cut short."""
+    after it, cut short; `render` shows the model's text (its markdown rendered, on a terminal)."""
     prompts = [i for i, m in enumerate(messages) if isinstance(m, User)]
     lines = []
     for start in prompts[-exchanges:]:
@@ -53,7 +58,7 @@ def recap(messages: list[Message], exchanges: int = RECAP_EXCHANGES) -> list[str
             if isinstance(m, Assistant) and m.text.strip()
         ]
         if replies:
-            lines.append(safe_text(_short(replies[-1])))
+            lines.append(render(_short(replies[-1])).rstrip("\n"))
     return lines
 
 
@@ -85,7 +90,7 @@ def _history(home: str) -> Any:
     return RedactedHistory(path)
 
 
-def _line_editor(home: str) -> Any:
+def _line_editor(home: str, expand: Callable[[], None]) -> Any:
     from prompt_toolkit import PromptSession
     from prompt_toolkit.completion import Completer, Completion
     from prompt_toolkit.key_binding import KeyBindings
@@ -111,6 +116,12 @@ def _line_editor(home: str) -> Any:
     def _(event: Any) -> None:
         event.current_buffer.insert_text("\n")
 
+    @keys.add("c-o")
+    def _(event: Any) -> None:
+        from prompt_toolkit.application import run_in_terminal
+
+        run_in_terminal(expand)  # above the prompt, which is drawn again below it
+
     return PromptSession(
         history=_history(home), completer=Slash(), complete_while_typing=False, key_bindings=keys
     )
@@ -119,18 +130,24 @@ def _line_editor(home: str) -> Any:
 def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: Build) -> int:
     from prompt_toolkit import PromptSession
 
-    editor = _line_editor(bastion_home(environ))
+    colour = colour_for(sys.stdout, environ)
+    markdown = MarkdownStream(sys.stdout, live=True) if colour.on else None
+    printer = Printer(sys.stdout, sys.stdout, colour=colour, markdown=markdown)
+
+    def expand() -> None:
+        print("\n".join(safe_line(line) for line in printer.expanded() or ["(no result was collapsed yet)"]))
+
+    editor = _line_editor(bastion_home(environ), expand)
     answers: PromptSession[str] = PromptSession()  # its own (empty) history: answers stay out of it
 
     def ask(text: str) -> str | None:
+        """The answer's line; None at Ctrl-D (a refusal). Ctrl-C ends the turn, as it does while
+        the model answers or a command runs: KeyboardInterrupt goes on to the loop."""
         try:
             return answers.prompt(text)
-        except (EOFError, KeyboardInterrupt):
+        except EOFError:
             return None
 
-    colour = colour_for(sys.stdout, environ)
-    markdown = MarkdownStream(sys.stdout) if colour.on else None
-    printer = Printer(sys.stdout, sys.stdout, colour=colour, markdown=markdown)
     recorded: list[Session] = []
 
     def on_rule(key: CallKey) -> None:
@@ -144,12 +161,13 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     tally = Tally()
     agent.events = Fanout(agent.events, tally)
     skills = built.extras.catalog if built.extras is not None else None
-    state = ReplState(agent, session, asker, tally, built.connection, built.mcp, skills)
+    state = ReplState(agent, session, asker, tally, built.connection, built.mcp, skills, printer)
     options = agent.model.options
     named = f"session {session.id}" if session.recorded else "not recorded"
     print(f"bastion · {options.provider} {options.model} · {named} · /help for commands")
     if args.resume and agent.messages:
-        print("\n".join(["(the conversation so far ends with)", *recap(agent.messages), ""]))
+        shown = (lambda text: rendered(text, markdown.console)) if markdown is not None else safe_text
+        print("\n".join(["(the conversation so far ends with)", *recap(agent.messages, render=shown), ""]))
     interrupted = False
     try:
         while True:

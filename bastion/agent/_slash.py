@@ -20,6 +20,7 @@ from .loop import Agent, Events
 from .providers import EFFORTS, Connection, listed_models, refused_model
 
 if TYPE_CHECKING:
+    from ._screen import Printer
     from ._session import Session
     from ._skill_catalog import SkillCatalog
     from .mcp import McpToolbox
@@ -55,6 +56,7 @@ class ReplState:
     connection: Connection
     servers: McpToolbox | None = None
     skills: SkillCatalog | None = None
+    printer: Printer | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -69,6 +71,20 @@ class Command:
 
 def _quit(rest: str, state: ReplState) -> bool:
     return True
+
+
+def _expand(rest: str, state: ReplState) -> None:
+    """A collapsed result shown whole: number N (as its "… more lines (/expand N)" says), or the last."""
+    if rest and not rest.isdigit():
+        print("bastion: /expand N: N is the number a collapsed result shows (/expand 3)")
+        return
+    shown = state.printer.expanded(int(rest) if rest else None) if state.printer is not None else None
+    if shown is None:
+        kept = sorted(state.printer.results) if state.printer is not None else []
+        which = f"results {kept[0]} to {kept[-1]} are kept" if kept else "no result was collapsed yet"
+        print(f"bastion: /expand: no collapsed result {rest or 'yet'} ({which})")
+        return
+    print("\n".join(safe_line(line) for line in shown))
 
 
 def _help(rest: str, state: ReplState) -> None:
@@ -250,6 +266,7 @@ COMMANDS: dict[str, Command] = {
     "/permissions": Command(
         "/permissions [drop N]", "the calls allowed for this session with `a`; drop N drops one", _permissions
     ),
+    "/expand": Command("/expand [N]", "a collapsed result whole: number N, or the last (Ctrl-O)", _expand),
     "/cost": Command("/cost", "the tokens (and cost, where known) of this session so far", _cost),
     "/session": Command("/session", "this session's ID and file", _session),
     "/clear": Command(

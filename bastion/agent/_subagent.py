@@ -383,7 +383,12 @@ class Subagents:
         def ask(call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> Answer:
             with self._asking:  # one question at a time; no child's line is printed over it
                 self.console.quiet()
-                return answer(call, args, verdict)
+                try:
+                    return answer(call, args, verdict)
+                except KeyboardInterrupt:  # Ctrl-C at a child's question ends the parent's turn too
+                    if self.parent is not None:
+                        self.parent.cancel.set()
+                    raise
 
         return ask
 

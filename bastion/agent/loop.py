@@ -56,6 +56,9 @@ __all__ = [
 ]
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
+NOT_RUN = "not run: the run was aborted (Ctrl-C) before this call started"
+# Ends the text of a reply the person cut short with Ctrl-C (kept in the conversation).
+CUT_SHORT = "[the person interrupted this reply here]"
 # Replies in a row whose every call could not be used (arguments not JSON, not an object, no such
 # tool) before the run gives up: a model that repeats its mistake would otherwise be asked for ever.
 MALFORMED_LIMIT = 3
@@ -236,6 +239,7 @@ class _Pending:
     approved: bool = False
     # Its call could not be used (arguments not JSON or not an object, no such tool): never decided.
     malformed: bool = False
+    started: bool = False
     # Set when its run ends. Waited on rather than its thread: in Python 3.11 a join that Ctrl-C
     # interrupts marks the thread stopped while it still runs.
     done: threading.Event = field(default_factory=threading.Event)
@@ -407,9 +411,16 @@ class Agent:
         chosen = slots.model(options.model, self._turns, count, len(self.messages))
         if chosen != options.model:
             self.model.options = dataclasses.replace(options, model=chosen)
+        received: list[str] = []
+
+        def on_text(delta: str) -> None:
+            received.append(delta)
+            self.events.text(delta)
+
         try:
-            reply = self.model.stream(self.system_for(offered), self.messages, offered, self.events.text)
+            reply = self.model.stream(self.system_for(offered), self.messages, offered, on_text)
         except KeyboardInterrupt:
+            self._keep_received("".join(received))
             raise Cancelled("cancelled while the model was answering") from None
         finally:
             self.model.options = options
@@ -429,6 +440,13 @@ class Agent:
                 Failure.MAX_TURNS,
             )
         return reply.message, start
+
+    def _keep_received(self, text: str) -> None:
+        """The text of a reply cut short by Ctrl-C stays in the conversation (and the session),
+        marked as cut, so what the person read is what the model is told it said; a sub-agent's
+        text is never shown, and its conversation ends with the cancel: nothing is kept there."""
+        if text.strip() and self.role == "main":
+            self._add(Assistant(f"{text}\n{CUT_SHORT}"))
 
     def execute(self, message: Assistant) -> None:
         if self.cancel.is_set():
@@ -505,7 +523,8 @@ class Agent:
     def _finish(self) -> None:
         """Add every result not added yet: an aborted call's is "interrupted"."""
         for p in self._pending[self._added :]:
-            self._add(p.result or ToolResult(p.call.id, p.call.name, INTERRUPTED, is_error=True))
+            said = INTERRUPTED if p.started else NOT_RUN
+            self._add(p.result or ToolResult(p.call.id, p.call.name, said, is_error=True))
         self._pending, self._added = [], 0
 
     def _decide(self, p: _Pending) -> None:
@@ -587,9 +606,12 @@ class Agent:
                     raise Cancelled("cancelled while tools ran")
             self._add_ended()
         self._running = []
+        if self.cancel.is_set():  # set while the calls ran (Ctrl-C at a sub-agent's question)
+            raise Cancelled("cancelled while tools ran")
 
     def _one(self, p: _Pending) -> None:
         assert p.args is not None
+        p.started = True
         self.events.started(p.call)
         _here.call = p.call
         try:

@@ -13,7 +13,7 @@ import shlex
 from typing import TextIO
 
 from ..analyzer import Analysis, Fact, FactError, StageResult, plan_facts
-from ..grammar import shown
+from ..grammar import Operator, shown
 from ..policy import Decided, Gate, kind_note, named
 from ..workspace import Workspace
 
@@ -57,8 +57,7 @@ def _parse(a: Analysis, out: TextIO) -> None:
             out.write(f"  {line}\n")
         out.write(f"  {a.outside.reason}\n")
         return
-    pipelines = a.plan.pipelines if a.plan is not None else ()
-    out.write(f"parse: in the subset: {len(pipelines)} pipeline(s) joined by &&, {len(a.stages)} stage(s)\n")
+    out.write(f"parse: in the subset: {_joined(a)}, {_count(len(a.stages), 'stage')}\n")
     for r in a.stages:
         _stage(r, out)
     if a.probed:
@@ -66,6 +65,35 @@ def _parse(a: Analysis, out: TextIO) -> None:
         out.write(f"git: config probed in {', '.join(a.probed)}: {found}\n")
     elif a.git_reason:
         out.write(f"git: {a.git_reason}\n")
+
+
+# How each operator that joins two pipelines is named.
+_OPERATORS = {Operator.AND: "`&&`", Operator.OR: "`||`", Operator.SEMI: "`;`", Operator.NEWLINE: "a newline"}
+
+
+def _count(n: int, what: str) -> str:
+    return f"{n} {what}" + ("" if n == 1 else "s")
+
+
+def _joined(a: Analysis) -> str:
+    """`2 pipelines joined by `;``: the pipelines, and the operators the line really has."""
+    plan = a.plan
+    if plan is None or len(plan.pipelines) < 2:
+        return _count(len(plan.pipelines) if plan is not None else 0, "pipeline")
+    names = list(dict.fromkeys(_OPERATORS[o] for o in plan.operators))
+    said = names[0] if len(names) == 1 else ", ".join(names[:-1]) + f" and {names[-1]}"
+    return f"{_count(len(plan.pipelines), 'pipeline')} joined by {said}"
+
+
+def _whole(decided: Decided) -> str:
+    """What a line that does not run unasked is, as a whole, said before its subjects: one
+    subject that asks (or is denied) decides the line, whatever the others are."""
+    v = decided.verdict
+    verb = {"ask": "asks", "deny": "is denied"}[str(v.decision)]
+    which = f": {named(v.subject)} ({v.subject.about}) {verb}" if v.subject is not None else ""
+    return (
+        f"the line as a whole {verb}{which}; it would run unasked only if every subject below were allowed\n"
+    )
 
 
 def _fact(value: Fact) -> str:
@@ -125,6 +153,8 @@ def explain(gate: Gate, decided: Decided, out: TextIO) -> None:
         out.write(f"line: {a.line}\n")
         _parse(a, out)
     policy = gate.settings.policy
+    if a is not None and str(decided.verdict.decision) != "allow":
+        out.write(_whole(decided))
     out.write("subjects (each decided alone):\n")
     if not decided.subjects:
         out.write("  none\n")

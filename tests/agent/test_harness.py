@@ -40,7 +40,7 @@ from bastion.agent.harness import (
     TriggerInput,
     failure_words,
 )
-from bastion.agent.loop import Agent, Answer, Events
+from bastion.agent.loop import NOT_RUN, Agent, Answer, Events
 from bastion.agent.providers import DEFAULT_WINDOW, Window
 from bastion.policy import Decision, Verdict
 
@@ -559,7 +559,7 @@ def test_a_turn_interrupted_inside_a_replaced_loop_leaves_every_call_paired() ->
     with pytest.raises(KeyboardInterrupt):
         made.run("go")
     assert tools.ran == [] and isinstance(made.messages[-1], ToolResult)
-    assert made.messages[-1].content.startswith("interrupted")
+    assert made.messages[-1].content == NOT_RUN  # paired, and saying it never ran
 
 
 def test_wraps_surround_the_selected_implementation_last_registered_outermost() -> None:

@@ -3,12 +3,13 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
+from typing import Any
 
 import pytest
 
-from bastion.agent._types import Assistant, Cancelled, ToolResult, User
-from bastion.agent.loop import INTERRUPTED, Agent, Answer, Events
+from bastion.agent._types import Assistant, Cancelled, Reply, ToolResult, User
+from bastion.agent.loop import CUT_SHORT, INTERRUPTED, NOT_RUN, Agent, Answer, Events
 from bastion.policy import Decision, Verdict
 
 from ..waits import PATIENCE
@@ -127,7 +128,7 @@ def test_an_unknown_tool_is_an_error_result() -> None:
     assert "no tool named 'teleport'" in _results(agent)[0].content
 
 
-def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_result() -> None:
+def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_or_not_run_result() -> None:
     release = threading.Event()
     tools = FakeTools(block=release)
     model = ScriptedModel(
@@ -144,8 +145,8 @@ def test_cancelling_mid_tool_pairs_every_call_with_an_interrupted_result() -> No
         agent.run("go")
     release.set()
     results = _results(agent)
-    assert [r.call_id for r in results] == ["b1", "w1"]
-    assert all(r.content == INTERRUPTED for r in results)
+    # The call that ran may have partly run; the one after it never started, and says so.
+    assert [(r.call_id, r.content) for r in results] == [("b1", INTERRUPTED), ("w1", NOT_RUN)]
 
 
 def test_ctrl_c_while_the_model_answers_keeps_the_conversation_valid() -> None:
@@ -183,3 +184,17 @@ def test_events_see_every_message_and_verdict() -> None:
     model = ScriptedModel([Assistant("", (call("read", {"path": "a"}),)), Assistant("done")])
     Agent(model, FakeGate(), FakeTools(), _never, "s", Record()).run("go")
     assert seen == ["User", "Assistant", "verdict:allow", "ToolResult", "Assistant"]
+
+
+def test_ctrl_c_mid_reply_keeps_the_text_received_marked_as_cut_short() -> None:
+    class Cut(ScriptedModel):
+        def stream(self, system: str, messages: Any, tools: Any, on_text: Callable[[str], None]) -> Reply:
+            on_text("The plan is ")
+            on_text("to read it")
+            raise KeyboardInterrupt
+
+    agent = _agent(Cut([]), FakeGate(), FakeTools())
+    with pytest.raises(Cancelled):
+        agent.run("go")
+    assert agent.messages == [User("go"), Assistant(f"The plan is to read it\n{CUT_SHORT}")]
+    assert not agent.withdraw_unanswered()  # the prompt was answered, in part: it stays

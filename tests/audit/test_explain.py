@@ -25,7 +25,7 @@ def _explain(ws: Workspace, line: str, tool: str = "bash", **args: str) -> tuple
 def test_an_auto_allowed_pipeline_shows_stages_words_checkers_subjects_plan_and_facts(ws: Workspace) -> None:
     decision, text = _explain(ws, "git log -p | head && cat README.md")
     assert decision == "allow"
-    assert "parse: in the subset: 2 pipeline(s) joined by &&, 3 stage(s)" in text
+    assert "parse: in the subset: 2 pipelines joined by `&&`, 3 stages" in text
     assert "  stage 1: git log -p   (in .)\n    words: git log -p\n    checker: ok, runs unasked\n" in text
     runs_as = next(line for line in text.splitlines() if line.startswith("    runs as: "))
     assert runs_as.startswith("    runs as: git -c core.fsmonitor=false ")
@@ -130,3 +130,41 @@ def test_check_explain_through_the_command_keeps_checks_exit_status(ws: Workspac
     )
     code = main(["check", "--config", str(ws.config), "--cwd", str(ws.root), "--json", "--", "git status"])
     assert code == 0 and '"decision": "allow"' in capsys.readouterr().out  # type: ignore[attr-defined]
+
+
+def test_a_line_that_asks_says_so_as_a_whole_before_its_allowed_subjects(ws: Workspace) -> None:
+    decision, text = _explain(ws, "git status; rm x")
+    assert decision == "ask"
+    # The operators the line has, not `&&` whatever it has.
+    assert "parse: in the subset: 2 pipelines joined by `;`, 2 stages\n" in text
+    whole = text.index('the line as a whole asks: bash "rm x" (part 2 of the line) asks;')
+    assert whole < text.index("subjects (each decided alone):") < text.index('  allow  bash "git status"')
+
+
+def test_the_operators_named_are_each_the_lines_own_once(ws: Workspace) -> None:
+    text = _explain(ws, "ls && ls || ls && ls\nls")[1]
+    assert "parse: in the subset: 5 pipelines joined by `&&`, `||` and a newline, 5 stages\n" in text
+    assert "parse: in the subset: 1 pipeline, 1 stage\n" in _explain(ws, "ls")[1]
+    assert "the line as a whole" not in _explain(ws, "ls")[1]  # an allowed line has nothing to add
+
+
+def test_checks_plan_line_summarises_the_neutralising_settings_and_keeps_every_other_word(
+    ws: Workspace, capsys: object
+) -> None:
+    from bastion.audit._plan_words import short_plan
+    from bastion.cli import check
+
+    plan = DryRun(str(ws.config)).check(str(ws.root), "bash", {"command": "git status && ls *.md"})["plan"]
+    short = short_plan(plan)
+    assert short.startswith("'unset' '-v' 'GIT_ALLOW_PROTOCOL' [... ")
+    assert "more variables that steer git] && '/usr/bin/git' '-c' 'core.fsmonitor=false' [... " in short
+    assert "more secret excludes] && '/usr/bin/ls' '--' *.md" in short and len(short) < len(plan) // 3
+    # What is not elided is the plan's own words, in their order (a subsequence of the plan).
+    rest = iter(plan.split())
+    assert all(word in rest for word in re.sub(r"\[\.\.\. [^\]]*\]", "", short).split())
+    out = io.StringIO()
+    assert (
+        check(["--cwd", str(ws.root), "--config", str(ws.config), "--", "git status && ls *.md"], out=out)
+        == 0
+    )
+    assert f"  runs: {short}\n" in out.getvalue()

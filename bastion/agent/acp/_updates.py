@@ -24,7 +24,8 @@ from acp.schema import ToolCallLocation, ToolCallStatus, ToolKind
 from ..._safe import SafeStream
 from ...policy import STAMP_ARG, TOOLS, Decision, Kind, Verdict, load_json
 from .._ask import current_text
-from .._front import summary, why
+from .._plainly import why
+from .._screen import summary
 from .._types import Assistant, Message, ToolCall, ToolResult, Usage, User
 from ..loop import Answer, Events
 
