@@ -26,7 +26,9 @@ INDEX: dict[tuple[str, str], tuple[str, ...]] = {
     ("_find", "FIND_COMMANDS"): ("find",),
     ("_name_commands", "NAME_COMMANDS"): ("du", "readlink", "realpath", "stat", "tree"),
     ("_word_commands", "WORD_COMMANDS"): ("basename", "dirname", "which"),
-    ("_versions", "VERSION_COMMANDS"): ("gh", "mypy", "node", "python", "python3", "ruff", "tmux"),
+    ("_versions", "VERSION_COMMANDS"): (
+        "gcc", "gh", "jq", "make", "mypy", "node", "python", "python3", "ruff", "tmux",
+    ),
     ("_prints", "PRINT_COMMANDS"): ("echo", "false", "od", "printf", "test", "true", "["),
     ("_readers", "FILTER_COMMANDS"): ("cut", "grep", "head", "sort", "tail", "uniq", "wc"),
     ("_sed", "SED_FILTER"): ("sed",),
