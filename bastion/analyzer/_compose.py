@@ -37,7 +37,7 @@ from ._flags import parse_args
 from ._readers import FILE_COMMANDS, MAX_FILES, TABLES, _grep_words, _options_first
 from ._result import Check, Context
 
-__all__ = ["INNER", "check_find_exec", "compose"]
+__all__ = ["INNER", "check_find_exec", "compose", "inner_command"]
 
 # The commands that may read what a producer hands on.
 INNER = ("cat", "grep", "head", "tail", "wc")
@@ -337,3 +337,15 @@ def compose(ctx: Context, stages: Sequence[Stage]) -> dict[int, Check]:
         out[position] = made.check
     return out
 
+
+
+def inner_command(stage: Stage) -> str:
+    """The command a find -exec or an xargs stage runs on the names ("" for none or unreadable):
+    the one other program its plan may start (fuzz/execution.py's property allows it)."""
+    if stage.command == "find":
+        parts = split_find(stage)
+        return parts.inner[0].text if not isinstance(parts, str) and parts.inner else ""
+    if stage.command == "xargs":
+        read = _xargs_words(stage)
+        return read.command[0].text if not isinstance(read, str) else ""
+    return ""
