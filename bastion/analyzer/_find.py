@@ -5,8 +5,9 @@ secret-looking directory below the starting points, which are listed directories
 
 find reads no file's contents, so it has no reads (a secret's name is not its content), and it never
 follows a link below its starting points unless told to (-L, -H, -follow: refused). Every word of
-the expression is matched against the tables below; an action that runs a program (-exec, -ok),
-deletes (-delete) or writes a file (-fprint, -fls) asks, and so does anything not listed.
+the expression is matched against the tables below; an action that runs a program (-execdir, -ok),
+deletes (-delete) or writes a file (-fprint, -fls) asks, and so does anything not listed. One
+`-exec READER ... {} ;` (or `{} +`) is composition, checked in _compose.py (design rule 65).
 """
 
 from __future__ import annotations

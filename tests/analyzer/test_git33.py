@@ -77,7 +77,7 @@ def test_the_dangerous_sibling_asks(repo: Path, line: str, what: str) -> None:
 
 @pytest.mark.parametrize(
     "line",
-    ["echo @{1..3}", "echo @{a,b}", "echo @{a.b}", "echo @{}", "echo @{u}~1", "echo x=@{u}", "echo {u}"],
+    ["echo @{1..3}", "echo @{a,b}", "echo @{a.b}", "echo @{}", "echo @{u}~1", "echo {u}", "echo @{u}x{a,b}"],
 )
 def test_a_brace_bash_could_expand_stays_outside(line: str) -> None:
     assert isinstance(parse(line), Outside)
