@@ -278,11 +278,25 @@ BYPASSES: tuple[str, ...] = (
 def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
     files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
-    piped to a filter; of issue 33: globs, braces, [ ], quoted text, find -exec and xargs; of issue 30: the git
-    directory's config files, a lister or walker near secret-looking directories, a command a
-    hostile PATH would swap."""
+    piped to a filter; of issue 33: globs, braces, [ ], quoted text, find -exec and xargs; of
+    issue 30: the git directory's config files, a lister or walker near secret-looking
+    directories, a command a hostile PATH would swap."""
     kind = choice(
-        ("git", "git", "git", "word", "go", "read", "pipe", "issue33", "git-dir", "list", "list", "path", "compose")
+        (
+            "git",
+            "git",
+            "git",
+            "word",
+            "go",
+            "read",
+            "pipe",
+            "issue33",
+            "git-dir",
+            "list",
+            "list",
+            "path",
+            "compose",
+        )
     )
     if kind == "issue33":  # globs, braces, [ ], quoted text (fuzz/pool33.py)
         return choice(STAGES33)

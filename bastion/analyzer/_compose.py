@@ -122,12 +122,17 @@ def _find_exec(ctx: Context, stage: Stage, nul: bool) -> tuple[Check, tuple[str,
         return Check.refuse(parts), ()
     words = parts.inner
     if not words or words[-1].text != "{}":
-        return Check.refuse("find -exec without `{}` last runs its command on no name: it reads standard input"), ()
+        return Check.refuse(
+            "find -exec without `{}` last runs its command on no name: it reads standard input"
+        ), ()
     typed = words[:-1]
     if nul and not (typed[0].text == "grep" and _lists_names(typed)):
         return Check.refuse("find -exec's output goes on as names only when its command is grep -l"), ()
     if nul and any(w in ("-print", "-print0", "-ls") for w in parts.expression):
-        return Check.refuse("find prints names beside its -exec's, so the stream is not only grep's names"), ()
+        return Check.refuse(
+            "find prints names beside its -exec's, so the stream is not only grep's names"
+        ), ()
+
     def action(guarded: tuple[str, ...]) -> tuple[str, ...]:
         return (*guarded, "-exec", "\x00inner", "{}", parts.terminator)
 
@@ -206,7 +211,9 @@ def _xargs_words(stage: Stage) -> _Xargs | str:
             continue
         if name in _XARGS_REFUSED:
             return _XARGS_REFUSED[name]
-        return f"xargs {word!r} is not an option bastion knows, and an unknown one could read or run something"
+        return (
+            f"xargs {word!r} is not an option bastion knows, and an unknown one could read or run something"
+        )
     if i >= len(words):
         return "xargs without a command runs echo on the names; name the command"
     return _Xargs(tuple(kept), replace, tuple(stage.args[i:]))
@@ -225,7 +232,8 @@ def _grep_lists(ctx: Context, stage: Stage, checker_check: Check) -> _Stream:
     """grep -l/-L as the first stage: its names are files its check read-checked."""
     if not _lists_names(stage.words):
         return _Stream(
-            Check.refuse("xargs is given grep's output, which is names only with -l or -L (and no -c or -o)"), ()
+            Check.refuse("xargs is given grep's output, which is names only with -l or -L (and no -c or -o)"),
+            (),
         )
     words = checker_check.words or stage.words
     names = tuple(dict.fromkeys(_from(ctx, n) for n in checker_check.reads if _regular(ctx, n)))
@@ -248,14 +256,20 @@ def _stream(ctx: Context, stage: Stage, position: int, before: dict[int, _Stream
     """What the stage before an xargs hands on, or a refusal saying why it cannot."""
     command = stage.command
     if Redirect.ERR_TO_OUT in stage.redirects:
-        return _Stream(Check.refuse(f"{command} 2>&1 mixes its error messages into the names xargs reads"), ())
+        return _Stream(
+            Check.refuse(f"{command} 2>&1 mixes its error messages into the names xargs reads"), ()
+        )
     if position > 0 and command == "xargs" and position in before:
         prior = before[position]
         if prior.check.ok and not prior.hands_on:
-            return _Stream(Check.refuse("xargs reads the output of an xargs whose command is not grep -l: not names"), ())
+            return _Stream(
+                Check.refuse("xargs reads the output of an xargs whose command is not grep -l: not names"), ()
+            )
         return prior
     if position > 0:
-        return _Stream(Check.refuse(f"xargs reads names from {command} after a pipe, a stream bastion did not check"), ())
+        return _Stream(
+            Check.refuse(f"xargs reads names from {command} after a pipe, a stream bastion did not check"), ()
+        )
     if command == "find":
         parts = split_find(stage)
         if isinstance(parts, str):
@@ -286,7 +300,9 @@ def _check_xargs(ctx: Context, stage: Stage, given: _Stream, feeds: bool) -> _St
     OPTIONS -- OPERANDS [R]`. When it `feeds` another xargs, what it hands on: its `grep -l`'s
     names, NUL-ended (`-Z`)."""
     if not given.check.ok:
-        return _Stream(Check.refuse(f"xargs reads the names of a stage that is not run unasked: {given.check.why}"), ())
+        return _Stream(
+            Check.refuse(f"xargs reads the names of a stage that is not run unasked: {given.check.why}"), ()
+        )
     read = _xargs_words(stage)
     if isinstance(read, str):
         return _Stream(Check.refuse(read), ())
@@ -295,7 +311,8 @@ def _check_xargs(ctx: Context, stage: Stage, given: _Stream, feeds: bool) -> _St
         if words[-1].text != read.replace or any(read.replace in w.text for w in words[:-1]):
             return _Stream(
                 Check.refuse(
-                    f"xargs -I {read.replace} puts the name wherever {read.replace!r} stands; it may stand only last"
+                    f"xargs -I {read.replace} puts the name wherever {read.replace!r} stands; it may "
+                    "stand only last"
                 ),
                 (),
             )
@@ -308,7 +325,12 @@ def _check_xargs(ctx: Context, stage: Stage, given: _Stream, feeds: bool) -> _St
     if hands_on:
         run = (run[0], Word("-Z"), *run[1:])
     options = ("-0", "-r", *read.kept, *(("-I", read.replace) if read.replace else ()))
-    plan = (stage.words[0], *(Word(o) for o in options), *run, *((Word(read.replace),) if read.replace else ()))
+    plan = (
+        stage.words[0],
+        *(Word(o) for o in options),
+        *run,
+        *((Word(read.replace),) if read.replace else ()),
+    )
     check = Check(ok=True, reads=judged.reads, words=plan, inner=(1 + len(options),))
     return _Stream(check, given.names if hands_on else (), hands_on)
 
@@ -323,7 +345,9 @@ def compose(ctx: Context, stages: Sequence[Stage]) -> dict[int, Check]:
             continue
         here = ctx._replace(after_pipe=position > 0)
         if position == 0:
-            out[0] = Check.refuse("xargs reads names from standard input, which here is not a stream bastion checked")
+            out[0] = Check.refuse(
+                "xargs reads names from standard input, which here is not a stream bastion checked"
+            )
             continue
         try:
             before = ctx._replace(after_pipe=position > 1)
@@ -336,7 +360,6 @@ def compose(ctx: Context, stages: Sequence[Stage]) -> dict[int, Check]:
         streams[position] = made
         out[position] = made.check
     return out
-
 
 
 def inner_command(stage: Stage) -> str:

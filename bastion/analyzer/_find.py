@@ -155,7 +155,15 @@ def check_find(ctx: Context, stage: Stage) -> Check:
 
 
 # Options that hold for the whole walk wherever they stand; find warns when one follows a test.
-GLOBAL_OPTIONS = {"-maxdepth": 1, "-mindepth": 1, "-xdev": 0, "-mount": 0, "-noleaf": 0, "-nowarn": 0, "-depth": 0}
+GLOBAL_OPTIONS = {
+    "-maxdepth": 1,
+    "-mindepth": 1,
+    "-xdev": 0,
+    "-mount": 0,
+    "-noleaf": 0,
+    "-nowarn": 0,
+    "-depth": 0,
+}
 _ACTIONS = frozenset({"-print", "-print0", "-ls", "-quit"})
 
 

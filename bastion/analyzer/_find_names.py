@@ -133,7 +133,10 @@ def planned_find(
         return Found(why=why)
     for word in parts.expression:
         if word == "-depth" or (word == "-ls" and not parts.inner):
-            return Found(why=f"find {word} cannot hand names on safely: the walk's skipping or the stream would not hold")
+            return Found(
+                why=f"find {word} cannot hand names on safely: the walk's skipping or the stream "
+                "would not hold"
+            )
     starts = parts.starts or (".",)
     inside = names_inside(ctx, list(starts))
     if not inside.ok:
@@ -193,7 +196,10 @@ def _depths(expression: Sequence[str]) -> tuple[int, int | None] | str:
         elif word == "-maxdepth":
             high = int(expression[i + 1])
     if low >= 2:
-        return "find -mindepth 2 or more runs no test above that depth, so it cannot skip a secret-looking directory"
+        return (
+            "find -mindepth 2 or more runs no test above that depth, so it cannot skip a "
+            "secret-looking directory"
+        )
     return low, high
 
 
@@ -319,7 +325,10 @@ def _walk(
                     "narrow the starting points"
                 )
             for entry in entries:
-                name, below = posixpath.join(shown, entry), entry if real == "." else posixpath.join(real, entry)
+                name, below = (
+                    posixpath.join(shown, entry),
+                    entry if real == "." else posixpath.join(real, entry),
+                )
                 try:
                     mode = ctx.ws.lstat(below).st_mode
                 except OSError as err:

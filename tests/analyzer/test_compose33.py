@@ -34,7 +34,7 @@ HOSTILE_FILES = {
     "notes .env x.py": "import spaced\n",
     "odd/new\nline.py": "import newline\n",
     "odd/-rf.py": "import dash\n",
-    "odd/it's \"q\".py": "import quotes\n",
+    'odd/it\'s "q".py': "import quotes\n",
     "odd/back\\slash.py": "import backslash\n",
     ".git/config.py": f"import {CANARY}gitdir\n",
 }
@@ -97,11 +97,13 @@ def test_the_form_runs_unasked_and_prints_no_secret(hostile: Path, line: str) ->
     assert a.auto, [s.why for s in a.stages]
     assert a.rendered is not None
     assert _decided(hostile, line) is Decision.ALLOW
-    done = subprocess.run(["bash", "-c", a.rendered], cwd=hostile, capture_output=True, timeout=60, check=False)
+    done = subprocess.run(
+        ["bash", "-c", a.rendered], cwd=hostile, capture_output=True, timeout=60, check=False
+    )
     out = done.stdout.decode(errors="replace") + done.stderr.decode(errors="replace")
     assert CANARY not in out, out
     assert "outside" not in out and "root:" not in out, out
-    assert not any(s.reads and any(".env" == r or "secrets" in r for r in s.reads) for s in a.stages)
+    assert not any(s.reads and any(r == ".env" or "secrets" in r for r in s.reads) for s in a.stages)
 
 
 def test_every_name_a_stream_carries_reaches_the_reader_whole(hostile: Path) -> None:
@@ -109,9 +111,11 @@ def test_every_name_a_stream_carries_reaches_the_reader_whole(hostile: Path) -> 
     as itself (without -0, xargs would split `notes .env x.py` and hand on `.env`)."""
     a = analyze("find . -name '*.py' | xargs grep -l import", LocalWorkspace(str(hostile)))
     assert a.auto and a.rendered is not None
-    done = subprocess.run(["bash", "-c", a.rendered], cwd=hostile, capture_output=True, timeout=60, check=True)
+    done = subprocess.run(
+        ["bash", "-c", a.rendered], cwd=hostile, capture_output=True, timeout=60, check=True
+    )
     printed = set(done.stdout.decode().split("\n"))
-    for name in ("./notes .env x.py", "./odd/-rf.py", "./odd/it's \"q\".py", "./odd/back\\slash.py"):
+    for name in ("./notes .env x.py", "./odd/-rf.py", './odd/it\'s "q".py', "./odd/back\\slash.py"):
         assert name in printed, printed
     assert "./odd/new" in printed and "line.py" in printed  # the newline is the name's, printed by grep
     assert "-print0" in a.rendered and "'-0'" in a.rendered and "'--'" in a.rendered
@@ -208,6 +212,8 @@ def test_a_new_name_after_the_decision_is_still_guarded(tmp_path: Path) -> None:
     (tmp_path / "late").mkdir()
     (tmp_path / "late" / "id_rsa.py").write_text(f"import {CANARY}late\n")
     os.symlink("/etc/passwd", tmp_path / "passwd.py")
-    done = subprocess.run(["bash", "-c", a.rendered], cwd=tmp_path, capture_output=True, timeout=60, check=False)
+    done = subprocess.run(
+        ["bash", "-c", a.rendered], cwd=tmp_path, capture_output=True, timeout=60, check=False
+    )
     assert CANARY not in done.stdout.decode() and "root:" not in done.stdout.decode()
     assert "./a.py:import os" in done.stdout.decode()

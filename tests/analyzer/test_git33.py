@@ -19,7 +19,9 @@ CANARY = "CANARY-33-upstream"
 
 @pytest.fixture(scope="module")
 def repo(tmp_path_factory: pytest.TempPathFactory) -> Path:
-    root = make_repo(tmp_path_factory.mktemp("git33") / "repo", {"README.md": "# hi\n", ".env": f"{CANARY}\n"})
+    root = make_repo(
+        tmp_path_factory.mktemp("git33") / "repo", {"README.md": "# hi\n", ".env": f"{CANARY}\n"}
+    )
     blob = git(root, "rev-parse", "HEAD:.env").strip()
     git(root, "branch", "up")
     git(root, "branch", "--set-upstream-to=up")
@@ -84,7 +86,9 @@ def test_a_brace_bash_could_expand_stays_outside(line: str) -> None:
 
 
 def test_an_upstream_word_is_the_word_bash_passes(tmp_path: Path) -> None:
-    done = subprocess.run(["bash", "-c", "printf '%s\\n' @{u} HEAD@{-1} a@{u}b@{v}"], capture_output=True, text=True)
+    done = subprocess.run(
+        ["bash", "-c", "printf '%s\\n' @{u} HEAD@{-1} a@{u}b@{v}"], capture_output=True, text=True
+    )
     plan = parse("printf x @{u} HEAD@{-1} a@{u}b@{v}")
     assert not isinstance(plan, Outside)
     assert [w.text for w in plan.stages[0].args[1:]] == done.stdout.split()
