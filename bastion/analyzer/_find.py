@@ -111,9 +111,10 @@ def _expression(words: list[str]) -> tuple[str, list[str]]:
     return "", compared
 
 
-def expression_why(words: list[str]) -> str:
-    """Why find's expression (without an -exec action) is refused, or ""."""
-    return _expression(words)[0]
+def expression_why(words: list[str]) -> tuple[str, list[str]]:
+    """Why find's expression (without an -exec action) is refused, or "", and the names -newer
+    compares with (each must be inside)."""
+    return _expression(words)
 
 
 def check_find(ctx: Context, stage: Stage) -> Check:

@@ -128,7 +128,7 @@ def planned_find(
 ) -> Found:
     """The checks every find that hands names on shares, and its plan: `action(guarded)` gives the
     words that stand where the -exec action was (or each -print), `guarded` being `guard`'s tests."""
-    why = expression_why([w for w in parts.expression if w != _EXEC])
+    why, compared = expression_why([w for w in parts.expression if w != _EXEC])
     if why:
         return Found(why=why)
     for word in parts.expression:
@@ -138,7 +138,7 @@ def planned_find(
                 "would not hold"
             )
     starts = parts.starts or (".",)
-    inside = names_inside(ctx, list(starts))
+    inside = names_inside(ctx, [*starts, *compared])
     if not inside.ok:
         return Found(why=inside.why)
     lists, why = listed(ctx, starts)

@@ -145,6 +145,8 @@ ASKS = [
     ("find . -ok cat {} \\;", "-ok"),
     ("find . -okdir cat {} \\;", "-okdir"),
     ("find -L . -exec cat {} +", "-L follows links out"),
+    ("find . -newer /etc/passwd -exec cat {} +", "-newer looks at a name outside"),
+    ("find . -newer etc.py | xargs cat", "-newer through a link out"),
     ("find . -follow -exec cat {} +", "-follow"),
     ("find . -exec grep x {} \\; -exec cat {} \\;", "two -exec actions"),
     ("find . -exec grep x \\;", "no name: grep reads standard input"),
