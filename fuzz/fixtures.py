@@ -55,9 +55,9 @@ FILES = {
     # would split into `.env` without -0, secret names and a secret directory among the .go files
     "notes .env x.go": "package notes\n",
     "dash/-l.go": "package dash\n",
-    "sub/id_ed25519.go": f"{CANARY}id-go\n",
-    "sub/.aws/config.go": f"{CANARY}aws-go\n",
-    "secrets/key.go": f"{CANARY}secrets-go\n",
+    "lib/id_ed25519.go": f"{CANARY}id-go\n",
+    "lib/.aws/config.go": f"{CANARY}aws-go\n",
+    "lib/my_secrets/key.go": f"{CANARY}secrets-go\n",
 }
 # An executable at the root that a line must never run: it leaves a marker in HOME and the tree.
 EVIL_HERE = '#!/bin/sh\ntouch "$HOME/pwned-evil.sh" pwned-evil.sh 2>/dev/null\ncat\n'
@@ -80,7 +80,7 @@ LINKS = {
     "dangling": "/nonexistent/x",
     "sub/up": "..",
     "chain": "notes.txt",
-    "sub/out.go": "../../outside/secret.txt",  # issue 33: links among what a find hands on
+    "lib/out.go": "../../outside/secret.txt",  # issue 33: links among what a find hands on
     "envlink.go": ".env",
 }
 # Config that makes git run a program; each must either be refused by the probe or neutralised.

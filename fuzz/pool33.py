@@ -45,9 +45,9 @@ COMPOSED33: tuple[str, ...] = (
     "grep -l KEY main.go notes.txt | xargs cat", "find . -name '*.go' -exec grep -l x {} \\; | xargs cat",
     "find . -maxdepth 1 -exec cat {} \\;", "cd sub && find . | xargs cat",
     "ls | xargs cat", "echo .env | xargs cat", "find . | xargs sh -c cat", "find -L . -exec cat {} +",
-    "find . -execdir cat {} \\;", "find . -exec cat {} \\; -exec cat {} \\;", "find secrets | xargs cat",
+    "find . -execdir cat {} \\;", "find . -exec cat {} \\; -exec cat {} \\;", "find secrets | xargs cat", "find lib | xargs cat",
     "find . 2>&1 | xargs cat", "find . | xargs -a x cat", "find . | xargs cat | xargs cat", "xargs cat",
-    "find sub/.aws -exec cat {} +", "find .git -name config -exec cat {} +", "find envlink.go -exec cat {} +",
+    "find lib/.aws -exec cat {} +", "find .git -name config -exec cat {} +", "find envlink.go -exec cat {} +",
     "git rev-parse @{u}", "git log --oneline @{u}..HEAD", "git show @{u}", "git count-objects -vH",
     "jq --version", "make --version", "gcc --version",
 )  # fmt: skip
