@@ -33,7 +33,7 @@ from pathlib import Path
 
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.analyzer.git._neutral import neutral_env, redact_userinfo
-from bastion.grammar import Plan, parse
+from bastion.grammar import Outside, Plan, parse
 from bastion.policy import Decision, load_settings
 from bastion.policy._gate import STAMP_ARG, Gate
 
@@ -157,6 +157,17 @@ def strace_violations(log_prefix: str, commands: set[str], ws: Path | None = Non
     return bad
 
 
+def _plan_commands(plan: Plan | Outside) -> set[str]:
+    """The programs a line's plan may start: its stages' commands, and the one a find -exec or an
+    xargs stage runs on the names it hands on (design rule 65)."""
+    if not isinstance(plan, Plan):
+        return set()
+    from bastion.analyzer._compose import inner_command
+
+    named = {s.command for s in plan.stages}
+    return named | {c for c in map(inner_command, plan.stages) if c}
+
+
 def canaries_in(output: bytes, line: str) -> list[str]:
     """The canary tokens an output shows (a line that names one itself excepted)."""
     if CANARY in line:
@@ -220,7 +231,7 @@ class ReadOnlyRunner:
     def check(self, line: str, hostile: Fixture = None, agent: str = "bastion") -> Outcome:
         ws_path = self._ws(hostile)
         plan = parse(line)
-        commands = {s.command for s in plan.stages} if isinstance(plan, Plan) else set()
+        commands = _plan_commands(plan)
         variant = VARIANTS.get(hostile) if isinstance(hostile, str) else None
         path = variant.path(ws_path) if variant is not None and variant.path is not None else None
         base_env = scratch_env(self.work / "home", self.work / "tmp", path)

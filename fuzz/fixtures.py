@@ -51,6 +51,13 @@ FILES = {
     "it's.txt": "quote\n",
     'say "hi".txt': "quotes\n",
     "sub dir/x.go": "package x\n",
+    # issue 33, composition: names a stream carries to a reader (find -exec, xargs): a name xargs
+    # would split into `.env` without -0, secret names and a secret directory among the .go files
+    "notes .env x.go": "package notes\n",
+    "dash/-l.go": "package dash\n",
+    "lib/id_ed25519.go": f"{CANARY}id-go\n",
+    "lib/.aws/config.go": f"{CANARY}aws-go\n",
+    "lib/my_secrets/key.go": f"{CANARY}secrets-go\n",
 }
 # An executable at the root that a line must never run: it leaves a marker in HOME and the tree.
 EVIL_HERE = '#!/bin/sh\ntouch "$HOME/pwned-evil.sh" pwned-evil.sh 2>/dev/null\ncat\n'
@@ -73,6 +80,8 @@ LINKS = {
     "dangling": "/nonexistent/x",
     "sub/up": "..",
     "chain": "notes.txt",
+    "lib/out.go": "../../outside/secret.txt",  # issue 33: links among what a find hands on
+    "envlink.go": ".env",
 }
 # Config that makes git run a program; each must either be refused by the probe or neutralised.
 HOSTILE_CONFIG = (

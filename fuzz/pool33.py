@@ -1,12 +1,13 @@
 """Generator words for issue 33's forms: globs with braces, absolute-free `**`, globs that match
 nothing, globs among a reader's files, `[ ... ]`, quoted text of other scripts and literal `$` in
-double quotes, tree's options after a directory, gh --version, awk; beside the siblings that must ask
+double quotes, tree's options after a directory, gh --version, awk, find -exec and xargs, git's
+upstream revisions and count-objects; beside the siblings that must ask
 (a brace or glob that reaches a secret, a link out or a name with a leading dash, newline or space:
 the fixture's `dash/` holds `-rf`, `--output=x` and a name with a newline)."""
 
 from __future__ import annotations
 
-__all__ = ["ARGS33", "COMMANDS33", "STAGES33", "with_pool33"]
+__all__ = ["ARGS33", "COMMANDS33", "COMPOSED33", "STAGES33", "with_pool33"]
 
 ARGS33: tuple[str, ...] = (
     # braces and globs over the fixture (fuzz/fixtures.py): secrets, links out, odd names
@@ -24,8 +25,33 @@ ARGS33: tuple[str, ...] = (
     "'/package/,/^}/'", "'{print $1}'", "'NR==1'", "'END{print NR}'", "-F", ":", "'{print > \"out\"}'",
     "'BEGIN{system(\"id\")}'", "'{print ENVIRON[\"HOME\"]}'", "'BEGIN{getline l < \".env\"; print l}'",
     "-f", "-v", "x=1", "FS=:",
+    # composition: find -exec and xargs, their words and the siblings that ask
+    "{}", "\\;", "+", "-exec", "-execdir", "-ok", "-print0", "-0", "-r", "-I", "-n", "-d", "'\\n'",
+    "-type", "f", "-name", "'*.go'", "xargs", "-l", "-L", "-Z",
+    # git: upstream revisions, count-objects
+    "@{u}", "@{upstream}", "HEAD@{u}", "@{-1}", "count-objects", "-vH",
 )  # fmt: skip
-COMMANDS33: tuple[str, ...] = ("[", "tree", "gh", "awk")
+COMMANDS33: tuple[str, ...] = ("[", "tree", "gh", "awk", "xargs", "jq", "make", "gcc")
+# Composition (design rule 65): a reader on the names find, grep -l or xargs hands on, in a fixture
+# whose .go files include a secret name, one in a secret directory, links out and to .env, names
+# with a blank, a newline and a leading dash; beside the siblings that must ask.
+COMPOSED33: tuple[str, ...] = (
+    "find . -name '*.go' -exec grep -l package {} \\;", "find . -name '*.go' -exec cat {} +",
+    "find . -type f -exec grep -H KEY {} +", "find . -exec cat {} +", "find sub -exec head -n 1 {} \\;",
+    "find . -name '*.go' | xargs grep -l package", "find . | xargs cat", "find . -print0 | xargs -0 wc -c",
+    "find . -name '*.go' | xargs -I {} grep -H package {}", "find dash | xargs -d '\\n' -n 1 cat",
+    "find . -path ./sub -prune -o -name '*.go' -print | xargs grep -c package",
+    "find . -name '*.go' | xargs grep -l package | xargs wc -l", "grep -rl package . | xargs cat",
+    "grep -l KEY main.go notes.txt | xargs cat", "find . -name '*.go' -exec grep -l x {} \\; | xargs cat",
+    "find . -maxdepth 1 -exec cat {} \\;", "cd sub && find . | xargs cat",
+    "ls | xargs cat", "echo .env | xargs cat", "find . | xargs sh -c cat", "find -L . -exec cat {} +",
+    "find . -execdir cat {} \\;", "find . -exec cat {} \\; -exec cat {} \\;", "find secrets | xargs cat",
+    "find lib | xargs cat",
+    "find . 2>&1 | xargs cat", "find . | xargs -a x cat", "find . | xargs cat | xargs cat", "xargs cat",
+    "find lib/.aws -exec cat {} +", "find .git -name config -exec cat {} +", "find envlink.go -exec cat {} +",
+    "git rev-parse @{u}", "git log --oneline @{u}..HEAD", "git show @{u}", "git count-objects -vH",
+    "jq --version", "make --version", "gcc --version",
+)  # fmt: skip
 # Whole stages for the attack generator (strategies.hostile_stage).
 STAGES33: tuple[str, ...] = (
     "cat {.env,x}", "grep KEY *.{go,en?}", "wc -l dash/*", "ls -la dash/*", "head -n 1 nomatch*",
@@ -37,6 +63,7 @@ STAGES33: tuple[str, ...] = (
     "awk '/package/,/^}/' main.go | grep -n x", "awk '{print $1}' .env", "awk -F: '{print $1}' notes.txt",
     "cat main.go | awk 'NR==1'", "awk 'END{print NR}' sub/a.go 'sub dir/x.go'", "awk '{print}' dash/*",
     "awk '{print > \"out\"}' main.go", "awk 'BEGIN{while(1)print}'", "awk '{print}' outlink",
+    *COMPOSED33,
 )  # fmt: skip
 
 Pools = tuple[tuple[str, ...], tuple[str, ...], tuple[str, ...]]

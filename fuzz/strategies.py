@@ -20,7 +20,7 @@ from bastion.grammar._parser import parser
 
 from .pool14 import with_pool14
 from .pool30 import READS30, TOOL_READS30, with_pool30
-from .pool33 import STAGES33, with_pool33
+from .pool33 import COMPOSED33, STAGES33, with_pool33
 
 __all__ = [
     "ARG_POOL",
@@ -278,14 +278,30 @@ BYPASSES: tuple[str, ...] = (
 def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     """One stage of an attack of issue 12, its parts drawn by `choice`: a git form that prints
     files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
-    piped to a filter; of issue 33: globs, braces, [ ], quoted text; of issue 30: the git
-    directory's config files, a lister or walker near secret-looking directories, a command a
-    hostile PATH would swap."""
+    piped to a filter; of issue 33: globs, braces, [ ], quoted text, find -exec and xargs; of
+    issue 30: the git directory's config files, a lister or walker near secret-looking
+    directories, a command a hostile PATH would swap."""
     kind = choice(
-        ("git", "git", "git", "word", "go", "read", "pipe", "issue33", "git-dir", "list", "list", "path")
+        (
+            "git",
+            "git",
+            "git",
+            "word",
+            "go",
+            "read",
+            "pipe",
+            "issue33",
+            "git-dir",
+            "list",
+            "list",
+            "path",
+            "compose",
+        )
     )
     if kind == "issue33":  # globs, braces, [ ], quoted text (fuzz/pool33.py)
         return choice(STAGES33)
+    if kind == "compose":  # find -exec, xargs on the names a stage hands on (fuzz/pool33.py)
+        return choice(COMPOSED33)
     if kind == "list":
         return choice(LISTER_FORMS)
     if kind == "path":

@@ -19,7 +19,7 @@ __all__ = ["GOVERNED", "analyze"]
 
 # Commands the analyzer governs anywhere in a line: a stage of one of these is decided by its
 # checker, and a failing check keeps any rule about the command from allowing it.
-GOVERNED = frozenset(FIRST_STAGE) | frozenset(FILTERS) | {"git", "cd"}
+GOVERNED = frozenset(FIRST_STAGE) | frozenset(FILTERS) | {"git", "cd", "xargs"}
 # A stage no checker knows: the rules decide it, and the line is not auto.
 _UNGOVERNED = Check(ok=True, auto=False)
 
@@ -79,6 +79,7 @@ def analyze(
         here, moved = dirs[0], None
         stages = pipeline.stages
         lone_cd = len(stages) == 1 and stages[0].command == "cd"
+        composed = _composed(Context(ws, here, max_read_bytes, False, secrets), stages, len(dirs))
         for position, stage in enumerate(stages):
             if len(dirs) > 1:
                 auto = False
@@ -89,7 +90,10 @@ def analyze(
                 results.append(StageResult(stage, len(results), False, _UNGOVERNED, here))
                 continue
             ctx = Context(ws, here, max_read_bytes, position > 0, secrets)
-            check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
+            if position in composed:
+                check = composed[position]
+            else:
+                check = _check(ctx, stage, later=position > 0, lone_cd=lone_cd)
             auto = auto and check.ok and check.auto
             git = git or check.git
             results.append(StageResult(stage, len(results), True, check, here))
@@ -122,6 +126,15 @@ def analyze(
     )
 
 
+def _composed(ctx: Context, stages: tuple[Stage, ...], directories: int) -> dict[int, Check]:
+    """The checks of a pipeline's xargs stages and the stages they read names from (design rule 65)."""
+    if directories > 1 or not any(s.command == "xargs" for s in stages):
+        return {}
+    from ._compose import compose  # loaded with the first line that has xargs
+
+    return compose(ctx, stages)
+
+
 def _programs(
     ws: Workspace, shell: Shell, results: list[StageResult]
 ) -> tuple[list[StageResult], tuple[str, ...]]:
@@ -142,6 +155,21 @@ def _programs(
         elif program.path:
             out[i] = r._replace(check=r.check._replace(program=program.path))
             starts.update(dict.fromkeys(program.starts))
+        if program.why or not r.check.inner:
+            continue
+        words = list(out[i].check.words or ())
+        for at in r.check.inner:  # the command find -exec or xargs runs on each name
+            try:
+                found = find_program(ws, r.cwd, shell, words[at].text, seen)
+            except Exception as err:  # a lookup that fails asks
+                found = Program(why=f"the program {words[at].text} runs could not be found: {err}")
+            if found.why or not found.path:
+                out[i] = r._replace(check=Check.refuse(found.why or f"{words[at].text} is a builtin here"))
+                break
+            words[at] = Word(found.path)
+            starts.update(dict.fromkeys(found.starts))
+        else:
+            out[i] = out[i]._replace(check=out[i].check._replace(words=tuple(words)))
     return out, tuple(starts)
 
 

@@ -5,8 +5,9 @@ secret-looking directory below the starting points, which are listed directories
 
 find reads no file's contents, so it has no reads (a secret's name is not its content), and it never
 follows a link below its starting points unless told to (-L, -H, -follow: refused). Every word of
-the expression is matched against the tables below; an action that runs a program (-exec, -ok),
-deletes (-delete) or writes a file (-fprint, -fls) asks, and so does anything not listed.
+the expression is matched against the tables below; an action that runs a program (-execdir, -ok),
+deletes (-delete) or writes a file (-fprint, -fls) asks, and so does anything not listed. One
+`-exec READER ... {} ;` (or `{} +`) is composition, checked in _compose.py (design rule 65).
 """
 
 from __future__ import annotations
@@ -19,7 +20,7 @@ from ._listers import find_skips, listed, skip_globs
 from ._operands import names_inside
 from ._result import Check, Checker, Context
 
-__all__ = ["FIND_COMMANDS", "FIND_TESTS", "FIND_WORDS"]
+__all__ = ["FIND_COMMANDS", "FIND_TESTS", "FIND_WORDS", "GLOBAL_OPTIONS", "expression_why"]
 
 _TYPE = re.compile(r"[bcdpfls](?:,[bcdpfls])*")
 _SIZE = re.compile(r"[+-]?[0-9]+[bcwkMG]?")
@@ -110,7 +111,17 @@ def _expression(words: list[str]) -> tuple[str, list[str]]:
     return "", compared
 
 
+def expression_why(words: list[str]) -> tuple[str, list[str]]:
+    """Why find's expression (without an -exec action) is refused, or "", and the names -newer
+    compares with (each must be inside)."""
+    return _expression(words)
+
+
 def check_find(ctx: Context, stage: Stage) -> Check:
+    if any(w.text == "-exec" for w in stage.args):
+        from ._compose import check_find_exec  # find -exec hands names to a reader (design rule 65)
+
+        return check_find_exec(ctx, stage)
     words = [w.text for w in stage.args]
     if any(w.glob for w in stage.args):
         return Check.refuse(
@@ -145,7 +156,15 @@ def check_find(ctx: Context, stage: Stage) -> Check:
 
 
 # Options that hold for the whole walk wherever they stand; find warns when one follows a test.
-_GLOBAL = {"-maxdepth": 1, "-mindepth": 1, "-xdev": 0, "-mount": 0, "-noleaf": 0, "-nowarn": 0, "-depth": 0}
+GLOBAL_OPTIONS = {
+    "-maxdepth": 1,
+    "-mindepth": 1,
+    "-xdev": 0,
+    "-mount": 0,
+    "-noleaf": 0,
+    "-nowarn": 0,
+    "-depth": 0,
+}
 _ACTIONS = frozenset({"-print", "-print0", "-ls", "-quit"})
 
 
@@ -164,9 +183,9 @@ def _skipping(
             )
     lead: list[str] = []
     rest = list(words)
-    while rest and rest[0] in _GLOBAL:
-        lead += rest[: 1 + _GLOBAL[rest[0]]]
-        rest = rest[1 + _GLOBAL[rest[0]] :]
+    while rest and rest[0] in GLOBAL_OPTIONS:
+        lead += rest[: 1 + GLOBAL_OPTIONS[rest[0]]]
+        rest = rest[1 + GLOBAL_OPTIONS[rest[0]] :]
     # An expression without an action prints what it is true for (find's implicit -print): the
     # skipped directories are kept out of it by the -o, so the plan says -print itself.
     tail = ["-o", *(["(", *rest, ")"] if rest else []), *([] if _ACTIONS & set(rest) else ["-print"])]

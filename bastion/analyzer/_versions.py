@@ -27,6 +27,13 @@ VERSION_QUERIES: dict[str, frozenset[str]] = {
     "mypy": frozenset({"--version", "-V"}),
     # gh 2.23 (a Go binary) under strace: opens its own config in HOME, nothing in the project, runs nothing.
     "gh": frozenset({"--version"}),
+    # Traced the same way (tests/analyzer/test_versions33.py, beside a Makefile, .sqliterc, .psqlrc,
+    # .jq): jq 1.6, GNU make 4.3 and gcc 12 open nothing of the project and start nothing (make
+    # reads no makefile for --version, gcc runs no compiler). Not here: sqlite3 3.40 (its --version
+    # looks for a file `:memory:` in the working directory), Debian's psql (a Perl wrapper).
+    "jq": frozenset({"--version"}),
+    "make": frozenset({"--version", "-v"}),
+    "gcc": frozenset({"--version"}),
 }
 
 

@@ -25,6 +25,8 @@ def _piece_text(token: Token) -> str:
         return _DQUOTED_ESCAPE.sub(r"\1", value[1:-1])
     if token.type.endswith("QUOTED"):
         return value[1:-1]
+    if token.type == "ESCAPED":  # \; is the word ;
+        return value[1:]
     return value
 
 

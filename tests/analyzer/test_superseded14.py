@@ -1,4 +1,4 @@
-"""The reference cases issue 14 supersedes because echo and true now have checkers (SUPERSEDED in
+"""The reference cases issue 14 supersedes because echo and true now have checkers (relabelled `any` in
 benchmarks/conformance.py): each line runs unasked as its neutralised plan, so the repository's
 config (core.fsmonitor, core.hooksPath, core.pager, gpg.program, core.sshCommand) no longer
 counts. Each is traced here in the case's own fixture: the plan runs no program but git, go,

@@ -36,6 +36,12 @@ def _project(root: Path) -> None:
         ".tmux.conf": "run-shell 'touch pwned'\n",
         "gh.yml": "x\n",
         ".ruff.toml": "x\n",
+        "Makefile": "$(shell touch pwned)\nall:\n\ttouch pwned\n",
+        "GNUmakefile": "$(shell touch pwned)\n",
+        ".sqliterc": ".shell touch pwned\n",
+        ".psqlrc": "\\! touch pwned\n",
+        ".jq": "def x: 1;\n",
+        "specs": "x\n",
     }.items():
         path = root / name
         path.parent.mkdir(parents=True, exist_ok=True)

@@ -156,6 +156,9 @@ SPECS: dict[str, GitSpec] = {
         valued=_set("--abbrev --format"),
         letters="drtlz",
     ),
+    # how many loose objects and packs the object directory holds, and their sizes (strace: it opens
+    # nothing but the object directories and runs nothing)
+    "count-objects": GitSpec(bare=_set("-v --verbose -H --human-readable"), letters="vH", positionals=False),
     # whether names are ignored, and by which pattern of which ignore file (-v)
     "check-ignore": GitSpec(bare=_set("-q --quiet -v --verbose -n --non-matching -z"), letters="qvnz"),
     # an object's type, size or existence (-t -s -e), or its contents (-p, or a type named first):

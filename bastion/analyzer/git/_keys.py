@@ -65,6 +65,7 @@ READ_ONLY = frozenset(
         "cat-file",
         "grep",
         "check-ignore",
+        "count-objects",
         "--version",
     }
 )
