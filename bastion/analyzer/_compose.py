@@ -126,6 +126,14 @@ def _find_exec(ctx: Context, stage: Stage, nul: bool) -> tuple[Check, tuple[str,
             "find -exec without `{}` last runs its command on no name: it reads standard input"
         ), ()
     typed = words[:-1]
+    # Narrower than xargs, on purpose: -exec hands names to a search only, and a walk whose errors
+    # are sent away asks (a person reading the result cannot tell what the walk could not read).
+    if typed[0].text != "grep":
+        return Check.refuse(
+            f"find -exec {typed[0].text}: -exec runs unasked only with grep (xargs takes the other readers)"
+        ), ()
+    if stage.redirects:
+        return Check.refuse("find -exec with its errors redirected hides what the walk could not read"), ()
     if nul and not (typed[0].text == "grep" and _lists_names(typed)):
         return Check.refuse("find -exec's output goes on as names only when its command is grep -l"), ()
     if nul and any(w in ("-print", "-print0", "-ls") for w in parts.expression):

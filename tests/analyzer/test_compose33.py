@@ -72,7 +72,7 @@ RUNS = [
     "find . -name '*.py' -type f -exec grep -l import {} \\;",
     "find . -name '*.py' -exec grep -l import {} +",
     "find . -name '*.py' -exec grep -H import {} \\;",
-    "find . -exec cat {} +",
+    "find . -exec grep -c import {} +",
     "find . -path ./tests -prune -o -name '*.py' -type f -exec grep -l import {} \\;",
     "find . | xargs grep -l import",
     "find . -type f -name '*.py' | xargs grep -n import | head -20",
@@ -87,7 +87,7 @@ RUNS = [
     "grep -rl import . | xargs grep -n import",
     "grep -l import src/a.py src/b.py | xargs cat",
     "cd odd && find . | xargs cat",
-    "find . -maxdepth 1 -exec head -n 1 {} \\;",
+    "find . -maxdepth 1 -exec grep -n import {} \\;",
 ]
 
 
@@ -133,8 +133,8 @@ def test_the_inner_command_runs_by_its_absolute_path(hostile: Path) -> None:
     a = analyze("find . -name '*.py' | xargs grep -l import", LocalWorkspace(str(hostile)))
     assert a.rendered is not None and "'/usr/bin/xargs' '-0' '-r' '/usr/bin/grep'" in a.rendered
     assert any(p.endswith("/grep") for p in a.programs)
-    a = analyze("find . -exec cat {} +", LocalWorkspace(str(hostile)))
-    assert a.rendered is not None and "'-exec' '/usr/bin/cat' '--' '{}' '+'" in a.rendered
+    a = analyze("find . -exec grep -c import {} +", LocalWorkspace(str(hostile)))
+    assert a.rendered is not None and "'-exec' '/usr/bin/grep' '-c' '--' 'import' '{}' '+'" in a.rendered
 
 
 ASKS = [
@@ -144,25 +144,25 @@ ASKS = [
     ("find . -execdir grep x {} \\;", "-execdir"),
     ("find . -ok cat {} \\;", "-ok"),
     ("find . -okdir cat {} \\;", "-okdir"),
-    ("find -L . -exec cat {} +", "-L follows links out"),
-    ("find . -newer /etc/passwd -exec cat {} +", "-newer looks at a name outside"),
+    ("find -L . -exec grep -l x {} +", "-L follows links out"),
+    ("find . -newer /etc/passwd -exec grep -l x {} +", "-newer looks at a name outside"),
     ("find . -newer etc.py | xargs cat", "-newer through a link out"),
-    ("find . -follow -exec cat {} +", "-follow"),
-    ("find . -exec grep x {} \\; -exec cat {} \\;", "two -exec actions"),
+    ("find . -follow -exec grep -l x {} +", "-follow"),
+    ("find . -exec grep x {} \\; -exec grep -l x {} \\;", "two -exec actions"),
     ("find . -exec grep x \\;", "no name: grep reads standard input"),
     ("find . -exec grep x {} /dev/null \\;", "{} not last"),
     ("find . -exec grep {} x \\;", "{} not last"),
     ("find . -exec grep -r x {} +", "grep -r below each name"),
-    ("find . -exec cat {}", "an -exec without its end"),
-    ("find . -depth -exec cat {} +", "-depth ignores the prune"),
-    ("find . -mindepth 2 -exec cat {} +", "-mindepth 2 runs no test above"),
-    ("find secrets -exec cat {} +", "a starting point the plan would prune"),
+    ("find . -exec grep -l x {}", "an -exec without its end"),
+    ("find . -depth -exec grep -l x {} +", "-depth ignores the prune"),
+    ("find . -mindepth 2 -exec grep -l x {} +", "-mindepth 2 runs no test above"),
+    ("find secrets -exec grep -l x {} +", "a starting point the plan would prune"),
     ("find .ssh | xargs cat", "a starting point the plan would prune"),
-    ("find src/.aws -name '*.py' -exec cat {} +", "inside a secret directory"),
-    ("find .git -exec cat {} +", "the git directory"),
-    ("find env.py -exec cat {} +", "a start that is a link to a secret"),
-    ("find outdir -exec cat {} +", "a start that leads out"),
-    ("find . -exec cat {} - \\;", "standard input"),
+    ("find src/.aws -name '*.py' -exec grep -l x {} +", "inside a secret directory"),
+    ("find .git -exec grep -l x {} +", "the git directory"),
+    ("find env.py -exec grep -l x {} +", "a start that is a link to a secret"),
+    ("find outdir -exec grep -l x {} +", "a start that leads out"),
+    ("find . -exec grep -l x {} - \\;", "standard input"),
     ("ls | xargs cat", "an unchecked stream"),
     ("cat names.txt | xargs cat", "an unchecked stream"),
     ("echo .env | xargs cat", "an unchecked stream"),
@@ -190,6 +190,9 @@ ASKS = [
     ("find . | grep py | xargs cat", "a filtered stream bastion did not check"),
     ("find . | xargs grep -l x | xargs rm", "a writing command at the end of a chain"),
     ("find . | xargs cat | xargs cat", "cat's output is not names"),
+    ("find . -exec cat {} +", "-exec runs unasked only with grep"),
+    ("find . -maxdepth 1 -exec head -n 1 {} \\;", "-exec runs unasked only with grep"),
+    ("find . -name '*.py' -exec grep -l import {} \\; 2>/dev/null", "the walk's errors sent away"),
 ]
 
 
@@ -199,8 +202,8 @@ def test_the_dangerous_sibling_asks(hostile: Path, line: str, what: str) -> None
 
 
 def test_a_big_file_among_the_names_asks(run: Analyse) -> None:
-    assert not run("find . -name '*.bin' -exec cat {} +").auto  # over.bin is over the read limit
-    assert run("find . -name 'exact.bin' -exec cat {} +").auto
+    assert not run("find . -name '*.bin' | xargs cat").auto  # over.bin is over the read limit
+    assert run("find . -name 'exact.bin' | xargs cat").auto
     assert run("find . -name '*.go' | xargs grep -l package").auto
 
 
