@@ -132,6 +132,11 @@ def _find_exec(ctx: Context, stage: Stage, nul: bool) -> tuple[Check, tuple[str,
         return Check.refuse(
             f"find -exec {typed[0].text}: -exec runs unasked only with grep (xargs takes the other readers)"
         ), ()
+    if any(";" in w.text for w in typed[1:]):
+        return Check.refuse(
+            "a `;` inside find -exec's command reads like the end of the -exec: which words are grep's is"
+            " not plain to a person reading the line"
+        ), ()
     if stage.redirects:
         return Check.refuse("find -exec with its errors redirected hides what the walk could not read"), ()
     if nul and not (typed[0].text == "grep" and _lists_names(typed)):

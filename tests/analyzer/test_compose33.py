@@ -191,6 +191,7 @@ ASKS = [
     ("find . | xargs grep -l x | xargs rm", "a writing command at the end of a chain"),
     ("find . | xargs cat | xargs cat", "cat's output is not names"),
     ("find . -exec cat {} +", "-exec runs unasked only with grep"),
+    ("find . -name '*.py' -exec grep -l ';;' {} \\;", "a ; inside -exec's command"),
     ("find . -maxdepth 1 -exec head -n 1 {} \\;", "-exec runs unasked only with grep"),
     ("find . -name '*.py' -exec grep -l import {} \\; 2>/dev/null", "the walk's errors sent away"),
 ]
