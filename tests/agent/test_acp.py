@@ -90,7 +90,9 @@ def test_an_edit_asks_with_its_reason_and_diff_and_runs_once_allowed(tmp_path: P
         "oldText": "one\ntwo\n",
         "newText": "uno\ntwo\n",
     }
-    assert "no rule allows edit" in words["content"]["text"]  # the policy's reason
+    # The REPL's question in plain words: what the call does, then why bastion asks.
+    assert "edit: changes notes.txt" in words["content"]["text"]
+    assert "no rule of yours or bastion's allows it" in words["content"]["text"]
     assert "+uno" in words["content"]["text"]
     (updates,) = editor.calls().values()
     assert updates[0]["kind"] == "edit" and _statuses(updates)[-1] == "completed"
