@@ -28,6 +28,7 @@ from typing import NamedTuple
 
 from ...workspace import Workspace, resolve
 from ._dir import scan_gitdir
+from ._discovery import bare_on_the_way, located, unusable
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
@@ -197,6 +198,8 @@ class _Probe:
         self.ws = ws
         self.cwd = cwd
         self.places: list[Place] = []
+        # The directories the walk up looked at, from the working directory on.
+        self.dirs: list[str] = []
         # Identities taken as the walk of the git directory read each place: what was checked.
         self.known: dict[Place, Token] = {}
         self.where = ""
@@ -257,7 +260,7 @@ class _Probe:
             repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
             entries = self._list(real.real, repo, configs)
             try:
-                self._where(real.real, abs_cwd)
+                self._where(real.real, abs_cwd, gitdir, entries)
             except _Redirect as err:
                 self.where = str(err)
             if gitdir and not self.where:
@@ -281,6 +284,7 @@ class _Probe:
         directory = abs_cwd
         while True:
             self.look(directory)
+            self.dirs.append(directory)
             dotgit = posixpath.join(directory, ".git")
             place = self.look(dotgit)
             try:
@@ -322,8 +326,16 @@ class _Probe:
                     raise _Unreadable(f"git read a config file the probe cannot find: {entry.origin}")
         return entries
 
-    def _where(self, run_in: str, abs_cwd: str) -> None:
-        """git's idea of the work tree must contain the directory, and its git dir be <top>/.git."""
+    def _where(self, run_in: str, abs_cwd: str, walked: str, entries: tuple[Entry, ...]) -> None:
+        """git's repository must be the walk's: its git dir the `.git` walked (none: no repository)
+        and its work tree containing the directory. Shown from what the probe read where it can
+        be (`_discovery`), else asked of git."""
+        lstat = self._lstat_abs
+        why = bare_on_the_way(self.dirs, walked, lstat) or (unusable(walked, self.remember) if walked else "")
+        if why:
+            raise _Redirect(why)
+        if located(self.dirs, walked, entries, lstat):
+            return
         code, out = self._git(run_in, ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"])
         if code != 0:
             return  # not a repository, or a bare one (which the listing reports as core.bare)
@@ -335,6 +347,11 @@ class _Probe:
             raise _Redirect(f"git's work tree {top} does not contain the working directory")
         if gitdir != posixpath.join(top, ".git"):
             raise _Redirect(f"git's directory {gitdir} is not {top}/.git")
+        if gitdir != walked:
+            raise _Redirect(f"git's directory {gitdir} is not the .git the probe walked ({walked or 'none'})")
+
+    def _lstat_abs(self, absolute: str) -> os.stat_result:
+        return _lstat(self.ws, _place(self.ws, absolute))
 
 
 class _Redirect(Exception):
