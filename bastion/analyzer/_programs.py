@@ -26,7 +26,6 @@ inside the workspace are looked up again every time. `program_identity` is what 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -258,6 +257,8 @@ def _head(command: str, found: str, real: str) -> tuple[bytes, str]:
 
 
 def _digest(path: str) -> str:
+    import hashlib  # OpenSSL's load (a few ms of every start): only a script on PATH is digested
+
     try:
         return hashlib.sha256(read_regular(path, 1 << 20)).hexdigest()
     except OSError:

@@ -9,7 +9,8 @@ one with a `commondir` (git 2.39, `setup.c`: `is_git_directory`).
 
 So the probe's walk (the first `.git` on the way, a directory) finds the repository git uses,
 with its parent as the work tree, when every directory from the working directory up to it is on
-one file system and no config entry git read is `core.worktree` or a true `core.bare`: then
+one file system and no config entry git read is `core.worktree` or a true `core.bare` (the
+command scope aside: the probe's own keys, and the submodule configs it lists): then
 `git rev-parse` is not asked (`located`); elsewhere it is. Two things are reasons, never
 questions for git: a directory below that `.git` (or anywhere on the way, when there is none)
 that git could take for a bare repository, whose refs, objects and packed-refs no walk of a
@@ -109,7 +110,9 @@ def located(dirs: Sequence[str], gitdir: str, entries: Iterable[Entry], lstat: L
     (for "", to find no repository), `dirs` being the directories the walk looked at from there up,
     with no bare repository on the way (`bare_on_the_way`) and `gitdir` a git directory
     (`unusable`). False: git must be asked."""
-    entries = tuple(entries)
+    # The command scope is the probe's own: the neutral keys, and the submodules' configs it reads
+    # through `include.path` (their core.worktree is theirs, not the top's).
+    entries = tuple(e for e in entries if e.scope != "command")
     for e in entries:
         key = e.key.lower()
         if key == "core.worktree" or key == "core.bare" and (e.value or "true").lower() not in _FALSE:

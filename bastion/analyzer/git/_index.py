@@ -18,7 +18,6 @@ directories), or that lets git read the file in threads (`EOIE`, `IEOT`), sends 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import stat
@@ -64,6 +63,8 @@ def _extensions(data: bytes, at: int, end: int) -> bool:
 
 def gitlinks(data: bytes) -> tuple[bytes, ...] | None:
     """The names of the gitlinks of the index `data`, in its order, or None when not sure."""
+    import hashlib  # OpenSSL's load (a few ms of a hook's start): only a repository with an index
+
     end = len(data) - 20
     if end < 12 or data[:4] != b"DIRC" or len(data) > MAX_INDEX:
         return None

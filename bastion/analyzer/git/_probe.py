@@ -2,22 +2,26 @@
 
 One probe looks for a `.git` that redirects git (a file or a link), walks the git directory (every
 entry a regular file or a directory: `_dir`), lists every config entry git would use with its
-scope and origin, asks git where it thinks the repository is, and reads the config of every
-submodule. The user's own scopes (system, global, command) are trusted; the repository's (local,
-worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for lines
-run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
+scope and origin, makes sure git finds the repository the walk found, and reads the config of
+every submodule. The user's own scopes (system, global, command) are trusted; the repository's
+(local, worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for
+lines run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
-git is spawned three times per probe: the listing reads the submodule configs too (each is passed
-as a command-line `include.path`, so its entries come back with scope `command` and their own file
-as origin), then `rev-parse`, then `ls-files` for the gitlinks, whose checked-out repositories
-(submodules and embedded repositories) are probed by `_submodules` (three spawns each). Results
-are cached per directory while a fingerprint of every file and directory the probe looked at (each
-directory of the git directory included, and each place the submodules' probe read) is unchanged.
+A first probe spawns git once (design rule 85): the listing, which reads the submodule configs too
+(each is passed as a command-line `include.path`, so its entries come back with scope `command`
+and their own file as origin). Where git finds the repository is shown from the walk
+(`_discovery`: a bare repository on the way, or a `.git` git would skip, is a reason), and
+`git rev-parse` is asked only where it cannot be (`core.worktree`, a true `core.bare`, another
+file system on the way); the gitlinks are read from the index (`_index`), and `git ls-files` is
+asked only where the reader is not sure. The gitlinks' checked-out repositories (submodules and
+embedded repositories) are probed by `_submodules` (git asked twice each). Results are cached per
+directory while a fingerprint of every file and directory the probe looked at (each directory of
+the git directory included, HEAD and the index, and each place the submodules' probe read) is
+unchanged.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import re
@@ -125,6 +129,8 @@ def probe_git(ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[s
 def git_fingerprint(ws: Workspace, cwd: str) -> str:
     """A digest of the identity of every config file, `.git` and directory the probe of `cwd` read:
     a stamp that binds it is refused once any of them changes."""
+    import hashlib  # OpenSSL's load (a few ms of a hook's start): only a stamp needs the digest
+
     snap = _snapshot(ws, cwd)
     digest = hashlib.sha256()
     for (kind, name), token in zip(snap.places, snap.tokens, strict=True):
