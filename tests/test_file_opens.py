@@ -32,6 +32,8 @@ ALLOWED = {
     # it is read, since the probe fingerprints it whatever it is.
     ("bastion/analyzer/git/_submodules.py", "dotgit"): "non-blocking, fstat'ed before reading",
     ("bastion/analyzer/git/_dir.py", "'alternates'"): "non-blocking, fstat'ed before reading",
+    ("bastion/analyzer/git/_discovery.py", "'HEAD'"): "non-blocking, fstat'ed before reading",
+    ("bastion/analyzer/git/_index.py", "'index'"): "non-blocking, fstat'ed before reading",
 }
 # Flags with which an open cannot block: a descriptor of a path only, a directory, or a new file.
 _CANNOT_BLOCK = ("O_PATH", "O_DIRECTORY", "O_EXCL", "_DIR_FLAGS")
