@@ -17,10 +17,10 @@ Every package may import this module; it imports the standard library only.
 
 from __future__ import annotations
 
+import _thread  # the lock alone: threading (weakrefs, its classes) costs a dry-run ~1 ms
 import contextlib
 import json
 import re
-import threading
 from collections.abc import Iterator
 from typing import Any, TextIO, TypeVar, cast
 
@@ -65,7 +65,7 @@ class _Keys:
         self.longest = max((len(k) for k in keys), default=0)
 
 
-_lock = threading.Lock()
+_lock = _thread.allocate_lock()
 _held = _Keys(())
 
 

@@ -201,11 +201,12 @@ def test_the_agent_s_other_fronts_do_not_load_the_editor_protocol() -> None:
 
 
 # What a dry-run of a line inside the subset, without git and without a config, never needs: the
-# parser generator, the rule grammar, config validation, the cut of other lines, processes, git, stamps.
+# parser generator, the rule grammar, config validation, the cut of other lines, processes, git, stamps,
+# hashlib (OpenSSL's load: only a script's digest and a stamp need it) and threading (issue 31).
 UNNEEDED = (
     "lark", "interegular", "pyparsing", "pydantic", "tomllib", "bashlex", "argparse", "dataclasses",
     "subprocess", "hmac", "secrets", "bastion.workspace._exec", "bastion.analyzer.git",
-    "bastion.analyzer._stamp", "bastion.analyzer._facts", "bastion.policy._cut",
+    "bastion.analyzer._stamp", "bastion.analyzer._facts", "bastion.policy._cut", "hashlib", "threading",
 )  # fmt: skip
 
 

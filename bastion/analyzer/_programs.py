@@ -26,7 +26,6 @@ inside the workspace are looked up again every time. `program_identity` is what 
 
 from __future__ import annotations
 
-import hashlib
 import os
 import re
 import stat
@@ -259,6 +258,8 @@ def _head(system: System, command: str, found: str, real: str) -> tuple[bytes, s
 
 
 def _digest(system: System, path: str) -> str:
+    import hashlib  # OpenSSL's load (a few ms of every start): only a script on PATH is digested
+
     try:
         return hashlib.sha256(system.read(path, 1 << 20)[1]).hexdigest()
     except OSError:

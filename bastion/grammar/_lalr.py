@@ -8,7 +8,10 @@ terminals the grammar ignores (`%ignore`); the rules with the name lark's tree b
 them, step for step as lark 1.x does (`ContextualLexer.lex`, `ParserState.feed_token`), and raises
 `Unexpected` where lark would raise UnexpectedCharacters or UnexpectedToken. A rule's value is what
 the transformer's method of that name makes of its children, or without a transformer a `Tree`,
-as lark builds one. Tests run both on the same texts, for every grammar.
+as lark builds one. Tests run both on the same texts, for every grammar. A state's expression is
+compiled without the alternatives that begin with a character other than the text's next one
+(`_source`): they cannot match there, so the same terminal matches, and a terminal of many letters
+(a quoted string's) costs its compilation only on a line that holds one.
 """
 
 from __future__ import annotations
@@ -71,6 +74,28 @@ class Tree(NamedTuple):
                 yield child
 
 
+_SPECIAL = frozenset("\\.^$*+?{}[]|()")
+_QUANTIFIER = frozenset("*+?{")
+
+
+def _alternatives(source: str | None, names: frozenset[str]) -> tuple[tuple[str, str], ...] | None:
+    """lark's alternatives of a state's expression, `(?P<NAME>pattern)` joined by `|`, each with
+    the character it must begin with ("" for any); None unless it splits into one alternative for
+    each of the state's terminals `names` (a pattern holding `)|(?P<` would not)."""
+    if source is None or not source.startswith("(?P<") or not source.endswith(")"):
+        return None
+    found: list[tuple[str, str]] = []
+    seen: set[str] = set()
+    for piece in source[len("(?P<") : -1].split(")|(?P<"):
+        name, _, pattern = piece.partition(">")
+        if name in seen or name not in names:
+            return None
+        seen.add(name)
+        plain = pattern[:1] not in _SPECIAL and pattern[1:2] not in _QUANTIFIER
+        found.append((f"(?P<{name}>{pattern})", pattern[:1] if plain else ""))
+    return tuple(found)
+
+
 class _Splice(list[Any]):
     """The children of a rule lark inlines (`_name`): spliced into the rule that contains it."""
 
@@ -98,6 +123,8 @@ class Parser:
             for origin, name, children in tables.RULES
         ]
         self._compiled: dict[str, re.Pattern[str]] = {}
+        # Per state and first character of the text: the source of the alternatives that can match.
+        self._sources: dict[tuple[int, str], str | None] = {}
 
     @staticmethod
     def _builder(transformer: object | None, name: str) -> Any:
@@ -113,9 +140,25 @@ class Parser:
             self._compiled[source] = re.compile(source)
         return self._compiled[source]
 
+    def _source(self, state: int, char: str) -> str | None:
+        """The state's regular expression without the alternatives that begin with a character
+        other than `char`: they cannot match there, and the first alternative that matches is
+        the same (a quoted string's terminal, whose classes of letters take milliseconds to
+        compile, is compiled only where a quote is met)."""
+        key = (state, char)
+        if key not in self._sources:
+            source, allowed = self._lexers[state]
+            split = _alternatives(source, allowed | self._ignore)
+            if split is None:
+                self._sources[key] = source
+            else:
+                kept = "|".join(text for text, first in split if first in ("", char))
+                self._sources[key] = kept or None
+        return self._sources[key]
+
     def _token(self, text: str, pos: int, state: int) -> Token:
-        source, allowed = self._lexers[state]
-        regex = self._regex(source)
+        _, allowed = self._lexers[state]
+        regex = self._regex(self._source(state, text[pos : pos + 1]))
         found = regex.match(text, pos) if regex is not None else None
         if found is None or found.lastgroup is None or found.end() == pos:  # lark has no empty terminal
             # As lark's contextual lexer: a terminal of another state there is an unexpected token.

@@ -28,7 +28,7 @@ import re
 import stat
 from typing import NamedTuple
 
-__all__ = ["MAX_ENTRIES", "GitDirScan", "scan_gitdir"]
+__all__ = ["MAX_ENTRIES", "GitDirScan", "open_dir", "scan_gitdir"]
 
 MAX_ENTRIES = 20_000
 _ALTERNATES_LIMIT = 64 * 1024
@@ -51,7 +51,7 @@ class _Found(Exception):
     """A problem: the walk stops at the first one."""
 
 
-def _open_dir(path: str) -> int:
+def open_dir(path: str) -> int:
     """A descriptor of the absolute directory `path`, no link followed on the way."""
     fd = os.open("/", _DIR_FLAGS)
     try:
@@ -99,7 +99,7 @@ class _Walk:
         self.seen = 0
 
     def run(self) -> str:
-        fd = _open_dir(self.gitdir)
+        fd = open_dir(self.gitdir)
         try:
             self._directory(fd, "", top=True)
         except _Found as found:

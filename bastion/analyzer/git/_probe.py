@@ -2,22 +2,26 @@
 
 One probe looks for a `.git` that redirects git (a file or a link), walks the git directory (every
 entry a regular file or a directory: `_dir`), lists every config entry git would use with its
-scope and origin, asks git where it thinks the repository is, and reads the config of every
-submodule. The user's own scopes (system, global, command) are trusted; the repository's (local,
-worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for lines
-run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
+scope and origin, makes sure git finds the repository the walk found, and reads the config of
+every submodule. The user's own scopes (system, global, command) are trusted; the repository's
+(local, worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for
+lines run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
-git is spawned three times per probe: the listing reads the submodule configs too (each is passed
-as a command-line `include.path`, so its entries come back with scope `command` and their own file
-as origin), then `rev-parse`, then `ls-files` for the gitlinks, whose checked-out repositories
-(submodules and embedded repositories) are probed by `_submodules` (three spawns each). Results
-are cached per directory while a fingerprint of every file and directory the probe looked at (each
-directory of the git directory included, and each place the submodules' probe read) is unchanged.
+A first probe spawns git once (design rule 85): the listing, which reads the submodule configs too
+(each is passed as a command-line `include.path`, so its entries come back with scope `command`
+and their own file as origin). Where git finds the repository is shown from the walk
+(`_discovery`: a bare repository on the way, or a `.git` git would skip, is a reason), and
+`git rev-parse` is asked only where it cannot be (`core.worktree`, a true `core.bare`, another
+file system on the way); the gitlinks are read from the index (`_index`), and `git ls-files` is
+asked only where the reader is not sure. The gitlinks' checked-out repositories (submodules and
+embedded repositories) are probed by `_submodules` (git asked twice each). Results are cached per
+directory while a fingerprint of every file and directory the probe looked at (each directory of
+the git directory included, HEAD and the index, and each place the submodules' probe read) is
+unchanged.
 """
 
 from __future__ import annotations
 
-import hashlib
 import os
 import posixpath
 import re
@@ -27,6 +31,7 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 from ...workspace import System, Workspace, resolve
+from ._discovery import bare_on_the_way, located, unusable
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env
@@ -123,6 +128,8 @@ def probe_git(ws: Workspace, cwd: str, *, strict: bool, subcommands: frozenset[s
 def git_fingerprint(ws: Workspace, cwd: str) -> str:
     """A digest of the identity of every config file, `.git` and directory the probe of `cwd` read:
     a stamp that binds it is refused once any of them changes."""
+    import hashlib  # OpenSSL's load (a few ms of a hook's start): only a stamp needs the digest
+
     snap = _snapshot(ws, cwd)
     digest = hashlib.sha256()
     for (kind, name), token in zip(snap.places, snap.tokens, strict=True):
@@ -196,6 +203,8 @@ class _Probe:
         self.ws = ws
         self.cwd = cwd
         self.places: list[Place] = []
+        # The directories the walk up looked at, from the working directory on.
+        self.dirs: list[str] = []
         # Identities taken as the walk of the git directory read each place: what was checked.
         self.known: dict[Place, Token] = {}
         self.where = ""
@@ -260,7 +269,7 @@ class _Probe:
             repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
             entries = self._list(real.real, repo, configs)
             try:
-                self._where(real.real, abs_cwd)
+                self._where(real.real, abs_cwd, gitdir, entries)
             except _Redirect as err:
                 self.where = str(err)
             if gitdir and not self.where:
@@ -284,6 +293,7 @@ class _Probe:
         directory = abs_cwd
         while True:
             self.look(directory)
+            self.dirs.append(directory)
             dotgit = posixpath.join(directory, ".git")
             place = self.look(dotgit)
             try:
@@ -325,8 +335,19 @@ class _Probe:
                     raise _Unreadable(f"git read a config file the probe cannot find: {entry.origin}")
         return entries
 
-    def _where(self, run_in: str, abs_cwd: str) -> None:
-        """git's idea of the work tree must contain the directory, and its git dir be <top>/.git."""
+    def _where(self, run_in: str, abs_cwd: str, walked: str, entries: tuple[Entry, ...]) -> None:
+        """git's repository must be the walk's: its git dir the `.git` walked (none: no repository)
+        and its work tree containing the directory. Shown from what the probe read where it can
+        be (`_discovery`), else asked of git."""
+        lstat = self._lstat_abs
+        system = self.ws.system
+        why = bare_on_the_way(self.dirs, walked, lstat, system) or (
+            unusable(walked, self.remember, system) if walked else ""
+        )
+        if why:
+            raise _Redirect(why)
+        if located(self.dirs, walked, entries, lstat):
+            return
         code, out = self._git(run_in, ["git", "rev-parse", "--absolute-git-dir", "--show-toplevel"])
         if code != 0:
             return  # not a repository, or a bare one (which the listing reports as core.bare)
@@ -338,6 +359,11 @@ class _Probe:
             raise _Redirect(f"git's work tree {top} does not contain the working directory")
         if gitdir != posixpath.join(top, ".git"):
             raise _Redirect(f"git's directory {gitdir} is not {top}/.git")
+        if gitdir != walked:
+            raise _Redirect(f"git's directory {gitdir} is not the .git the probe walked ({walked or 'none'})")
+
+    def _lstat_abs(self, absolute: str) -> os.stat_result:
+        return _lstat(self.ws, _place(self.ws, absolute))
 
 
 class _Redirect(Exception):

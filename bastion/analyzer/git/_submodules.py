@@ -30,6 +30,7 @@ from typing import NamedTuple, Protocol
 
 from ...workspace import System
 from ._finding import GitFinding
+from ._index import read_gitlinks
 from ._keys import Entry, judge_entries
 
 __all__ = ["MAX_SUBMODULES", "ProbeAccess", "Submodules", "probe_submodules"]
@@ -87,25 +88,33 @@ class _Walk:
         self.modules = top_gitdir.rstrip("/") + "/modules/"
         self.count = 0
 
-    def gitlinks(self, top: str) -> list[str]:
-        """The gitlinks of the repository whose top is the absolute `top`, each absolute."""
+    def gitlinks(self, top: str, gitdir: str) -> list[str]:
+        """The gitlinks of the repository whose top is the absolute `top` and git directory
+        `gitdir` (walked), each absolute: read from its index, or listed by git where the index
+        is not one `_index` is sure of."""
         run_in = self.host.inside(top)
         if run_in is None:  # as the top probe trusts a repository above the workspace
             raise _Hidden(f"the repository {top} lies outside the workspace")
+        names = read_gitlinks(gitdir, self.host.remember, self.host.look, self.host.system)
+        if names is None:
+            names = self._listed(top, run_in)
+        return [posixpath.join(top, name.decode("utf-8", "surrogateescape")) for name in names]
+
+    def _listed(self, top: str, run_in: str) -> tuple[bytes, ...]:
         found = self.host.try_git(run_in, ["git", "ls-files", "--stage", "-z", "--full-name", ":(top)"])
         if found is None or found[0] != 0:
             raise _Hidden(f"git could not list the gitlinks of {top}")
-        links: list[str] = []
+        links: list[bytes] = []
         for record in found[1].split(b"\0")[:-1]:
             head, tab, path = record.partition(b"\t")
             if not tab or head.count(b" ") != 2:
                 raise _Hidden(f"git ls-files printed something unexpected in {top}")
             if head.startswith(b"160000 "):
-                links.append(posixpath.join(top, path.decode("utf-8", "surrogateescape")))
-        return links
+                links.append(path)
+        return tuple(links)
 
-    def repository(self, top: str, depth: int) -> None:
-        for link in self.gitlinks(top):
+    def repository(self, top: str, gitdir: str, depth: int) -> None:
+        for link in self.gitlinks(top, gitdir):
             self.count += 1
             if self.count > MAX_SUBMODULES:
                 raise _Hidden(f"more than {MAX_SUBMODULES} submodules to probe")
@@ -150,7 +159,7 @@ class _Walk:
         self._config(path)
         if depth >= MAX_DEPTH:
             raise _Hidden(f"submodules nest more than {MAX_DEPTH} deep")
-        self.repository(path, depth + 1)
+        self.repository(path, gitdir, depth + 1)
 
     def _gitfile(self, dotgit: str, path: str) -> str:
         st, data = self.host.system.read(dotgit, _GITFILE_LIMIT + 1, follow=False)
@@ -207,7 +216,7 @@ def probe_submodules(host: ProbeAccess, top: str, top_gitdir: str) -> Submodules
     """The submodules of the repository at the absolute `top` with git directory `top_gitdir`."""
     walk = _Walk(host, top_gitdir)
     try:
-        walk.repository(top, 1)
+        walk.repository(top, top_gitdir, 1)
     except _Hidden as hidden:
         return Submodules(max(walk.count, 1), str(hidden), hidden.typed)
     except OSError as err:
