@@ -158,7 +158,10 @@ def test_checks_plan_line_summarises_the_neutralising_settings_and_keeps_every_o
     short = short_plan(plan)
     assert short.startswith("'unset' '-v' 'GIT_ALLOW_PROTOCOL' [... ")
     assert "more variables that steer git] && '/usr/bin/git' '-c' 'core.fsmonitor=false' [... " in short
-    assert "more secret excludes] && '/usr/bin/ls' '--quoting-style=shell-escape' '--' *.md" in short and len(short) < len(plan) // 3
+    assert (
+        "more secret excludes] && '/usr/bin/ls' '--quoting-style=shell-escape' '--' *.md" in short
+        and len(short) < len(plan) // 3
+    )
     # What is not elided is the plan's own words, in their order (a subsequence of the plan).
     rest = iter(plan.split())
     assert all(word in rest for word in re.sub(r"\[\.\.\. [^\]]*\]", "", short).split())
