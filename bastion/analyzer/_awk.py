@@ -19,8 +19,7 @@ import re
 
 from ..grammar import Grammar, Stage, Unexpected
 from ._flags import ANY, FlagTable, parse_args
-from ._operands import read_files
-from ._result import Check, Checker, Context
+from ._operands import script_checkers
 
 __all__ = ["AWK_FIRST", "AWK_FILTER", "program_prints_only"]
 
@@ -92,23 +91,4 @@ def _files(stage: Stage) -> tuple[str, tuple[str, ...]]:
     return "", files
 
 
-def _check_first(ctx: Context, stage: Stage) -> Check:
-    why, files = _files(stage)
-    if why:
-        return Check.refuse(why)
-    return read_files(ctx, "awk", files)
-
-
-def _check_filter(ctx: Context, stage: Stage) -> Check:
-    why, files = _files(stage)
-    if why:
-        return Check.refuse(why)
-    if files:
-        return Check.refuse(
-            f"awk after a pipe reads standard input; the operand {files[0]!r} is a file that is not checked"
-        )
-    return Check(ok=True)
-
-
-AWK_FIRST: dict[str, Checker] = {"awk": _check_first}
-AWK_FILTER: dict[str, Checker] = {"awk": _check_filter}
+AWK_FIRST, AWK_FILTER = script_checkers("awk", _files)

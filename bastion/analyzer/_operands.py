@@ -3,13 +3,40 @@ cat reads them) or names only looked at (inside the working directory, as ls tak
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 
+from ..grammar import Stage
 from ..workspace import resolve
 from ._readers import MAX_FILES, _read_file
-from ._result import Check, Context
+from ._result import Check, Checker, Context
 
-__all__ = ["names_inside", "read_files"]
+__all__ = ["names_inside", "read_files", "script_checkers"]
+
+# A program-taking reader's operands: (why not, or "", the files it reads).
+Files = Callable[[Stage], tuple[str, tuple[str, ...]]]
+
+
+def script_checkers(command: str, files: Files) -> tuple[dict[str, Checker], dict[str, Checker]]:
+    """The checkers of a reader run by a program it is given (sed, awk): first in a pipeline it
+    reads its files whole (`read_files`); after a pipe it reads standard input, so a file operand
+    would be an unchecked read and asks."""
+
+    def first(ctx: Context, stage: Stage) -> Check:
+        why, found = files(stage)
+        return Check.refuse(why) if why else read_files(ctx, command, found)
+
+    def after_pipe(ctx: Context, stage: Stage) -> Check:
+        why, found = files(stage)
+        if why:
+            return Check.refuse(why)
+        if found:
+            return Check.refuse(
+                f"{command} after a pipe reads standard input; the operand {found[0]!r} is a file "
+                "that is not checked"
+            )
+        return Check(ok=True)
+
+    return {command: first}, {command: after_pipe}
 
 
 def read_files(ctx: Context, command: str, files: Sequence[str]) -> Check:

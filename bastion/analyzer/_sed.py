@@ -13,8 +13,7 @@ import re
 
 from ..grammar import Grammar, Stage, Unexpected
 from ._flags import ANY, NUMBER, FlagTable, parse_args
-from ._operands import read_files
-from ._result import Check, Checker, Context
+from ._operands import script_checkers
 
 __all__ = ["SCRIPT", "SED_FILTER", "SED_FIRST", "SED_FLAGS", "script_prints_only"]
 
@@ -90,23 +89,4 @@ def _files(stage: Stage) -> tuple[str, tuple[str, ...]]:
     return "", operands
 
 
-def _check_first(ctx: Context, stage: Stage) -> Check:
-    why, files = _files(stage)
-    if why:
-        return Check.refuse(why)
-    return read_files(ctx, "sed", files)
-
-
-def _check_filter(ctx: Context, stage: Stage) -> Check:
-    why, files = _files(stage)
-    if why:
-        return Check.refuse(why)
-    if files:
-        return Check.refuse(
-            f"sed after a pipe reads standard input; the operand {files[0]!r} is a file that is not checked"
-        )
-    return Check(ok=True)
-
-
-SED_FIRST: dict[str, Checker] = {"sed": _check_first}
-SED_FILTER: dict[str, Checker] = {"sed": _check_filter}
+SED_FIRST, SED_FILTER = script_checkers("sed", _files)
