@@ -1,13 +1,23 @@
 """What every test shares: the keys a test made bastion hold (bastion/_safe.py) are let go when it
-ends, so one test's key is never redacted from another's output."""
+ends, so one test's key is never redacted from another's output; and Ctrl-C as a terminal sends it.
+
+A suite started in the background of a non-interactive shell (`make test &`, a CI runner's job)
+inherits SIGINT ignored, and an ignored signal stays ignored across exec: `_thread.interrupt_main`
+then does nothing and a child sent SIGINT never sees it, so every Ctrl-C test would fail for the
+way the suite was started. The tests are about a person at a terminal, where SIGINT is delivered:
+the suite restores Python's own handler once, and the children it starts inherit the default."""
 
 from __future__ import annotations
 
+import signal
 from collections.abc import Iterator
 
 import pytest
 
 from bastion._safe import holding
+
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
 @pytest.fixture(autouse=True)
