@@ -20,12 +20,21 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from bastion.agent._compact import Compacted, Compactor
-from bastion.agent._records import read_record, verify_record
-from bastion.agent._session import Session
-from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
-from bastion.agent.loop import Agent, Answer
 from bastion.agent.providers import DEFAULT_WINDOW, ModelOptions, Window
+from bastion.agent.runtime._compact import Compacted, Compactor
+from bastion.agent.runtime._loop import Agent, Answer
+from bastion.agent.runtime._types import (
+    Assistant,
+    Message,
+    Reply,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+    User,
+)
+from bastion.agent.sessions._records import read_record, verify_record
+from bastion.agent.sessions._session import Session
 
 T = TypeVar("T")
 OUTPUT = "line of tool output that a command printed\n" * 60

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._subagent import TASK_SPEC
+from bastion.agent.subagents._subagent import TASK_SPEC
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
 from bastion.agent.tools._memory import MEMORY
 from bastion.agent.tools._skill import SKILL

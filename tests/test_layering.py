@@ -193,7 +193,8 @@ def test_the_hooks_and_audit_load_no_sdk_or_http_client(
 def test_the_agent_s_other_fronts_do_not_load_the_editor_protocol() -> None:
     # The ACP SDK (`acp`) is `bastion acp`'s alone: the REPL, -p and the sessions' commands never load it.
     code = (
-        "import sys, bastion.cli, bastion.agent._main, bastion.agent._repl, bastion.agent._sessions_cli\n"
+        "import sys, bastion.cli, bastion.agent._main, bastion.agent.front._repl\n"
+        "import bastion.agent.sessions._sessions_cli\n"
         "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith(('acp.', 'bastion.agent.acp'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

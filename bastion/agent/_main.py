@@ -17,25 +17,25 @@ from typing import TYPE_CHECKING
 
 from .._handover import environ as process_environ
 from .._safe import holding, redact_data, redacting, safe_line
-from ._advice import advice
-from ._ask import CallKey
-from ._colour import colour_for
-from ._front import Asker, Fanout, Printer
-from ._one_shot_answers import one_shot_answerer
-from ._prompt_input import read_prompt
-from ._report import Transcript, document, outcome
-from ._session import Session, list_sessions
-from ._settings import PROVIDERS, merge_flags, provider_config
-from ._store import StoreError, bastion_home
-from ._types import AgentError, Cancelled, ConfigError, ModelError, OutputClosed, Usage, UsageError
-from .loop import Agent, Answerer, Gatekeeper, RunResult, Tools
+from .front._advice import advice
+from .front._ask import CallKey
+from .front._colour import colour_for
+from .front._front import Asker, Fanout, Printer
+from .front._one_shot_answers import one_shot_answerer
+from .front._prompt_input import read_prompt
+from .front._report import Transcript, document, outcome
 from .providers import EFFORTS, Connection, Window, model_limits, prices_of, window_of
+from .providers._settings import PROVIDERS, merge_flags, provider_config
+from .runtime._loop import Agent, Answerer, Gatekeeper, RunResult, Tools
+from .runtime._types import AgentError, Cancelled, ConfigError, ModelError, OutputClosed, Usage, UsageError
+from .sessions._session import Session, list_sessions
+from .sessions._store import StoreError, bastion_home
 
 if TYPE_CHECKING:
     from ..workspace import Workspace
-    from ._grants import Deciding
-    from ._session_tools import SessionExtras
     from .mcp import McpToolbox
+    from .skills._grants import Deciding
+    from .tools._session_tools import SessionExtras
 
 __all__ = ["main"]
 
@@ -195,13 +195,14 @@ def _build(
     from ..policy import ConfigError as PolicyConfigError
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
-    from ._checkpoint import Checkpoints
-    from ._compact import Compactor, Record, compact_at_setting, windows_setting
-    from ._executor_setup import executor_argv, executor_line, open_workspace
-    from ._prompt import SystemPrompt
-    from ._session_tools import session_extras
     from ._setup import key_names
-    from ._subagent import (
+    from .mcp import with_servers
+    from .providers import RetryPolicy, key_variables, make_model, refused_model, timeouts_of
+    from .runtime._compact import Compactor, Record, compact_at_setting, windows_setting
+    from .runtime._prompt import SystemPrompt
+    from .runtime.harness import harness_config, load_harness
+    from .sessions._checkpoint import Checkpoints
+    from .subagents._subagent import (
         Subagents,
         TaskTools,
         configured_model,
@@ -209,10 +210,9 @@ def _build(
         subagent_model_setting,
         tasks_in,
     )
-    from ._toolbox import Toolbox
-    from .harness import harness_config, load_harness
-    from .mcp import with_servers
-    from .providers import RetryPolicy, key_variables, make_model, refused_model, timeouts_of
+    from .tools._executor_setup import executor_argv, executor_line, open_workspace
+    from .tools._session_tools import session_extras
+    from .tools._toolbox import Toolbox
 
     flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
     try:
@@ -526,11 +526,11 @@ def _latest_session(home: str, cwd: str) -> str:
 
 def main(argv: Sequence[str]) -> int:
     if list(argv[:1]) == ["sessions"]:
-        from ._sessions_cli import sessions_main
+        from .sessions._sessions_cli import sessions_main
 
         return sessions_main(argv[1:], process_environ(), os.getcwd())
     if list(argv[:1]) == ["config"]:
-        from ._config_init import config_main
+        from .front._config_init import config_main
 
         return config_main(argv[1:], process_environ())
     if list(argv[:1]) == ["acp"]:
@@ -561,7 +561,7 @@ def main(argv: Sequence[str]) -> int:
     cwd = os.getcwd()
     home = bastion_home(environ)
     if args.list:  # the alias of `bastion sessions list`
-        from ._sessions_cli import list_here
+        from .sessions._sessions_cli import list_here
 
         return list_here(home, cwd)
     # The keys this run reads are let go when it ends; whatever it prints is redacted.
@@ -571,7 +571,7 @@ def main(argv: Sequence[str]) -> int:
                 args.resume = _latest_session(home, cwd)
             if args.prompt is not None:
                 return _one_shot(args, environ, cwd)
-            from ._repl import repl
+            from .front._repl import repl
 
             return repl(args, environ, cwd, _build)
         except ConfigError as err:

@@ -10,8 +10,6 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._handover import PROVIDER_KEY_VARIABLES, handed
-from ._settings import ProviderConfig, provider_config
-from ._types import ConfigError
 from .providers import (
     DEFAULTS,
     VertexSetup,
@@ -22,6 +20,8 @@ from .providers import (
     vertex_location,
     vertex_setup,
 )
+from .providers._settings import ProviderConfig, provider_config
+from .runtime._types import ConfigError
 
 __all__ = ["ProviderSetup", "config_key_names", "key_names", "provider_setup"]
 

@@ -12,9 +12,10 @@ from types import MappingProxyType
 
 import pytest
 
-from bastion.agent._subagent import Console, Subagents, TaskTools
-from bastion.agent._types import Assistant, Message, Reply, ToolResult, ToolSpec
-from bastion.agent.harness import (
+from bastion.agent.providers import ModelOptions
+from bastion.agent.runtime._loop import Agent
+from bastion.agent.runtime._types import Assistant, Message, Reply, ToolResult, ToolSpec
+from bastion.agent.runtime.harness import (
     ApprovalInput,
     CatalogInput,
     Harness,
@@ -23,8 +24,7 @@ from bastion.agent.harness import (
     Registrar,
     Review,
 )
-from bastion.agent.loop import Agent
-from bastion.agent.providers import ModelOptions
+from bastion.agent.subagents._subagent import Console, Subagents, TaskTools
 from bastion.policy import Decision
 
 from ..waits import PATIENCE

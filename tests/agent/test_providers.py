@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._types import User
+from bastion.agent.runtime._types import User
 from tests.loaded import modules_loaded
 from tests.waits import PATIENCE
 
@@ -209,8 +209,8 @@ def test_anthropic_requests_mark_the_system_the_tools_and_the_last_two_user_turn
 def test_an_injected_transport_carries_the_wire_format_with_the_key_in_a_header_only(provider: str) -> None:
     import httpx2
 
-    from bastion.agent._settings import ProviderConfig
     from bastion.agent.providers import RetryPolicy, make_model
+    from bastion.agent.providers._settings import ProviderConfig
 
     seen: list[httpx2.Request] = []
     answers = [httpx2.Response(529 if provider == "anthropic" else 503, json={"error": {"message": "busy"}})]

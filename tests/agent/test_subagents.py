@@ -13,9 +13,21 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._compact import GO_ON, WORK_HEAD, Compactor
-from bastion.agent._slash import Tally
-from bastion.agent._subagent import (
+from bastion.agent.front._slash import Tally
+from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.runtime._compact import GO_ON, WORK_HEAD, Compactor
+from bastion.agent.runtime._loop import INTERRUPTED, Agent, Answer, Answerer, Model
+from bastion.agent.runtime._types import (
+    Assistant,
+    Cancelled,
+    Message,
+    Reply,
+    ToolResult,
+    ToolSpec,
+    Usage,
+    User,
+)
+from bastion.agent.subagents._subagent import (
     EXPLORE_TOOLS,
     ChildCompaction,
     Console,
@@ -25,10 +37,7 @@ from bastion.agent._subagent import (
     configured_model,
     subagent_model_setting,
 )
-from bastion.agent._toolbox import Toolbox
-from bastion.agent._types import Assistant, Cancelled, Message, Reply, ToolResult, ToolSpec, Usage, User
-from bastion.agent.loop import INTERRUPTED, Agent, Answer, Answerer, Model
-from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.tools._toolbox import Toolbox
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings

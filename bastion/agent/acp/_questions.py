@@ -25,11 +25,11 @@ from acp.schema import (
 )
 
 from ...policy import Verdict
-from .._ask import CallKey, may_always
-from .._colour import Colour
-from .._front import Asker
-from .._types import ToolCall
-from ..loop import Answer
+from ..front._ask import CallKey, may_always
+from ..front._colour import Colour
+from ..front._front import Asker
+from ..runtime._loop import Answer
+from ..runtime._types import ToolCall
 from ._turns import Control
 from ._updates import Reporter, kind_of
 

@@ -17,10 +17,10 @@ from acp import update_agent_message_text
 from acp.schema import PermissionOption, ToolCallUpdate
 
 from ..._errors import BastionError
-from .._ask import CallKey
-from .._front import Fanout, Printer
-from .._types import AgentError, Cancelled, Failure, ModelError
-from ..loop import Answerer
+from ..front._ask import CallKey
+from ..front._front import Fanout, Printer
+from ..runtime._loop import Answerer
+from ..runtime._types import AgentError, Cancelled, Failure, ModelError
 from ._outbox import Outbox
 from ._questions import EditorAsker
 from ._turns import Control

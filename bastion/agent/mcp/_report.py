@@ -6,7 +6,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._types import ToolSpec
+from ..runtime._types import ToolSpec
 from ..tools import WriteLock
 from ._client import Hub, ServerReport
 from ._config import mcp_servers
@@ -14,7 +14,7 @@ from ._headers import header_variables
 from ._tools import McpToolbox
 
 if TYPE_CHECKING:
-    from ..loop import Tools
+    from ..runtime._loop import Tools
 
 __all__ = ["NO_SERVERS", "report_lines", "server_variables", "servers_report", "with_servers"]
 

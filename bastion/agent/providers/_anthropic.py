@@ -7,7 +7,7 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._types import (
+from ..runtime._types import (
     Assistant,
     Failure,
     Message,

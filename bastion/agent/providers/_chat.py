@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._types import (
+from ..runtime._types import (
     Assistant,
     Failure,
     Message,

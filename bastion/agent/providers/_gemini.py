@@ -19,7 +19,7 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._errors import BastionError
-from .._types import (
+from ..runtime._types import (
     Assistant,
     Failure,
     Message,

@@ -6,8 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._handover import PROVIDER_KEY_VARIABLES as _KEYS
-from .._settings import ProviderConfig
-from .._types import ConfigError
+from ..runtime._types import ConfigError
 from ._adc import AdcToken
 from ._anthropic import AnthropicModel
 from ._chat import ChatModel
@@ -19,6 +18,7 @@ from ._keys import Key, KeySource
 from ._options import ModelOptions
 from ._pricing import Price
 from ._responses import ResponsesModel
+from ._settings import ProviderConfig
 from ._vertex import VertexModel
 
 if TYPE_CHECKING:

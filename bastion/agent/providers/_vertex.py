@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .._types import Failure, Message, ModelError, Reply, ToolSpec
+from ..runtime._types import Failure, Message, ModelError, Reply, ToolSpec
 from ._anthropic import AnthropicModel
 from ._clients import Connection
 from ._gemini import GeminiModel

@@ -22,8 +22,8 @@ from ...workspace import Resolved, Workspace, resolve
 from ._readable import Readable, shipped_readable
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._skill_catalog import SkillCatalog
+    from ..skills._memory import Memory
+    from ..skills._skill_catalog import SkillCatalog
 
 __all__ = [
     "STAMP",

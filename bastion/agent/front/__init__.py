@@ -1,0 +1,3 @@
+"""front"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""skills"""
+
+__all__: list[str] = []

@@ -1,0 +1,3 @@
+"""subagents"""
+
+__all__: list[str] = []
