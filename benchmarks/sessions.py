@@ -20,12 +20,15 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from bastion.agent.providers import DEFAULT_WINDOW, ModelOptions, Window
-from bastion.agent.runtime._compact import Compacted, Compactor
-from bastion.agent.runtime._loop import Agent, Answer
-from bastion.agent.runtime._types import (
+from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.runtime import (
+    Agent,
+    Answer,
     Assistant,
+    Compacted,
+    Compactor,
     Message,
+    ModelOptions,
     Reply,
     ToolCall,
     ToolResult,
@@ -33,8 +36,7 @@ from bastion.agent.runtime._types import (
     Usage,
     User,
 )
-from bastion.agent.sessions._records import read_record, verify_record
-from bastion.agent.sessions._session import Session
+from bastion.agent.sessions import Session, read_record, verify_record
 
 T = TypeVar("T")
 OUTPUT = "line of tool output that a command printed\n" * 60

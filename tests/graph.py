@@ -130,13 +130,13 @@ def private_target(imported: str) -> str | None:
 
 def private_imports(modules: Sequence[Module]) -> list[tuple[str, str]]:
     """(module, name) for each import of another package's private part (a module or name with a
-    leading underscore below a package the importer is not)."""
+    leading underscore below a package the importer is not inside: a subpackage may use its parent's)."""
     found = []
     for source, name, is_package in modules:
         own = name if is_package else name.rpartition(".")[0]
         for imported in bastion_imports(source, name, is_package):
             owner = private_target(imported)
-            if owner is not None and owner != own:
+            if owner is not None and not (own == owner or own.startswith(owner + ".")):
                 found.append((name, imported))
     return found
 

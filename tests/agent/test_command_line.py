@@ -14,7 +14,7 @@ import pexpect
 import pytest
 
 from bastion import cli
-from bastion.agent.front._one_shot_answers import NO_TERMINAL
+from bastion.agent.front import NO_TERMINAL
 from tests.waits import PATIENCE
 
 from .agent_fixtures import run_main

@@ -11,17 +11,21 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.providers import DEFAULT_WINDOW, Window
-from bastion.agent.runtime._compact import (
+from bastion.agent.runtime import (
     ACK,
     COMPACT_SYSTEM,
     GO_ON,
     SUMMARY_HEAD,
     WORK_HEAD,
+    Agent,
+    Answer,
+    Assistant,
     Compactor,
+    Message,
     NotShrunk,
+    Usage,
+    User,
 )
-from bastion.agent.runtime._loop import Agent, Answer
-from bastion.agent.runtime._types import Assistant, Message, Usage, User
 
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, run_main
 from .scripted_server import ScriptedServer

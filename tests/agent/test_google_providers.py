@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bastion.agent.runtime._types import Assistant, ToolCall, User
+from bastion.agent.runtime import Assistant, ToolCall, User
 
 from .agent_fixtures import run_main
 from .google_adc import LOCATION, PROJECT, authorized_user, service_account, vertex_env
@@ -274,8 +274,7 @@ def test_gclouds_login_is_found_where_gcloud_writes_it_and_bills_its_quota_proje
     # the network is replaced here (make_model's transport), so nothing leaves the machine.
     import httpx2
 
-    from bastion.agent.providers import make_model
-    from bastion.agent.providers._settings import ProviderConfig
+    from bastion.agent.providers import ProviderConfig, make_model
 
     seen: list[httpx2.Request] = []
 

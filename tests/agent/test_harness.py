@@ -13,10 +13,14 @@ from typing import Any
 import pytest
 
 from bastion.agent.providers import DEFAULT_WINDOW, Window
-from bastion.agent.runtime._compact import SUMMARY_HEAD, Compactor
-from bastion.agent.runtime._loop import NOT_RUN, Agent, Answer, Events
-from bastion.agent.runtime._types import (
+from bastion.agent.runtime import (
+    NOT_RUN,
+    SUMMARY_HEAD,
+    Agent,
+    Answer,
     Assistant,
+    Compactor,
+    Events,
     Failure,
     Message,
     ModelError,
@@ -602,7 +606,7 @@ class Recorded:
 def test_the_harness_command_shows_the_graph_and_switches_a_profile_whole(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from bastion.agent.front._long import LONG_COMMANDS
+    from bastion.agent.front import LONG_COMMANDS
 
     profiles = {"lean": MappingProxyType({"trigger": "never"}), "bad": MappingProxyType({"trigger": "x"})}
     warned: list[str] = []

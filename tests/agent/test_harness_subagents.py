@@ -12,9 +12,7 @@ from types import MappingProxyType
 
 import pytest
 
-from bastion.agent.providers import ModelOptions
-from bastion.agent.runtime._loop import Agent
-from bastion.agent.runtime._types import Assistant, Message, Reply, ToolResult, ToolSpec
+from bastion.agent.runtime import Agent, Assistant, Message, ModelOptions, Reply, ToolResult, ToolSpec
 from bastion.agent.runtime.harness import (
     ApprovalInput,
     CatalogInput,
@@ -24,7 +22,7 @@ from bastion.agent.runtime.harness import (
     Registrar,
     Review,
 )
-from bastion.agent.subagents._subagent import Console, Subagents, TaskTools
+from bastion.agent.subagents import Console, Subagents, TaskTools
 from bastion.policy import Decision
 
 from ..waits import PATIENCE

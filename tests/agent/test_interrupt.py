@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.runtime._loop import INTERRUPTED, Agent, Answer
-from bastion.agent.runtime._types import Assistant, Cancelled, ToolResult
-from bastion.agent.tools import TOOLS, ToolContext
-from bastion.agent.tools._toolbox import Toolbox
+from bastion.agent.runtime import INTERRUPTED, Agent, Answer, Assistant, Cancelled, ToolResult
+from bastion.agent.tools import TOOLS, Toolbox, ToolContext
 from bastion.analyzer import LocalWorkspace, Stamper
 
 from ..waits import until

@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.front._colour import Colour
-from bastion.agent.front._front import Asker
-from bastion.agent.front._plainly import detail, headline
-from bastion.agent.runtime._types import ToolCall
+from bastion.agent.front import Asker, Colour, detail, headline
+from bastion.agent.runtime import ToolCall
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Gate, load_settings
 

@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.sessions._records import read_record, verify_record
-from bastion.agent.sessions._session import Session
+from bastion.agent.sessions import Session, read_record, verify_record
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.sessions._records import read_record, verify_record
+from bastion.agent.sessions import read_record, verify_record
 from bastion.doctor import doctor_main
 
 from ..waits import PATIENCE, until

@@ -13,21 +13,27 @@ from typing import Any
 
 import pytest
 
-from bastion.agent.front._slash import Tally
+from bastion.agent.front import Tally
 from bastion.agent.providers import DEFAULT_WINDOW, Window
-from bastion.agent.runtime._compact import GO_ON, WORK_HEAD, Compactor
-from bastion.agent.runtime._loop import INTERRUPTED, Agent, Answer, Answerer, Model
-from bastion.agent.runtime._types import (
+from bastion.agent.runtime import (
+    GO_ON,
+    INTERRUPTED,
+    WORK_HEAD,
+    Agent,
+    Answer,
+    Answerer,
     Assistant,
     Cancelled,
+    Compactor,
     Message,
+    Model,
     Reply,
     ToolResult,
     ToolSpec,
     Usage,
     User,
 )
-from bastion.agent.subagents._subagent import (
+from bastion.agent.subagents import (
     EXPLORE_TOOLS,
     ChildCompaction,
     Console,
@@ -37,7 +43,7 @@ from bastion.agent.subagents._subagent import (
     configured_model,
     subagent_model_setting,
 )
-from bastion.agent.tools._toolbox import Toolbox
+from bastion.agent.tools import Toolbox
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings

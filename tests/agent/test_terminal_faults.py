@@ -15,8 +15,8 @@ from typing import Any
 import pexpect
 import pytest
 
-from bastion.agent.front._front import Printer
-from bastion.agent.runtime._types import ToolCall, ToolResult
+from bastion.agent.front import Printer
+from bastion.agent.runtime import ToolCall, ToolResult
 from bastion.policy import Decision, Verdict
 
 from .scripted_server import ScriptedServer

@@ -25,11 +25,8 @@ from acp.schema import (
 )
 
 from ...policy import Verdict
-from ..front._ask import CallKey, may_always
-from ..front._colour import Colour
-from ..front._front import Asker
-from ..runtime._loop import Answer
-from ..runtime._types import ToolCall
+from ..front import Asker, CallKey, Colour, may_always
+from ..runtime import Answer, ToolCall
 from ._turns import Control
 from ._updates import Reporter, kind_of
 

@@ -5,7 +5,7 @@ does not answer as the API does."""
 from __future__ import annotations
 
 from ..providers import DEFAULTS
-from ..runtime._types import AgentError, Failure
+from ..runtime import AgentError, Failure
 
 __all__ = ["advice"]
 

@@ -13,8 +13,7 @@ from typing import NamedTuple
 from ..._files import read_regular
 from ..._safe import safe_line
 from ...policy import PATH_TOOLS, STAMP_ARG, TOOLS, Decided, Gate, Kind, Verdict
-from ..runtime._loop import Answer
-from ..runtime._types import ToolCall
+from ..runtime import Answer, ToolCall
 from ._colour import Colour
 
 __all__ = [

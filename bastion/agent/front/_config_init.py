@@ -9,8 +9,7 @@ import sys
 from collections.abc import Mapping, Sequence
 
 from ...policy import user_config_path
-from ..providers import DEFAULT_WINDOW, DEFAULTS
-from ..providers._settings import PROVIDERS
+from ..providers import DEFAULT_WINDOW, DEFAULTS, PROVIDERS
 
 __all__ = ["config_main", "config_text"]
 

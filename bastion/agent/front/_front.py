@@ -3,20 +3,30 @@ _screen.Printer's), and Events fanned out to several."""
 
 from __future__ import annotations
 
+import argparse
 import shutil
 from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from ..._safe import safe_line
 from ...policy import Gate, Verdict
-from ..runtime._loop import Answer, Answerer, Events, TaskOrigin
-from ..runtime._types import Message, ToolCall, Usage
+from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, TaskOrigin, ToolCall, Usage
 from ..runtime.harness import SlotFailure
+from ._advice import advice
 from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour
 from ._plainly import detail, headline, wrapped
 from ._screen import Printer
 
-__all__ = ["Asker", "Fanout", "Printer"]
+if TYPE_CHECKING:
+    from ...workspace import Workspace
+    from ..mcp import McpToolbox
+    from ..providers import Connection
+    from ..sessions import Session
+    from ..tools import SessionExtras
+
+__all__ = ["Asker", "Build", "Built", "Fanout", "Printer"]
 
 
 class Asker:
@@ -140,3 +150,37 @@ class Fanout(Events):
 
     def subtask(self, origin: TaskOrigin) -> Events:
         return Fanout(*(t.subtask(origin) for t in self.targets))
+
+
+@dataclass(slots=True)
+class Built:
+    """A session as the wiring made it, what a front runs: its agent, its record, the provider's
+    connection, and what must be closed with it."""
+
+    agent: Agent
+    session: Session
+    model_name: str
+    provider: str
+    connection: Connection
+    key_from: str = ""
+    mcp: McpToolbox | None = None
+    extras: SessionExtras | None = None
+    workspace: Workspace | None = None
+
+    def close(self) -> None:
+        """End the session's record, stop its MCP servers and close an executor's pipe."""
+        self.session.close()
+        if self.mcp is not None:
+            self.mcp.close()
+        from ...workspace import ExecutorWorkspace
+
+        if isinstance(self.workspace, ExecutorWorkspace):
+            self.workspace.close()
+
+    def advice(self, err: AgentError) -> str | None:
+        return advice(err, self.provider, self.connection.base_url, self.key_from)
+
+
+# What makes a front's session: the CLI's arguments, the environment, the working directory, the
+# front's printer and answerer (bastion/agent/_wiring.build).
+Build = Callable[[argparse.Namespace, Mapping[str, str], str, Printer, Answerer], Built]

@@ -8,10 +8,9 @@ from collections.abc import Callable
 from typing import Any
 
 from ..._safe import safe_line, safe_text
-from ..runtime._compact import Compactor, NotShrunk
-from ..runtime._types import AgentError
+from ..runtime import AgentError, Compactor, NotShrunk
 from ..runtime.harness import Harness, graph_lines
-from ..sessions._checkpoint import Change, Checkpoints, UndoRefused
+from ..sessions import Change, Checkpoints, UndoRefused
 
 __all__ = ["LONG_COMMANDS", "UNDO_ACK", "UNDO_HEAD"]
 

@@ -8,7 +8,7 @@ import select
 import sys
 from typing import TextIO
 
-from ..runtime._types import UsageError
+from ..runtime import UsageError
 
 __all__ = ["STDIN_NOTICE", "read_prompt"]
 

@@ -14,22 +14,16 @@ from typing import TYPE_CHECKING, Any
 
 from ..._files import open_append
 from ..._safe import redact, safe_line, safe_text
-from ..runtime._loop import Agent, Answerer
-from ..runtime._types import AgentError, Assistant, Cancelled, Failure, Message, User
-from ..sessions._store import bastion_home
+from ..runtime import Agent, AgentError, Assistant, Cancelled, Failure, Message, User
+from ..sessions import bastion_home
 from ._ask import CallKey
 from ._colour import colour_for
-from ._front import Asker, Fanout, Printer
+from ._front import Asker, Build, Fanout, Printer
 from ._render import MarkdownStream, rendered
 from ._slash import COMMANDS, ReplState, Tally, run_command
 
 if TYPE_CHECKING:
-    from .._main import Built
-    from ..sessions._session import Session
-
-# What builds the REPL's agent and session: the CLI's arguments, the environment, the working
-# directory, where to print, and who answers a question.
-Build = Callable[[argparse.Namespace, Mapping[str, str], str, Printer, Answerer], "Built"]
+    from ..sessions import Session
 
 __all__ = ["recap", "repl"]
 

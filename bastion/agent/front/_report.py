@@ -19,12 +19,17 @@ from ..._files import open_replacing
 from ..._safe import redact_data
 from ...policy import READ_TOOLS, Decision, Verdict
 from ..providers import ModelLimits
-from ..runtime._loop import Agent, Answer, Denial, Events, RunResult, TaskOrigin
-from ..runtime._types import (
+from ..runtime import (
+    Agent,
     AgentError,
+    Answer,
     Assistant,
+    Denial,
+    Events,
     Message,
     ModelError,
+    RunResult,
+    TaskOrigin,
     ToolCall,
     ToolResult,
     Usage,

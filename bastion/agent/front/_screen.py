@@ -11,8 +11,7 @@ from typing import TextIO
 
 from ..._safe import SafeStream, safe_line
 from ...policy import Decision, Verdict, load_json
-from ..runtime._loop import Answer, Events
-from ..runtime._types import Failure, Message, ModelError, OutputClosed, ToolCall, ToolResult, Usage
+from ..runtime import Answer, Events, Failure, Message, ModelError, OutputClosed, ToolCall, ToolResult, Usage
 from ..runtime.harness import SlotFailure, failure_words
 from ._colour import Colour
 from ._plainly import why

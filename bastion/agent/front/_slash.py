@@ -13,16 +13,15 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..._safe import safe_line
-from ..providers import EFFORTS, Connection, listed_models, refused_model
-from ..runtime._loop import Agent, Events
-from ..runtime._types import AgentError, Message, Usage
+from ..providers import Connection, listed_models, refused_model
+from ..runtime import EFFORTS, Agent, AgentError, Events, Message, Usage
 from ._front import Asker
 from ._long import LONG_COMMANDS
 
 if TYPE_CHECKING:
     from ..mcp import McpToolbox
-    from ..sessions._session import Session
-    from ..skills._skill_catalog import SkillCatalog
+    from ..sessions import Session
+    from ..skills import SkillCatalog
     from ._screen import Printer
 
 __all__ = ["COMMANDS", "Command", "ReplState", "Tally", "help_text", "run_command"]

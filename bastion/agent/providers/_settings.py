@@ -9,7 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
-from ..runtime._types import ConfigError
+from ..runtime import ConfigError
 
 __all__ = ["PROVIDER_KEYS", "PROVIDERS", "ProviderConfig", "merge_flags", "provider_config"]
 

@@ -34,18 +34,14 @@ from __future__ import annotations
 
 import json
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from ..._errors import BastionError
-from ..providers import Window
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
 from .harness import SummarizerInput, TriggerInput
-
-if TYPE_CHECKING:
-    from ._loop import Agent
+from .seams import ContextWindow, Conversation
 
 __all__ = [
-    "COMPACT_SYSTEM",
     "Compacted",
     "Compactor",
     "NotShrunk",
@@ -57,14 +53,6 @@ __all__ = [
     "work_summary_messages",
 ]
 
-COMPACT_SYSTEM = """You summarise a coding session so that it can go on in less space.
-Write a summary another engineer could continue from, keeping:
-1. The task: what the user asked for, in their words where they matter.
-2. The decisions made and why, and what the user allowed or refused.
-3. The files touched: each file read, written or edited, and what changed in it.
-4. The commands that mattered and what they showed.
-5. What is left to do, and the next step.
-Write only the summary, as short as it can be while keeping all of that."""
 
 SUMMARY_HEAD = "[The conversation so far, summarised to save space]\n"
 ACK = "Understood. I continue from this summary."
@@ -99,7 +87,7 @@ class Space(NamedTuple):
     tools: int
     turns: int
     reported: int | None
-    window: Window
+    window: ContextWindow
     threshold: int
 
     @property
@@ -190,13 +178,13 @@ class Compactor:
 
     def __init__(
         self,
-        window: Callable[[str], Window],
+        window: Callable[[str], ContextWindow],
         compact_at: int | None,
         record: Record,
         say: Callable[[str], None],
     ) -> None:
         self._window_of = window
-        self._windows: dict[str, Window] = {}
+        self._windows: dict[str, ContextWindow] = {}
         self.compact_at = compact_at
         self.record = record
         self.say = say
@@ -207,17 +195,17 @@ class Compactor:
         self._before_refused_turn = -1
         self._warned_turn = -1
 
-    def window(self, agent: Agent) -> Window:
+    def window(self, agent: Conversation) -> ContextWindow:
         """The window of the model the agent talks to now."""
         name = agent.model.options.model
         if name not in self._windows:
             self._windows[name] = self._window_of(name)
         return self._windows[name]
 
-    def threshold(self, agent: Agent) -> int:
+    def threshold(self, agent: Conversation) -> int:
         return self.compact_at or self.window(agent).tokens * 3 // 4
 
-    def space(self, agent: Agent) -> Space:
+    def space(self, agent: Conversation) -> Space:
         tools = sum(estimate(json.dumps(s.parameters)) + estimate(s.description) for s in agent.tools.specs())
         window, threshold = self.window(agent), self.threshold(agent)
         return Space(estimate(agent.system), tools, _tokens(agent.messages), self.reported, window, threshold)
@@ -231,12 +219,12 @@ class Compactor:
     def forget(self) -> None:
         self.reported = None
 
-    def _fires(self, agent: Agent, turn: int) -> bool:
+    def _fires(self, agent: Conversation, turn: int) -> bool:
         space = self.space(agent)
         given = TriggerInput(space.used, space.threshold, space.window.tokens, turn)
         return agent.turn_slots().trigger(given)
 
-    def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
+    def before_request(self, agent: Conversation, turn_start: int, turn: int) -> int:
         """Compact ahead of a request when the turn's trigger says so (the conversation before the
         running prompt first, then the prompt's own work if the trigger still fires); the new start
         of the running prompt in agent.messages. A compaction refused or failed is said, and the run
@@ -256,7 +244,7 @@ class Compactor:
         self._over_window(agent, turn)
         return turn_start
 
-    def _before_prompt(self, agent: Agent, turn_start: int, turn: int, *, last: bool) -> int:
+    def _before_prompt(self, agent: Conversation, turn_start: int, turn: int, *, last: bool) -> int:
         """Compact what comes before the running prompt; its new index. Refused, the prompt's work
         (when it has some) is tried all the same."""
         try:
@@ -273,7 +261,7 @@ class Compactor:
     def _said(self, done: Compacted, what: str) -> None:
         self.say(f"compacted: {done.before_tokens} -> {done.after_tokens} tokens ({what})")
 
-    def _over_window(self, agent: Agent, turn: int) -> None:
+    def _over_window(self, agent: Conversation, turn: int) -> None:
         used, window = self.space(agent).used, self.window(agent)
         if used > window.tokens and turn != self._warned_turn:
             self._warned_turn = turn
@@ -282,7 +270,7 @@ class Compactor:
                 f"{window.tokens} ({window.said()}); it is sent as it is, and the server may refuse it"
             )
 
-    def compact(self, agent: Agent, upto: int, focus: str) -> Compacted:
+    def compact(self, agent: Conversation, upto: int, focus: str) -> Compacted:
         """Replace agent.messages[:upto] by the summary the turn's summarizer writes; NotShrunk
         (nothing changed) when it does not shrink them. A model error is raised as it is, nothing
         changed."""
@@ -292,7 +280,7 @@ class Compactor:
         summary = self._summary(agent, old, focus)
         return self._replace(agent, 0, upto, summary_messages(summary), summary, focus)
 
-    def compact_work(self, agent: Agent, prompt_at: int) -> Compacted:
+    def compact_work(self, agent: Conversation, prompt_at: int) -> Compacted:
         """Replace the work after the prompt at `prompt_at` (kept, and shown to the summarizer with
         the work) by the summary, but for its latest rounds that fit in a quarter of the threshold;
         NotShrunk as `compact`."""
@@ -308,7 +296,7 @@ class Compactor:
         return self._replace(agent, prompt_at + 1, end, work_summary_messages(summary), summary, "")
 
     def _replace(
-        self, agent: Agent, start: int, end: int, new: list[Message], summary: str, focus: str
+        self, agent: Conversation, start: int, end: int, new: list[Message], summary: str, focus: str
     ) -> Compacted:
         old = agent.messages[start:end]
         before, after = _tokens(old), _tokens(new)
@@ -322,7 +310,7 @@ class Compactor:
         self.record(summary, len(old), focus, start)
         return Compacted(len(old), before, after)
 
-    def _summary(self, agent: Agent, shown: Sequence[Message], focus: str) -> str:
+    def _summary(self, agent: Conversation, shown: Sequence[Message], focus: str) -> str:
         """What the turn's summarizer writes for `shown` (its requests' usage counted to the run)."""
 
         def ask(system: str, prompt: str) -> str:

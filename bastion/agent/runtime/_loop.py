@@ -16,7 +16,6 @@ import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Protocol
 
 from ..._safe import safe_text
 from ...policy import Decision, Verdict, load_json, runs_alongside
@@ -26,34 +25,16 @@ from ._types import (
     Failure,
     Message,
     ModelError,
-    Reply,
     ToolCall,
     ToolResult,
     ToolSpec,
     Usage,
     User,
 )
-from .harness import BUILTIN_SOURCE, Harness, Role, SlotFailure, Snapshot, TurnSlots, decider, run_loop
+from .harness import BUILTIN_SOURCE, Harness, Role, Snapshot, TurnSlots, decider, run_loop
+from .seams import Answer, Answerer, Checkpoint, Compaction, Events, Gatekeeper, Model, TaskOrigin, Tools
 
-if TYPE_CHECKING:
-    from ..providers import ModelOptions
-
-__all__ = [
-    "Agent",
-    "Answer",
-    "Answerer",
-    "Checkpoint",
-    "Compaction",
-    "Denial",
-    "Events",
-    "Gatekeeper",
-    "Model",
-    "Ruling",
-    "RunResult",
-    "TaskOrigin",
-    "Tools",
-    "running_call",
-]
+__all__ = ["CUT_SHORT", "INTERRUPTED", "NOT_RUN", "Agent", "Denial", "RunResult", "running_call"]
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
 NOT_RUN = "not run: the run was aborted (Ctrl-C) before this call started"
@@ -64,141 +45,6 @@ CUT_SHORT = "[the person interrupted this reply here]"
 MALFORMED_LIMIT = 3
 # How long an abort waits for the calls it stopped to end (a command's group is killed within 0.1 s).
 STOP_WAIT = 5.0
-
-
-# The seams the loop stands on are protocols, named apart from what implements them: a Model is a
-# providers.StreamingModel (or a test's script), a Gatekeeper a policy.Gate, Tools a Toolbox.
-
-
-class Model(Protocol):
-    # What a request is made with: the REPL's /model and /think change it between runs.
-    options: ModelOptions
-
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-    ) -> Reply: ...
-
-
-class Ruling(Protocol):
-    """What a Gatekeeper answers: its verdict and the arguments the call runs with."""
-
-    @property
-    def verdict(self) -> Verdict: ...
-
-    @property
-    def args(self) -> Mapping[str, object]: ...
-
-
-class Gatekeeper(Protocol):
-    def decide(self, tool: str, args: object) -> Ruling: ...
-
-
-class Tools(Protocol):
-    def specs(self) -> Sequence[ToolSpec]: ...
-
-    def has(self, name: str) -> bool: ...
-
-    def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
-        """The call's output for the model, and whether it failed; once `cancel` is set the call
-        should stop (a command's process group is killed)."""
-        ...
-
-
-class Checkpoint(Protocol):
-    """Keeps what a turn changes (bastion.agent._checkpoint): `begin` before a prompt's first
-    request, `before` ahead of each call that may write (`approved`: a person, a flag or the user's
-    own rule let it run, not the shipped read-only rules), `end` once the prompt's run is over."""
-
-    def begin(self) -> None: ...
-
-    def before(self, tool: str, args: Mapping[str, object], approved: bool) -> None: ...
-
-    def end(self) -> None: ...
-
-
-class Compaction(Protocol):
-    """Keeps the conversation within the model's window (bastion.agent._compact)."""
-
-    def replied(self, usage: Usage) -> None: ...
-
-    def forget(self) -> None:
-        """The conversation was started anew: what its last reply reported no longer holds."""
-        ...
-
-    def before_request(self, agent: Agent, turn_start: int, turn: int) -> int:
-        """May replace agent.messages before `turn_start` (where the running prompt is) by a
-        summary, when the turn's trigger says so; returns the prompt's index after it."""
-        ...
-
-
-@dataclass(frozen=True, slots=True)
-class Answer:
-    """An answer to an ask: `by` is "person", "flag", "rule" (refused unasked: a yes could not
-    work) or "session rule" (the person allowed this exact call earlier with `a`); `note` is what
-    was said with it."""
-
-    allow: bool
-    note: str = ""
-    by: str = "person"
-
-
-Answerer = Callable[[ToolCall, Mapping[str, object], Verdict], Answer]
-
-
-class Events:
-    """What a run reports as it goes (a front prints it, a session records it). Does nothing by default."""
-
-    def text(self, delta: str) -> None:
-        pass
-
-    def request(self, messages: int) -> None:
-        pass
-
-    def message(self, message: Message, usage: Usage | None = None) -> None:
-        pass
-
-    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
-        pass
-
-    def error(self, call: ToolCall, reason: str) -> None:
-        pass
-
-    def started(self, call: ToolCall) -> None:
-        """A call began to run (on its own thread)."""
-
-    def finished(self, call: ToolCall) -> None:
-        """A call that began has ended, whichever way (on its own thread)."""
-
-    def slot_failed(self, failure: SlotFailure) -> None:
-        """A harness component failed; another serves its slot for the rest of the turn."""
-
-    def spent(self, usage: Usage, replies: int) -> None:
-        """Replies made outside this conversation for it (a sub-agent's), and what they cost."""
-
-    def withdrawn(self, message: Message) -> None:
-        """A prompt the model never answered left the conversation."""
-
-    def cleared(self) -> None:
-        """The conversation was started anew (/clear)."""
-
-    def subtask(self, origin: TaskOrigin) -> Events:
-        """What observes the calls of a sub-agent this run started (the transcript's trace);
-        nothing by default (the session and the screen are told by the sub-agent itself)."""
-        return Events()
-
-
-@dataclass(frozen=True, slots=True)
-class TaskOrigin:
-    """The sub-agent a call came from: the task's number in the session, its kind, and the id of
-    the parent's `task` call that started it."""
-
-    number: int
-    kind: str
-    parent_call_id: str
 
 
 @dataclass(frozen=True, slots=True)

@@ -19,8 +19,7 @@ from typing import Any
 from ..._files import open_append, read_regular
 from ..._safe import redact_data
 from ...policy import load_json
-from ..runtime._compact import summary_messages, work_summary_messages
-from ..runtime._types import ConfigError, Message, User, message_from_dict
+from ..runtime import ConfigError, Message, User, message_from_dict, summary_messages, work_summary_messages
 
 __all__ = [
     "CHAIN",

@@ -28,10 +28,12 @@ from dataclasses import dataclass
 from typing import Any
 
 from ...policy import Verdict
-from ..runtime._loop import INTERRUPTED, Answer, Events
-from ..runtime._types import (
+from ..runtime import (
+    INTERRUPTED,
+    Answer,
     Assistant,
     ConfigError,
+    Events,
     Message,
     ToolCall,
     ToolResult,

@@ -25,7 +25,7 @@ from typing import Any
 
 from ..._files import open_regular
 from ..._safe import safe_line
-from ..runtime._types import ConfigError
+from ..runtime import ConfigError
 from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
 from ._session import list_sessions, new_session_id
 from ._store import bastion_home, is_session_id, open_locked, session_path, sessions_dir

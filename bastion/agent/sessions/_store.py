@@ -18,7 +18,7 @@ import stat
 from collections.abc import Mapping
 
 from ..._files import open_append, read_regular
-from ..runtime._types import ConfigError
+from ..runtime import ConfigError
 
 __all__ = [
     "SESSION_ID",

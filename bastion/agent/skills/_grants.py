@@ -16,8 +16,7 @@ from collections.abc import Callable
 from typing import Protocol
 
 from ...policy import Decided, Decision, Layer, Policy
-from ..runtime._loop import Events
-from ..runtime._types import Message, Usage, User
+from ..runtime import Events, Message, Usage, User
 from ._skills import Skill
 
 __all__ = ["Deciding", "Granting", "Grants"]

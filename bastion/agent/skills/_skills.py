@@ -230,7 +230,7 @@ def your_skills(directories: Sequence[str], found: Found) -> None:
 def skills_dirs(extra: Mapping[str, object], where: str, home: str) -> list[str]:
     """Your skill directories: `home`/skills, then the config's `skills_dirs` (`~` expanded, a
     relative one from the file naming it), each of which must exist."""
-    from ..runtime._types import ConfigError
+    from ..runtime import ConfigError
 
     found = [os.path.join(home, "skills")]
     base = os.path.dirname(os.path.abspath(where))

@@ -39,24 +39,31 @@ from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
 from ...policy import READ_TOOLS, TASK_KINDS, TOOLS, Verdict
-from ..front._front import Asker, Fanout, Printer
-from ..runtime._loop import (
+from ..front import Asker, Fanout, Printer
+from ..runtime import (
     INTERRUPTED,
     Agent,
+    AgentError,
     Answer,
     Answerer,
+    Assistant,
+    Cancelled,
     Checkpoint,
     Compaction,
     Events,
     Gatekeeper,
+    Message,
     Model,
     TaskOrigin,
+    ToolCall,
+    ToolResult,
     Tools,
+    ToolSpec,
+    Usage,
     running_call,
 )
-from ..runtime._types import AgentError, Assistant, Cancelled, Message, ToolCall, ToolResult, ToolSpec, Usage
 from ..runtime.harness import BUILTIN_SOURCE, SUBAGENT_SOURCE, SlotFailure
-from ..sessions._session import Recording
+from ..sessions import Recording
 
 __all__ = [
     "EXPLORE_TOOLS",

@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping
 
 from ...policy import child_env
 from ...workspace import ExecutorWorkspace, LocalWorkspace, Workspace, WorkspaceError
-from ..runtime._types import ConfigError
+from ..runtime import ConfigError
 
 __all__ = ["executor_argv", "executor_line", "open_workspace"]
 

@@ -15,18 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING
 
-from ..runtime._loop import Events, Gatekeeper, Tools
-from ..runtime._types import ToolSpec
+from ..runtime import Events, Gatekeeper, Tools, ToolSpec
 from ..runtime.harness import BUILTIN_SOURCE, MEMORY_SOURCE, SKILL_SOURCE
 
 if TYPE_CHECKING:
     from ...analyzer import Stamper
     from ...policy import Claims, Settings
     from ...workspace import Workspace
-    from ..skills._grants import Deciding, Grants
-    from ..skills._memory import Memory
-    from ..skills._skill_catalog import SkillCatalog
-    from ..skills._skills import Skill
+    from ..skills import Deciding, Grants, Memory, Skill, SkillCatalog
     from . import ToolContext
 
 __all__ = ["SessionExtras", "SessionTools", "session_extras"]
@@ -108,7 +104,7 @@ class SessionExtras:
         """The main agent's gatekeeper: with --trust-skills, the grants on top of the policy's."""
         if self.grants is None:
             return gate
-        from ..skills._grants import Granting
+        from ..skills import Granting
 
         return Granting(gate, self.grants)
 
@@ -153,10 +149,7 @@ def session_extras(
 
     extras = SessionExtras(ToolContext(ws, stamper, settings.max_read_bytes))
     if _enabled(skills, settings.extra, "skills"):
-        from ..skills._grants import Grants
-        from ..skills._project_skills import project_skills
-        from ..skills._skill_catalog import SkillCatalog
-        from ..skills._skills import Found, skills_dirs, your_skills
+        from ..skills import Found, Grants, SkillCatalog, project_skills, skills_dirs, your_skills
 
         found = Found()
         your_skills(skills_dirs(settings.extra, where, home), found)
@@ -166,7 +159,7 @@ def session_extras(
         extras.catalog = SkillCatalog(ws, found, grant)
         extras.notes += [f"skills: {line}" for line in found.omitted]
     if _enabled(memory, settings.extra, "memory"):
-        from ..skills._memory import Memory
+        from ..skills import Memory
 
         configured = settings.extra.get("memory_dir")
         directory = os.path.join(home, "memory")

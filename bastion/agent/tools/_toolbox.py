@@ -10,7 +10,7 @@ from typing import TYPE_CHECKING
 from ...analyzer import SECRET_PATHS, Stamper
 from ...sandbox import SandboxConfig
 from ...workspace import Workspace
-from ..runtime._types import ToolSpec
+from ..runtime import ToolSpec
 
 if TYPE_CHECKING:
     from ...policy import Policy

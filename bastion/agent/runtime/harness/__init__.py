@@ -7,7 +7,7 @@ A component module defines `register(harness)` and calls `harness.use(slot, comp
 and `run`. Importing this package loads no SDK.
 """
 
-from ._builtin import BUILTIN_SOURCE, MEMORY_SOURCE, SKILL_SOURCE, SUBAGENT_SOURCE
+from ._builtin import BUILTIN, BUILTIN_SOURCE, COMPACT_SYSTEM, MEMORY_SOURCE, SKILL_SOURCE, SUBAGENT_SOURCE
 from ._graph import graph_lines, runtime_main
 from ._kernel import SlotFailure, TurnSlots, decider, failure_words
 from ._load import HarnessConfig, HarnessError, Registrar, harness_config
@@ -36,26 +36,28 @@ from ._slots import (
 from ._steps import StepError, run_loop
 
 __all__ = [
-    "BUILTIN_SOURCE",
-    "INTERFACES",
-    "MEMORY_SOURCE",
-    "SKILL_SOURCE",
-    "SLOTS",
-    "SUBAGENT_SOURCE",
     "AgentLoop",
     "Approval",
     "ApprovalInput",
+    "BUILTIN",
+    "BUILTIN_SOURCE",
+    "COMPACT_SYSTEM",
     "Catalog",
     "CatalogInput",
     "Component",
     "Harness",
     "HarnessConfig",
     "HarnessError",
+    "INTERFACES",
+    "MEMORY_SOURCE",
     "ModelInput",
     "ModelSelector",
     "Registrar",
     "Review",
     "Role",
+    "SKILL_SOURCE",
+    "SLOTS",
+    "SUBAGENT_SOURCE",
     "SlotFailure",
     "Snapshot",
     "StepError",

@@ -20,6 +20,7 @@ from ._slots import (
 )
 
 __all__ = [
+    "COMPACT_SYSTEM",
     "BUILTIN",
     "BUILTIN_SOURCE",
     "DEFAULTS",
@@ -36,6 +37,16 @@ BUILTIN_SOURCE = "builtin"
 SUBAGENT_SOURCE = "subagents"
 SKILL_SOURCE = "skills"
 MEMORY_SOURCE = "memory"
+
+# The built-in summarizer's system prompt (compaction: runtime._compact).
+COMPACT_SYSTEM = """You summarise a coding session so that it can go on in less space.
+Write a summary another engineer could continue from, keeping:
+1. The task: what the user asked for, in their words where they matter.
+2. The decisions made and why, and what the user allowed or refused.
+3. The files touched: each file read, written or edited, and what changed in it.
+4. The commands that mattered and what they showed.
+5. What is left to do, and the next step.
+Write only the summary, as short as it can be while keeping all of that."""
 
 
 class Builtin:
@@ -92,8 +103,6 @@ class Never(Builtin):
 
 class ModelSummary(Builtin):
     def run(self, given: SummarizerInput) -> str:
-        from .._compact import COMPACT_SYSTEM
-
         ask = given.transcript
         if given.focus:
             ask += f"\n\nIn the summary, keep above all: {given.focus}"
