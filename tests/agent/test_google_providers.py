@@ -424,6 +424,7 @@ def test_vertexs_credentials_project_and_location_are_checked_before_any_request
 
 
 def test_each_family_sends_back_only_what_it_made_itself() -> None:
+    # private: each family's wire rendering of a conversation is the thing tested
     from bastion.agent.providers._anthropic import _messages as claude_messages
     from bastion.agent.providers._gemini import _contents as gemini_contents
 
@@ -441,6 +442,7 @@ def test_each_family_sends_back_only_what_it_made_itself() -> None:
 def test_model_refuses_a_name_vertex_cannot_serve_and_takes_either_family(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
+    # private: /model's check of a name is the thing tested, without a REPL
     from bastion.agent.front._slash import _checked_model
     from bastion.agent.providers import Connection
 

@@ -11,6 +11,8 @@ import pexpect
 import pytest
 
 from bastion.agent.front import COMMANDS, help_text
+
+# private: /model's check and listing are the things tested, without a REPL
 from bastion.agent.front._slash import _checked_model, _list_models
 from bastion.agent.providers import Connection, KeySource, listed_models
 from bastion.agent.runtime import Failure, ModelError

@@ -47,6 +47,8 @@ from bastion.agent.tools import Toolbox
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
+
+# private: the fast reader of a rule against the grammar's is the thing tested
 from bastion.policy._rules import _parse_with_grammar, _read_plain
 
 from ..waits import PATIENCE, until

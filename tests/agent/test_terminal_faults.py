@@ -58,6 +58,7 @@ def test_the_spinner_stops_when_a_request_fails_or_is_aborted(tmp_path: Path, en
 
 
 def test_no_path_that_ends_a_run_leaves_the_spinner_running() -> None:
+    # private: the REPL's end-of-run settling of the screen is the thing tested
     from bastion.agent.front._repl import _settled
 
     terminal = io.StringIO()
