@@ -204,13 +204,11 @@ def main(argv: Sequence[str]) -> int:
         try:
             if args.continue_:
                 args.resume = _latest_session(home, cwd)
-            if args.prompt is not None:
-                from .front import one_shot
-
-                return one_shot(args, environ, cwd, build)
             from ._wiring import build
-            from .front import repl
+            from .front import one_shot, repl
 
+            if args.prompt is not None:
+                return one_shot(args, environ, cwd, build)
             return repl(args, environ, cwd, build)
         except ConfigError as err:
             print(safe_line(f"bastion: {err}"), file=sys.stderr)
