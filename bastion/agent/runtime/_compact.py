@@ -25,7 +25,7 @@ is, and said so once a prompt: nothing is sent over the window unseen.
 The session file keeps every message and records each compaction (its summary, how many messages it
 replaced, and `start`: 0 for the conversation before the prompt, else the index of the first
 message of the work replaced), so --resume rebuilds the same conversation; a sub-agent's are among
-its `task` lines (bastion.agent._subagent; a child is never resumed). The transcript's tool trace
+its `task` lines (bastion.agent.subagents._subagent; a child is never resumed). The transcript's tool trace
 is made from the calls as they are decided, so it keeps every call. The policy's state (stamps,
 session rules) lives in the gate and is untouched.
 """

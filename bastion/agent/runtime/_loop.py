@@ -240,7 +240,7 @@ class Agent:
         text = run_loop(self, self.slots, len(self.messages) - 1)
         return RunResult(text, self.usage, list(self.denials))
 
-    # The kernel's steps (bastion.agent.harness.Kernel): what an agent_loop's step API calls.
+    # The kernel's steps (bastion.agent.runtime.harness.Kernel): what an agent_loop's step API calls.
 
     def tool_sources(self) -> Mapping[str, Sequence[ToolSpec]]:
         """The tools by source; a Tools with a `sources()` method (MCP, sub-agents) gives its own."""

@@ -7,10 +7,10 @@ result), each verdict with its rule and source and who answered an ask, each har
 failed (`slot_failed`). Keys and headers are never in an event. `bastion audit` reads the calls from
 the reply messages and the directory from the header and resumes. The conversation is rebuilt from the
 message events on --resume, each `compaction` event (its summary, how many messages it replaced)
-applied where it stands. Every line ends with its hash chain (bastion.agent._records); a torn last line
+applied where it stands. Every line ends with its hash chain (sessions._records); a torn last line
 is cut off on resume and reported; a record whose chain breaks is resumed only once repaired
 (--repair); a full disk keeps the lines in memory until there is room, and a run's JSON says what never
-got in. The store and the lock that keeps a record to one process are bastion.agent._store.
+got in. The store and the lock that keeps a record to one process are bastion.agent.sessions._store.
 """
 
 from __future__ import annotations

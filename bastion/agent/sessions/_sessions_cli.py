@@ -9,7 +9,7 @@ the record as one portable JSONL (the directories made relative to the session's
 made anew); import takes such a file into this directory as a new session (its chain checked
 first: a file edited on the way is refused, naming the line); gc removes the records not written
 to for longer than AGE (30d, 12h), leaving those in use. repair and gc never touch a record a
-running session holds (its lock, bastion.agent._store).
+running session holds (its lock, bastion.agent.sessions._store).
 """
 
 from __future__ import annotations

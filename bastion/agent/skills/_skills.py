@@ -4,7 +4,7 @@ with the `skill` tool.
 
 - Yours: `~/.bastion/skills` (`$BASTION_HOME/skills`) and your config's `skills_dirs`, read on this
   machine, unasked; with --trust-skills a loaded skill's allowed-tools run unasked until your next
-  message (bastion/agent/_grants.py).
+  message (bastion/agent/skills/_grants.py).
 - The project's: `.bastion/skills`, text from the repository, read through the workspace
   (`_project_skills.py`): a `.bastion` or `.bastion/skills` that is a link, or a skill folder holding
   a link that leads outside `.bastion/skills`, is left out and reported; each file a load reads is

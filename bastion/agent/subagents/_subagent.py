@@ -7,7 +7,7 @@
   denial or a refusal is told to the child as the loop tells any model. The task call itself is
   decided on its kind (the shipped rules allow `task(explore)`; a `general` task asks).
 - Its harness: the child runs its turn on the parent turn's snapshot of the harness's slots, with
-  the role "subagent" (bastion.agent.harness). Its catalog chooses from the tools its kind has;
+  the role "subagent" (bastion.agent.runtime.harness). Its catalog chooses from the tools its kind has;
   the approval slot reviews each of its calls as the parent's (it may deny or escalate one, never
   allow what the policy asked); its agent_loop drives it.
 - Its model: `ModelChoice` gives the model the child is built with (the default: the
@@ -22,7 +22,7 @@
 - Its usage and denials are the parent's run's (each denial naming the task: `TaskOrigin`);
   `Events.spent` tells the session's tally, and `Events.subtask` whatever observes the parent's
   run of the child's calls (the transcript's trace).
-- Its compaction: `ChildCompaction` gives each child a compactor of its own (bastion.agent._compact:
+- Its compaction: `ChildCompaction` gives each child a compactor of its own (bastion.agent.runtime._compact:
   its task prompt kept, its work since summarised but for its latest rounds), which the child's turn slots
   `trigger` and `summarizer` drive, with the role "subagent"; a compaction refused or failed is
   not tried again in that child. Its compactions are `compaction` events among its `task` lines.

@@ -28,7 +28,7 @@ class StepError(BastionError):
 
 
 class Kernel(Protocol):
-    """What the steps need of the agent (bastion.agent.loop.Agent): one request, one batch of calls."""
+    """What the steps need of the agent (runtime.Agent): one request, one batch of calls."""
 
     def request(
         self, slots: TurnSlots, start: int, count: int, offered: Sequence[ToolSpec]
