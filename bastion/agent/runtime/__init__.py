@@ -18,7 +18,7 @@ from ._compact import (
     windows_setting,
     work_summary_messages,
 )
-from ._loop import CUT_SHORT, INTERRUPTED, NOT_RUN, Agent, Denial, RunResult, running_call
+from ._loop import CUT_SHORT, INTERRUPTED, NOT_RUN, Agent, AsSubagent, Denial, RunResult, running_call
 from ._options import EFFORTS, ModelOptions
 from ._prompt import SystemPrompt
 from ._types import (
@@ -62,6 +62,7 @@ __all__ = [
     "AgentError",
     "Answer",
     "Answerer",
+    "AsSubagent",
     "Assistant",
     "COMPACT_SYSTEM",
     "CUT_SHORT",

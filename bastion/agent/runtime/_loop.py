@@ -34,7 +34,16 @@ from ._types import (
 from .harness import BUILTIN_SOURCE, Harness, Role, Snapshot, TurnSlots, decider, run_loop
 from .seams import Answer, Answerer, Checkpoint, Compaction, Events, Gatekeeper, Model, TaskOrigin, Tools
 
-__all__ = ["CUT_SHORT", "INTERRUPTED", "NOT_RUN", "Agent", "Denial", "RunResult", "running_call"]
+__all__ = [
+    "CUT_SHORT",
+    "INTERRUPTED",
+    "NOT_RUN",
+    "Agent",
+    "AsSubagent",
+    "Denial",
+    "RunResult",
+    "running_call",
+]
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
 NOT_RUN = "not run: the run was aborted (Ctrl-C) before this call started"
@@ -111,6 +120,16 @@ def _parse_args(call: ToolCall) -> dict[str, object] | str:
     return value
 
 
+@dataclass(frozen=True, slots=True)
+class AsSubagent:
+    """What makes an Agent a sub-agent's turn loop: its kind (as its model_selector is told) and the
+    slots every run reads instead of resolving its own (its parent's turn's, so no run sees another
+    harness; None: its harness's)."""
+
+    kind: str
+    snapshot: Snapshot | None = None
+
+
 class Agent:
     """One conversation with one model, under one gate."""
 
@@ -126,16 +145,11 @@ class Agent:
         checkpoint: Checkpoint | None = None,
         compaction: Compaction | None = None,
         harness: Harness | None = None,
-        role: Role = "main",
-        snapshot: Snapshot | None = None,
-        task_kind: str = "",
+        subagent: AsSubagent | None = None,
     ) -> None:
         """`system`: the system prompt, or what makes it for the tools a turn's catalog offers
         (so it names no tool the turn does not offer); `harness`: the slots each run resolves
-        (None: the built-ins); `role`: "subagent" for a sub-agent's loop (its model_selector and
-        catalog are told); `snapshot`: the slots every run
-        reads instead (a sub-agent's: its parent's turn's, so no run sees another harness);
-        `task_kind`: a sub-agent's kind, as its model_selector is told."""
+        (None: the built-ins); `subagent`: what makes this a sub-agent's loop (None: the main one)."""
 
         self.model = model
         self.gate = gate
@@ -147,9 +161,11 @@ class Agent:
         self.checkpoint = checkpoint
         self.compaction = compaction
         self.harness = harness or Harness()
-        self.role: Role = role
-        self.snapshot = snapshot
-        self.task_kind = task_kind
+        # A sub-agent's loop: its role "subagent" (its model_selector and catalog are told), its kind
+        # and its parent's turn's slots.
+        self.role: Role = "main" if subagent is None else "subagent"
+        self.snapshot = None if subagent is None else subagent.snapshot
+        self.task_kind = "" if subagent is None else subagent.kind
         # The running turn's slots (resolved once when the run starts), None between runs.
         self.slots: TurnSlots | None = None
         self._turns = 0

@@ -47,6 +47,7 @@ from ..runtime import (
     Answer,
     Answerer,
     Assistant,
+    AsSubagent,
     Cancelled,
     Checkpoint,
     Compaction,
@@ -433,9 +434,7 @@ class Subagents:
             self._answerer(label),
             lambda offered: self.system(offered) + "\n\n" + _NOTE,
             harness=parent.harness if parent is not None else None,
-            role="subagent",
-            snapshot=running.snapshot if running is not None else None,
-            task_kind=kind,
+            subagent=AsSubagent(kind, running.snapshot if running is not None else None),
             compaction=compaction,
         )
         child.checkpoint = checkpoint
