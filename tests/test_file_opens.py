@@ -33,7 +33,7 @@ ALLOWED = {
     ): "flags holds O_CREAT | O_EXCL: a new file, never one that was there",
     ("bastion/cli.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/front/_one_shot_answers.py", "TERMINAL"): "the controlling terminal, a device on purpose",
-    ("bastion/agent/_main.py", "os.devnull"): "/dev/null, to silence a closed pipe",
+    ("bastion/agent/front/_one_shot.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/acp/_wire.py", "os.devnull"): "/dev/null, standard input once the protocol has its own",
     ("bastion/grammar/_tables.py", "os.path.join(self.directory, self.name)"): "bastion's own grammar files",
     # The launcher imports the standard library only; /proc's files are the kernel's.
