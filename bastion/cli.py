@@ -249,7 +249,7 @@ def _dispatch(args: list[str]) -> int:
 
         return doctor_main(args[1:])
     if args[:1] == ["runtime"]:
-        from .agent.harness import runtime_main  # the harness and the config only: no SDK
+        from .agent.runtime.harness import runtime_main  # the harness and the config only: no SDK
 
         return runtime_main(args[1:])
     if args[:1] == ["mcp"]:

@@ -20,12 +20,23 @@ import tracemalloc
 from collections.abc import Callable, Sequence
 from typing import TypeVar
 
-from bastion.agent._compact import Compacted, Compactor
-from bastion.agent._records import read_record, verify_record
-from bastion.agent._session import Session
-from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolResult, ToolSpec, Usage, User
-from bastion.agent.loop import Agent, Answer
-from bastion.agent.providers import DEFAULT_WINDOW, ModelOptions, Window
+from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.runtime import (
+    Agent,
+    Answer,
+    Assistant,
+    Compacted,
+    Compactor,
+    Message,
+    ModelOptions,
+    Reply,
+    ToolCall,
+    ToolResult,
+    ToolSpec,
+    Usage,
+    User,
+)
+from bastion.agent.sessions import Session, read_record, verify_record
 
 T = TypeVar("T")
 OUTPUT = "line of tool output that a command printed\n" * 60

@@ -103,8 +103,7 @@ def _sdk(base: str, fmt: str) -> None:
 
 
 def _bastion(base: str, fmt: str) -> None:
-    from bastion.agent._settings import ProviderConfig
-    from bastion.agent.providers import make_model
+    from bastion.agent.providers import ProviderConfig, make_model
 
     provider = {"chat": "openai", "responses": "openresponses", "anthropic": "anthropic", "gemini": "gemini"}[
         fmt

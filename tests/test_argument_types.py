@@ -11,10 +11,9 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._subagent import TASK_SPEC
+from bastion.agent.subagents import TASK_SPEC
+from bastion.agent.tools import MEMORY, SKILL
 from bastion.agent.tools import TOOLS as AGENT_TOOLS
-from bastion.agent.tools._memory import MEMORY
-from bastion.agent.tools._skill import SKILL
 from bastion.cli import check
 from bastion.policy import TOOLS, DryRun, RequestError
 

@@ -57,8 +57,8 @@ def test_every_exception_bastion_defines_descends_from_bastion_error() -> None:
         ("bastion.analyzer.FactError", OSError),
         ("bastion.policy.ConfigError", BastionError),
         ("bastion.policy.RuleError", BastionError),
-        ("bastion.agent._types.ConfigError", BastionError),
-        ("bastion.agent._types.ModelError", BastionError),
+        ("bastion.agent.runtime._types.ConfigError", BastionError),
+        ("bastion.agent.runtime._types.ModelError", BastionError),
     ],
 )
 def test_each_error_keeps_the_base_its_callers_catch(error: str, older: type[BaseException]) -> None:

@@ -23,14 +23,17 @@ THE_OPEN = "bastion/_files.py"
 # each with why. Anything else is a stray: route it through bastion/_files.py.
 ALLOWED = {
     (
-        "bastion/agent/_memory.py",
+        "bastion/agent/skills/_memory.py",
         "name",
     ): "O_NOFOLLOW and O_NONBLOCK from the directory's descriptor, then fstat: "
     "a regular file or a refusal naming the note (a link is said as a link)",
-    ("bastion/agent/_memory.py", "tmp"): "flags holds O_CREAT | O_EXCL: a new file, never one that was there",
+    (
+        "bastion/agent/skills/_memory.py",
+        "tmp",
+    ): "flags holds O_CREAT | O_EXCL: a new file, never one that was there",
     ("bastion/cli.py", "os.devnull"): "/dev/null, to silence a closed pipe",
-    ("bastion/agent/_one_shot_answers.py", "TERMINAL"): "the controlling terminal, a device on purpose",
-    ("bastion/agent/_main.py", "os.devnull"): "/dev/null, to silence a closed pipe",
+    ("bastion/agent/front/_one_shot_answers.py", "TERMINAL"): "the controlling terminal, a device on purpose",
+    ("bastion/agent/front/_one_shot.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/acp/_wire.py", "os.devnull"): "/dev/null, standard input once the protocol has its own",
     ("bastion/grammar/_tables.py", "os.path.join(self.directory, self.name)"): "bastion's own grammar files",
     # The launcher imports the standard library only; /proc's files are the kernel's.
@@ -186,9 +189,9 @@ def test_the_question_about_a_write_or_edit_of_a_fifo_is_shown_at_once(
     )
     code = (
         "import json, sys\n"
-        "from bastion.agent._ask import describe\n"
-        "from bastion.agent._colour import Colour\n"
-        "from bastion.agent._types import ToolCall\n"
+        "from bastion.agent.front._ask import describe\n"
+        "from bastion.agent.front._colour import Colour\n"
+        "from bastion.agent.runtime._types import ToolCall\n"
         f"args = {args!r}\n"
         f"call = ToolCall('c1', {tool!r}, json.dumps(args))\n"
         f"print('\\n'.join(describe(call, args, None, {str(tmp_path)!r}, Colour(False))))\n"

@@ -10,9 +10,11 @@ import os
 import pathlib
 import subprocess
 import sys
+from collections.abc import Mapping, Sequence
 
 import pytest
 
+from tests.graph import Module, bastion_imports, cycles, module_graph, read_modules
 from tests.loaded import modules_loaded
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
@@ -82,50 +84,25 @@ LAYERS = {
 }
 
 
-def _owner(name: str) -> str | None:
-    """The entry of LAYERS a dotted name belongs to (the longest that is a prefix), None for none."""
-    owners = [p for p in LAYERS if name == p or name.startswith(p + ".")]
+def _owner(name: str, layers: Mapping[str, int] = LAYERS) -> str | None:
+    """The entry of `layers` a dotted name belongs to (the longest that is a prefix), None for none."""
+    owners = [p for p in layers if name == p or name.startswith(p + ".")]
     return max(owners, key=len) if owners else None
 
 
-def _bastion_imports(source: str, module: str, is_package: bool) -> list[str]:
-    """Every bastion name a module imports, TYPE_CHECKING and function-level imports included;
-    `from X import y` counts as importing X.y (y may be a module)."""
-    package = module if is_package else module.rpartition(".")[0]
-    names: list[str] = []
-    for node in ast.walk(ast.parse(source)):
-        if isinstance(node, ast.Import):
-            names.extend(a.name for a in node.names)
-        elif isinstance(node, ast.ImportFrom):
-            base = node.module or ""
-            if node.level:
-                parts = package.split(".")
-                base = ".".join(parts[: len(parts) - node.level + 1])
-                base = f"{base}.{node.module}" if node.module else base
-            names.extend(f"{base}.{a.name}" for a in node.names)
-    return [n for n in names if n == "bastion" or n.startswith("bastion.")]
-
-
-def _module(path: pathlib.Path) -> tuple[str, str, bool]:
-    """A module's source, dotted name and whether it is a package."""
-    parts = path.relative_to(ROOT).with_suffix("").parts
-    is_package = path.name == "__init__.py"
-    return path.read_text(encoding="utf-8"), ".".join(parts[:-1] if is_package else parts), is_package
-
-
-def _upward(modules: list[tuple[str, str, bool]]) -> list[tuple[str, str]]:
+def _upward(modules: Sequence[Module], layers: Mapping[str, int] = LAYERS) -> list[tuple[str, str]]:
     """(module, name) for each import of a module that reaches its own layer's other packages or above."""
     found = []
     for source, module, is_package in modules:
-        own = _owner(module)
-        for name in _bastion_imports(source, module, is_package):
-            target = _owner(name)
-            if own is not None and target is not None and target != own and LAYERS[target] >= LAYERS[own]:
+        own = _owner(module, layers)
+        for name in bastion_imports(source, module, is_package):
+            target = _owner(name, layers)
+            if own is not None and target is not None and target != own and layers[target] >= layers[own]:
                 found.append((module, name))
     return found
 
 
-MODULES = [_module(p) for p in sorted((ROOT / "bastion").rglob("*.py"))]
+MODULES = read_modules()
 
 
 def test_every_module_has_a_layer() -> None:
@@ -148,6 +125,74 @@ def test_the_layer_check_sees_upward_and_sideways_imports() -> None:
         ("bastion.policy._fake", "bastion.agent.main"),
         ("bastion.analyzer.git._fake", "bastion.policy.Gate"),
         ("bastion.audit._fake", "bastion.agent.main"),
+    ]
+
+
+# The agent's rooms, bottom first (docs/design.md, "The agent's rooms"): the runtime (the loop, its
+# seams, the conversation's values, compaction, the harness) stands on nothing else of the agent;
+# providers, skills and sessions on the runtime; the tools on skills; MCP's tools beside them; the
+# fronts a person sees on all of those; sub-agents and the editor's front on the fronts; and the
+# agent package itself (the command line, the wiring, doctor's provider facts) on top.
+AGENT_ROOMS = {
+    "bastion.agent.runtime": 0,
+    "bastion.agent.providers": 1,
+    "bastion.agent.skills": 1,
+    "bastion.agent.sessions": 1,
+    "bastion.agent.tools": 2,
+    "bastion.agent.mcp": 3,
+    "bastion.agent.front": 4,
+    "bastion.agent.subagents": 5,
+    "bastion.agent.acp": 5,
+    "bastion.agent": 6,
+}
+AGENT = [m for m in MODULES if _owner(m[1], AGENT_ROOMS) is not None]
+
+
+def test_every_agent_module_is_in_a_room_and_the_top_holds_only_the_command_line_and_the_wiring() -> None:
+    top = sorted(m for _, m, _ in AGENT if _owner(m, AGENT_ROOMS) == "bastion.agent")
+    assert top == ["bastion.agent", "bastion.agent._main", "bastion.agent._setup", "bastion.agent._wiring"]
+
+
+def test_the_agent_s_rooms_import_only_their_own_and_the_rooms_below() -> None:
+    assert _upward(AGENT, AGENT_ROOMS) == []
+
+
+def test_no_import_circle_inside_the_agent() -> None:
+    # TYPE_CHECKING and function-level imports count: a circle a reader follows is a circle.
+    assert cycles(module_graph(AGENT)) == []
+
+
+def test_the_room_check_sees_upward_and_sideways_imports_and_circles() -> None:
+    fake = [
+        ("if TYPE_CHECKING:\n    from ..front import Printer\n", "bastion.agent.runtime._fake", False),
+        ("def f() -> None:\n    from ..sessions import Session\n", "bastion.agent.providers._fake", False),
+        ("from .._wiring import build\n", "bastion.agent.acp._fake", False),
+        ("from ..runtime import Agent\nfrom ._x import y\n", "bastion.agent.front._fake", False),
+    ]
+    assert _upward(fake, AGENT_ROOMS) == [
+        ("bastion.agent.runtime._fake", "bastion.agent.front.Printer"),
+        ("bastion.agent.providers._fake", "bastion.agent.sessions.Session"),
+        ("bastion.agent.acp._fake", "bastion.agent._wiring.build"),
+    ]
+    circle = [
+        ("from ._b import x\n", "bastion.agent.runtime._a", False),
+        ("if TYPE_CHECKING:\n    from ._a import y\n", "bastion.agent.runtime._b", False),
+        ("from ._a import y\n", "bastion.agent.runtime._c", False),
+        ("from ._d import z\nfrom ._f import g\n", "bastion.agent.runtime", True),
+        ("from . import w\n", "bastion.agent.runtime._d", False),  # its own package: loaded already
+        ("from ..runtime import Agent\n", "bastion.agent.front._e", False),
+        ("def g() -> None:\n    from ..front._e import f\n", "bastion.agent.runtime._f", False),
+        ("from ._e import f\n", "bastion.agent.front", True),
+    ]
+    # runtime._f reaches front._e through front's __init__, which runs first.
+    assert cycles(module_graph(circle)) == [
+        [
+            "bastion.agent.front",
+            "bastion.agent.front._e",
+            "bastion.agent.runtime",
+            "bastion.agent.runtime._f",
+        ],
+        ["bastion.agent.runtime._a", "bastion.agent.runtime._b"],
     ]
 
 
@@ -193,7 +238,8 @@ def test_the_hooks_and_audit_load_no_sdk_or_http_client(
 def test_the_agent_s_other_fronts_do_not_load_the_editor_protocol() -> None:
     # The ACP SDK (`acp`) is `bastion acp`'s alone: the REPL, -p and the sessions' commands never load it.
     code = (
-        "import sys, bastion.cli, bastion.agent._main, bastion.agent._repl, bastion.agent._sessions_cli\n"
+        "import sys, bastion.cli, bastion.agent._main, bastion.agent.front._repl\n"
+        "import bastion.agent.sessions._sessions_cli\n"
         "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith(('acp.', 'bastion.agent.acp'))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout

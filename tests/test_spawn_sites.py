@@ -18,8 +18,7 @@ from pathlib import Path
 import pytest
 
 from bastion._safe import holding
-from bastion.agent.mcp import ServerConfig
-from bastion.agent.mcp._headers import header_values
+from bastion.agent.mcp import ServerConfig, header_values
 
 ROOT = Path(__file__).resolve().parents[1]
 KEY = "sk-spawn-site-key-0123456789abcdef"

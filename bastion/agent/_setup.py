@@ -10,18 +10,19 @@ from dataclasses import dataclass
 from typing import Any
 
 from .._handover import PROVIDER_KEY_VARIABLES, handed
-from ._settings import ProviderConfig, provider_config
-from ._types import ConfigError
 from .providers import (
     DEFAULTS,
+    ProviderConfig,
     VertexSetup,
     key_variable,
     key_variables,
+    provider_config,
     refused_model,
     vertex_base_url,
     vertex_location,
     vertex_setup,
 )
+from .runtime import ConfigError
 
 __all__ = ["ProviderSetup", "config_key_names", "key_names", "provider_setup"]
 

@@ -18,10 +18,12 @@ def mcp(context: Context) -> Section:
         return context.unchecked("mcp", TITLE)
     if "mcp" not in settings.extra:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
+    from ..agent import config_key_names
     from ..agent.mcp import servers_report
 
     where = settings.sources[0] if settings.sources else "config"
-    reports = servers_report(settings.extra, where, context.environ, context.root)
+    scrub = sorted(config_key_names(settings.extra, where))
+    reports = servers_report(settings.extra, where, context.environ, context.root, scrub)
     if not reports:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
     facts = []

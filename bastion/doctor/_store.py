@@ -15,7 +15,7 @@ TITLE = "Sessions"
 
 
 def sessions(context: Context) -> Section:
-    from ..agent._store import bastion_home, is_session_id, store_problem
+    from ..agent.sessions import bastion_home, is_session_id, store_problem
 
     home = bastion_home(context.environ)
     store = os.path.join(home, "sessions")

@@ -13,9 +13,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bastion.agent._records import chained_line
-from bastion.agent._types import Assistant, Message, Reply, ToolCall, ToolSpec, Usage
-from bastion.agent.providers import ModelOptions
+from bastion.agent.runtime import Assistant, Message, ModelOptions, Reply, ToolCall, ToolSpec, Usage
+from bastion.agent.sessions import chained_line
 from bastion.policy import Decision, Verdict
 from tests.waits import PATIENCE, until
 

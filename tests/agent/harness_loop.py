@@ -3,7 +3,7 @@ a user config as any component module is: the scenarios run through it unchanged
 
 from __future__ import annotations
 
-from bastion.agent.harness import Registrar, Steps
+from bastion.agent.runtime.harness import Registrar, Steps
 
 # One entry per turn it ran, so a test knows the component, not the built-in, served the turn.
 RUNS: list[str] = []

@@ -9,7 +9,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from bastion.agent._session_tools import SessionExtras, session_extras
+from bastion.agent.tools import SessionExtras, session_extras
 from bastion.analyzer import Stamper
 from bastion.policy import Gate, load_settings
 from bastion.workspace import LocalWorkspace

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._advice import advice
-from bastion.agent._types import Failure, ModelError
+from bastion.agent.front import advice
+from bastion.agent.runtime import Failure, ModelError
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer

@@ -10,11 +10,10 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._checkpoint import Checkpoints, UndoRefused
-from bastion.agent._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
-from bastion.agent._toolbox import Toolbox
-from bastion.agent._types import Assistant, User
-from bastion.agent.loop import Agent, Answer
+from bastion.agent.front import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
+from bastion.agent.runtime import Agent, Answer, Assistant, User
+from bastion.agent.sessions import Checkpoints, UndoRefused
+from bastion.agent.tools import Toolbox
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Decision
 

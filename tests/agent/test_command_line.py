@@ -14,7 +14,7 @@ import pexpect
 import pytest
 
 from bastion import cli
-from bastion.agent._one_shot_answers import NO_TERMINAL
+from bastion.agent.front import NO_TERMINAL
 from tests.waits import PATIENCE
 
 from .agent_fixtures import run_main
@@ -59,6 +59,7 @@ def test_a_mistyped_subcommand_suggests_the_right_one(tmp_path: Path) -> None:
 
 
 def test_every_flag_has_a_help_line() -> None:
+    # private: the flags' parser itself is the thing tested (every flag has a help line)
     from bastion.agent._main import _parser
 
     missing = [a.option_strings for a in _parser()._actions if a.option_strings and not a.help]
@@ -207,6 +208,7 @@ def test_a_pipe_left_open_says_what_p_waits_for(tmp_path: Path) -> None:
 
 
 def test_the_help_names_every_subcommand() -> None:
+    # private: the parser's help is the thing tested
     from bastion.agent._main import SUBCOMMANDS, _parser
 
     shown = _parser().format_help()

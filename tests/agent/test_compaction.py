@@ -10,10 +10,22 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._compact import ACK, COMPACT_SYSTEM, GO_ON, SUMMARY_HEAD, WORK_HEAD, Compactor, NotShrunk
-from bastion.agent._types import Assistant, Message, Usage, User
-from bastion.agent.loop import Agent, Answer
 from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.runtime import (
+    ACK,
+    COMPACT_SYSTEM,
+    GO_ON,
+    SUMMARY_HEAD,
+    WORK_HEAD,
+    Agent,
+    Answer,
+    Assistant,
+    Compactor,
+    Message,
+    NotShrunk,
+    Usage,
+    User,
+)
 
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, run_main
 from .scripted_server import ScriptedServer

@@ -10,8 +10,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._config_init import config_text
-from bastion.agent._settings import PROVIDERS
+from bastion.agent.front import config_text
+from bastion.agent.providers import PROVIDERS
 from bastion.policy import load_settings
 from bastion.workspace import LocalWorkspace
 

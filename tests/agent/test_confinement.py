@@ -11,8 +11,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.agent._toolbox import Toolbox
-from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
+from bastion.agent.tools import TOOLS, Toolbox, ToolContext, ToolOutput
 from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
 from bastion.policy import Decision, Gate, Layer, Policy, Settings
 

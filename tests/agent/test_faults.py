@@ -154,7 +154,7 @@ def test_an_http_status_decides_the_kind_over_the_bodys_error_type(
 ) -> None:
     import httpx2
 
-    from bastion.agent.providers._failures import classify
+    from bastion.agent.providers import classify
 
     response = httpx2.Response(
         status,

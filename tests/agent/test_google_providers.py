@@ -12,7 +12,7 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._types import Assistant, ToolCall, User
+from bastion.agent.runtime import Assistant, ToolCall, User
 
 from .agent_fixtures import run_main
 from .google_adc import LOCATION, PROJECT, authorized_user, service_account, vertex_env
@@ -274,8 +274,7 @@ def test_gclouds_login_is_found_where_gcloud_writes_it_and_bills_its_quota_proje
     # the network is replaced here (make_model's transport), so nothing leaves the machine.
     import httpx2
 
-    from bastion.agent._settings import ProviderConfig
-    from bastion.agent.providers import make_model
+    from bastion.agent.providers import ProviderConfig, make_model
 
     seen: list[httpx2.Request] = []
 
@@ -425,6 +424,7 @@ def test_vertexs_credentials_project_and_location_are_checked_before_any_request
 
 
 def test_each_family_sends_back_only_what_it_made_itself() -> None:
+    # private: each family's wire rendering of a conversation is the thing tested
     from bastion.agent.providers._anthropic import _messages as claude_messages
     from bastion.agent.providers._gemini import _contents as gemini_contents
 
@@ -442,7 +442,8 @@ def test_each_family_sends_back_only_what_it_made_itself() -> None:
 def test_model_refuses_a_name_vertex_cannot_serve_and_takes_either_family(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from bastion.agent._slash import _checked_model
+    # private: /model's check of a name is the thing tested, without a REPL
+    from bastion.agent.front._slash import _checked_model
     from bastion.agent.providers import Connection
 
     connection = Connection("vertex", "http://127.0.0.1:9", None)

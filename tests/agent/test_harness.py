@@ -12,9 +12,15 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._compact import SUMMARY_HEAD, Compactor
-from bastion.agent._types import (
+from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.runtime import (
+    NOT_RUN,
+    SUMMARY_HEAD,
+    Agent,
+    Answer,
     Assistant,
+    Compactor,
+    Events,
     Failure,
     Message,
     ModelError,
@@ -25,7 +31,7 @@ from bastion.agent._types import (
     Usage,
     User,
 )
-from bastion.agent.harness import (
+from bastion.agent.runtime.harness import (
     INTERFACES,
     ApprovalInput,
     CatalogInput,
@@ -40,8 +46,6 @@ from bastion.agent.harness import (
     TriggerInput,
     failure_words,
 )
-from bastion.agent.loop import NOT_RUN, Agent, Answer, Events
-from bastion.agent.providers import DEFAULT_WINDOW, Window
 from bastion.policy import Decision, Verdict
 
 from ..waits import PATIENCE
@@ -602,7 +606,7 @@ class Recorded:
 def test_the_harness_command_shows_the_graph_and_switches_a_profile_whole(
     capsys: pytest.CaptureFixture[str],
 ) -> None:
-    from bastion.agent._long import LONG_COMMANDS
+    from bastion.agent.front import LONG_COMMANDS
 
     profiles = {"lean": MappingProxyType({"trigger": "never"}), "bad": MappingProxyType({"trigger": "x"})}
     warned: list[str] = []

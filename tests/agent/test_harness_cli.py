@@ -42,7 +42,7 @@ def modules(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> Iterator[Path]:
 def _module(where: Path, body: str) -> str:
     """A component module (a fresh name each time, so no import is reused), its name."""
     name = f"harness_component_{next(_names)}"
-    (where / f"{name}.py").write_text("from bastion.agent.harness import Review\n" + body)
+    (where / f"{name}.py").write_text("from bastion.agent.runtime.harness import Review\n" + body)
     return name
 
 
@@ -56,7 +56,7 @@ def _config(tmp_path: Path, text: str) -> Path:
 
 def _graph(tmp_path: Path, config: Path, cwd: Path | None = None) -> tuple[int, str, str]:
     out, err = io.StringIO(), io.StringIO()
-    from bastion.agent.harness import runtime_main
+    from bastion.agent.runtime.harness import runtime_main
 
     work = cwd or tmp_path
     code = runtime_main(["graph", "--cwd", str(work), "--config", str(config)], out, err)

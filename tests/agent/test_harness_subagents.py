@@ -12,9 +12,8 @@ from types import MappingProxyType
 
 import pytest
 
-from bastion.agent._subagent import Console, Subagents, TaskTools
-from bastion.agent._types import Assistant, Message, Reply, ToolResult, ToolSpec
-from bastion.agent.harness import (
+from bastion.agent.runtime import Agent, Assistant, Message, ModelOptions, Reply, ToolResult, ToolSpec
+from bastion.agent.runtime.harness import (
     ApprovalInput,
     CatalogInput,
     Harness,
@@ -23,8 +22,7 @@ from bastion.agent.harness import (
     Registrar,
     Review,
 )
-from bastion.agent.loop import Agent
-from bastion.agent.providers import ModelOptions
+from bastion.agent.subagents import Console, Subagents, TaskTools
 from bastion.policy import Decision
 
 from ..waits import PATIENCE

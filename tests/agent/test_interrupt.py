@@ -11,10 +11,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._toolbox import Toolbox
-from bastion.agent._types import Assistant, Cancelled, ToolResult
-from bastion.agent.loop import INTERRUPTED, Agent, Answer
-from bastion.agent.tools import TOOLS, ToolContext
+from bastion.agent.runtime import INTERRUPTED, Agent, Answer, Assistant, Cancelled, ToolResult
+from bastion.agent.tools import TOOLS, Toolbox, ToolContext
 from bastion.analyzer import LocalWorkspace, Stamper
 
 from ..waits import until

@@ -66,6 +66,7 @@ def test_the_keys_variable_is_not_in_the_commands_environment(
 def test_a_slow_key_command_says_what_it_waits_for_by_name_never_its_output(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
+    # private: the module's wait before a slow key command is named is shortened
     from bastion.agent.providers import _keys
 
     monkeypatch.setattr(_keys, "SLOW_COMMAND", 0.05)

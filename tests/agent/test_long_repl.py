@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pexpect
 
-from bastion.agent._long import UNDO_ACK, UNDO_HEAD
+from bastion.agent.front import UNDO_ACK, UNDO_HEAD
 
 from .scripted_server import ScriptedServer
 from .test_repl import _spawn

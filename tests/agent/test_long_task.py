@@ -11,7 +11,7 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._compact import COMPACT_SYSTEM, GO_ON, WORK_HEAD
+from bastion.agent.runtime import COMPACT_SYSTEM, GO_ON, WORK_HEAD
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer

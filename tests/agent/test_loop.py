@@ -8,8 +8,19 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._types import Assistant, Cancelled, Reply, ToolResult, User
-from bastion.agent.loop import CUT_SHORT, INTERRUPTED, NOT_RUN, Agent, Answer, Events
+from bastion.agent.runtime import (
+    CUT_SHORT,
+    INTERRUPTED,
+    NOT_RUN,
+    Agent,
+    Answer,
+    Assistant,
+    Cancelled,
+    Events,
+    Reply,
+    ToolResult,
+    User,
+)
 from bastion.policy import Decision, Verdict
 
 from ..waits import PATIENCE

@@ -16,8 +16,8 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._types import ConfigError, ToolSpec
 from bastion.agent.mcp import MAX_RESULT_CHARS, McpToolbox, report_lines, with_servers
+from bastion.agent.runtime import ConfigError, ToolSpec
 from bastion.agent.tools import WriteLock
 
 from ..waits import until

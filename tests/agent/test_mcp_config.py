@@ -8,8 +8,8 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._types import ConfigError
 from bastion.agent.mcp import mcp_servers, server_variables
+from bastion.agent.runtime import ConfigError
 from bastion.policy import load_settings
 from bastion.workspace import LocalWorkspace
 from tests.waits import PATIENCE

@@ -11,7 +11,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._memory import MAX_NOTE_BYTES, MAX_NOTES, Memory, NoteError, frame
+from bastion.agent.skills import MAX_NOTE_BYTES, MAX_NOTES, Memory, NoteError, frame
 from bastion.agent.tools import SESSION_TOOLS
 from bastion.policy import Decision
 

@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._types import User
+from bastion.agent.runtime import User
 from tests.loaded import modules_loaded
 from tests.waits import PATIENCE
 
@@ -209,8 +209,7 @@ def test_anthropic_requests_mark_the_system_the_tools_and_the_last_two_user_turn
 def test_an_injected_transport_carries_the_wire_format_with_the_key_in_a_header_only(provider: str) -> None:
     import httpx2
 
-    from bastion.agent._settings import ProviderConfig
-    from bastion.agent.providers import RetryPolicy, make_model
+    from bastion.agent.providers import ProviderConfig, RetryPolicy, make_model
 
     seen: list[httpx2.Request] = []
     answers = [httpx2.Response(529 if provider == "anthropic" else 503, json={"error": {"message": "busy"}})]
@@ -262,7 +261,7 @@ def test_every_status_error_of_either_sdk_maps_to_its_failure_kind(
 ) -> None:
     import httpx2
 
-    from bastion.agent.providers._failures import classify
+    from bastion.agent.providers import classify
 
     response = httpx2.Response(
         status,
@@ -287,7 +286,7 @@ def test_every_status_error_of_either_sdk_maps_to_its_failure_kind(
 def test_a_dropped_stream_is_a_network_failure_and_anything_else_is_named_not_a_traceback() -> None:
     import httpx2
 
-    from bastion.agent.providers._failures import classify
+    from bastion.agent.providers import classify
 
     dropped = classify("p", httpx2.RemoteProtocolError("peer closed connection"))
     assert (str(dropped.kind), dropped.retryable) == ("network", True)

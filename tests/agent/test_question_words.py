@@ -9,10 +9,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._colour import Colour
-from bastion.agent._front import Asker
-from bastion.agent._plainly import detail, headline
-from bastion.agent._types import ToolCall
+from bastion.agent.front import Asker, Colour, detail, headline
+from bastion.agent.runtime import ToolCall
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Gate, load_settings
 

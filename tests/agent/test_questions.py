@@ -9,12 +9,19 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._ask import CallKey, cannot_work, describe, may_always, parse_reply
-from bastion.agent._colour import Colour, colour_for
-from bastion.agent._front import Asker
-from bastion.agent._screen import Printer, collapsed
-from bastion.agent._types import ToolCall, ToolResult
-from bastion.agent.loop import Answer
+from bastion.agent.front import (
+    Asker,
+    CallKey,
+    Colour,
+    Printer,
+    cannot_work,
+    collapsed,
+    colour_for,
+    describe,
+    may_always,
+    parse_reply,
+)
+from bastion.agent.runtime import Answer, ToolCall, ToolResult
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Decision, Gate, Verdict, load_settings
 
@@ -180,7 +187,7 @@ def test_retries_are_shown_with_the_wait_and_the_count(tmp_path: Path) -> None:
 
 def test_the_spinner_draws_only_on_a_terminal_and_wipes_its_line_before_output() -> None:
 
-    from bastion.agent._screen import Spinner
+    from bastion.agent.front import Spinner
 
     quiet = io.StringIO()
     Spinner(quiet, on=False).start("waiting for the model")

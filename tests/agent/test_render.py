@@ -8,7 +8,7 @@ import io
 
 import pytest
 
-from bastion.agent._render import MarkdownStream, rows_above
+from bastion.agent.front import MarkdownStream, rows_above
 
 
 def test_a_block_is_shown_once_complete_and_the_rest_when_the_reply_ends() -> None:

@@ -10,9 +10,12 @@ from pathlib import Path
 import pexpect
 import pytest
 
-from bastion.agent._slash import COMMANDS, _checked_model, _list_models, help_text
-from bastion.agent._types import Failure, ModelError
+from bastion.agent.front import COMMANDS, help_text
+
+# private: /model's check and listing are the things tested, without a REPL
+from bastion.agent.front._slash import _checked_model, _list_models
 from bastion.agent.providers import Connection, KeySource, listed_models
+from bastion.agent.runtime import Failure, ModelError
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer

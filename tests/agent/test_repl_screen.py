@@ -14,7 +14,7 @@ from typing import Any
 
 import pexpect
 
-from bastion.agent.loop import CUT_SHORT, NOT_RUN
+from bastion.agent.runtime import CUT_SHORT, NOT_RUN
 from tests.waits import PATIENCE, until
 
 from .agent_fixtures import run_main

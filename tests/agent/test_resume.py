@@ -8,8 +8,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from bastion.agent._records import conversation, read_record, verify_record
-from bastion.agent._types import Assistant, User
+from bastion.agent.runtime import Assistant, User
+from bastion.agent.sessions import conversation, read_record, verify_record
 
 from .agent_fixtures import run_main, write_record
 from .scripted_server import ScriptedServer

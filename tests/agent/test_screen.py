@@ -7,9 +7,8 @@ from __future__ import annotations
 import io
 import json
 
-from bastion.agent._screen import EXPAND_KEPT, Printer, summary
-from bastion.agent._types import ToolCall, ToolResult
-from bastion.agent.loop import Answer
+from bastion.agent.front import EXPAND_KEPT, Printer, summary
+from bastion.agent.runtime import Answer, ToolCall, ToolResult
 from bastion.policy import Decision, Verdict
 
 from ..waits import until

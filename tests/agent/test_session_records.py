@@ -12,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._records import read_record, verify_record
-from bastion.agent._session import Session
+from bastion.agent.sessions import Session, read_record, verify_record
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
@@ -137,7 +136,7 @@ def test_a_full_disk_is_said_once_the_run_goes_on_and_the_lines_are_written_when
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_write(fd, data)
 
-    monkeypatch.setattr("bastion.agent._session.os.write", write)
+    monkeypatch.setattr("bastion.agent.sessions._session.os.write", write)
     session.record("one")
     session.record("two")
     assert len(said) == 1 and "no space left to record it" in said[0] and "goes on in memory" in said[0]

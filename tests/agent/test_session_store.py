@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._records import read_record, verify_record
+from bastion.agent.sessions import read_record, verify_record
 from bastion.doctor import doctor_main
 
 from ..waits import PATIENCE, until
@@ -183,7 +183,7 @@ def test_a_full_disk_that_drops_events_is_in_the_json(
             raise OSError(errno.ENOSPC, "No space left on device")
         return real_write(fd, data)
 
-    monkeypatch.setattr("bastion.agent._session.os.write", write)
+    monkeypatch.setattr("bastion.agent.sessions._session.os.write", write)
     with ScriptedServer([{"text": "done"}]) as server:
         argv = ["-p", "hi", "--output-format", "json", *_base(server)]
         code, out, err = run_main(argv, cwd=str(work), env=_env(tmp_path))

@@ -7,12 +7,9 @@ import json
 from collections.abc import Mapping
 from pathlib import Path
 
-from bastion.agent._grants import Granting, Grants
-from bastion.agent._skills import Skill, parse_skill
-from bastion.agent._types import Assistant
-from bastion.agent.harness import CatalogInput
-from bastion.agent.harness._builtin import BUILTIN
-from bastion.agent.loop import Agent, Answer
+from bastion.agent.runtime import Agent, Answer, Assistant
+from bastion.agent.runtime.harness import BUILTIN, CatalogInput
+from bastion.agent.skills import Granting, Grants, Skill, parse_skill
 from bastion.policy import Decision, Verdict
 
 from .agent_fixtures import FakeTools, ScriptedModel, call
@@ -102,7 +99,7 @@ def test_sub_agents_get_no_skills_memory_or_grants_and_their_prompt_names_none(t
 
 
 def test_the_built_in_catalogs_offer_skill_and_memory_as_their_meanings_allow() -> None:
-    from bastion.agent._types import ToolSpec
+    from bastion.agent.runtime import ToolSpec
 
     def spec(name: str) -> ToolSpec:
         return ToolSpec(name, name, {"type": "object"})

@@ -10,8 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.agent._frontmatter import FrontMatterError, read_front_matter
-from bastion.agent._skills import SkillError, allowed_rules, parse_skill
+from bastion.agent.skills import FrontMatterError, SkillError, allowed_rules, parse_skill, read_front_matter
 from bastion.policy import STAMP_ARG, Decision
 
 from .skill_fixtures import place, run_cli, skill_md
@@ -300,7 +299,7 @@ def test_anything_else_in_allowed_tools_refuses_the_whole_grant(entry: str) -> N
 def test_slash_skills_lists_each_skill_where_it_is_from_its_grant_and_what_was_left_out(
     tmp_path: Path, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    from bastion.agent._slash import COMMANDS, ReplState, help_text, run_command
+    from bastion.agent.front import COMMANDS, ReplState, help_text, run_command
 
     p = place(tmp_path)
     p.yours("lint", skill_md("lint", "Lint it.", "Bash(make lint)"))

@@ -13,9 +13,27 @@ from typing import Any
 
 import pytest
 
-from bastion.agent._compact import GO_ON, WORK_HEAD, Compactor
-from bastion.agent._slash import Tally
-from bastion.agent._subagent import (
+from bastion.agent.front import Tally
+from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.runtime import (
+    GO_ON,
+    INTERRUPTED,
+    WORK_HEAD,
+    Agent,
+    Answer,
+    Answerer,
+    Assistant,
+    Cancelled,
+    Compactor,
+    Message,
+    Model,
+    Reply,
+    ToolResult,
+    ToolSpec,
+    Usage,
+    User,
+)
+from bastion.agent.subagents import (
     EXPLORE_TOOLS,
     ChildCompaction,
     Console,
@@ -25,13 +43,12 @@ from bastion.agent._subagent import (
     configured_model,
     subagent_model_setting,
 )
-from bastion.agent._toolbox import Toolbox
-from bastion.agent._types import Assistant, Cancelled, Message, Reply, ToolResult, ToolSpec, Usage, User
-from bastion.agent.loop import INTERRUPTED, Agent, Answer, Answerer, Model
-from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.tools import Toolbox
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
+
+# private: the fast reader of a rule against the grammar's is the thing tested
 from bastion.policy._rules import _parse_with_grammar, _read_plain
 
 from ..waits import PATIENCE, until

@@ -15,8 +15,8 @@ from typing import Any
 import pexpect
 import pytest
 
-from bastion.agent._front import Printer
-from bastion.agent._types import ToolCall, ToolResult
+from bastion.agent.front import Printer
+from bastion.agent.runtime import ToolCall, ToolResult
 from bastion.policy import Decision, Verdict
 
 from .scripted_server import ScriptedServer
@@ -58,7 +58,8 @@ def test_the_spinner_stops_when_a_request_fails_or_is_aborted(tmp_path: Path, en
 
 
 def test_no_path_that_ends_a_run_leaves_the_spinner_running() -> None:
-    from bastion.agent._repl import _settled
+    # private: the REPL's end-of-run settling of the screen is the thing tested
+    from bastion.agent.front._repl import _settled
 
     terminal = io.StringIO()
     printer = Printer(terminal, terminal)

@@ -7,6 +7,8 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import STAMP, TOOLS, ToolContext, ToolOutput
+
+# private: grep's deadline is shortened in the module it is read from
 from bastion.agent.tools import _grep as grep_module
 
 

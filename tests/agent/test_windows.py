@@ -10,11 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent._compact import Compactor
-from bastion.agent._config_init import config_text
-from bastion.agent._long import LONG_COMMANDS
-from bastion.agent._types import Assistant, Message, User
-from bastion.agent.loop import Agent, Answer
+from bastion.agent.front import LONG_COMMANDS, config_text
 from bastion.agent.providers import (
     DEFAULT_WINDOW,
     DEFAULTS,
@@ -26,6 +22,7 @@ from bastion.agent.providers import (
     model_limits,
     window_of,
 )
+from bastion.agent.runtime import Agent, Answer, Assistant, Compactor, Message, User
 from bastion.policy import ConfigError, load_settings
 from bastion.workspace import LocalWorkspace
 

@@ -14,9 +14,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.agent._toolbox import Toolbox
-from bastion.agent.tools import ToolContext
-from bastion.agent.tools._writing import WriteLock, write_lock
+from bastion.agent.tools import Toolbox, ToolContext, WriteLock, write_lock
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.policy import Gate, Policy, Settings
 

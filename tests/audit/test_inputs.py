@@ -10,9 +10,9 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
-from bastion.agent._session import Session, list_sessions
-from bastion.agent._types import ConfigError, ToolCall
-from bastion.agent.loop import _parse_args
+from bastion.agent.runtime import ConfigError, ToolCall
+from bastion.agent.runtime._loop import _parse_args
+from bastion.agent.sessions import Session, list_sessions
 from bastion.audit import audit_main, detect, hook_main, read_calls
 from bastion.cli import check
 from bastion.policy import MAX_JSON_DEPTH, load_json

@@ -8,7 +8,7 @@ import os
 import sys
 from pathlib import Path
 
-from bastion.agent._executor_setup import open_workspace
+from bastion.agent.tools import open_workspace
 from bastion.analyzer import Stamper, analyze
 from bastion.workspace import ExecutorWorkspace
 

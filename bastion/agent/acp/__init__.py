@@ -11,7 +11,7 @@ import collections.abc
 import typing
 
 if typing.TYPE_CHECKING:
-    from ._sessions import Build
+    from ..front import Build
 
 __all__ = ["acp_main"]
 
@@ -23,7 +23,7 @@ def acp_main(
     environ: collections.abc.Mapping[str, str],
 ) -> int:
     """Serve the editor on standard input and output until it closes them; the exit status.
-    `parser` reads the agent's flags, `build` makes a session's agent (bastion/agent/_main.py's)."""
+    `parser` reads the agent's flags, `build` makes a session's agent (bastion/agent/_wiring.build)."""
     from ._main import serve
 
     return serve(argv, parser, build, environ)

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from ..._safe import holding, redacting
-from ._sessions import Build
+from ..front import Build
 
 if TYPE_CHECKING:
     from ._wire import Pipes

@@ -25,11 +25,8 @@ from acp.schema import (
 )
 
 from ...policy import Verdict
-from .._ask import CallKey, may_always
-from .._colour import Colour
-from .._front import Asker
-from .._types import ToolCall
-from ..loop import Answer
+from ..front import Asker, CallKey, Colour, may_always
+from ..runtime import Answer, ToolCall
 from ._turns import Control
 from ._updates import Reporter, kind_of
 

@@ -30,8 +30,9 @@ from acp.schema import (
 
 from ..._errors import BastionError
 from ..._safe import safe_line
+from ..front import Build
 from ._outbox import Outbox
-from ._sessions import Build, EditorSession, TurnFailed, open_session, run_turn
+from ._sessions import EditorSession, TurnFailed, open_session, run_turn
 
 __all__ = ["Server", "prompt_text"]
 

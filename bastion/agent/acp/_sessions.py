@@ -10,17 +10,15 @@ import contextlib
 import os
 import sys
 import threading
-from collections.abc import Callable, Mapping
+from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import update_agent_message_text
 from acp.schema import PermissionOption, ToolCallUpdate
 
 from ..._errors import BastionError
-from .._ask import CallKey
-from .._front import Fanout, Printer
-from .._types import AgentError, Cancelled, Failure, ModelError
-from ..loop import Answerer
+from ..front import Build, Built, CallKey, Fanout, Printer
+from ..runtime import AgentError, Cancelled, Failure, ModelError
 from ._outbox import Outbox
 from ._questions import EditorAsker
 from ._turns import Control
@@ -29,12 +27,7 @@ from ._updates import Reporter, Update, replay
 if TYPE_CHECKING:
     from acp.interfaces import Client
 
-    from .._main import Built
-
-__all__ = ["Build", "EditorSession", "TurnFailed", "open_session", "run_turn"]
-
-# What builds a session's agent (bastion/agent/_main.py's, as the REPL is given it).
-Build = Callable[[argparse.Namespace, Mapping[str, str], str, Printer, Answerer], "Built"]
+__all__ = ["EditorSession", "TurnFailed", "open_session", "run_turn"]
 
 # How a run that ended short is told to the editor (its stop reason); any other failure is an error.
 STOPS = {

@@ -14,7 +14,7 @@ from __future__ import annotations
 import ctypes
 import threading
 
-from .._types import Cancelled
+from ..runtime import Cancelled
 
 __all__ = ["Control"]
 

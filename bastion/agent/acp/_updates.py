@@ -23,11 +23,8 @@ from acp.schema import ToolCallLocation, ToolCallStatus, ToolKind
 
 from ..._safe import SafeStream
 from ...policy import STAMP_ARG, TOOLS, Decision, Kind, Verdict, load_json
-from .._ask import current_text
-from .._plainly import why
-from .._screen import summary
-from .._types import Assistant, Message, ToolCall, ToolResult, Usage, User
-from ..loop import Answer, Events
+from ..front import current_text, summary, why
+from ..runtime import Answer, Assistant, Events, Message, ToolCall, ToolResult, Usage, User
 
 __all__ = ["Reporter", "Update", "kind_of", "replay", "thoughts"]
 

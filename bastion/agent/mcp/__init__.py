@@ -4,18 +4,20 @@ seam."""
 
 from ._client import Hub, ServerReport
 from ._config import HeaderSource, ServerConfig, mcp_servers
+from ._headers import header_values
 from ._report import NO_SERVERS, report_lines, server_variables, servers_report, with_servers
 from ._results import MAX_RESULT_CHARS
 from ._tools import McpToolbox
 
 __all__ = [
-    "MAX_RESULT_CHARS",
-    "NO_SERVERS",
     "HeaderSource",
     "Hub",
+    "MAX_RESULT_CHARS",
     "McpToolbox",
+    "NO_SERVERS",
     "ServerConfig",
     "ServerReport",
+    "header_values",
     "mcp_servers",
     "report_lines",
     "server_variables",

@@ -24,7 +24,7 @@ from contextlib import AsyncExitStack
 from typing import IO, TYPE_CHECKING, Any, NamedTuple, TextIO, cast
 
 from ...policy import child_env
-from .._types import ConfigError
+from ..runtime import ConfigError
 from ._config import ServerConfig
 from ._headers import header_values
 from ._results import result_text

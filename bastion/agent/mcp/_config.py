@@ -24,7 +24,7 @@ from pydantic import (
 )
 
 from ...policy import mcp_name_problem
-from .._types import ConfigError
+from ..runtime import ConfigError
 
 __all__ = ["HeaderSource", "ServerConfig", "mcp_servers"]
 

@@ -10,7 +10,7 @@ from collections.abc import Iterable, Mapping
 
 from ..._safe import hold
 from ...policy import without
-from .._types import ConfigError
+from ..runtime import ConfigError
 from ._config import HeaderSource, ServerConfig
 
 __all__ = ["header_values", "header_variables"]

@@ -6,7 +6,7 @@ import threading
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from .._types import ToolSpec
+from ..runtime import ToolSpec
 from ..tools import WriteLock
 from ._client import Hub, ServerReport
 from ._config import mcp_servers
@@ -14,7 +14,7 @@ from ._headers import header_variables
 from ._tools import McpToolbox
 
 if TYPE_CHECKING:
-    from ..loop import Tools
+    from ..runtime import Tools
 
 __all__ = ["NO_SERVERS", "report_lines", "server_variables", "servers_report", "with_servers"]
 
@@ -76,13 +76,11 @@ class _BuiltinNames:
 
 
 def servers_report(
-    extra: Mapping[str, Any], where: str, environ: Mapping[str, str], cwd: str
+    extra: Mapping[str, Any], where: str, environ: Mapping[str, str], cwd: str, scrub: Sequence[str]
 ) -> list[ServerReport]:
     """`bastion doctor`'s section: each server started, reported and stopped again (its tools
-    checked against the built-in tools' names, as a session does); none when the config names none."""
-    from .._setup import config_key_names
-
-    scrub = sorted(config_key_names(extra, where))
+    checked against the built-in tools' names, as a session does); none when the config names none.
+    `scrub`: the key variables no server's environment gets (bastion.agent.config_key_names)."""
     # No tool is called here: the lock is one of its own.
     toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock())
     if toolbox is None:

@@ -19,13 +19,13 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, NamedTuple
 
 from ...policy import mcp_name_problem, mcp_tool_name
-from .._types import ToolSpec
-from ..harness import BUILTIN_SOURCE
+from ..runtime import ToolSpec
+from ..runtime.harness import BUILTIN_SOURCE
 from ..tools import ToolError
 from ._client import Hub, ServerReport
 
 if TYPE_CHECKING:
-    from ..loop import Tools
+    from ..runtime import Tools
     from ..tools import WriteLock
 
 __all__ = ["McpToolbox"]

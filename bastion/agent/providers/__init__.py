@@ -5,41 +5,44 @@ Google Vertex AI with Application Default Credentials (google-auth)."""
 
 from ._catalogue import listed_models
 from ._clients import Connection
-from ._failures import KINDS, RetryPolicy, Timeouts
+from ._failures import KINDS, RetryPolicy, Timeouts, classify
 from ._google import VertexSetup, refused_model, vertex_base_url, vertex_location, vertex_setup
 from ._keys import KeySource
 from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
-from ._options import EFFORTS, ModelOptions
 from ._pricing import Price, prices_of
+from ._settings import PROVIDERS, ProviderConfig, merge_flags, provider_config
 from ._windows import DEFAULT_WINDOW, KNOWN_AS_OF, KNOWN_WINDOWS, Window, known_window, window_of
 
 __all__ = [
+    "Connection",
     "DEFAULTS",
     "DEFAULT_WINDOW",
+    "KINDS",
     "KNOWN_AS_OF",
     "KNOWN_WINDOWS",
-    "Connection",
-    "EFFORTS",
-    "KINDS",
     "KeySource",
     "ModelLimits",
-    "ModelOptions",
+    "PROVIDERS",
     "Price",
+    "ProviderConfig",
     "RetryPolicy",
     "StreamingModel",
     "Timeouts",
     "VertexSetup",
     "Window",
+    "classify",
+    "key_variable",
+    "key_variables",
+    "merge_flags",
     "known_window",
     "listed_models",
     "make_model",
     "model_limits",
     "prices_of",
+    "provider_config",
     "refused_model",
     "timeouts_of",
-    "key_variable",
-    "key_variables",
     "vertex_base_url",
     "vertex_location",
     "vertex_setup",

@@ -11,7 +11,7 @@ from collections.abc import Callable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._safe import hold
-from .._types import Failure, ModelError
+from ..runtime import Failure, ModelError
 from ._google import Adc
 
 if TYPE_CHECKING:

@@ -7,11 +7,12 @@ import json
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._types import (
+from ..runtime import (
     Assistant,
     Failure,
     Message,
     ModelError,
+    ModelOptions,
     Reply,
     ToolCall,
     ToolResult,
@@ -22,7 +23,6 @@ from .._types import (
 from ._clients import Connection
 from ._failures import Surfaced, ended_early, stream_error, with_retries
 from ._limits import model_limits
-from ._options import ModelOptions
 from ._pricing import cost
 from ._sse import count, events, get, loads, text
 

@@ -4,7 +4,7 @@
 
 from __future__ import annotations
 
-from .._types import ModelError
+from ..runtime import ModelError
 from ._clients import Connection
 from ._failures import classify
 from ._gemini import gemini_get

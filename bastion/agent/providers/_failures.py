@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from ..._errors import BastionError
-from .._types import AgentError, Failure, ModelError, Reply
+from ..runtime import AgentError, Failure, ModelError, Reply
 from ._keys import Key
 
 __all__ = [

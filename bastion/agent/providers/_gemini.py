@@ -19,11 +19,12 @@ from typing import Any
 from urllib.parse import quote
 
 from ..._errors import BastionError
-from .._types import (
+from ..runtime import (
     Assistant,
     Failure,
     Message,
     ModelError,
+    ModelOptions,
     Reply,
     ToolCall,
     ToolResult,
@@ -33,7 +34,6 @@ from .._types import (
 )
 from ._clients import Connection
 from ._failures import Surfaced, classify, ended_early, stream_error, with_retries
-from ._options import ModelOptions
 from ._pricing import cost
 from ._sse import count, dicts, events, get, loads, text
 

@@ -22,7 +22,7 @@ from urllib.parse import quote
 
 from ..._files import read_regular
 from ..._safe import hold
-from .._types import ConfigError
+from ..runtime import ConfigError
 
 __all__ = [
     "ADC_KINDS",

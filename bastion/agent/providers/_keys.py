@@ -11,7 +11,7 @@ from typing import Protocol
 
 from ..._safe import hold
 from ...policy import without
-from .._types import ConfigError, Failure, ModelError
+from ..runtime import ConfigError, Failure, ModelError
 
 __all__ = ["Key", "KeySource"]
 

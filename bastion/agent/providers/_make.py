@@ -6,8 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._handover import PROVIDER_KEY_VARIABLES as _KEYS
-from .._settings import ProviderConfig
-from .._types import ConfigError
+from ..runtime import ConfigError, ModelOptions
 from ._adc import AdcToken
 from ._anthropic import AnthropicModel
 from ._chat import ChatModel
@@ -16,9 +15,9 @@ from ._failures import RetryPolicy, Timeouts
 from ._gemini import GeminiModel
 from ._google import Adc, Place, read_adc, refused_model, vertex_base_url, vertex_place
 from ._keys import Key, KeySource
-from ._options import ModelOptions
 from ._pricing import Price
 from ._responses import ResponsesModel
+from ._settings import ProviderConfig
 from ._vertex import VertexModel
 
 if TYPE_CHECKING:

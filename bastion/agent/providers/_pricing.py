@@ -7,7 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
-from .._types import Usage
+from ..runtime import Usage
 
 __all__ = ["BUILT_IN", "Price", "cost", "prices_of"]
 

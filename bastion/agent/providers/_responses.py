@@ -5,11 +5,12 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
-from .._types import (
+from ..runtime import (
     Assistant,
     Failure,
     Message,
     ModelError,
+    ModelOptions,
     Reply,
     ToolCall,
     ToolResult,
@@ -19,7 +20,6 @@ from .._types import (
 )
 from ._clients import Connection
 from ._failures import Surfaced, ended_early, stream_error, with_retries
-from ._options import ModelOptions
 from ._pricing import cost
 from ._sse import count, events, get, loads, text
 

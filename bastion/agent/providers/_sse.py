@@ -13,7 +13,7 @@ import json
 from collections.abc import Iterable, Iterator
 from typing import Any
 
-from .._types import Failure, ModelError
+from ..runtime import Failure, ModelError
 
 __all__ = ["DONE", "count", "dicts", "events", "get", "loads", "text"]
 

@@ -8,12 +8,11 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from .._types import Failure, Message, ModelError, Reply, ToolSpec
+from ..runtime import Failure, Message, ModelError, ModelOptions, Reply, ToolSpec
 from ._anthropic import AnthropicModel
 from ._clients import Connection
 from ._gemini import GeminiModel
 from ._google import family_of, refused_model
-from ._options import ModelOptions
 
 __all__ = ["VertexModel"]
 

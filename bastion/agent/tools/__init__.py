@@ -7,9 +7,32 @@ refusal or bad input comes back as an error output naming the part.
 
 from . import _bash, _edit, _glob, _grep, _ls, _memory, _read, _skill, _write
 from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
-from ._writing import WriteLock
+from ._executor_setup import executor_argv, executor_line, open_workspace
+from ._memory import MEMORY
+from ._session_tools import SessionExtras, session_extras
+from ._skill import SKILL
+from ._toolbox import Toolbox
+from ._writing import WriteLock, write_lock
 
-__all__ = ["SESSION_TOOLS", "STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
+__all__ = [
+    "MEMORY",
+    "SESSION_TOOLS",
+    "SKILL",
+    "STAMP",
+    "SessionExtras",
+    "TOOLS",
+    "Tool",
+    "ToolContext",
+    "ToolError",
+    "ToolOutput",
+    "Toolbox",
+    "WriteLock",
+    "executor_argv",
+    "executor_line",
+    "open_workspace",
+    "session_extras",
+    "write_lock",
+]
 
 TOOLS: dict[str, Tool] = {
     t.name: t for t in (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)

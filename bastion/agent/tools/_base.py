@@ -22,8 +22,7 @@ from ...workspace import Resolved, Workspace, resolve
 from ._readable import Readable, shipped_readable
 
 if TYPE_CHECKING:
-    from .._memory import Memory
-    from .._skill_catalog import SkillCatalog
+    from ..skills import Memory, SkillCatalog
 
 __all__ = [
     "STAMP",

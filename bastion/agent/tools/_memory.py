@@ -9,7 +9,7 @@ __all__ = ["MEMORY"]
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
-    from .._memory import NoteError, frame
+    from ..skills import NoteError, frame
 
     memory = ctx.memory
     if memory is None:

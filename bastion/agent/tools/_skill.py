@@ -14,7 +14,7 @@ __all__ = ["SKILL"]
 
 
 def _run(args: Args, ctx: ToolContext) -> str:
-    from .._skills import SkillError
+    from ..skills import SkillError
 
     if ctx.skills is None:
         raise ToolError("this session has no skills")

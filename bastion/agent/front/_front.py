@@ -1,0 +1,186 @@
+"""What the fronts share: the permission question and reading its answer (the screen itself is
+_screen.Printer's), and Events fanned out to several."""
+
+from __future__ import annotations
+
+import argparse
+import shutil
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from ..._safe import safe_line
+from ...policy import Gate, Verdict
+from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, TaskOrigin, ToolCall, Usage
+from ..runtime.harness import SlotFailure
+from ._advice import advice
+from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
+from ._colour import Colour
+from ._plainly import detail, headline, wrapped
+from ._screen import Printer
+
+if TYPE_CHECKING:
+    from ...workspace import Workspace
+    from ..mcp import McpToolbox
+    from ..providers import Connection
+    from ..sessions import Session
+    from ..tools import SessionExtras
+
+__all__ = ["Asker", "Build", "Built", "Fanout", "Printer"]
+
+
+class Asker:
+    """Asks a person about a call: says why it asks and what the call would do, then reads y, n or
+    (where offered) a. A call whose "yes" could not work is refused unasked; a call allowed with `a`
+    is allowed again, unasked, for the rest of the session (`on_rule` records it)."""
+
+    def __init__(
+        self,
+        read: Callable[[str], str | None],
+        write: Callable[[str], None],
+        cwd: str,
+        colour: Colour,
+        *,
+        offer_always: bool = False,
+        refuse_all: bool = False,
+        on_rule: Callable[[CallKey], None] | None = None,
+    ) -> None:
+        self.read = read
+        self.write = write
+        self.cwd = cwd
+        self.colour = colour
+        self.offer_always = offer_always
+        self.refuse_all = refuse_all
+        self.on_rule = on_rule
+        self.rules = SessionRules()
+        self.recorder: Recorder | None = None
+        # The terminal's width, which a question's words are wrapped to.
+        self.width: Callable[[], int] = lambda: shutil.get_terminal_size().columns
+
+    def watch(self, gate: Gate) -> Recorder:
+        """The gate, wrapped so a question can show what the analyzer found (a caret)."""
+        self.recorder = Recorder(gate)
+        return self.recorder
+
+    def labelled(self, label: str) -> Answerer:
+        """The questions of a sub-agent: asked as the others, its label before the tool's name."""
+
+        def ask(call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> Answer:
+            return self(call, args, verdict, label=label)
+
+        return ask
+
+    def __call__(
+        self, call: ToolCall, args: Mapping[str, object], verdict: Verdict, *, label: str = ""
+    ) -> Answer:
+        refusal = cannot_work(call, verdict)
+        if refusal is not None:
+            return Answer(False, refusal, by="rule")
+        key = CallKey.of(call, args)
+        if self.rules.allows(key):
+            return Answer(True, "", by="session rule")
+        always = self.offer_always and may_always(verdict)
+        decided = self.recorder.decided(args) if self.recorder is not None else None
+        who = f"{label} {call.name}" if label else call.name
+        width = self.width()
+        plain = headline(call.name, args, verdict, decided.analysis if decided is not None else None)
+        shown = wrapped(safe_line(f"? {who}: {plain}"), width, paint=self.colour.bold)
+        said = wrapped(safe_line(detail(verdict)), width - 2, indent="", paint=self.colour.dim)
+        shown += [f"  {line}" for line in said]
+        shown += describe(call, args, decided, self.cwd, self.colour)
+        self.write("\n".join(shown) + "\n")
+        choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
+        prompt = f"allow {who}? {choices} "
+        if self.refuse_all:
+            self.write(prompt + "n (--yes-to none)\n")
+            return Answer(False, "", by="flag")
+        answer, again = parse_reply(self.read(prompt), always=always)
+        if again:
+            self.rules.add(key)
+            if self.on_rule is not None:
+                self.on_rule(key)
+        return answer
+
+
+class Fanout(Events):
+    """Several Events as one."""
+
+    def __init__(self, *targets: Events) -> None:
+        self.targets = targets
+
+    def _each(self, name: str) -> Callable[..., None]:
+        def call(*args: object) -> None:
+            for t in self.targets:
+                getattr(t, name)(*args)
+
+        return call
+
+    def text(self, delta: str) -> None:
+        self._each("text")(delta)
+
+    def request(self, messages: int) -> None:
+        self._each("request")(messages)
+
+    def message(self, message: Message, usage: Usage | None = None) -> None:
+        self._each("message")(message, usage)
+
+    def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
+        self._each("verdict")(call, verdict, answer)
+
+    def error(self, call: ToolCall, reason: str) -> None:
+        self._each("error")(call, reason)
+
+    def started(self, call: ToolCall) -> None:
+        self._each("started")(call)
+
+    def finished(self, call: ToolCall) -> None:
+        self._each("finished")(call)
+
+    def slot_failed(self, failure: SlotFailure) -> None:
+        self._each("slot_failed")(failure)
+
+    def spent(self, usage: Usage, replies: int) -> None:
+        self._each("spent")(usage, replies)
+
+    def withdrawn(self, message: Message) -> None:
+        self._each("withdrawn")(message)
+
+    def cleared(self) -> None:
+        self._each("cleared")()
+
+    def subtask(self, origin: TaskOrigin) -> Events:
+        return Fanout(*(t.subtask(origin) for t in self.targets))
+
+
+@dataclass(slots=True)
+class Built:
+    """A session as the wiring made it, what a front runs: its agent, its record, the provider's
+    connection, and what must be closed with it."""
+
+    agent: Agent
+    session: Session
+    model_name: str
+    provider: str
+    connection: Connection
+    key_from: str = ""
+    mcp: McpToolbox | None = None
+    extras: SessionExtras | None = None
+    workspace: Workspace | None = None
+
+    def close(self) -> None:
+        """End the session's record, stop its MCP servers and close an executor's pipe."""
+        self.session.close()
+        if self.mcp is not None:
+            self.mcp.close()
+        from ...workspace import ExecutorWorkspace
+
+        if isinstance(self.workspace, ExecutorWorkspace):
+            self.workspace.close()
+
+    def advice(self, err: AgentError) -> str | None:
+        return advice(err, self.provider, self.connection.base_url, self.key_from)
+
+
+# What makes a front's session: the CLI's arguments, the environment, the working directory, the
+# front's printer and answerer (bastion/agent/_wiring.build).
+Build = Callable[[argparse.Namespace, Mapping[str, str], str, Printer, Answerer], Built]

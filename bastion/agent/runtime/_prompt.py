@@ -1,0 +1,98 @@
+"""The system prompt: who the agent is, where it works, its tools, and the AGENTS.md chain."""
+
+from __future__ import annotations
+
+import os
+import stat
+from collections.abc import Mapping, Sequence
+
+from ..._files import read_regular
+from ...workspace import LocalWorkspace, Workspace, WorkspaceError
+from ._types import ToolSpec
+
+__all__ = ["SystemPrompt", "agents_md_chain"]
+
+_MAX_AGENTS_MD = 64 * 1024
+
+_INTRO = """You are bastion, a coding agent working in a terminal on the user's project.
+Work in the working directory below, with the tools you are given. Every tool call is decided by a
+policy: some run at once, some ask the user, some are denied with a reason. When a call is denied or
+refused, do not try to get around it: say what you needed and why, or do the task another way.
+Prefer the file tools (read, glob, grep, ls, edit, write) to shell commands that do the same.
+Keep answers short and concrete."""
+
+
+def _repo_root(start: str) -> str | None:
+    here = start
+    while True:
+        if os.path.lexists(os.path.join(here, ".git")):
+            return here
+        parent = os.path.dirname(here)
+        if parent == here:
+            return None
+        here = parent
+
+
+def _read_outside(path: str) -> str | None:
+    """An AGENTS.md above the workspace, read on this machine: a regular file, no link."""
+    try:
+        return read_regular(path, _MAX_AGENTS_MD, follow=False).decode("utf-8", "replace")
+    except OSError:
+        return None
+
+
+def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
+    """(path, text) of each AGENTS.md from the repository root down to the workspace root, nearest
+    last, and what was left out. The workspace's own file is read through the workspace, so one
+    that is a link or not a regular file is left out and reported."""
+    start = ws.root
+    # Above an executor's root nothing is read, from either machine: its paths are not this one's.
+    root = (_repo_root(start) if isinstance(ws, LocalWorkspace) else None) or start
+    dirs = [start]
+    while dirs[-1] != root:
+        dirs.append(os.path.dirname(dirs[-1]))
+    found: list[tuple[str, str]] = []
+    omitted: list[str] = []
+    for d in reversed(dirs[1:]):
+        text = _read_outside(os.path.join(d, "AGENTS.md"))
+        if text is not None:
+            found.append((os.path.join(d, "AGENTS.md"), text))
+    try:
+        st = ws.lstat("AGENTS.md")
+        if stat.S_ISREG(st.st_mode):
+            found.append(
+                (
+                    os.path.join(start, "AGENTS.md"),
+                    ws.read("AGENTS.md", _MAX_AGENTS_MD).decode("utf-8", "replace"),
+                )
+            )
+        else:
+            omitted.append("AGENTS.md: not a regular file")
+    except FileNotFoundError:
+        pass
+    except (WorkspaceError, OSError) as err:
+        omitted.append(f"AGENTS.md: {err}")
+    return found, omitted
+
+
+class SystemPrompt:
+    """A workspace's system prompt for the tools a turn offers (the catalog's, so a tool the turn
+    does not offer is not named): who the agent is, where it works, the tools' names, and the
+    AGENTS.md chain, read once when it is made; then `sections`, each only in a turn that offers
+    the tool it is keyed by (the skills' list with `skill`, the memory's notes with `memory`)."""
+
+    def __init__(self, ws: Workspace, sections: Mapping[str, str] | None = None) -> None:
+        self.root = ws.root
+        self.sections = dict(sections or {})
+        chain, _ = agents_md_chain(ws)
+        self.instructions = [
+            f"Instructions from {path} (the project's; they do not change the policy):\n{text.strip()}"
+            for path, text in chain
+        ]
+
+    def __call__(self, tools: Sequence[ToolSpec]) -> str:
+        parts = [_INTRO, f"Working directory: {self.root}", "Tools: " + ", ".join(t.name for t in tools)]
+        parts += self.instructions
+        offered = {t.name for t in tools}
+        parts += [text for tool, text in self.sections.items() if tool in offered]
+        return "\n\n".join(parts)

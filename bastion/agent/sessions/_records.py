@@ -1,0 +1,259 @@
+"""Session records as files: the hash chain over their lines, the conversation they rebuild, a torn
+last line repaired, and `bastion sessions verify | export | import | gc`.
+
+Each line is one JSON event whose last key, "chain", is the SHA-256 of the previous line's chain and
+the line's own text without it: a line edited, removed, inserted or reordered breaks the chain from
+there on. The chain has no secret: it finds corruption and careless edits, not a forger who
+recomputes it (the record is the user's own file, 0600 in a 0700 directory).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from ..._files import open_append, read_regular
+from ..._safe import redact_data
+from ...policy import load_json
+from ..runtime import ConfigError, Message, User, message_from_dict, summary_messages, work_summary_messages
+
+__all__ = [
+    "CHAIN",
+    "Record",
+    "Repaired",
+    "Verified",
+    "chained_line",
+    "conversation",
+    "parse_lines",
+    "read_record",
+    "repair_record",
+    "repair_torn",
+    "verify_record",
+]
+
+CHAIN = "chain"
+
+
+def _link(previous: str, body: str) -> str:
+    return hashlib.sha256(f"{previous}\n{body}".encode()).hexdigest()
+
+
+def _body(event: Mapping[str, Any]) -> str:
+    return json.dumps(redact_data(dict(event)), ensure_ascii=True)  # a held key is never written
+
+
+def chained_line(previous: str, event: Mapping[str, Any]) -> tuple[str, str]:
+    """The line to write for `event` after a line whose chain is `previous`, and its own chain."""
+    body = _body(event)
+    chain = _link(previous, body)
+    return body[:-1] + f', "{CHAIN}": "{chain}"}}\n', chain
+
+
+class _Rebuild:
+    """The conversation as a record's events leave it, built one event at a time."""
+
+    def __init__(self) -> None:
+        self.messages: list[Message] = []
+
+    def feed(self, e: Mapping[str, Any]) -> None:
+        kind = e.get("type")
+        if kind == "message":
+            message = e.get("message")
+            if not isinstance(message, dict):
+                raise ValueError("a message event holds no message")
+            self.messages.append(message_from_dict(message))
+        elif kind == "compaction":
+            # `start`: 0 (or absent) the conversation before a prompt, else the first message of a
+            # prompt's own work (the prompt just before it is kept).
+            replaced, summary, start = e.get("replaced"), e.get("summary"), e.get("start", 0)
+            if (
+                not isinstance(replaced, int)
+                or not isinstance(summary, str)
+                or type(start) is not int
+                or start < 0
+                or not 0 < replaced <= len(self.messages) - start
+            ):
+                raise ValueError("a compaction event names no summary or more messages than there are")
+            new = work_summary_messages(summary) if start else summary_messages(summary)
+            self.messages[start : start + replaced] = new
+        elif kind == "prompt_withdrawn":
+            if not self.messages or not isinstance(self.messages[-1], User):
+                raise ValueError("a prompt_withdrawn event follows no prompt")
+            self.messages.pop()
+        elif kind == "cleared":
+            self.messages = []
+
+
+def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
+    """The conversation a record leaves: its messages in order, each compaction replacing the
+    messages it summarised (before a prompt, or a prompt's own work), a prompt the model never
+    answered withdrawn, /clear starting anew (the record keeps them all). Raises ValueError
+    naming a bad event."""
+    rebuild = _Rebuild()
+    for e in events:
+        rebuild.feed(e)
+    return rebuild.messages
+
+
+@dataclass(slots=True)
+class Record:
+    """A record's events with their line texts (newline removed), and its torn last line, if any."""
+
+    events: list[dict[str, Any]] = field(default_factory=list)
+    lines: list[str] = field(default_factory=list)
+    torn: str | None = None
+    good_bytes: int = 0
+
+
+def read_record(path: str) -> Record:
+    """The record at `path`. A last line without its newline (a crash or a full disk cut it: a
+    line is written whole with its newline) is `torn`; a line that is not JSON is a ConfigError
+    naming it."""
+    return parse_lines(read_regular(path), path)
+
+
+def parse_lines(data: bytes, path: str = "the record") -> Record:
+    """A record's bytes as read_record reads them (`path` names it in an error)."""
+    record = Record()
+    chunks = data.split(b"\n")
+    tail = chunks.pop()  # after the last newline: b"" when the file ends whole
+    offset = 0
+    for number, chunk in enumerate(chunks, 1):
+        try:
+            text = chunk.decode("utf-8")
+            event = load_json(text)
+        except (json.JSONDecodeError, UnicodeDecodeError):
+            raise ConfigError(f"{path}: line {number} is not JSON") from None
+        except ValueError as err:
+            raise ConfigError(f"{path}: line {number}: {err}") from None
+        if not isinstance(event, dict):
+            raise ConfigError(f"{path}: line {number} is not a JSON object")
+        record.events.append(event)
+        record.lines.append(text)
+        offset += len(chunk) + 1
+    if tail:
+        record.torn = tail.decode("utf-8", "replace")
+    record.good_bytes = offset
+    return record
+
+
+def repair_torn(path: str) -> str | None:
+    """Cut a torn last line off the record (kept beside it in PATH.torn, so nothing is lost);
+    the torn text, or None when the record was whole."""
+    record = read_record(path)
+    if record.torn is None:
+        return None
+    cut = read_regular(path)[record.good_bytes :]
+    with os.fdopen(open_append(path + ".torn"), "ab") as kept:
+        kept.write(cut + (b"" if cut.endswith(b"\n") else b"\n"))
+    fd = open_append(path)
+    try:
+        os.ftruncate(fd, record.good_bytes)
+    finally:
+        os.close(fd)
+    return record.torn
+
+
+def last_chain(record: Record) -> str:
+    for e in reversed(record.events):
+        if isinstance(e.get(CHAIN), str):
+            return str(e[CHAIN])
+    return ""
+
+
+@dataclass(slots=True)
+class Verified:
+    """What verify found: lines read, lines chained, requests rebuilt, and every problem (empty: good)."""
+
+    lines: int = 0
+    chained: int = 0
+    requests: int = 0
+    problems: list[str] = field(default_factory=list)
+    # The first line (from 0) whose chain breaks, that cannot be rebuilt or whose request the
+    # record does not rebuild: what a repair cuts from (None: no such line).
+    first_bad: int | None = None
+
+    def bad(self, index: int, problem: str) -> None:
+        self.problems.append(f"line {index + 1}: {problem}")
+        if self.first_bad is None:
+            self.first_bad = index
+
+
+def verify_record(record: Record) -> Verified:
+    """Check the chain of every line and rebuild every request the record says was sent."""
+    found = Verified(lines=len(record.lines))
+    previous = ""
+    rebuild = _Rebuild()
+    for index, event in enumerate(record.events):
+        chain = event.get(CHAIN)
+        body = {k: v for k, v in event.items() if k != CHAIN}
+        if isinstance(chain, str):
+            found.chained += 1
+            if _link(previous, _body(body)) != chain:
+                found.bad(
+                    index,
+                    "the hash chain breaks (the line was edited, or one before it removed, inserted or "
+                    "moved, or two processes wrote the record at once)",
+                )
+            previous = chain
+        try:
+            rebuild.feed(body)
+        except (ValueError, TypeError) as err:
+            found.bad(index, f"the conversation cannot be rebuilt ({err})")
+            continue
+        if body.get("type") == "request":
+            found.requests += 1
+            if body.get("messages") != len(rebuild.messages):
+                found.bad(
+                    index,
+                    f"the request sent {body.get('messages')} messages; the record rebuilds "
+                    f"{len(rebuild.messages)}",
+                )
+    if found.chained < found.lines:
+        found.problems.append(f"{found.lines - found.chained} lines carry no chain")
+    if record.torn is not None:
+        found.problems.append("the last line is torn (it is repaired when the session is resumed)")
+    return found
+
+
+@dataclass(frozen=True, slots=True)
+class Repaired:
+    """What a repair did: the lines kept (each chained anew), the lines cut off from the first bad
+    one, and where the record as it was is kept."""
+
+    kept: int
+    cut: int
+    original: str
+
+
+def repair_record(fd: int, path: str) -> Repaired:
+    """Repair the record at `path`, open (and locked) as `fd` for appending: the lines before the
+    first whose chain breaks or that cannot be rebuilt stay, each chained anew (a line that carried
+    no chain gets one); the rest is cut off. The record as it was is added to PATH.broken first,
+    so nothing is lost. A torn last line is cut off first (repair_torn)."""
+    repair_torn(path)
+    data = read_regular(path)
+    record = parse_lines(data, path)
+    found = verify_record(record)
+    keep = len(record.events) if found.first_bad is None else found.first_bad
+    original = path + ".broken"
+    with os.fdopen(open_append(original), "ab") as kept:
+        kept.write(data)
+        kept.flush()
+        os.fsync(kept.fileno())
+    chain = ""
+    lines = []
+    for event in record.events[:keep]:
+        line, chain = chained_line(chain, {k: v for k, v in event.items() if k != CHAIN})
+        lines.append(line)
+    out = "".join(lines).encode("utf-8")
+    os.ftruncate(fd, 0)
+    view = memoryview(out)
+    while view:
+        view = view[os.write(fd, view) :]
+    os.fsync(fd)
+    return Repaired(keep, len(record.events) - keep, original)

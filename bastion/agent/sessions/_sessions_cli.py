@@ -1,0 +1,210 @@
+"""`bastion sessions list | verify ID | repair ID | export ID FILE | import FILE | gc --older-than AGE`.
+
+list shows this directory's sessions with a prompt (`bastion --list` is the same command, its alias
+beside `--resume` and `--continue`); verify checks the record's hash chain and rebuilds every
+request it says was sent; repair cuts a
+record verify finds broken back to its last good line, each line kept chained anew (the record as it
+was is added to ID.jsonl.broken first: nothing is lost), so it can be resumed; export writes
+the record as one portable JSONL (the directories made relative to the session's own, the chain
+made anew); import takes such a file into this directory as a new session (its chain checked
+first: a file edited on the way is refused, naming the line); gc removes the records not written
+to for longer than AGE (30d, 12h), leaving those in use. repair and gc never touch a record a
+running session holds (its lock, bastion.agent.sessions._store).
+"""
+
+from __future__ import annotations
+
+import argparse
+import fcntl
+import os
+import re
+import sys
+import time
+from collections.abc import Mapping, Sequence
+from typing import Any
+
+from ..._files import open_regular
+from ..._safe import safe_line
+from ..runtime import ConfigError
+from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
+from ._session import list_sessions, new_session_id
+from ._store import bastion_home, is_session_id, open_locked, session_path, sessions_dir
+
+__all__ = ["list_here", "sessions_main"]
+
+_AGE = re.compile(r"([0-9]{1,6})([dh])")
+_DIRECTORY_EVENTS = ("session", "resumed")
+
+
+def _parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="bastion sessions", description="Check, move and clean session records.")
+    sub = p.add_subparsers(dest="command", required=True)
+    sub.add_parser("list", help="this directory's sessions with a prompt: ID, time, first prompt (or --list)")
+    sub.add_parser("verify", help="check the hash chain and rebuild every request").add_argument("id")
+    sub.add_parser(
+        "repair", help="cut a broken record back to its last good line (the old one kept in ID.jsonl.broken)"
+    ).add_argument("id")
+    export = sub.add_parser("export", help="write the session as one portable JSONL file")
+    export.add_argument("id")
+    export.add_argument("file")
+    sub.add_parser("import", help="take an exported session into this directory").add_argument("file")
+    gc = sub.add_parser("gc", help="remove sessions not written to for a while")
+    gc.add_argument("--older-than", required=True, metavar="AGE", help="30d, 12h")
+    return p
+
+
+def _write_new(path: str, events: Sequence[Mapping[str, Any]]) -> None:
+    """Write `events` chained anew to a file that must not exist yet (0600, no link followed)."""
+    fd = os.open(path, os.O_WRONLY | os.O_CREAT | os.O_EXCL | os.O_NOFOLLOW, 0o600)
+    chain = ""
+    with os.fdopen(fd, "w", encoding="utf-8") as handle:
+        for event in events:
+            line, chain = chained_line(chain, event)
+            handle.write(line)
+
+
+def _moved(events: Sequence[Mapping[str, Any]], where: Any) -> list[dict[str, Any]]:
+    """The events with each directory event's cwd passed through `where`, the chain left off."""
+    out = []
+    for e in events:
+        event = {k: v for k, v in e.items() if k != CHAIN}
+        if event.get("type") in _DIRECTORY_EVENTS:
+            if not isinstance(event.get("cwd"), str):
+                raise ConfigError(f"a {event.get('type')} event names no directory")
+            event["cwd"] = where(event["cwd"])
+        out.append(event)
+    return out
+
+
+def list_here(home: str, cwd: str) -> int:
+    """`bastion sessions list` (and `bastion --list`): the sessions last run in `cwd` that hold a
+    prompt, least recently written first."""
+    found = list_sessions(home, cwd)
+    if not found:
+        print(f"no sessions with a prompt in {cwd}")
+    for info in found:
+        print(safe_line(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
+    return 0
+
+
+def _verify(home: str, session_id: str) -> int:
+    found = verify_record(read_record(session_path(home, session_id, "verify")))
+    for problem in found.problems:
+        print(f"{session_id}: {problem}")
+    verdict = "verified" if not found.problems else "NOT verified"
+    counts = f"{found.lines} lines, {found.chained} chained, {found.requests} requests rebuilt"
+    print(f"{session_id}: {verdict}: {counts}")
+    return 0 if not found.problems else 3
+
+
+def _repair(home: str, session_id: str) -> int:
+    path = session_path(home, session_id, "repair")
+    fd = open_locked(path, session_id, "repair")
+    try:
+        found = verify_record(read_record(path))
+        if not found.problems:
+            print(f"{session_id}: verified: nothing to repair")
+            return 0
+        repaired = repair_record(fd, path)
+    finally:
+        os.close(fd)
+    print(
+        f"{session_id}: repaired: {repaired.kept} lines kept, {repaired.cut} cut off; the record as it was "
+        f"is in {repaired.original} (bastion --resume {session_id})"
+    )
+    return 0
+
+
+def _in_use(path: str) -> bool:
+    """Whether a running session holds the record (its lock taken, and let go at once, here)."""
+    try:
+        fd = open_regular(path, follow=False)
+    except OSError:
+        return False
+    try:
+        fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+    except BlockingIOError:
+        return True
+    finally:
+        os.close(fd)
+    return False
+
+
+def _export(home: str, session_id: str, target: str) -> int:
+    record = read_record(session_path(home, session_id, "export"))
+    if not record.events or record.events[0].get("type") != "session":
+        raise ConfigError(f"export: session {session_id} has no header line")
+    base = str(record.events[0].get("cwd", ""))
+    _write_new(target, _moved(record.events, lambda cwd: os.path.relpath(cwd, base)))
+    torn = " (its torn last line left out)" if record.torn is not None else ""
+    print(f"exported {session_id} to {target}{torn}")
+    return 0
+
+
+def _import(home: str, source: str, cwd: str) -> int:
+    try:
+        record = read_record(source)
+    except OSError as err:
+        raise ConfigError(f"import: {source}: {err.strerror or err}") from None
+    found = verify_record(record)
+    if found.problems:
+        raise ConfigError(f"import: {source}: {found.problems[0]}; nothing imported")
+    if not record.events or record.events[0].get("type") != "session":
+        raise ConfigError(f"import: {source}: the first line is not a session header")
+    session_id = new_session_id()
+    events = _moved(record.events, lambda rel: os.path.normpath(os.path.join(cwd, rel)))
+    events[0]["id"] = session_id
+    _write_new(os.path.join(sessions_dir(home), session_id + ".jsonl"), events)
+    print(f"imported {source} as session {session_id} (bastion --resume {session_id})")
+    return 0
+
+
+def _gc(home: str, age: str) -> int:
+    match = _AGE.fullmatch(age)
+    if match is None:
+        raise ConfigError(f"gc: --older-than {age!r} is not an age like 30d or 12h")
+    seconds = int(match.group(1)) * (86400 if match.group(2) == "d" else 3600)
+    store = os.path.join(home, "sessions")
+    removed, busy = 0, 0
+    cutoff = time.time() - seconds
+    for name in sorted(os.listdir(store)) if os.path.isdir(store) else []:
+        stem = name.removesuffix(".torn").removesuffix(".broken").removesuffix(".jsonl")
+        path = os.path.join(store, name)
+        if not is_session_id(stem) or not os.path.isfile(path) or os.lstat(path).st_mtime >= cutoff:
+            continue
+        if _in_use(os.path.join(store, stem + ".jsonl")):
+            busy += name.endswith(".jsonl")
+            continue
+        os.unlink(path)
+        removed += name.endswith(".jsonl")
+    kept = f" ({busy} in use kept)" if busy else ""
+    print(f"removed {removed} sessions not written to for {age}{kept}")
+    return 0
+
+
+def sessions_main(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> int:
+    try:
+        args = _parser().parse_args(list(argv))
+    except SystemExit as exit_:
+        return int(exit_.code or 0)
+    home = bastion_home(environ)
+    try:
+        if args.command == "list":
+            return list_here(home, cwd)
+        if args.command == "verify":
+            return _verify(home, args.id)
+        if args.command == "repair":
+            return _repair(home, args.id)
+        if args.command == "export":
+            return _export(home, args.id, args.file)
+        if args.command == "import":
+            return _import(home, args.file, cwd)
+        return _gc(home, args.older_than)
+    except ConfigError as err:
+        print(f"bastion sessions: {err}", file=sys.stderr)
+        return 1
+    except OSError as err:
+        print(
+            f"bastion sessions {args.command}: {err.filename or ''}: {err.strerror or err}", file=sys.stderr
+        )
+        return 1

@@ -1,0 +1,67 @@
+"""The tools package behind the loop's Tools seam: specs for the model, runs in one ToolContext."""
+
+from __future__ import annotations
+
+import dataclasses
+import threading
+from collections.abc import Callable, Mapping, Sequence
+from typing import TYPE_CHECKING
+
+from ...analyzer import SECRET_PATHS, Stamper
+from ...sandbox import SandboxConfig
+from ...workspace import Workspace
+from ..runtime import ToolSpec
+
+if TYPE_CHECKING:
+    from ...policy import Policy
+    from . import WriteLock
+
+__all__ = ["Toolbox"]
+
+
+class Toolbox:
+    def __init__(
+        self,
+        ws: Workspace,
+        stamper: Stamper,
+        max_read_bytes: int,
+        on_output: Callable[[str], None] | None = None,
+        policy: Policy | None = None,
+        sandbox: SandboxConfig | None = None,
+    ) -> None:
+        """`policy` (the session's) says which files below a decided path grep may open and which
+        secret-looking paths git plans exclude (as the gate does); without one, the shipped rules do.
+        `sandbox` confines every command bash starts (None: the default, "auto")."""
+        from ...policy import redirect_targets, secrets_in_force
+        from . import TOOLS, ToolContext
+        from ._readable import readable_by
+
+        self._tools = TOOLS
+        self._ctx = ToolContext(
+            ws,
+            stamper,
+            max_read_bytes,
+            on_output=on_output,
+            redirect_targets=redirect_targets,
+            readable=readable_by(policy) if policy is not None else None,
+            secrets=secrets_in_force(policy) if policy is not None else SECRET_PATHS,
+            sandbox=sandbox or SandboxConfig(),
+        )
+        self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
+
+    def specs(self) -> Sequence[ToolSpec]:
+        return self._specs
+
+    @property
+    def write_lock(self) -> WriteLock:
+        """The workspace's write lock, which its writers hold (MCP calls too)."""
+        from ._writing import write_lock
+
+        return write_lock(self._ctx)
+
+    def has(self, name: str) -> bool:
+        return name in self._tools
+
+    def run(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> tuple[str, bool]:
+        out = self._tools[name].run(args, dataclasses.replace(self._ctx, cancel=cancel))
+        return out.text, out.is_error
