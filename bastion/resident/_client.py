@@ -79,11 +79,12 @@ def _read(sock: _socket.socket, deadline: float, exactly: int = -1) -> bytes:
     return b"".join(chunks)
 
 
-def _start(path: str, print_: bytes, idle: str) -> None:
+def _start(path: str, print_: bytes, idle: str) -> int:
     """Start a server for `path`, detached (its own session, /dev/null for its streams), with the
-    locale's variables only; a marker beside the socket says none can be made for this fingerprint."""
+    locale's variables only; a marker beside the socket says none can be made for this fingerprint.
+    The server's process id, 0 when none was started."""
     if os.path.lexists(path + ".none"):
-        return
+        return 0
     argv = [sys.executable, "-I", "-X", f"utf8={sys.flags.utf8_mode}", *["-O"] * sys.flags.optimize]
     env = {name: os.environ[name] for name in _LOCALE if name in os.environ}
     actions = [
@@ -92,12 +93,12 @@ def _start(path: str, print_: bytes, idle: str) -> None:
         (os.POSIX_SPAWN_DUP2, 1, 2),
     ]
     try:
-        os.posix_spawn(
+        return os.posix_spawn(
             sys.executable, [*argv, "-c", _START, path, idle, print_.hex(), *sys.path], env,
             file_actions=actions, setsid=True,
         )  # fmt: skip
     except OSError:
-        return  # no server: every call is decided in-process, as without one
+        return 0  # no server: every call is decided in-process, as without one
 
 
 def _exchange(sock: _socket.socket, path: str, print_: bytes, request: Sequence[bytes]) -> Answer | None:
