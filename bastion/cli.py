@@ -174,6 +174,10 @@ def main(argv: Sequence[str] | None = None) -> int:
             sys.stderr.write(f"bastion: cannot take the key variables out of its own environment: {err}\n")
             return 1
     try:
+        if argv is None and _resident(sys.argv[1:]):
+            answered = _by_server(sys.argv[1:])
+            if answered is not None:
+                return answered
         return _dispatch(list(sys.argv[1:] if argv is None else argv))
     except BrokenPipeError:
         # The reader went away (`bastion check ... | head -1`): nothing more can be said to it, and
@@ -183,6 +187,102 @@ def main(argv: Sequence[str] | None = None) -> int:
         with contextlib.suppress(OSError):
             os.dup2(os.open(os.devnull, os.O_WRONLY), sys.stdout.fileno())
         return 1
+
+
+def _resident(args: list[str]) -> bool:
+    """Whether the command is one the resident server answers (bastion/resident): a hook call, or
+    a `check` of one call (not --jsonl, whose stream is one process already); never with
+    BASTION_NO_SERVER set to anything but 0."""
+    if os.environ.get("BASTION_NO_SERVER", "0") != "0":
+        return False
+    return args[:1] == ["hook"] or (args[:1] == ["check"] and not any(a.startswith("--jsonl") for a in args))
+
+
+def _by_server(args: list[str]) -> int | None:
+    """The server's answer, its bytes written here; None to decide in-process (standard input, when
+    a hook's was read for the server, is read again from the start)."""
+    from . import __version__
+    from .resident._client import ask_server, read_stdin, replay_stdin
+
+    stdin, whole = read_stdin() if args[0] == "hook" and sys.stdin is not None else (b"", True)
+    answer = ask_server(args, stdin, __version__, os.path.dirname(__file__)) if whole else None
+    if answer is None:
+        if stdin or not whole:
+            replay_stdin(stdin)
+        return None
+    code, out, err = answer
+    sys.stdout.buffer.write(out)
+    sys.stdout.flush()
+    sys.stderr.buffer.write(err)
+    sys.stderr.flush()
+    return code
+
+
+def _command(argv: list[str], stdin: TextIO, out: TextIO, err: TextIO) -> int:
+    """A command the resident server runs: what _dispatch runs for it, with the given streams."""
+    if argv[0] == "check":
+        return check(argv[1:], stdin, out, err)
+    from .audit import hook_main
+
+    return hook_main(argv[1:], stdin, out, err)
+
+
+def _preload() -> None:
+    """What a server imports before its first call: every module of the dry-run's packages, and
+    every grammar's tables (each a pure function of the installed files)."""
+    import importlib
+    import pkgutil
+
+    from . import analyzer, audit, grammar, policy, workspace
+
+    for package in (grammar, workspace, analyzer, policy, audit):
+        for found in pkgutil.walk_packages(package.__path__, package.__name__ + "."):
+            if not found.name.endswith(".__main__"):
+                importlib.import_module(found.name)
+    tables = {
+        id(v): v
+        for m in list(sys.modules.values())
+        for v in vars(m).values()
+        if isinstance(v, grammar.Grammar)
+    }
+    for table in tables.values():
+        table.parser()
+    _warm()  # the shipped rules' compiled layers, the lexer's states: remembered once compiled
+
+
+# Lines whose parse compiles the lexer's commonest states: a pure function of the text.
+_WARM_LINES = (
+    "ls -la | head -5 && cat a.txt; echo \"$x\" 'y' > /dev/null 2>&1 || true",
+    "git status --short && git diff -- x | grep -n 'a b' < f",
+    "sed -n '1,5p' README.md | wc -l",
+)
+
+
+def serve_main(path: str, idle: str, expected: str) -> int:
+    """The resident server's process (started by a client: bastion/resident/_client.py)."""
+    from . import __version__
+    from .resident._server import serve
+
+    try:
+        seconds = float(idle)
+        _preload()
+    except Exception:
+        return 1
+    return serve(
+        path, seconds, bytes.fromhex(expected), os.path.dirname(__file__), __version__, _command, _warm
+    )
+
+
+def _warm() -> None:
+    """What a spare child of the server does before its call: what is a function of the installed
+    files alone (the shipped rules' layers, the lexer's states), so the pages they write are its own
+    before the call comes."""
+    from . import grammar, policy
+
+    for builtin in (True, False):
+        policy.Policy(builtin=builtin)
+    for line in _WARM_LINES:
+        grammar.parse(line)
 
 
 def execute(argv: Sequence[str]) -> int:

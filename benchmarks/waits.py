@@ -10,7 +10,9 @@ loaded machine weighs on both sides alike; the runs of every command (and of REF
 - process starts, as ratios to `python -c pass` of the same interpreter: Python's own modules any
   decision imports (`import re, json, typing, enum`: the floor under the next two), `bastion --version`,
   `bastion check -- ls`, `bastion hook claude-code` with a `git status` payload in a repository and
-  a user config of twenty rules;
+  a user config of twenty rules, both answered by the resident server (bastion/resident: started
+  by the warm-up calls before the runs) and both again decided in their own process
+  (BASTION_NO_SERVER=1, "in-process");
 - the first line of a grammar in a process, as ratios to a line on a fast path: `check` of
   `sed -n '/a/,/b/p' F` against `sed -n 1p F`, and `hook codex` of an apply_patch against a Bash `ls`;
 - a first decision in a fresh plain directory, timed inside one `check --jsonl`-like process from
@@ -110,17 +112,27 @@ class Bench:
         (tmp / "xdg" / "bastion" / "config.toml").write_text(TWENTY_RULES)
         (tmp / "none").mkdir()
 
-    def env(self, code: str | None, config: bool) -> dict[str, str]:
-        """This checkout or REF's first on PYTHONPATH (both alike), the user config or none."""
+    def env(self, code: str | None, config: bool, server: bool = True) -> dict[str, str]:
+        """This checkout or REF's first on PYTHONPATH (both alike), the user config or none; the
+        resident server (bastion/resident) used, or not (`server` False: BASTION_NO_SERVER=1)."""
         path = code or str(Path(__file__).resolve().parents[1])
         xdg = self.tmp / ("xdg" if config else "none")
-        return {**GIT_ENV, "PYTHONPATH": path, "XDG_CONFIG_HOME": str(xdg), "HOME": str(self.tmp)}
+        env = {**GIT_ENV, "PYTHONPATH": path, "XDG_CONFIG_HOME": str(xdg), "HOME": str(self.tmp)}
+        env.pop("BASTION_NO_SERVER", None)
+        return env if server else {**env, "BASTION_NO_SERVER": "1"}
 
     def wall(
-        self, argv: list[str], code: str | None, cwd: Path, stdin: bytes = b"", config: bool = False
+        self,
+        argv: list[str],
+        code: str | None,
+        cwd: Path,
+        stdin: bytes = b"",
+        config: bool = False,
+        server: bool = True,
     ) -> float:
         start = time.perf_counter()
-        done = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=self.env(code, config))
+        env = self.env(code, config, server)
+        done = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env)
         took = (time.perf_counter() - start) * 1000
         if done.returncode not in (0, 3):
             raise SystemExit(f"{argv} failed ({done.returncode}): {done.stderr.decode()[-500:]}")
@@ -139,6 +151,12 @@ class Bench:
             "check -- ls": lambda c: self.wall([b, "check", "--", "ls"], c, w),
             "hook claude-code, git status, 20 rules": lambda c: self.wall(
                 [b, "hook", "claude-code"], c, self.repo, hook, config=True
+            ),
+            # The same two decided in their own process (BASTION_NO_SERVER=1): what a call costs
+            # without the resident server, or when it cannot be used.
+            "check -- ls, in-process": lambda c: self.wall([b, "check", "--", "ls"], c, w, server=False),
+            "hook claude-code, git status, 20 rules, in-process": lambda c: self.wall(
+                [b, "hook", "claude-code"], c, self.repo, hook, config=True, server=False
             ),
             "check -- sed -n 1p F": lambda c: self.wall([b, "check", "--", "sed -n 1p F"], c, w),
             "check -- sed -n '/a/,/b/p' F": lambda c: self.wall(
@@ -179,11 +197,22 @@ class Bench:
         return len(dirs) / took
 
 
+def _wait_for_servers() -> None:
+    """Until a resident server's socket is there (bastion/resident: in $TMPDIR or /tmp, the
+    benchmark's commands having no XDG_RUNTIME_DIR), or 30 s: the code measured may have none."""
+    home = Path(os.environ.get("TMPDIR") or "/tmp") / f"bastion-{os.getuid()}"
+    deadline = time.monotonic() + 30
+    while time.monotonic() < deadline and not list(home.glob("decide-*.sock")):
+        time.sleep(0.05)
+
+
 RATIOS = (
     ("python -c 'import re, json, typing, enum'", "python -c pass", None),
     ("bastion --version", "python -c pass", 1.5),
     ("check -- ls", "python -c pass", 2.0),
     ("hook claude-code, git status, 20 rules", "python -c pass", 3.0),
+    ("check -- ls, in-process", "python -c pass", None),
+    ("hook claude-code, git status, 20 rules, in-process", "python -c pass", None),
     ("check -- sed -n '/a/,/b/p' F", "check -- sed -n 1p F", 1.2),
     ("hook codex, apply_patch", "hook codex, Bash ls", 1.2),
 )
@@ -207,6 +236,11 @@ def main() -> int:
             }
         bench = Bench(tmp, a.python, versions)
         commands = bench.commands()
+        for code in versions.values():  # a resident server started (where the code has one) and up
+            for _ in range(3):
+                commands["check -- ls"](code)
+                commands["hook claude-code, git status, 20 rules"](code)
+            _wait_for_servers()
         walls: dict[tuple[str, str], list[float]] = {(v, n): [] for v in versions for n in commands}
         fresh: dict[tuple[str, str], list[tuple[float, float]]] = {
             (v, k): [] for v in versions for k in ("plain", "git")
@@ -234,7 +268,7 @@ def main() -> int:
             print(f"  {name:<40} median {statistics.median(times):7.1f} ms   fastest {min(times):7.1f} ms")
         for name, base, target in RATIOS:
             ratios = [x / y for x, y in zip(walls[(version, name)], walls[(version, base)], strict=True)]
-            goal = "the floor under check and hook" if target is None else f"target <= {target}"
+            goal = f"target <= {target}" if target else "no server" if "in-process" in name else "the floor"
             print(f"  {name} / {base}: x{statistics.median(ratios):.2f} ({goal})")
         for kind, target in (("plain", 170), ("git", 2000)):
             p50 = statistics.median(p for p, _ in fresh[(version, kind)])

@@ -9,6 +9,7 @@ the suite restores Python's own handler once, and the children it starts inherit
 
 from __future__ import annotations
 
+import os
 import signal
 from collections.abc import Iterator
 
@@ -18,6 +19,10 @@ from bastion._safe import holding
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
+# The `bastion` processes tests start decide in-process, as they did before the resident server
+# (bastion/resident): a test that counts a hook's spawns or traces it sees them in that process.
+# tests/test_resident.py starts servers of its own.
+os.environ["BASTION_NO_SERVER"] = "1"
 
 
 @pytest.fixture(autouse=True)

@@ -69,6 +69,7 @@ LAYERS = {
     "bastion._safe": 0,  # redaction and safe display: the standard library only
     "bastion._handover": 2,  # the key variables out of the process at start (uses _safe, _files)
     "bastion._argv": 0,
+    "bastion.resident": 0,  # the resident decider's client and server: the standard library only
     "bastion._files": 1,
     "bastion.sandbox": 1,
     "bastion.grammar": 2,

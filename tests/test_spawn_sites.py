@@ -73,6 +73,14 @@ SITES = {
         "bastion itself, executed again: your env less the key variables",
         "tests/agent/test_key_leaks.py::test_the_re_executed_bastion_keeps_piped_input_and_a_signal_ends_it_as_before",
     ),
+    ("bastion/resident/_client.py", "_start"): (
+        "the resident server: the locale's variables only (LANG, LC_ALL, LC_CTYPE)",
+        "tests/test_resident.py::test_the_server_holds_no_key_and_ends_when_idle",
+    ),
+    ("bastion/resident/_server.py", "serve"): (
+        "the server forks a child per call, which runs no program and takes one client's env",
+        "tests/test_resident.py::test_the_environment_the_call_runs_in_is_the_one_decided_in",
+    ),
 }  # fmt: skip
 
 _SUBPROCESS = {"Popen", "run", "call", "check_call", "check_output", "getoutput", "getstatusoutput"}
@@ -133,7 +141,7 @@ def _environment(call: ast.Call) -> ast.expr | None:
     for keyword in call.keywords:
         if keyword.arg == "env":
             return keyword.value
-    if _name(call.func) in ("execve", "execvpe") and len(call.args) == 3:
+    if _name(call.func) in ("execve", "execvpe", "posix_spawn") and len(call.args) == 3:
         return call.args[2]
     return None
 
@@ -143,6 +151,9 @@ def test_every_spawn_site_is_known_and_hands_its_child_an_environment() -> None:
     assert set(sites) == set(SITES)
     for (path, function), calls in sites.items():
         for call in calls:
+            if (path, function) == ("bastion/resident/_server.py", "serve"):
+                assert _name(call.func) == "fork"  # no program: a copy of the server, exec'ing nothing
+                continue
             if (path, function) == ("bastion/sandbox/_launch.py", "main"):
                 # The launcher starts the command (posix_spawnp) with the environment _exec gave it.
                 assert _name(call.func) == "posix_spawnp"

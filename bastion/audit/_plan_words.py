@@ -41,7 +41,7 @@ def short_plan(plan: str) -> str:
             out += [words[i], *_elided(words, i + 1, end, "variables that steer git")]
             i = end
             continue
-        if value == "-c":
+        if value == "-c" and i + 1 < len(words):  # git's -c KEY=VALUE (a last `uniq -c` is no pair)
             while end + 1 < len(words) and _unquoted(words[end]) == "-c":
                 end += 2
             out += (

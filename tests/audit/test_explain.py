@@ -171,3 +171,10 @@ def test_checks_plan_line_summarises_the_neutralising_settings_and_keeps_every_o
         == 0
     )
     assert f"  runs: {short}\n" in out.getvalue()
+
+
+def test_a_plan_ending_in_a_flag_c_is_shown_whole_not_a_traceback() -> None:
+    # `git ls-files | sort | uniq -c`: uniq's -c is the plan's last word, no KEY=VALUE after it.
+    from bastion.audit._plan_words import short_plan
+
+    assert short_plan("'/usr/bin/sort' | '/usr/bin/uniq' '-c'") == "'/usr/bin/sort' | '/usr/bin/uniq' '-c'"

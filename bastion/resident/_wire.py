@@ -1,0 +1,95 @@
+"""What the client and the server share: the messages, where the socket is, and the fingerprint of
+the installation that names it. Standard library only, and only os and sys: the client imports it.
+
+A message is MAGIC followed by fields, each a 4-byte big-endian length and its bytes; nothing may
+follow the last field. The exchange, on one Unix stream connection:
+
+    server -> client   MAGIC  fingerprint                      (hello: who answers, before any data)
+    client -> server   MAGIC  fingerprint  argv  environ  stdin  stdio  umask   + the cwd's descriptor
+    server -> client   MAGIC  status  exit  stdout  stderr                     (status b"ok": answered)
+
+argv and environ are NUL-joined (argv's words, `NAME=value` items); stdio is the encoding and
+errors of stdin, stdout and stderr and whether each is a terminal, NUL-joined.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+
+TYPE_CHECKING = False
+if TYPE_CHECKING:
+    from collections.abc import Sequence
+
+__all__ = ["MAGIC", "fingerprint", "join_fields", "private_dir", "socket_path", "split_fields"]
+
+MAGIC = b"bastion-decide/1\n"
+# The largest message either side reads: a hook's input is at most 64 MiB of text (audit/_cli.py).
+MAX_MESSAGE = 300 << 20
+
+
+def join_fields(*fields: bytes) -> bytes:
+    return MAGIC + b"".join(len(f).to_bytes(4, "big") + f for f in fields)
+
+
+def split_fields(data: bytes, count: int) -> list[bytes] | None:
+    """The `count` fields of a whole message, or None when it is not exactly that."""
+    if not data.startswith(MAGIC):
+        return None
+    fields, at = [], len(MAGIC)
+    for _ in range(count):
+        if at + 4 > len(data):
+            return None
+        size = int.from_bytes(data[at : at + 4], "big")
+        at += 4
+        if at + size > len(data):
+            return None
+        fields.append(data[at : at + size])
+        at += size
+    return fields if at == len(data) else None
+
+
+def fingerprint(version: str, package: str, path: Sequence[str]) -> bytes:
+    """What must be the same for the server's answer to be the process's own: bastion's version and
+    directory, the interpreter and its version, the module search path (`path`: the client's
+    sys.path), and what Python fixed at its start from the locale (file names' encoding, UTF-8 mode)
+    and from its flags (-O)."""
+    parts = (
+        version, package, sys.executable, sys.version, sys.getfilesystemencoding(),
+        sys.getfilesystemencodeerrors(), str(sys.flags.utf8_mode), str(sys.flags.optimize), *path,
+    )  # fmt: skip
+    return "\0".join(parts).encode("utf-8", "surrogateescape")
+
+
+def _name(data: bytes) -> int:
+    """FNV-1a (32 bits), without zlib's or binascii's import: the name only spreads installs over
+    sockets; the whole fingerprint is compared at every connection."""
+    h = 0x811C9DC5
+    for byte in data:
+        h = ((h ^ byte) * 0x01000193) & 0xFFFFFFFF
+    return h
+
+
+def private_dir() -> str:
+    """The directory of this user's sockets: $XDG_RUNTIME_DIR/bastion when that is an absolute
+    directory of this user's with mode 0700 (as the XDG spec requires), else bastion-UID in
+    $TMPDIR or /tmp. Whoever uses it checks it first (`owned_private`)."""
+    run = os.environ.get("XDG_RUNTIME_DIR", "")
+    if run.startswith("/") and owned_private(run):
+        return os.path.join(run, "bastion")
+    tmp = os.environ.get("TMPDIR", "")
+    return os.path.join(tmp if tmp.startswith("/") else "/tmp", f"bastion-{os.getuid()}")
+
+
+def owned_private(path: str) -> bool:
+    """Whether `path` is, without following a link, a directory of this user's that only this user
+    may enter (mode 0700)."""
+    try:
+        st = os.lstat(path)
+    except OSError:
+        return False
+    return (st.st_mode & 0o170777) == 0o040700 and st.st_uid == os.getuid()
+
+
+def socket_path(print_: bytes) -> str:
+    return os.path.join(private_dir(), f"decide-{_name(print_):08x}.sock")
