@@ -194,7 +194,7 @@ def _build(
     )
     from ..policy import ConfigError as PolicyConfigError
     from ..sandbox import start_notice
-    from ..workspace import LocalWorkspace
+    from ..workspace import ExecutorWorkspace, LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, Record, compact_at_setting, windows_setting
     from ._executor_setup import executor_argv, executor_line, open_workspace
@@ -287,7 +287,14 @@ def _build(
         ws, stamper, settings.max_read_bytes, printer.output, policy=settings.policy, sandbox=settings.sandbox
     )
     servers = with_servers(
-        builtin, settings.extra, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
+        builtin,
+        settings.extra,
+        where,
+        environ,
+        cwd,
+        sorted(scrub),
+        lock=builtin.write_lock,
+        executor=ws if isinstance(ws, ExecutorWorkspace) else None,  # its stdio servers start there
     )
     tools: Tools = builtin if servers is None else servers
     notice = start_notice(settings.sandbox)
@@ -372,6 +379,8 @@ def _build(
         harness=harness,
     )
     subagents.attach(agent)
+    if isinstance(ws, ExecutorWorkspace):  # lost, it ends the run: nothing falls back to this machine
+        agent.workspace_lost = lambda: ws.lost
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
         configured = settings.extra.get("max_turns")
         agent.max_turns = args.max_turns or (configured if isinstance(configured, int) else None)
