@@ -197,7 +197,7 @@ def _build(
     from ..workspace import ExecutorWorkspace, LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, Record, compact_at_setting, windows_setting
-    from ._executor_setup import executor_argv, executor_line, open_workspace
+    from ._executor_setup import executor_argv, executor_line, open_workspace, resume_check, workspace_record
     from ._prompt import SystemPrompt
     from ._session_tools import session_extras
     from ._setup import key_names
@@ -336,7 +336,10 @@ def _build(
     harness = load_harness(harness_config(settings.extra, where), warn)
     # The session is opened (and its record locked) last of what may fail on a bad setting.
     if args.resume:
-        session, messages = Session.resume(home, args.resume, cwd, here=args.here, repair=args.repair)
+        check = resume_check(ws, args.executor, args.resume, args.here)
+        session, messages = Session.resume(
+            home, args.resume, cwd, here=args.here, repair=args.repair, workspace=check
+        )
         if isinstance(answer, Asker):
             for tool, arguments in session.rules:
                 answer.rules.add(CallKey(tool, arguments))
@@ -345,9 +348,9 @@ def _build(
             session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
         except StoreError as err:  # the run goes on unrecorded, said once (and in -p's JSON)
             session, messages = Session.unrecorded(str(err)), []
-    if executor is not None:  # the session records where its tools acted
-        info = getattr(ws, "info", None)
-        session.record("workspace", root=ws.root, **({} if info is None else info._asdict()))
+    acted = workspace_record(ws)
+    if acted is not None:  # the session records where its tools acted
+        session.record("workspace", **acted)
     if session.profile is not None:  # switched with /harness before the session was resumed
         harness.restore_profile(session.profile)
     checkpoints = Checkpoints(ws)
