@@ -22,7 +22,14 @@ from ..policy import child_env
 from ..workspace import ExecutorWorkspace, LocalWorkspace, Workspace, WorkspaceError
 from ._types import ConfigError
 
-__all__ = ["executor_argv", "executor_line", "open_workspace", "resume_check", "workspace_record"]
+__all__ = [
+    "executor_argv",
+    "executor_landlock",
+    "executor_line",
+    "open_workspace",
+    "resume_check",
+    "workspace_record",
+]
 
 
 def executor_argv(flag: str | None, extra: Mapping[str, object]) -> list[str] | None:
@@ -66,6 +73,14 @@ def executor_line(ws: Workspace) -> str | None:
     i = ws.info
     landlock = f"Landlock ABI {i.landlock}" if i.landlock else "no Landlock"
     return f"executor: bastion {i.version}, {i.kind} {i.ref}, root {ws.root} ({landlock})"
+
+
+def executor_landlock(ws: Workspace) -> int | None:
+    """The Landlock ABI of the kernel an executor's commands run on (its hello said it); None for
+    this machine's workspace. The sandbox's mode is decided against it: the confinement is applied
+    where the command runs, so `require` refuses on an executor without Landlock whatever this
+    kernel has, and `auto` runs unconfined there."""
+    return ws.info.landlock if isinstance(ws, ExecutorWorkspace) else None
 
 
 def workspace_record(ws: Workspace) -> dict[str, Any] | None:

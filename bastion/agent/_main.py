@@ -197,7 +197,14 @@ def _build(
     from ..workspace import ExecutorWorkspace, LocalWorkspace
     from ._checkpoint import Checkpoints
     from ._compact import Compactor, Record, compact_at_setting, windows_setting
-    from ._executor_setup import executor_argv, executor_line, open_workspace, resume_check, workspace_record
+    from ._executor_setup import (
+        executor_argv,
+        executor_landlock,
+        executor_line,
+        open_workspace,
+        resume_check,
+        workspace_record,
+    )
     from ._prompt import SystemPrompt
     from ._session_tools import session_extras
     from ._setup import key_names
@@ -297,7 +304,7 @@ def _build(
         executor=ws if isinstance(ws, ExecutorWorkspace) else None,  # its stdio servers start there
     )
     tools: Tools = builtin if servers is None else servers
-    notice = start_notice(settings.sandbox)
+    notice = start_notice(settings.sandbox, executor_landlock(ws))
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
     for line in extras.notes:
