@@ -61,7 +61,7 @@ def places(tmp_path: Path) -> tuple[Path, Path, str]:
     return here, there, str(events[0]["id"])
 
 
-READ = [{"calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "done"}]
+READ: list[dict[str, Any]] = [{"calls": [{"name": "read", "arguments": {"path": "a.txt"}}]}, {"text": "done"}]
 
 
 def test_a_resume_without_the_executor_is_refused_naming_it(
