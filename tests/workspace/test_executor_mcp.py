@@ -134,6 +134,7 @@ def test_a_connection_that_drops_mid_call_fails_it_and_ends_the_run(tmp_path: Pa
     outcome = json.loads(out)["outcome"]
     assert outcome["failure"]["kind"] == "workspace_lost"
     assert "is lost: its connection closed" in outcome["message"]
+    assert "start bastion again with --resume and the same --executor" in err
     assert len(requests) == 1  # the run ended at the call: the model was not asked again
     assert not (here / "after.txt").exists() and not (there / "after.txt").exists()
     assert not (here / "held").exists()  # nothing ran here
