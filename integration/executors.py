@@ -2,7 +2,8 @@
 (an sshd from the distribution's packages, started here with a host key and a user key made for the
 run, stopped at the end), and in a container where Docker or Podman runs. Each cell is `pass`,
 `fail` or `skip` with the reason: the policy must decide the same lines the same way through the
-transport as on this machine, a stamped plan must run there, and one whose facts changed must not.
+transport as on this machine, a stamped plan must run there, one whose facts changed must not, and
+a program started there (as an MCP stdio server is) must have its pipes relayed both ways.
 """
 
 from __future__ import annotations
@@ -73,8 +74,21 @@ def _check(remote: ExecutorWorkspace, root: Path) -> str:
     try:
         remote.exec(["bash", "-c", plan.rendered], env=remote.env(), facts=facts)
     except FactsChanged:
-        return ""
+        return _relayed(remote, root)
     return "a plan whose read changed after its stamp ran"
+
+
+def _relayed(remote: ExecutorWorkspace, root: Path) -> str:
+    """ "" when a program started there (as an MCP stdio server is) relays its pipes both ways."""
+    program = remote.spawn(["sh", "-c", "pwd; cat"], cwd=None, env={})
+    program.write(b"ping\n")
+    program.close_input()
+    said = b""
+    while (got := program.next())[0] != "exit":
+        said += got[1] if got[0] == "output" else b""
+    if said != f"{root}\nping\n".encode() or program.exit != (0, None):
+        return f"a started program said {said!r} and ended {program.exit}"
+    return ""
 
 
 def _free_port() -> int:

@@ -61,9 +61,13 @@ SITES = {
         "doctor's git --version: a session's children's env",
         "tests/doctor/test_doctor_keys.py::test_no_program_doctor_starts_gets_a_key",
     ),
-    ("bastion/workspace/_executor.py", "__init__"): (
+    ("bastion/workspace/_link.py", "__init__"): (
         "the executor's transport: your env less credentials and the key, its pass_env kept",
         "tests/workspace/test_executor_keys.py::test_the_executor_never_receives_a_key_or_the_stamp_key",
+    ),
+    ("bastion/workspace/_spawn.py", "__init__"): (
+        "bastion execute starts an MCP server: its scrubbed env, the pass_env named there, its env",
+        "tests/workspace/test_executor_mcp.py::test_an_mcp_server_starts_on_the_executor_and_answers_from_its_root",
     ),
     ("bastion/workspace/_serve.py", "exec"): (
         "bastion execute runs a command: the env the session sends, the executor's own scrubbed there",

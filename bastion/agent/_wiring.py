@@ -21,7 +21,7 @@ from ..policy import (
 )
 from ..policy import ConfigError as PolicyConfigError
 from ..sandbox import start_notice
-from ..workspace import LocalWorkspace
+from ..workspace import ExecutorWorkspace, LocalWorkspace
 from ._setup import key_names
 from .front import Asker, Built, CallKey, Fanout, Printer
 from .mcp import with_servers
@@ -60,7 +60,16 @@ from .subagents import (
     subagent_model_setting,
     tasks_in,
 )
-from .tools import Toolbox, executor_argv, executor_line, open_workspace, session_extras
+from .tools import (
+    Toolbox,
+    executor_argv,
+    executor_landlock,
+    executor_line,
+    open_workspace,
+    resume_check,
+    session_extras,
+    workspace_record,
+)
 
 if TYPE_CHECKING:
     from .skills import Deciding
@@ -147,10 +156,17 @@ def build(
         ws, stamper, settings.max_read_bytes, printer.output, policy=settings.policy, sandbox=settings.sandbox
     )
     servers = with_servers(
-        builtin, settings.extra, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
+        builtin,
+        settings.extra,
+        where,
+        environ,
+        cwd,
+        sorted(scrub),
+        lock=builtin.write_lock,
+        executor=ws if isinstance(ws, ExecutorWorkspace) else None,  # its stdio servers start there
     )
     tools: Tools = builtin if servers is None else servers
-    notice = start_notice(settings.sandbox)
+    notice = start_notice(settings.sandbox, executor_landlock(ws))
     if notice is not None:
         printer.err.write(f"bastion: {notice}\n")
     for line in extras.notes:
@@ -189,7 +205,10 @@ def build(
     harness = load_harness(harness_config(settings.extra, where), warn)
     # The session is opened (and its record locked) last of what may fail on a bad setting.
     if args.resume:
-        session, messages = Session.resume(home, args.resume, cwd, here=args.here, repair=args.repair)
+        check = resume_check(ws, args.executor, args.resume, args.here)
+        session, messages = Session.resume(
+            home, args.resume, cwd, here=args.here, repair=args.repair, workspace=check
+        )
         if isinstance(answer, Asker):
             for tool, arguments in session.rules:
                 answer.rules.add(CallKey(tool, arguments))
@@ -198,9 +217,9 @@ def build(
             session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
         except StoreError as err:  # the run goes on unrecorded, said once (and in -p's JSON)
             session, messages = Session.unrecorded(str(err)), []
-    if executor is not None:  # the session records where its tools acted
-        info = getattr(ws, "info", None)
-        session.record("workspace", root=ws.root, **({} if info is None else info._asdict()))
+    acted = workspace_record(ws)
+    if acted is not None:  # the session records where its tools acted
+        session.record("workspace", **acted)
     if session.profile is not None:  # switched with /harness before the session was resumed
         harness.restore_profile(session.profile)
     checkpoints = Checkpoints(ws)
@@ -232,6 +251,8 @@ def build(
         harness=harness,
     )
     subagents.attach(agent)
+    if isinstance(ws, ExecutorWorkspace):  # lost, it ends the run: nothing falls back to this machine
+        agent.workspace_lost = lambda: ws.lost
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
         configured = settings.extra.get("max_turns")
         agent.max_turns = args.max_turns or (configured if isinstance(configured, int) else None)

@@ -5,11 +5,15 @@ from __future__ import annotations
 
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from .._errors import BastionError
 from ..policy import PolicyError, Settings, child_env, load_settings
 from ..workspace import LocalWorkspace
 from ._facts import Fact, Section, Status
+
+if TYPE_CHECKING:
+    from ..workspace import ExecutorWorkspace
 
 __all__ = ["Context", "Probe", "run_probe"]
 
@@ -18,7 +22,8 @@ __all__ = ["Context", "Probe", "run_probe"]
 class Context:
     """`settings` is None when the config could not be read; `config_error` then says why (the
     config section reports it, the sections that need the settings say they were not checked).
-    `offline`: no section may use the network."""
+    `offline`: no section may use the network; `executor`: --executor's command (None: the
+    config's, "" none)."""
 
     root: str
     config: str | None
@@ -27,6 +32,7 @@ class Context:
     settings: Settings | None = None
     config_error: str = ""
     real_root: str = ""
+    executor: str | None = None
 
     @classmethod
     def load(cls, root: str, config: str | None, environ: Mapping[str, str], offline: bool) -> Context:
@@ -40,6 +46,22 @@ class Context:
         finally:
             ws.close()
         return context
+
+    def open_executor(self, argv: list[str]) -> ExecutorWorkspace:
+        """The executor `argv` starts, reached as a session reaches it (its transport's environment
+        scrubbed the same way); the caller closes it. Raises a BastionError saying why not."""
+        from ..agent import config_key_names
+        from ..agent.tools import open_workspace
+        from ..workspace import ExecutorWorkspace
+
+        assert self.settings is not None
+        extra = self.settings.extra
+        where = self.settings.sources[0] if self.settings.sources else "config"
+        passed = extra.get("executor_pass_env") or ()
+        scrub = config_key_names(extra, where)
+        ws = open_workspace(argv, self.root, self.environ, self.settings.pass_env, passed, scrub)
+        assert isinstance(ws, ExecutorWorkspace)
+        return ws
 
     def child_env(self) -> dict[str, str]:
         """The environment a program doctor starts gets: what a session's children get (credentials

@@ -13,6 +13,7 @@ from .._handover import environ as process_environ
 from . import _sections
 from ._codex import codex
 from ._context import Context, Probe, run_probe
+from ._executor import executor
 from ._facts import Section, as_json, as_text, failed
 from ._mcp import mcp
 from ._store import sessions
@@ -26,6 +27,7 @@ SECTIONS: dict[str, Probe] = {
     "server": _sections.server,
     "git": _sections.git,
     "sandbox": _sections.sandbox,
+    "executor": executor,
     "sample": _sections.sample,
     "sessions": sessions,
     "mcp": mcp,
@@ -48,6 +50,12 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument("--cwd", default=".", help="the working directory of the session (default: .)")
     p.add_argument("--config", help="the user config file (default: $XDG_CONFIG_HOME/bastion/config.toml)")
     p.add_argument("--offline", action="store_true", help="do not ask the provider's server")
+    p.add_argument(
+        "--executor",
+        metavar="CMD",
+        help="the executor a session would start (as bastion --executor CMD); overrides the config's; "
+        '"" for none',
+    )
     p.add_argument("--json", action="store_true", help="print one JSON object")
     p.add_argument(
         "--section", action="append", choices=list(SECTIONS), help="only this section (repeatable)"
@@ -71,6 +79,7 @@ def doctor_main(
         err.write(f"bastion doctor: {args.cwd}: not a directory\n")
         return 2
     context = Context.load(root, args.config, process_environ() if environ is None else environ, args.offline)
+    context.executor = args.executor
     sections = report(context, args.section)
     out.write(as_json(sections) + "\n" if args.json else as_text(sections))
     return 1 if failed(sections) else 0

@@ -1,6 +1,7 @@
 """doctor's "MCP servers" section: each server the user's config names, started as a session starts
-it (with the scrubbed environment and its own), reported with its state and tools, and stopped. The
-agent's MCP package (and with it the `mcp` SDK) is loaded only when the config names a server."""
+it (with the scrubbed environment and its own; on the executor when one is named, as a session
+starts its stdio servers there), reported with its state and tools, and stopped. The agent's MCP
+package (and with it the `mcp` SDK) is loaded only when the config names a server."""
 
 from __future__ import annotations
 
@@ -20,10 +21,17 @@ def mcp(context: Context) -> Section:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
     from ..agent import config_key_names
     from ..agent.mcp import servers_report
+    from ..agent.tools import executor_argv
 
     where = settings.sources[0] if settings.sources else "config"
     scrub = sorted(config_key_names(settings.extra, where))
-    reports = servers_report(settings.extra, where, context.environ, context.root, scrub)
+    argv = executor_argv(context.executor, settings.extra)
+    ws = context.open_executor(argv) if argv is not None else None
+    try:
+        reports = servers_report(settings.extra, where, context.environ, context.root, scrub, ws)
+    finally:
+        if ws is not None:
+            ws.close()
     if not reports:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
     facts = []

@@ -109,7 +109,7 @@ class UserFile(Strict):
     mcp: dict[str, Any] | None = None
     # The command that starts `bastion execute` where the tools act (docker exec -i NAME bastion
     # execute /work, ssh HOST bastion execute ~/proj): split as a shell splits words with nothing
-    # expanded, or a list used as is; --executor overrides it (bastion/agent/_executor_setup.py).
+    # expanded, or a list used as is; --executor overrides it (bastion/agent/tools/_executor_setup.py).
     executor: str | list[str] | None = None
     # Variables, credentials included, that only the command starting the executor is given (SSH's
     # SSH_AUTH_SOCK): never the commands run there, and never the model's key.

@@ -52,15 +52,17 @@ def landlock_abi() -> int:
     return abi()
 
 
-def confinement_for(config: SandboxConfig, *, read_only: bool) -> Confinement | None:
+def confinement_for(config: SandboxConfig, *, read_only: bool, abi: int | None = None) -> Confinement | None:
     """The confinement a command runs under; None when it runs unconfined (the mode is off, or auto
-    on a kernel without Landlock). Raises SandboxUnavailable when required and missing."""
+    on a kernel without Landlock). `abi`: the Landlock ABI of the kernel the command runs on (an
+    executor's; None: this one's). Raises SandboxUnavailable when required and missing."""
     if config.mode == "off":
         return None
-    if landlock_abi() == 0:
+    if (landlock_abi() if abi is None else abi) == 0:
         if config.mode == "require":
+            kernel = "this kernel" if abi is None else "the executor's kernel"
             raise SandboxUnavailable(
-                'the sandbox is required (sandbox = "require") but this kernel has no Landlock; '
+                f'the sandbox is required (sandbox = "require") but {kernel} has no Landlock; '
                 "nothing ran: no command runs without the kernel enforcing what was decided"
             )
         return None

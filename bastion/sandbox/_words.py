@@ -71,13 +71,15 @@ def enforced(version: int) -> list[str]:
     return [f"{'yes' if version >= needs else 'no ':3}  {what} (ABI {needs})" for needs, what in _FEATURES]
 
 
-def start_notice(config: SandboxConfig) -> str | None:
-    """What a session says once at start about its sandbox, or None when there is nothing to say."""
-    if config.mode == "off" or landlock_abi() > 0:
+def start_notice(config: SandboxConfig, abi: int | None = None) -> str | None:
+    """What a session says once at start about its sandbox, or None when there is nothing to say;
+    `abi` is the Landlock ABI of the kernel its commands run on (an executor's; None: this one's)."""
+    if config.mode == "off" or (landlock_abi() if abi is None else abi) > 0:
         return None
+    kernel = "this kernel" if abi is None else "the executor's kernel"
     if config.mode == "require":
-        return 'sandbox = "require", but this kernel has no Landlock: every bash command will be refused'
-    return 'this kernel has no Landlock: bash commands run without the sandbox (sandbox = "auto")'
+        return f'sandbox = "require", but {kernel} has no Landlock: every bash command will be refused'
+    return f'{kernel} has no Landlock: bash commands run without the sandbox (sandbox = "auto")'
 
 
 def _candidates(line: str) -> list[str]:
@@ -101,15 +103,19 @@ def _writable_without(path: str) -> bool:
     return os.path.isdir(parent) and os.access(parent, os.W_OK | os.X_OK)
 
 
-def denial_note(output: str, conf: Confinement, root: str, cwd: str) -> str | None:
+def denial_note(output: str, conf: Confinement, root: str, cwd: str, abi: int | None = None) -> str | None:
     """A note for the output of a command run under `conf` when it reports a refusal the sandbox
     may have caused; None when it reports none. A name is said refused by the sandbox only when
     the sandbox forbids writing it and this process could write it without the sandbox. Landlock
     answers EACCES like any permission check, and the kernel tells no one which check refused
-    (its audit log is for root), so the rest is said as a possibility."""
+    (its audit log is for root), so the rest is said as a possibility. `abi`: an executor's kernel's
+    (its names are not looked at here); None: this one's."""
     lines = [line for line in output.splitlines() if _DENIED.search(line)]
     if not lines:
         return None
+    what = forbids(conf, landlock_abi() if abi is None else abi, root)
+    if abi is not None:  # an executor's: its files are not this machine's to look at
+        return f"[sandbox: this command ran in the executor's sandbox ({what}); a refusal above may be its]"
     allowed = ["/dev/null", "/dev/tty"] if conf.read_only else ["/dev/null", "/dev/tty", root, *conf.writable]
     allowed = [os.path.realpath(p) for p in allowed]
     refused: list[str] = []
@@ -118,7 +124,6 @@ def denial_note(output: str, conf: Confinement, root: str, cwd: str) -> str | No
             path = os.path.realpath(os.path.join(cwd, name))
             if path not in refused and not _inside(path, allowed) and _writable_without(path):
                 refused.append(path)
-    what = forbids(conf, landlock_abi(), root)
     if refused:
         named = ", ".join(refused[:_MAX_NAMED]) + (" and others" if len(refused) > _MAX_NAMED else "")
         return f"[sandbox: the sandbox refused a write to {named}: this command may not write there ({what})]"

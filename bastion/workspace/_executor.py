@@ -16,14 +16,10 @@ a look makes the analyzer ask.
 
 from __future__ import annotations
 
-import contextlib
 import errno
 import functools
-import itertools
 import os
 import queue
-import signal
-import subprocess
 import threading
 import time
 import weakref
@@ -31,35 +27,28 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ._gitdir import GitDirScan
+from ._link import Link, checked
 from ._system import System
 from ._wire import (
     PROTOCOL,
-    ExecutorLost,
     ProtocolError,
-    error_in,
     field,
     from_b64,
-    read_frame,
     scan_in,
     stat_in,
     to_b64,
-    write_frame,
 )
 from ._workspace import ExecResult, Recheck
 
 if TYPE_CHECKING:
     from ..sandbox import Confinement
 
-__all__ = ["REPLY_TIMEOUT", "ExecutorInfo", "ExecutorWorkspace"]
+__all__ = ["REPLY_TIMEOUT", "ExecutorInfo", "ExecutorWorkspace", "RemoteProcess"]
 
 # How long an answer may take (a command: its timeout and this) before the executor is lost.
 REPLY_TIMEOUT = 30.0
 # How often a running command's cancel event is looked at (as LocalWorkspace does).
 _POLL = 0.1
-# How long the executor may take to end its commands and exit once its pipe is closed.
-_CLOSE_WAIT = 5.0
-_TAIL = 4096
-_LOST = object()
 T = TypeVar("T")
 
 
@@ -73,175 +62,15 @@ class ExecutorInfo(NamedTuple):
     landlock: int
 
 
-class _Link:
-    """The pipe: requests out, a reader thread routing each answer to its call."""
-
-    def __init__(self, argv: list[str], env: Mapping[str, str], reply_timeout: float) -> None:
-        self.name = argv[0]
-        self.reply_timeout = reply_timeout
-        try:
-            self.proc = subprocess.Popen(
-                argv,
-                stdin=subprocess.PIPE,
-                stdout=subprocess.PIPE,
-                stderr=subprocess.PIPE,
-                env=dict(env),
-                start_new_session=True,
-            )
-        except OSError as err:
-            raise ExecutorLost(
-                err.errno or errno.ENOENT,
-                f"the executor {argv[0]!r} could not be started: {err.strerror or err}",
-            ) from None
-        self.lock = threading.Lock()
-        self.calls: dict[int, queue.Queue[object]] = {0: queue.Queue()}  # 0: the hello
-        self.ids = itertools.count(1)
-        self.lost = ""
-        self.tail = b""
-        threading.Thread(target=self._errors, daemon=True).start()
-        threading.Thread(target=self._read, daemon=True).start()
-
-    def _errors(self) -> None:
-        """Its standard error, of which the last bytes are kept to say why it was lost."""
-        assert self.proc.stderr is not None
-        fd = self.proc.stderr.fileno()
-        for chunk in iter(functools.partial(os.read, fd, _TAIL), b""):
-            self.tail = (self.tail + chunk)[-_TAIL:]
-
-    def _read(self) -> None:
-        assert self.proc.stdout is not None
-        try:
-            while True:
-                message = read_frame(self.proc.stdout, "the executor")
-                if message is None:
-                    self.fail("its connection closed")
-                    return
-                ident = 0 if "hello" in message else message.get("id")
-                box = self.calls.get(ident) if type(ident) is int else None
-                if box is None:
-                    self.fail(f"it sent an answer to no request ({ident!r})")
-                    return
-                box.put(message)
-        except (OSError, ValueError) as err:
-            self.fail(str(err.strerror) if isinstance(err, OSError) and err.strerror else str(err))
-
-    def fail(self, why: str) -> None:
-        """The executor is lost: every call waiting and every later call fail with `why`."""
-        with self.lock:
-            if self.lost:
-                return
-            self.lost = why
-            for box in self.calls.values():
-                box.put(_LOST)
-        with contextlib.suppress(OSError):
-            os.killpg(self.proc.pid, signal.SIGKILL)
-
-    def error(self) -> ExecutorLost:
-        said = self.tail.decode("utf-8", "replace").strip().splitlines()
-        tail = f" (it said: {said[-1][:300]})" if said else ""
-        return ExecutorLost(errno.EPIPE, f"the executor {self.name!r} is lost: {self.lost}{tail}")
-
-    def send(self, message: dict[str, Any]) -> tuple[int, queue.Queue[object]]:
-        box: queue.Queue[object] = queue.Queue()
-        with self.lock:
-            if self.lost:
-                raise self.error()
-            ident = next(self.ids)
-            self.calls[ident] = box
-            try:
-                assert self.proc.stdin is not None
-                write_frame(self.proc.stdin, {"id": ident, **message})
-            except OSError as err:
-                del self.calls[ident]
-                if isinstance(err, ProtocolError):
-                    raise
-                self.lost = f"its pipe cannot be written ({err.strerror or err})"
-                raise self.error() from None
-        return ident, box
-
-    def cancel(self, target: int) -> None:
-        with self.lock, contextlib.suppress(OSError):
-            assert self.proc.stdin is not None
-            write_frame(self.proc.stdin, {"op": "cancel", "target": target})
-
-    def wait(
-        self, box: queue.Queue[object], until: float, what: str, poll: float | None = None
-    ) -> dict[str, Any] | None:
-        """The next frame for the call, or ExecutorLost once `until` (monotonic) has passed; with
-        `poll`, None when nothing came by then (and `until` has not passed)."""
-        left = min(until, poll if poll is not None else until) - time.monotonic()
-        try:
-            message = box.get(timeout=max(left, 0.0))
-        except queue.Empty:
-            if poll is not None and time.monotonic() < until:
-                return None
-            self.fail(f"it did not answer {what} within the bound ({self.reply_timeout:g} s past its own)")
-            raise self.error() from None
-        if message is _LOST:
-            raise self.error()
-        assert isinstance(message, dict)
-        return message
-
-    def done(self, ident: int) -> None:
-        with self.lock:
-            self.calls.pop(ident, None)
-
-    def result(self, message: dict[str, Any], what: str) -> Any:
-        """The answer's value, or the error it carries raised; a frame of another shape loses it."""
-        if "error" in message:
-            try:
-                raise error_in(message["error"], what)
-            except ProtocolError as err:
-                self.fail(str(err.strerror))
-                raise self.error() from None
-        if "ok" not in message:
-            self.fail(f"its answer to {what} holds neither ok nor error")
-            raise self.error()
-        return message["ok"]
-
-    def call(self, op: str, **fields: object) -> Any:
-        ident, box = self.send({"op": op, **fields})
-        try:
-            message = self.wait(box, time.monotonic() + self.reply_timeout, op)
-            assert message is not None
-            return self.result(message, op)
-        finally:
-            self.done(ident)
-
-    def close(self) -> None:
-        with self.lock:
-            self.lost = self.lost or "it was closed"
-            for box in self.calls.values():
-                box.put(_LOST)
-        with contextlib.suppress(OSError):
-            if self.proc.stdin is not None:
-                self.proc.stdin.close()
-        try:
-            self.proc.wait(_CLOSE_WAIT)
-        except subprocess.TimeoutExpired:
-            with contextlib.suppress(OSError):
-                os.killpg(self.proc.pid, signal.SIGKILL)
-            self.proc.wait()
-
-
-def _checked(link: _Link, decode: Callable[[], T]) -> T:
-    """`decode()` of an answer; a ProtocolError in it loses the executor."""
-    try:
-        return decode()
-    except ProtocolError as err:
-        link.fail(str(err.strerror))
-        raise link.error() from None
-
-
 class _RemoteSystem:
     """The executor machine's files (System), asked over the link."""
 
-    def __init__(self, link: _Link) -> None:
+    def __init__(self, link: Link) -> None:
         self._link = link
 
     def _ask(self, op: str, path: str, decode: Callable[[Any, str], T], **fields: object) -> T:
-        value = self._link.call(op, path=path, **fields)
-        return _checked(self._link, lambda: decode(value, f"the executor's answer to {op}"))
+        value = self._link.call(op, f"the {op} of {path!r}", path=path, **fields)
+        return checked(self._link, lambda: decode(value, f"the executor's answer to {op}"))
 
     def stat(self, path: str) -> os.stat_result:
         return self._ask("sys.stat", path, stat_in)
@@ -285,9 +114,11 @@ def _names(value: Any, what: str) -> list[str]:
     return value
 
 
-def _hello(link: _Link) -> dict[str, Any]:
+def _hello(link: Link) -> dict[str, Any]:
     try:
-        message = link.wait(link.calls[0], time.monotonic() + link.reply_timeout, "its hello")
+        message = link.wait(
+            link.calls[0], time.monotonic() + link.reply_timeout, f"its hello within {link.bound}"
+        )
     finally:
         link.done(0)
     assert message is not None
@@ -316,7 +147,7 @@ def _hello(link: _Link) -> dict[str, Any]:
         field(message, "landlock", int, what)
         return message
 
-    return _checked(link, decode)
+    return checked(link, decode)
 
 
 class ExecutorWorkspace:
@@ -330,7 +161,7 @@ class ExecutorWorkspace:
     ) -> None:
         if not argv:
             raise ValueError("the executor's command is empty")
-        self._link = _Link(list(argv), env, reply_timeout)
+        self._link = Link(list(argv), env, reply_timeout)
         try:
             hello = _hello(self._link)
         except BaseException:
@@ -363,8 +194,8 @@ class ExecutorWorkspace:
         return self._system
 
     def _ask(self, op: str, name: str, decode: Callable[[Any, str], T], **fields: object) -> T:
-        value = self._link.call(op, name=name, **fields)
-        return _checked(self._link, lambda: decode(value, f"the executor's answer to {op}"))
+        value = self._link.call(op, f"the {op} of {name!r}", name=name, **fields)
+        return checked(self._link, lambda: decode(value, f"the executor's answer to {op}"))
 
     def lstat(self, name: str) -> os.stat_result:
         return self._ask("lstat", name, stat_in)
@@ -379,13 +210,41 @@ class ExecutorWorkspace:
         return self._ask("read", name, from_b64, limit=limit)
 
     def write(self, name: str, data: bytes) -> None:
-        self._link.call("write", name=name, data=to_b64(data))
+        self._link.call("write", f"the write of {name!r}", name=name, data=to_b64(data))
 
     def remove(self, name: str) -> None:
-        self._link.call("remove", name=name)
+        self._link.call("remove", f"the remove of {name!r}", name=name)
 
     def env(self) -> dict[str, str]:
         return dict(self._env)
+
+    @property
+    def lost(self) -> str:
+        """Why the executor is lost ("" while it is not, or after a clean close): from then on
+        every call fails, and the run that meets it ends."""
+        link = self._link
+        return "" if link.lost in ("", "it was closed") else str(link.error().strerror)
+
+    def spawn(
+        self, argv: Sequence[str], *, cwd: str | None, env: Mapping[str, str], pass_env: Sequence[str] = ()
+    ) -> RemoteProcess:
+        """Start a long-lived program there (an MCP stdio server) with pipes, its input and output
+        relayed over the link: `cwd` as a config gives it (relative to the root, `~` expanded
+        there; None: the root), `env` on top of the executor's environment for commands and the
+        variables `pass_env` names from its own. Raises OSError when it cannot start."""
+        ident, box = self._link.send(
+            {"op": "spawn", "argv": list(argv), "cwd": cwd, "env": dict(env), "pass_env": list(pass_env)}
+        )
+        process = RemoteProcess(self._link, ident, box)
+        try:
+            first = process.next(time.monotonic() + self._link.reply_timeout, f"the start of {_shown(argv)}")
+        except BaseException:
+            self._link.done(ident)
+            raise
+        if first != ("started", b""):
+            self._link.done(ident)
+            raise OSError(errno.EPROTO, f"the executor answered the start of {_shown(argv)} with {first[0]}")
+        return process
 
     def exec(
         self,
@@ -420,24 +279,25 @@ class ExecutorWorkspace:
             }
         )
         until = time.monotonic() + timeout + link.reply_timeout
+        waited = f"the command {_shown(argv)} within its timeout of {timeout:g} s and {link.bound} more"
         asked = cancel is None
         try:
             while True:
                 if not asked and cancel is not None and cancel.is_set():
                     link.cancel(ident)  # the executor ends it, and answers as LocalWorkspace would
                     asked = True
-                message = link.wait(box, until, "a command", None if asked else time.monotonic() + _POLL)
+                message = link.wait(box, until, waited, None if asked else time.monotonic() + _POLL)
                 if message is None:
                     continue
                 if "output" in message:
-                    chunk = _checked(
+                    chunk = checked(
                         link, functools.partial(from_b64, message["output"], "a command's output")
                     )
                     if on_output is not None:
                         on_output(chunk)
                     continue
                 value = link.result(message, "exec")
-                return _checked(link, functools.partial(_result, value))
+                return checked(link, functools.partial(_result, value))
         finally:
             link.done(ident)
 
@@ -456,3 +316,60 @@ def _result(value: Any) -> ExecResult:
         number,
         field(value, "cancelled", bool, what),
     )
+
+
+def _shown(argv: Sequence[str]) -> str:
+    text = " ".join(argv)
+    return repr(text if len(text) <= 80 else text[:77] + "...")
+
+
+class RemoteProcess:
+    """A program the executor started for `spawn`: write its input, read what it says (its
+    output and its standard error as they come, then its end), end it. Every method raises
+    ExecutorLost once the executor is lost."""
+
+    def __init__(self, link: Link, ident: int, box: queue.Queue[object]) -> None:
+        self._link = link
+        self._ident = ident
+        self._box = box
+        self.exit: tuple[int | None, int | None] | None = None
+
+    def write(self, data: bytes) -> None:
+        self._link.notify({"op": "input", "target": self._ident, "data": to_b64(data)})
+
+    def close_input(self) -> None:
+        self._link.notify({"op": "input", "target": self._ident, "data": None})
+
+    def kill(self) -> None:
+        """End its process group (it then says its end)."""
+        self._link.cancel(self._ident)
+
+    def next(self, until: float | None = None, what: str = "") -> tuple[str, bytes]:
+        """The next thing it said: ("started", b""), ("output", bytes), ("stderr", bytes), or
+        ("exit", b"") once it ended (`exit` then holds its code and signal), after which there is
+        no more. Waits without a bound unless `until` (then `what` names what was waited for)."""
+        if self.exit is not None:
+            return "exit", b""
+        link = self._link
+        if until is None:
+            message = link.frame(self._box.get())
+        else:
+            got = link.wait(self._box, until, f"{what} within {link.bound}")
+            assert got is not None
+            message = got
+        for kind in ("output", "stderr"):
+            if kind in message:
+                return kind, checked(link, functools.partial(from_b64, message[kind], f"a program's {kind}"))
+        if message.get("started") is True:
+            return "started", b""
+        value = link.result(message, "spawn")
+        link.done(self._ident)
+        self.exit = checked(link, functools.partial(_ended, value))
+        return "exit", b""
+
+
+def _ended(value: Any) -> tuple[int | None, int | None]:
+    what = "the executor's answer to spawn"
+    if not isinstance(value, dict):
+        raise ProtocolError(errno.EPROTO, f"{what}: not an object")
+    return field(value, "exit_code", (int, type(None)), what), field(value, "signal", (int, type(None)), what)

@@ -1,7 +1,8 @@
 """`bastion execute`'s loop: a LocalWorkspace served over a pipe to the one session that started it.
 
 It runs no model, no policy and no session, and reads no config: each request is one operation of
-the Workspace or its System (`_wire` has the frames). The pipe is the credential: there is no
+the Workspace or its System (`_wire` has the frames), or a program started for the session (an MCP
+stdio server: `spawn`, its input relayed by `input` frames, `_spawn`). The pipe is the credential: there is no
 listener, no port and no token, so whoever could start it could already run commands there. Every
 request runs in a thread of its own (a command's output streams while the session goes on looking),
 at most MAX_RUNNING at once. When the session's end of the pipe closes, or a frame cannot be read,
@@ -12,9 +13,10 @@ from __future__ import annotations
 
 import contextlib
 import errno
+import os
 import threading
-from collections.abc import Callable
-from typing import IO, Any
+from collections.abc import Callable, Mapping
+from typing import IO, TYPE_CHECKING, Any
 
 from ..sandbox import Confinement
 from ._wire import (
@@ -31,15 +33,20 @@ from ._wire import (
 )
 from ._workspace import LocalWorkspace, Recheck
 
+if TYPE_CHECKING:
+    from ._spawn import Program
+
 __all__ = ["MAX_RUNNING", "serve"]
 
 MAX_RUNNING = 64
 
 
 class _Server:
-    def __init__(self, ws: LocalWorkspace, out: IO[bytes]) -> None:
+    def __init__(self, ws: LocalWorkspace, out: IO[bytes], environ: Mapping[str, str]) -> None:
         self.ws = ws
         self.out = out
+        self.environ = environ
+        self.programs: dict[int, Program] = {}
         self.lock = threading.Lock()
         self.cancels: dict[int, threading.Event] = {}
         self.threads: set[threading.Thread] = set()
@@ -56,6 +63,16 @@ class _Server:
             if event is not None:
                 event.set()
             return
+        if message.get("op") == "input":
+            target = message.get("target")
+            program = self.programs.get(target) if isinstance(target, int) else None
+            if program is not None:  # one that has ended takes no more
+                data = message.get("data")
+                try:
+                    program.feed(None if data is None else from_b64(data, "an input frame"))
+                except ProtocolError as err:  # the session's end then loses this executor
+                    self.send({"id": None, "error": error_out(err)})
+            return
         if type(ident) is not int:
             self.send(
                 {"id": None, "error": error_out(ProtocolError(errno.EPROTO, "a request needs an integer id"))}
@@ -66,7 +83,7 @@ class _Server:
             busy = ProtocolError(errno.EBUSY, f"more than {MAX_RUNNING} requests at once")
             self.send({"id": ident, "error": error_out(busy)})
             return
-        if message.get("op") == "exec":
+        if message.get("op") in ("exec", "spawn"):
             self.cancels[ident] = threading.Event()
         thread = threading.Thread(target=self.answer, args=(ident, message), daemon=True)
         self.threads.add(thread)
@@ -96,6 +113,8 @@ class _Server:
             return _SYSTEM[op](self.ws, field(message, "path", str, what), message, what)
         if op == "exec":
             return self.exec(ident, message, what)
+        if op == "spawn":
+            return self.spawn(ident, message, what)
         raise ProtocolError(errno.ENOSYS, f"no operation {op!r} (this executor speaks protocol {PROTOCOL})")
 
     def exec(self, ident: int, message: dict[str, Any], what: str) -> object:
@@ -129,6 +148,35 @@ class _Server:
             "signal": result.signal,
             "cancelled": result.cancelled,
         }
+
+    def spawn(self, ident: int, message: dict[str, Any], what: str) -> object:
+        from ._spawn import Program
+
+        argv = field(message, "argv", list, what)
+        if not argv or not all(isinstance(a, str) for a in argv):
+            raise ProtocolError(errno.EPROTO, f"{what}: argv must be a non-empty list of strings")
+        env = field(message, "env", dict, what)
+        passed = field(message, "pass_env", list, what)
+        if not all(isinstance(k, str) and isinstance(v, str) for k, v in env.items()) or not all(
+            isinstance(n, str) for n in passed
+        ):
+            raise ProtocolError(errno.EPROTO, f"{what}: env must map strings to strings, pass_env name them")
+        cwd = field(message, "cwd", (str, type(None)), what)
+        where = os.path.join(self.ws.root, os.path.expanduser(cwd)) if cwd else self.ws.root
+        kept = {name: self.environ[name] for name in passed if name in self.environ}
+        program = Program(
+            argv,
+            where,
+            {**self.ws.env(), **kept, **env},
+            lambda kind, b: self.send({"id": ident, kind: to_b64(b)}),
+        )
+        self.programs[ident] = program
+        try:
+            self.send({"id": ident, "started": True})
+            program.begin()
+            return program.run(self.cancels[ident])
+        finally:
+            del self.programs[ident]
 
     def stop(self) -> None:
         for event in list(self.cancels.values()):
@@ -183,11 +231,18 @@ _SYSTEM: dict[str, Op] = {
 }
 
 
-def serve(ws: LocalWorkspace, stdin: IO[bytes], stdout: IO[bytes], hello: dict[str, Any]) -> str:
+def serve(
+    ws: LocalWorkspace,
+    stdin: IO[bytes],
+    stdout: IO[bytes],
+    hello: dict[str, Any],
+    environ: Mapping[str, str] | None = None,
+) -> str:
     """Serve `ws` until the session's end closes; the hello's fields (`_wire`) besides the protocol
-    and the workspace's own are the caller's (version, kind, ref, landlock). Returns "" at a clean
-    end, else why the stream could not be read."""
-    server = _Server(ws, stdout)
+    and the workspace's own are the caller's (version, kind, ref, landlock). `environ` (this
+    process's by default) is where a started program's `pass_env` is taken from. Returns "" at a
+    clean end, else why the stream could not be read."""
+    server = _Server(ws, stdout, os.environ if environ is None else environ)
     server.send(
         {
             "hello": "bastion-execute",

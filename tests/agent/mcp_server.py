@@ -10,7 +10,8 @@
 Tools: echo, search, env (its environment's names), parent (its parent's /proc environ and cmdline,
 in hexadecimal, so no redaction could hide what it holds), huge (a result of N characters), sleep
 (never ends), crash (the process exits mid-call), grow (adds the tool `later` and says the list
-changed).
+changed), where (its working directory), hold (writes `held` in its working directory, then never
+ends: a test waits for the file, then cuts what carries the call).
 """
 
 from __future__ import annotations
@@ -54,6 +55,17 @@ def _server() -> MCPServer:
 
     @server.tool(description="Never answers.")
     def sleep() -> str:
+        time.sleep(3600)
+        return "woke"
+
+    @server.tool(description="The server's working directory.")
+    def where() -> str:
+        return os.getcwd()
+
+    @server.tool(description="Writes `held` where it runs, then never answers.")
+    def hold() -> str:
+        with open("held", "w") as handle:
+            handle.write(f"{os.getpid()}\n")
         time.sleep(3600)
         return "woke"
 

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import os
+import shlex
 import signal
 import subprocess
 import sys
@@ -66,9 +67,10 @@ def _env(tmp: Path) -> dict[str, str]:
 MCP_SERVER = Path(__file__).with_name("mcp_server.py")
 
 
-def _workspace(tmp: Path, scenario: dict[str, Any]) -> Path:
-    work = tmp / "work"
-    work.mkdir()
+def _workspace(tmp: Path, scenario: dict[str, Any], work: Path | None = None) -> Path:
+    """The scenario's files in `work` (default: tmp/work), its config the user's."""
+    work = work or tmp / "work"
+    work.mkdir(parents=True)
     if "config" in scenario:
         config = tmp / "xdg" / "bastion" / "config.toml"
         config.parent.mkdir(parents=True, exist_ok=True)
@@ -170,9 +172,25 @@ def _in_format(scenario: dict[str, Any], fmt: str) -> dict[str, Any]:
 
 @pytest.mark.parametrize(("path", "fmt"), _cases())
 def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) -> None:
+    check_scenario(path, fmt, tmp_path)
+
+
+def check_scenario(path: Path, fmt: str, tmp_path: Path, executor: Sequence[str] = ()) -> str:
+    """Run the scenario at `path` in `fmt` and check what its file expects; with `executor` (the
+    command of a `bastion execute` whose root it is given last), its files are in another directory
+    tree, served by that executor, and bastion starts in an empty directory. Returns stderr."""
     scenario = _in_format(json.loads(path.read_text()), fmt)
     expect = scenario["expect"]
-    work = _workspace(tmp_path, scenario)
+    start = work = _workspace(
+        tmp_path, scenario, tmp_path / "elsewhere" / "tree" / "work" if executor else None
+    )
+    if executor:
+        start = tmp_path / "here"
+        start.mkdir()
+        scenario = {
+            **scenario,
+            "argv": [*scenario.get("argv", []), "--executor", shlex.join([*executor, str(work)])],
+        }
     with ScriptedServer(scenario["rounds"], tokens=(SECRET,)) as server:
         argv = [
             "-p",
@@ -185,7 +203,7 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
             *scenario.get("argv", []),
         ]
         env = {**_env(tmp_path), **format_env(tmp_path, fmt, server)}
-        code, out, err = run_main(argv, cwd=str(work), env=env, stdin=scenario.get("stdin", ""))
+        code, out, err = run_main(argv, cwd=str(start), env=env, stdin=scenario.get("stdin", ""))
     doc = json.loads(out)
     assert code == expect["exit"], err
     assert doc["schema_version"] == 1
@@ -226,6 +244,7 @@ def test_a_scenario_runs_as_its_file_says(path: Path, fmt: str, tmp_path: Path) 
     secrets = [SECRET, *(private_key().splitlines()[3:5] if fmt.startswith("vertex") else [])]
     for where in (out, err, session_text, *(json.dumps(r["body"]) for r in server.requests)):
         assert not [s for s in secrets if s in where]
+    return err
 
 
 @pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])

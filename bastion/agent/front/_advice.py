@@ -31,6 +31,11 @@ def advice(err: AgentError, provider: str, base_url: str, key_from: str) -> str 
         usual = DEFAULTS[provider][1] if provider in DEFAULTS else None
         where = f"{provider}'s is {usual}" if usual else "OpenAI-style ones end in /v1"
         return f"{base_url} answered with a web page: not an API endpoint ({where})"
+    if kind is Failure.WORKSPACE_LOST:
+        return (
+            "the executor is gone for the rest of this session (nothing runs on this machine instead); "
+            "once it can be reached, start bastion again with --resume and the same --executor"
+        )
     if kind is Failure.PROTOCOL_ERROR:
         return f"{base_url} did not answer as the {provider} API does: is it the API endpoint?"
     return None

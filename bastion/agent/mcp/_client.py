@@ -7,7 +7,9 @@ connect, initialize and list its tools within `startup_timeout` is stopped and m
 whose connection closes (it crashed, or exited) is marked stopped, with the last line it wrote to
 standard error; a call that gets no answer within `call_timeout` fails and the server stays up. In
 every case the call's result says so and the session goes on. A stdio server starts with the
-environment commands get (yours, less credentials) plus its own `env` and `pass_env`.
+environment commands get (yours, less credentials) plus its own `env` and `pass_env`; with an
+executor it starts there, its pipes relayed over the executor's link (`_relay`), and a lost
+executor fails the call and ends the run (WorkspaceLost).
 """
 
 from __future__ import annotations
@@ -32,6 +34,8 @@ from ._results import result_text
 if TYPE_CHECKING:
     from mcp import ClientSession
     from mcp_types import Tool
+
+    from ...workspace import ExecutorWorkspace
 
 __all__ = ["Hub", "ServerReport"]
 
@@ -97,8 +101,11 @@ class Hub:
         environ: Mapping[str, str],
         cwd: str,
         scrub: Sequence[str] = (),
+        executor: ExecutorWorkspace | None = None,
     ) -> None:
+        """`executor`: where the stdio servers start (None: on this machine, in `cwd`)."""
         self._servers = {name: _Server(name, config) for name, config in servers.items()}
+        self._executor = executor
         self._environ = dict(environ)
         self._cwd = cwd
         self._scrub = tuple(scrub)
@@ -137,6 +144,10 @@ class Hub:
         future = asyncio.run_coroutine_threadsafe(self._ping_all(timeout), self._loop)
         with contextlib.suppress(Exception):
             future.result(timeout=timeout + 1.0)
+
+    def lost(self) -> str:
+        """Why the executor the stdio servers run on is lost ("": it is not, or there is none)."""
+        return self._executor.lost if self._executor is not None else ""
 
     def call(
         self, name: str, tool: str, args: Mapping[str, object], cancel: threading.Event
@@ -217,11 +228,19 @@ class Hub:
         from mcp import ClientSession
 
         config = server.config
-        if config.command is not None:
+        # The key's and the headers' variables stay out even when the server's pass_env names them.
+        scrubbed = {name.upper() for name in self._scrub}
+        errlog = cast(TextIO, server.errlog) if server.errlog is not None else sys.stderr
+        if config.command is not None and self._executor is not None:
+            from ._relay import executor_stdio
+
+            passed = [n for n in config.pass_env if n.upper() not in scrubbed]
+            argv = [config.command, *config.args]
+            relay = executor_stdio(self._executor, argv, config.cwd, dict(config.env), passed, errlog)
+            read, write = await stack.enter_async_context(relay)
+        elif config.command is not None:
             from mcp.client.stdio import StdioServerParameters, stdio_client
 
-            # The key's and the headers' variables stay out even when the server's pass_env names them.
-            scrubbed = {name.upper() for name in self._scrub}
             kept = [n for n in config.pass_env if n in self._environ and n.upper() not in scrubbed]
             env = {**child_env(self._environ, kept, also_scrub=self._scrub), **config.env}
             cwd = os.path.join(self._cwd, os.path.expanduser(config.cwd)) if config.cwd else self._cwd
@@ -229,7 +248,6 @@ class Hub:
                 raise ConfigError(f"its cwd {cwd} is not a directory")
             params = StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=cwd)
             # A temporary file is a text stream with a descriptor, what the SDK's TextIO stands for.
-            errlog = cast(TextIO, server.errlog) if server.errlog is not None else sys.stderr
             read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
         else:
             import httpx2

@@ -14,6 +14,7 @@ from ._headers import header_variables
 from ._tools import McpToolbox
 
 if TYPE_CHECKING:
+    from ...workspace import ExecutorWorkspace
     from ..runtime import Tools
 
 __all__ = ["NO_SERVERS", "report_lines", "server_variables", "servers_report", "with_servers"]
@@ -48,14 +49,16 @@ def with_servers(
     scrub: Sequence[str] = (),
     *,
     lock: WriteLock,
+    executor: ExecutorWorkspace | None = None,
 ) -> McpToolbox | None:
     """The built-in tools beside those of the servers the config names, each started (or failed)
     by now; None when it names none; `lock` is the workspace's write lock, which every server call
-    holds. Raises ConfigError for a config that cannot be used."""
+    holds; `executor`: where the stdio servers start (None: here). Raises ConfigError for a config
+    that cannot be used."""
     servers = mcp_servers(extra, where)
     if not servers:
         return None
-    hub = Hub(servers, environ, cwd, scrub)
+    hub = Hub(servers, environ, cwd, scrub, executor)
     hub.start()
     return McpToolbox(builtin, hub, lock)
 
@@ -76,13 +79,21 @@ class _BuiltinNames:
 
 
 def servers_report(
-    extra: Mapping[str, Any], where: str, environ: Mapping[str, str], cwd: str, scrub: Sequence[str]
+    extra: Mapping[str, Any],
+    where: str,
+    environ: Mapping[str, str],
+    cwd: str,
+    scrub: Sequence[str],
+    executor: ExecutorWorkspace | None = None,
 ) -> list[ServerReport]:
-    """`bastion doctor`'s section: each server started, reported and stopped again (its tools
-    checked against the built-in tools' names, as a session does); none when the config names none.
-    `scrub`: the key variables no server's environment gets (bastion.agent.config_key_names)."""
+    """`bastion doctor`'s section: each server started (on `executor` when given), reported and
+    stopped again (its tools checked against the built-in tools' names, as a session does); none
+    when the config names none. `scrub`: the key variables no server's environment gets
+    (bastion.agent.config_key_names)."""
     # No tool is called here: the lock is one of its own.
-    toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock())
+    toolbox = with_servers(
+        _BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock(), executor=executor
+    )
     if toolbox is None:
         return []
     try:

@@ -30,6 +30,7 @@ from ._types import (
     ToolSpec,
     Usage,
     User,
+    WorkspaceLost,
 )
 from .harness import BUILTIN_SOURCE, Harness, Role, Snapshot, TurnSlots, decider, run_loop
 from .seams import Answer, Answerer, Checkpoint, Compaction, Events, Gatekeeper, Model, TaskOrigin, Tools
@@ -47,6 +48,8 @@ __all__ = [
 
 INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
 NOT_RUN = "not run: the run was aborted (Ctrl-C) before this call started"
+# A call left unrun because the workspace was lost: the run ends (nothing runs on this machine instead).
+LOST_NOT_RUN = "not run: the workspace is lost ({why}); the run ended"
 # Ends the text of a reply the person cut short with Ctrl-C (kept in the conversation).
 CUT_SHORT = "[the person interrupted this reply here]"
 # Replies in a row whose every call could not be used (arguments not JSON, not an object, no such
@@ -183,6 +186,9 @@ class Agent:
         self.max_turns: int | None = None
         # The replies in a row, up to now, whose every call could not be used.
         self._malformed = 0
+        # Why the workspace the tools act in is lost ("": it is not): an executor's, set by whoever
+        # opened it. Once it says so, no call is decided or run and the run ends (WorkspaceLost).
+        self.workspace_lost: Callable[[], str] = lambda: ""
 
     def system_for(self, offered: Sequence[ToolSpec]) -> str:
         """The system prompt of a turn that offers `offered`."""
@@ -335,6 +341,7 @@ class Agent:
         self._added = 0
         try:
             for p in pending:
+                self._check_lost()
                 self._decide(p)
             self._add_ended()
             batch: list[_Pending] = []
@@ -355,6 +362,9 @@ class Agent:
             self._stop()
             self._finish()
             raise Cancelled("cancelled while tools ran") from None
+        except WorkspaceLost as err:
+            self._finish(LOST_NOT_RUN.format(why=err))
+            raise
         self._finish()
         if pending and all(p.malformed for p in pending):
             result = pending[-1].result
@@ -382,12 +392,18 @@ class Agent:
                 p.done.wait(max(0.0, deadline - time.monotonic()))
         self._running = []
 
-    def _finish(self) -> None:
-        """Add every result not added yet: an aborted call's is "interrupted"."""
+    def _finish(self, unrun: str = NOT_RUN) -> None:
+        """Add every result not added yet: an aborted call's is "interrupted", one never started
+        `unrun`."""
         for p in self._pending[self._added :]:
-            said = INTERRUPTED if p.started else NOT_RUN
+            said = INTERRUPTED if p.started else unrun
             self._add(p.result or ToolResult(p.call.id, p.call.name, said, is_error=True))
         self._pending, self._added = [], 0
+
+    def _check_lost(self) -> None:
+        why = self.workspace_lost()
+        if why:
+            raise WorkspaceLost(why)
 
     def _decide(self, p: _Pending) -> None:
         call = p.call
@@ -413,6 +429,7 @@ class Agent:
             p.approved = verdict.source not in (None, "builtin")
             return
         if verdict.decision is Decision.ASK:
+            self._check_lost()  # nobody is asked about a call that cannot run
             try:
                 answer = self.answer(call, args, verdict)
             except Exception as err:
@@ -470,6 +487,7 @@ class Agent:
         self._running = []
         if self.cancel.is_set():  # set while the calls ran (Ctrl-C at a sub-agent's question)
             raise Cancelled("cancelled while tools ran")
+        self._check_lost()  # a call met a lost workspace: its result says so, and the run ends
 
     def _one(self, p: _Pending) -> None:
         assert p.args is not None
@@ -481,6 +499,9 @@ class Agent:
                 output, error = self.tools.run(p.call.name, p.args, self.cancel)
             except Exception as err:
                 output, error = f"error: {err}", True
+            lost = self.workspace_lost()
+            if lost:
+                output, error = f"{output}\n[the workspace is lost ({lost}); the run ends]", True
             # What any tool gives (built-in, MCP, a sub-agent's) is made safe once, here: held keys
             # redacted, controls made visible, before the model, the screen or a record sees it.
             output = safe_text(output)

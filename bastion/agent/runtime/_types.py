@@ -28,6 +28,7 @@ __all__ = [
     "Usage",
     "UsageError",
     "User",
+    "WorkspaceLost",
     "message_from_dict",
     "message_to_dict",
 ]
@@ -50,6 +51,8 @@ class Failure(enum.StrEnum):
     CANCELLED = "cancelled"
     # The run made as many requests as --max-turns (max_turns) allows and the model still called tools.
     MAX_TURNS = "max_turns"
+    # The workspace the tools act in is gone (an executor whose connection dropped or stalled).
+    WORKSPACE_LOST = "workspace_lost"
     OTHER = "other"
 
     @property
@@ -71,6 +74,7 @@ _EXIT = {
     Failure.NETWORK: 17,
     Failure.OUTPUT_LIMIT_EXCEEDED: 18,
     Failure.MAX_TURNS: 19,
+    Failure.WORKSPACE_LOST: 20,
 }
 
 
@@ -125,6 +129,14 @@ class ModelError(AgentError):
         self.attempts = attempts
         self.web_page = web_page
         self.answered = answered
+
+
+class WorkspaceLost(AgentError):
+    """The workspace the tools act in is lost (an executor's connection dropped, or it stalled past
+    its bound): the call that met it fails with these words and the run ends; nothing falls back
+    to this machine, and every later call fails the same way."""
+
+    kind = Failure.WORKSPACE_LOST
 
 
 class Cancelled(AgentError):

@@ -60,6 +60,7 @@ __all__ = [
     "list_sessions",
     "new_session_id",
     "recorded_cwd",
+    "recorded_workspace",
     "session_rules",
 ]
 
@@ -86,6 +87,18 @@ def recorded_cwd(events: Sequence[Mapping[str, Any]]) -> str | None:
     for e in events:
         if e.get("type") in ("session", "resumed") and isinstance(e.get("cwd"), str):
             found = str(e["cwd"])
+    return found
+
+
+def recorded_workspace(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
+    """Where the session's tools last acted: the `workspace` event (an executor's kind, ref, root,
+    version and Landlock ABI) after its last start or resume; None: on this machine, in its cwd."""
+    found: dict[str, Any] | None = None
+    for e in events:
+        if e.get("type") in ("session", "resumed"):
+            found = None
+        elif e.get("type") == "workspace":
+            found = {k: v for k, v in e.items() if k not in ("type", "chain")}
     return found
 
 
@@ -226,17 +239,20 @@ class Session(Recording):
         *,
         here: bool = True,
         repair: bool = False,
+        workspace: Callable[[dict[str, Any] | None], None] | None = None,
     ) -> tuple[Session, list[Message]]:
         """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
         there); its record locked for this process (one in use by another is refused, naming it); a
         call an abort cut off is answered as interrupted; a prompt the model never answered is
         withdrawn; a torn last line is cut off (kept in PATH.torn) and reported. Unless `here`, a
         session last run in another directory is refused, naming it. A record `sessions verify`
-        finds broken is refused, saying how to repair it, unless `repair` (then it is repaired)."""
+        finds broken is refused, saying how to repair it, unless `repair` (then it is repaired).
+        `workspace` is given where the session's tools last acted (`recorded_workspace`) and may
+        refuse it (a ConfigError) before anything is recorded."""
         path = session_path(home, session_id, "--resume")
         fd = open_locked(path, session_id, "--resume")
         try:
-            return cls._resumed(path, session_id, fd, cwd, warn, here, repair)
+            return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace)
         except BaseException:
             os.close(fd)
             raise
@@ -251,7 +267,10 @@ class Session(Recording):
         warn: Callable[[str], None] | None,
         here: bool,
         repair: bool,
+        workspace: Callable[[dict[str, Any] | None], None] | None = None,
     ) -> tuple[Session, list[Message]]:
+        if workspace is not None:
+            workspace(recorded_workspace(read_record(path).events))
         if not here:
             where = recorded_cwd(read_record(path).events)
             if where is not None and where != cwd:

@@ -438,6 +438,8 @@ class Subagents:
             compaction=compaction,
         )
         child.checkpoint = checkpoint
+        if parent is not None:  # the parent's workspace is the child's: lost for one, lost for both
+            child.workspace_lost = parent.workspace_lost
         shown = _Shown(self.console.display, label, parent_id or label, self._asking)
         origin = TaskOrigin(number, kind, parent_id)
         traced = parent.events.subtask(origin) if parent is not None else Events()

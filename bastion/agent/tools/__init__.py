@@ -7,7 +7,14 @@ refusal or bad input comes back as an error output naming the part.
 
 from . import _bash, _edit, _glob, _grep, _ls, _memory, _read, _skill, _write
 from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
-from ._executor_setup import executor_argv, executor_line, open_workspace
+from ._executor_setup import (
+    executor_argv,
+    executor_landlock,
+    executor_line,
+    open_workspace,
+    resume_check,
+    workspace_record,
+)
 from ._memory import MEMORY
 from ._session_tools import SessionExtras, session_extras
 from ._skill import SKILL
@@ -28,9 +35,12 @@ __all__ = [
     "Toolbox",
     "WriteLock",
     "executor_argv",
+    "executor_landlock",
     "executor_line",
     "open_workspace",
+    "resume_check",
     "session_extras",
+    "workspace_record",
     "write_lock",
 ]
 

@@ -22,6 +22,7 @@ from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
 from ...workspace import FactsChanged, Recheck
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
+from ._executor_setup import executor_landlock
 from ._terminal import OutputStream
 from ._writing import writing
 
@@ -65,7 +66,7 @@ def _execute(
     facts: Recheck | None = None,
 ) -> str:
     try:
-        sandbox = confinement_for(ctx.sandbox, read_only=read_only)
+        sandbox = confinement_for(ctx.sandbox, read_only=read_only, abi=executor_landlock(ctx.ws))
     except SandboxUnavailable as err:
         raise ToolError(str(err)) from err
     mask: Callable[[str], str] = redact_userinfo if redact else (lambda s: s)
@@ -99,7 +100,7 @@ def _execute(
         out += "\n"
     if sandbox is not None:
         where = os.path.join(ctx.ws.real_root, ctx.cwd)
-        note = denial_note(out, sandbox, ctx.ws.real_root, where)
+        note = denial_note(out, sandbox, ctx.ws.real_root, where, executor_landlock(ctx.ws))
         out += f"{note}\n" if note is not None else ""
     if result.timed_out:
         return out + f"[killed after {timeout}s]"
