@@ -203,11 +203,12 @@ def _index(ctx: Context) -> tuple[str, str, str, Entries] | str:
 def _superset(prefix: bytes, specs: Sequence[bytes]) -> Callable[[bytes], bool]:
     """Which index names (bytes, from the top) the pathspecs can match in the directory `prefix`
     (from the top, "/"-ended, b"" at the top): at least every name git matches. git matches a
-    pathspec as a literal name or a leading directory of it, or with its wildmatch without
-    WM_PATHNAME (`*` and `?` match `/` too, `**/` matches no directory too; a byte a `?`) under
-    any of the variables that make pathspecs literal, globs or case-blind. Here a pathspec matches
-    case-blind as a literal name or leading directory, or as a pattern where each run of `*` is
-    any bytes and a `/` beside one may be left out, followed by anything from a `/` on."""
+    pathspec as a literal name or a leading directory of it, or with its wildmatch (`wildmatch.c`:
+    without WM_PATHNAME `*` and `?` match `/` too, a `?` one byte; with it, under
+    GIT_GLOB_PATHSPECS, `*` stops at `/` and `**/` matches no directory too), or case-blind
+    (GIT_ICASE_PATHSPECS). Here a pathspec matches case-blind as a literal name or leading
+    directory, or as a pattern where each run of `*` is any bytes, a `/` after one may be left out
+    and a `?` is any byte."""
     if not specs:
         return lambda name: name.startswith(prefix)
     literals: list[bytes] = []
@@ -239,13 +240,11 @@ def _pattern(spec: bytes) -> re.Pattern[bytes]:
             continue
         while spec[i : i + 1] == b"*":
             i += 1
-        if out and out[-1] == b"/":
-            out[-1] = b"/?"
         out.append(b".*")
         if spec[i : i + 1] == b"/":
             out.append(b"/?")
             i += 1
-    return re.compile(b"".join(out) + b"(?:/.*)?", re.IGNORECASE | re.DOTALL)
+    return re.compile(b"".join(out), re.IGNORECASE | re.DOTALL)
 
 
 def _judged(ctx: Context, prefix: str, raw: bytes, mode: int) -> tuple[str, str]:
