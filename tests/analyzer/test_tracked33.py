@@ -353,3 +353,12 @@ def test_every_name_git_prints_is_one_the_check_matched(
     if any(_tracked._pathspec_why(s) for s in specs):
         return
     assert _missed(names_repo, specs, cwd, variable) == [], (specs, cwd, variable)
+
+
+def test_a_name_a_case_blind_pathspec_reaches_above_the_directory_asks(tmp_path: Path) -> None:
+    """Under GIT_ICASE_PATHSPECS, `*.py` in `src` matches `SRC/b.py` too, which git prints as
+    `../SRC/b.py`: a name the reader would get from outside the working directory."""
+    ws = make_repo(tmp_path / "ws", {"src/a.py": "import os\n", "SRC/b.py": "import sys\n"})
+    a = analyze("cd src && git ls-files '*.py' | xargs cat", workspace(ws))
+    assert not a.auto and "not below the working directory" in a.stages[1].why
+    assert analyze("cd SRC && git ls-files b.py | xargs cat", workspace(ws)).auto
