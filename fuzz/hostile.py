@@ -9,7 +9,8 @@ modified secrets (in every fixture) and a workspace that is no repository (`git 
 nested with a hostile one inside, a git directory outside, a hostile config of their own);
 7 a history big enough that `sort` spills to temporary files; issue 30's 304 secret-looking
 directories with children (names and contents canaries) and 305 a PATH whose relative or
-in-workspace entry holds a fake of every command (each run leaves a marker). Class 6 (the plan run by another
+in-workspace entry holds a fake of every command (each run leaves a marker); issue 33's 331 tracked
+names `git ls-files` hands to xargs (split on a blank, a link, a gitlink). Class 6 (the plan run by another
 agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
 Classes 31-33 are issue 30's classes 1-3 (fuzz/hostile30.py): names that reach a secret's blob,
 credentials at rest in the git directory, and an index whose stat data matches no file.
@@ -42,6 +43,7 @@ CLASSES = {
     33: "git opens tracked secrets to refresh an index whose stat data matches no file",
     # issue 30 (numbered 30N: class N of that issue)
     304: "names inside secret-looking directories, listed or walked into",
+    331: "a name git ls-files hands to xargs that is not what it looks like (split, a link, a gitlink)",
     305: "a program of the workspace on PATH (a relative or an in-workspace entry)",
 }
 
@@ -235,6 +237,31 @@ def _tracked_dir_link(ws: Path, git: Git) -> None:
     os.symlink("../outside/docs", ws / "docs")
 
 
+def _tracked_names(ws: Path, git: Git) -> None:
+    """Issue 33: names `git ls-files` hands to xargs that are not what they look like. A file in a
+    directory named `x ` whose name then holds the absolute path of the canary outside (xargs
+    without -0 reads `x` and the file outside: git quotes no blank); odd names under `names/`; a
+    file committed and then swapped for a link to `.env` in the work tree; a tracked link out,
+    added but not committed; a gitlink never checked out."""
+    import subprocess
+
+    spaced = Path(f"{ws}/x {_outside(ws)}")
+    spaced.parent.mkdir(parents=True)
+    spaced.write_text("inside: xargs without -0 reads the file outside instead\n")
+    for name in ("a .env b.txt", 'q"uote.txt', "back\\slash.txt", "tab\there.txt", "-n.txt"):
+        (ws / "names" / name).parent.mkdir(exist_ok=True)
+        (ws / "names" / name).write_text("odd\n")
+    (ws / "swap.txt").write_text("a file when committed\n")
+    git(ws, "add", "x ", "names", "swap.txt")
+    git(ws, "commit", "-q", "-m", "tracked names")
+    (ws / "swap.txt").unlink()
+    os.symlink(".env", ws / "swap.txt")
+    os.symlink("../outside/secret.txt", ws / "tlink.txt")
+    git(ws, "add", "tlink.txt")
+    head = subprocess.run(["git", "rev-parse", "HEAD"], cwd=ws, capture_output=True, text=True, check=True)
+    git(ws, "update-index", "--add", "--cacheinfo", f"160000,{head.stdout.strip()},gl")
+
+
 # Issue 30, class 4: secret-looking directories with children, each child named and filled with a
 # canary: a listing that shows a name inside shows one. They are untracked, in directories git has
 # no tracked file of (plain `git status` shows `?? .ssh/`); git's listers of untracked names
@@ -304,6 +331,7 @@ def _variants() -> dict[str, Variant]:
     for name, (klass, make, fresh) in VARIANTS30.items():
         out[name] = Variant(klass, make, fresh=fresh)
     out["secret-directories"] = Variant(304, _secret_children)
+    out["tracked-names"] = Variant(331, _tracked_names)
     out["path-relative"] = Variant(
         305, _fakes("node_modules/.bin"), path=lambda ws: f"node_modules/.bin:.:{_SYSTEM_PATH}"
     )

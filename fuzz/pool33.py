@@ -27,7 +27,7 @@ ARGS33: tuple[str, ...] = (
     "-f", "-v", "x=1", "FS=:",
     # composition: find -exec and xargs, their words and the siblings that ask
     "{}", "\\;", "+", "-exec", "-execdir", "-ok", "-print0", "-0", "-r", "-I", "-n", "-d", "'\\n'",
-    "-type", "f", "-name", "'*.go'", "xargs", "-l", "-L", "-Z",
+    "-type", "f", "-name", "'*.go'", "xargs", "-l", "-L", "-Z", "ls-files", "--cached", "-c", "-z", "docs",
     # git: upstream revisions, count-objects
     "@{u}", "@{upstream}", "HEAD@{u}", "@{-1}", "count-objects", "-vH",
 )  # fmt: skip
@@ -49,6 +49,16 @@ COMPOSED33: tuple[str, ...] = (
     "find lib | xargs cat",
     "find . 2>&1 | xargs cat", "find . | xargs -a x cat", "find . | xargs cat | xargs cat", "xargs cat",
     "find lib/.aws -exec cat {} +", "find .git -name config -exec cat {} +", "find envlink.go -exec cat {} +",
+    # git ls-files | xargs (design rules 114-116): the index's names, beside the siblings that ask
+    "git ls-files docs | xargs cat", "git ls-files dash | xargs wc -l", "git ls-files 'sub dir' | xargs cat",
+    "git ls-files 'notes .env x.go' | xargs cat", "git ls-files '*.go' | xargs grep -l package",
+    "git ls-files | xargs cat", "git ls-files sub | xargs head -n 1", "git ls-files -z docs | xargs -0 cat",
+    "git ls-files 'x ' | xargs cat", "git ls-files names | xargs grep -c .",
+    "git ls-files swap.txt | xargs cat", "git ls-files tlink.txt | xargs cat", "git ls-files gl | xargs cat",
+    "cd sub && git ls-files | xargs cat", "git ls-files -s docs | xargs cat", "git ls-files -o | xargs cat",
+    "git ls-files --format='%(path)' | xargs cat", "git ls-files --recurse-submodules | xargs cat",
+    "git -C sub ls-files | xargs cat", "git ls-files -t | xargs cat",
+    "git ls-files docs | xargs grep -l x | xargs cat", "git ls-files | xargs -a x cat",
     "git rev-parse @{u}", "git log --oneline @{u}..HEAD", "git show @{u}", "git count-objects -vH",
     "jq --version", "make --version", "gcc --version",
 )  # fmt: skip

@@ -36,6 +36,7 @@ from ._find_names import Found, found_names, planned_find, split_find
 from ._flags import parse_args
 from ._readers import FILE_COMMANDS, MAX_FILES, TABLES, _grep_words, _options_first
 from ._result import Check, Context
+from ._tracked import tracked_names
 
 __all__ = ["INNER", "check_find_exec", "compose", "inner_command"]
 
@@ -292,6 +293,11 @@ def _stream(ctx: Context, stage: Stage, position: int, before: dict[int, _Stream
             return _Stream(check, names if check.ok else ())
         found = found_names(ctx, stage, parts)
         return _found_stream(found)
+    if command == "git":
+        from .git._check import check_git
+
+        tracked = tracked_names(ctx, stage, check_git(ctx, stage))
+        return _Stream(tracked.check, tracked.names)
     if command == "grep":
         own = FILE_COMMANDS["grep"](ctx, stage)
         if not own.ok:

@@ -167,7 +167,7 @@ ASKS = [
     ("cat names.txt | xargs cat", "an unchecked stream"),
     ("echo .env | xargs cat", "an unchecked stream"),
     ("xargs cat", "standard input"),
-    ("git ls-files | xargs cat", "a stream bastion does not check yet"),
+    ("git ls-files | xargs cat", "no repository here: no index to read the names from"),
     ("find . 2>&1 | xargs cat", "error messages mixed into the names"),
     ("find . -ls | xargs cat", "-ls prints more than names"),
     ("find . | xargs", "echo on the names"),

@@ -65,6 +65,15 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
           ("path-relative", "claude", "which cat && echo hi"),
           ("path-inside", "bastion", "git status && head -n 1 README.md"),
           ("path-relative", "bastion", "test -f x")),
+    # issue 33: git ls-files | xargs, names split on a blank, a file swapped for a link, a gitlink
+    331: (("tracked-names", "bastion", "git ls-files 'x ' | xargs cat"),
+          ("tracked-names", "claude", "git ls-files 'x ' | xargs cat"),
+          ("tracked-names", "bastion", "git ls-files names | xargs grep -c ."),
+          ("tracked-names", "bastion", "git ls-files swap.txt | xargs cat"),
+          ("tracked-names", "claude", "git ls-files tlink.txt | xargs cat"),
+          ("tracked-names", "bastion", "git ls-files gl | xargs cat"),
+          ("tracked-names", "bastion", "git ls-files 'notes .env x.go' | xargs cat"),
+          (None, "claude", "git ls-files dash docs | xargs wc -l")),
 }  # fmt: skip
 # File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory, class
 # 32's read and grep of the git directory's config files.
@@ -123,7 +132,7 @@ def test_each_attack_does_harm_the_oracle_sees_when_run_ungated(hostile: ReadOnl
 
 _FIXTURES = (
     None, "key:diff.orderFile", "link:packed-refs", "embedded", "no-repository", "big-history",
-    "secret-directories", "path-inside",
+    "secret-directories", "path-inside", "tracked-names",
 )  # fmt: skip
 
 

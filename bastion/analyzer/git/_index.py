@@ -1,5 +1,6 @@
-"""A repository's gitlinks read from its index file, as `git ls-files --stage` lists them (design
-rule 85), or None where this reader does not fully understand the file (git is asked then).
+"""A repository's index entries read from its index file: its gitlinks, as `git ls-files --stage`
+lists them (design rule 85), and every name `git ls-files` can print (design rule 114); or None
+where this reader does not fully understand the file (git is asked then, or the line asks).
 
 The index (git's `gitformat-index`): a header (`DIRC`, version 2, 3 or 4, the number of entries),
 the entries in order, extensions, and the SHA-1 of all that. An entry is its stat data (ten
@@ -7,7 +8,8 @@ the entries in order, extensions, and the SHA-1 of all that. An entry is its sta
 length in the low 12, 0xFFF for longer; 0x4000 marks 16 more bits of flags, from version 3) and
 the name: NUL-terminated and padded with NULs to a multiple of 8 bytes in versions 2 and 3; in
 version 4 a varint of how many bytes to drop from the end of the previous name, then the rest,
-NUL-terminated. A gitlink's mode is 160000 (every stage of one in a conflict is listed).
+NUL-terminated. A gitlink's mode is 160000, a symbolic link's 120000 (every stage of a name in a
+conflict is an entry; the stage is bits 12-13 of the flags, skip-worktree bit 14 of the more).
 
 Read only what is sure: the checksum must match (a SHA-256 repository's index, or one written
 with `index.skipHash`, goes to git), every length must agree, every mode be one git writes, and
@@ -22,17 +24,20 @@ import os
 import posixpath
 import stat
 from collections.abc import Callable
+from typing import NamedTuple
 
 from ...workspace import System
 
-__all__ = ["MAX_INDEX", "gitlinks", "read_gitlinks"]
+__all__ = ["GITLINK", "MAX_INDEX", "SYMLINK", "IndexEntry", "gitlinks", "index_entries", "read_gitlinks"]
 
 MAX_INDEX = 8 * 1024 * 1024
-_GITLINK = 0o160000
-_MODES = frozenset({0o100644, 0o100755, 0o120000, _GITLINK})
+GITLINK = 0o160000
+SYMLINK = 0o120000
+_MODES = frozenset({0o100644, 0o100755, SYMLINK, GITLINK})
 _FIXED = 62  # stat data, the object name and the flags
 _NAME_MASK = 0xFFF
 _EXTENDED = 0x4000
+_SKIP_WORKTREE = 0x4000  # of the 16 more bits of flags
 # Offsets of the entries and of the extensions, by which git may read them in threads, in blocks
 # whose first name is not prefix-compressed: they could make git read what a reading in order does
 # not, so an index holding them goes to git.
@@ -61,8 +66,18 @@ def _extensions(data: bytes, at: int, end: int) -> bool:
     return at == end
 
 
-def gitlinks(data: bytes) -> tuple[bytes, ...] | None:
-    """The names of the gitlinks of the index `data`, in its order, or None when not sure."""
+class IndexEntry(NamedTuple):
+    """One entry of an index: its name (bytes, as git stores it), its mode, its stage (0, or 1-3
+    in a conflict) and whether it is marked skip-worktree."""
+
+    name: bytes
+    mode: int
+    stage: int
+    skip_worktree: bool
+
+
+def index_entries(data: bytes) -> tuple[IndexEntry, ...] | None:
+    """The entries of the index `data`, in its order, or None when not sure."""
     import hashlib  # OpenSSL's load (a few ms of a hook's start): only a repository with an index
 
     end = len(data) - 20
@@ -74,11 +89,12 @@ def gitlinks(data: bytes) -> tuple[bytes, ...] | None:
     count = int.from_bytes(data[8:12], "big")
     if version not in (2, 3, 4):
         return None
-    at, previous, links = 12, b"", []
+    at, previous, entries = 12, b"", []
     try:
         for _ in range(count):
             mode = int.from_bytes(data[at + 24 : at + 28], "big")
             flags = int.from_bytes(data[at + 60 : at + 62], "big")
+            extended = int.from_bytes(data[at + 62 : at + 64], "big") if flags & _EXTENDED else 0
             name_at = at + _FIXED + (2 if flags & _EXTENDED else 0)
             if mode not in _MODES or flags & _EXTENDED and version < 3 or name_at > end:
                 return None
@@ -96,14 +112,19 @@ def gitlinks(data: bytes) -> tuple[bytes, ...] | None:
             length = flags & _NAME_MASK
             if not name or (length != len(name) if length < _NAME_MASK else len(name) < _NAME_MASK):
                 return None
-            if mode == _GITLINK:
-                links.append(name)
+            entries.append(IndexEntry(name, mode, (flags >> 12) & 3, bool(extended & _SKIP_WORKTREE)))
             previous = name
     except (IndexError, ValueError):  # a name or a varint past the end
         return None
     if at > end or not _extensions(data, at, end):
         return None
-    return tuple(links)
+    return tuple(entries)
+
+
+def gitlinks(data: bytes) -> tuple[bytes, ...] | None:
+    """The names of the gitlinks of the index `data`, in its order, or None when not sure."""
+    entries = index_entries(data)
+    return None if entries is None else tuple(e.name for e in entries if e.mode == GITLINK)
 
 
 def read_gitlinks(
