@@ -108,6 +108,9 @@ class Fanout(Events):
     def text(self, delta: str) -> None:
         self._each("text")(delta)
 
+    def thought(self, delta: str) -> None:
+        self._each("thought")(delta)
+
     def request(self, messages: int) -> None:
         self._each("request")(messages)
 

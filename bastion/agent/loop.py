@@ -80,6 +80,8 @@ class Model(Protocol):
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply: ...
 
 
@@ -154,6 +156,9 @@ class Events:
 
     def text(self, delta: str) -> None:
         pass
+
+    def thought(self, delta: str) -> None:
+        """A piece of the model's reasoning, as it arrives (where the provider streams it)."""
 
     def request(self, messages: int) -> None:
         pass
@@ -418,7 +423,9 @@ class Agent:
             self.events.text(delta)
 
         try:
-            reply = self.model.stream(self.system_for(offered), self.messages, offered, on_text)
+            reply = self.model.stream(
+                self.system_for(offered), self.messages, offered, on_text, on_thought=self.events.thought
+            )
         except KeyboardInterrupt:
             self._keep_received("".join(received))
             raise Cancelled("cancelled while the model was answering") from None

@@ -98,16 +98,31 @@ class Reporter(Events):
         self.cwd = cwd
         self.control = control
         self._stream = SafeStream()
+        self._thinking = SafeStream()
+        self._thought = False  # the reply's reasoning was streamed (not to be sent again at its end)
         self._lock = threading.Lock()
         self._announced: set[str] = set()
 
-    # The model's text and the run's progress.
+    # The model's reasoning, its text and the run's progress, each as it arrives.
+
+    def thought(self, delta: str) -> None:
+        self.control.check()
+        self._thought = True
+        shown = self._thinking.feed(delta)
+        if shown:
+            self.send(update_agent_thought_text(shown))
 
     def text(self, delta: str) -> None:
         self.control.check()
+        self._end_thought()
         shown = self._stream.feed(delta)
         if shown:
             self.send(update_agent_message_text(shown))
+
+    def _end_thought(self) -> None:
+        rest = self._thinking.end()
+        if rest:
+            self.send(update_agent_thought_text(rest))
 
     def request(self, messages: int) -> None:
         self.control.entering_model()
@@ -115,11 +130,14 @@ class Reporter(Events):
     def message(self, message: Message, usage: Usage | None = None) -> None:
         if isinstance(message, Assistant):
             self.control.left_model()
+            self._end_thought()
+            if not self._thought:  # a provider that gives its reasoning whole, with the reply
+                for thought in thoughts(message):
+                    self.send(update_agent_thought_text(thought))
+            self._thought = False
             rest = self._stream.end()
             if rest:
                 self.send(update_agent_message_text(rest))
-            for thought in thoughts(message):
-                self.send(update_agent_thought_text(thought))
         elif isinstance(message, ToolResult):
             self._ended(message)
 
