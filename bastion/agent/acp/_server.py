@@ -192,10 +192,11 @@ class Server:
         for session in self.sessions.values():
             session.control.cancel()
 
-    async def shutdown(self) -> None:
-        """The editor went away: every run stops and every session's record is closed."""
+    async def shutdown(self, lost: str | None = None) -> None:
+        """The editor went away (`lost`: why bastion ended the connection): every run stops and
+        every session's record is closed, saying why when it was bastion that ended it."""
         for session in list(self.sessions.values()):
-            await asyncio.to_thread(session.close)
+            await asyncio.to_thread(session.close, lost)
         self.sessions.clear()
         if self.outbox is not None:
             await self.outbox.stop()

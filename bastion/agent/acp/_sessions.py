@@ -84,12 +84,14 @@ class EditorSession:
         except KeyboardInterrupt:  # an interrupt that landed as the run ended
             return "cancelled"
 
-    def close(self) -> None:
+    def close(self, lost: str | None = None) -> None:
         """Stop a run still going (its calls stopped and answered "interrupted"), wait for it, and
-        end the session's record and its MCP servers."""
+        end the session's record (`lost`: why the connection ended, recorded) and its MCP servers."""
         self.control.cancel()
         if self.thread is not None:
             self.thread.join()
+        if lost is not None:
+            self.built.session.record("editor_lost", reason=lost)
         self.built.close()
 
 
