@@ -8,7 +8,16 @@ from collections.abc import Callable, Mapping
 
 from .._safe import safe_line
 from ..policy import Gate, Verdict
-from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
+from ._ask import (
+    CallKey,
+    Recorder,
+    SessionRules,
+    TextNow,
+    cannot_work,
+    describe,
+    may_always,
+    parse_reply,
+)
 from ._colour import Colour
 from ._plainly import detail, headline, wrapped
 from ._screen import Printer
@@ -44,6 +53,8 @@ class Asker:
         self.on_rule = on_rule
         self.rules = SessionRules()
         self.recorder: Recorder | None = None
+        # Where a question's diff reads the file's text (None: the disk; an editor's buffers).
+        self.text_now: TextNow | None = None
         # The terminal's width, which a question's words are wrapped to.
         self.width: Callable[[], int] = lambda: shutil.get_terminal_size().columns
 
@@ -77,7 +88,7 @@ class Asker:
         shown = wrapped(safe_line(f"? {who}: {plain}"), width, paint=self.colour.bold)
         said = wrapped(safe_line(detail(verdict)), width - 2, indent="", paint=self.colour.dim)
         shown += [f"  {line}" for line in said]
-        shown += describe(call, args, decided, self.cwd, self.colour)
+        shown += describe(call, args, decided, self.cwd, self.colour, self.text_now)
         self.write("\n".join(shown) + "\n")
         choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
         prompt = f"allow {who}? {choices} "

@@ -35,6 +35,7 @@ if TYPE_CHECKING:
     from ..workspace import Workspace
     from ._grants import Deciding
     from ._session_tools import SessionExtras
+    from ._toolbox import Toolbox
     from .mcp import McpToolbox
 
 __all__ = ["main"]
@@ -165,6 +166,7 @@ class Built:
     mcp: McpToolbox | None = None
     extras: SessionExtras | None = None
     workspace: Workspace | None = None
+    toolbox: Toolbox | None = None  # the built-in tools (an editor's front gives them its buffers)
 
     def close(self) -> None:
         """End the session's record, stop its MCP servers and close an executor's pipe."""
@@ -386,7 +388,16 @@ def _build(
     if cfg.provider == "vertex":
         key_from = "your Application Default Credentials (gcloud auth application-default login)"
     return Built(
-        agent, session, model.options.model, cfg.provider, model.connection, key_from, servers, extras, ws
+        agent,
+        session,
+        model.options.model,
+        cfg.provider,
+        model.connection,
+        key_from,
+        servers,
+        extras,
+        ws,
+        builtin,
     )
 
 

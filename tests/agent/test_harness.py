@@ -254,7 +254,7 @@ def test_a_fallback_component_serves_before_the_built_in_default() -> None:
         seen_models.append(model.options.model)
         return stream(*args)
 
-    model.stream = recording  # type: ignore[method-assign, assignment]
+    model.stream = recording  # type: ignore[method-assign]
     made.run("go")
     assert seen_models == ["backup-model"] and model.options.model == "scripted"
     assert [(f.component, f.instead) for f in seen.failures] == [("broken", "backup")]

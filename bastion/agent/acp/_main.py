@@ -11,6 +11,7 @@ from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING, cast
 
 from ..._safe import holding, redacting
+from ._files import FILE_TIMEOUT
 from ._sessions import Build
 from ._wire import WRITE_TIMEOUT
 
@@ -63,6 +64,14 @@ def parse(argv: Sequence[str], parser: Callable[[], argparse.ArgumentParser]) ->
         metavar="SECONDS",
         help="how long a question waits for the editor's answer before it is a no "
         f"(default {QUESTION_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--file-timeout",
+        type=_seconds,
+        default=FILE_TIMEOUT,
+        metavar="SECONDS",
+        help="how long a read or write through the editor's file system waits for its answer "
+        f"(default {FILE_TIMEOUT:g})",
     )
     p.add_argument(
         "--write-timeout",
@@ -127,7 +136,7 @@ async def _serve(
     from ._wire import LineTransport
 
     transport = LineTransport.open(pipes, args.write_timeout)
-    server = Server(args, environ, build, args.question_timeout)
+    server = Server(args, environ, build)
     transport.on_end = server.stop_runs
     try:
         # The router finds the methods Server has; the others are "method not found".

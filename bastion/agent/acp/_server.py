@@ -15,6 +15,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
+    ClientCapabilities,
     EmbeddedResourceContentBlock,
     Implementation,
     InitializeResponse,
@@ -69,14 +70,12 @@ def prompt_text(blocks: list[Any]) -> str:
 class Server:
     """bastion as an ACP agent: one process, any number of sessions, one run at a time in each."""
 
-    def __init__(
-        self, args: argparse.Namespace, environ: Mapping[str, str], build: Build, timeout: float
-    ) -> None:
+    def __init__(self, args: argparse.Namespace, environ: Mapping[str, str], build: Build) -> None:
         self.args = args
         self.environ = environ
         self.build = build
-        self.timeout = timeout
         self.client: Any = None
+        self.capabilities: ClientCapabilities | None = None  # the editor's, said in initialize
         self.outbox: Outbox | None = None
         self.initialized = False
         self.sessions: dict[str, EditorSession] = {}
@@ -90,10 +89,13 @@ class Server:
             self.outbox.start()
         return self.outbox
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: ClientCapabilities | None = None, **kwargs: Any
+    ) -> InitializeResponse:
         from ... import __version__
 
         self.initialized = True
+        self.capabilities = client_capabilities
         self._outbox()
         # The version asked for where bastion speaks it, else the one it speaks (the client decides).
         return InitializeResponse(
@@ -134,7 +136,14 @@ class Server:
         args.resume, args.here = resume, False
         try:
             return await asyncio.to_thread(
-                open_session, self.build, args, self.environ, where, self._outbox(), self.client, self.timeout
+                open_session,
+                self.build,
+                args,
+                self.environ,
+                where,
+                self._outbox(),
+                self.client,
+                self.capabilities,
             )
         except BastionError as err:  # a config, a record, a key that cannot be used: said, never raised
             raise _refuse(FAILED, f"bastion: {err}") from None

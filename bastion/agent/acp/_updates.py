@@ -23,7 +23,7 @@ from acp.schema import ToolCallLocation, ToolCallStatus, ToolKind
 
 from ..._safe import SafeStream
 from ...policy import STAMP_ARG, TOOLS, Decision, Kind, Verdict, load_json
-from .._ask import current_text
+from .._ask import TextNow, current_text
 from .._plainly import why
 from .._screen import summary
 from .._types import Assistant, Message, ToolCall, ToolResult, Usage, User
@@ -72,13 +72,13 @@ def _line(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _diff(call: ToolCall, args: Mapping[str, Any], cwd: str) -> Any | None:
+def _diff(call: ToolCall, args: Mapping[str, Any], cwd: str, text_now: TextNow) -> Any | None:
     """The change a write or edit would make, as the editor shows a diff (the file as it is now)."""
     path = args.get("path")
     if call.name not in ("write", "edit") or not isinstance(path, str):
         return None
     full = os.path.normpath(os.path.join(cwd, path))
-    now = current_text(path, cwd)
+    now = text_now(path, cwd)
     old = now if isinstance(now, str) else None
     if call.name == "write" and isinstance(args.get("content"), str):
         return tool_diff_content(full, str(args["content"]), old)
@@ -97,6 +97,8 @@ class Reporter(Events):
         self.send = send
         self.cwd = cwd
         self.control = control
+        # Where a diff reads the file's text now (the disk; the editor's buffers where it offers them).
+        self.text_now: TextNow = current_text
         self._stream = SafeStream()
         self._thinking = SafeStream()
         self._thought = False  # the reply's reasoning was streamed (not to be sent again at its end)
@@ -174,7 +176,7 @@ class Reporter(Events):
         subject = verdict.subject if verdict is not None else None
         outside = subject is not None and subject.kind is Kind.OUTSIDE
         denied = verdict is None or verdict.decision is Decision.DENY
-        diff = None if args is None or denied or outside else _diff(call, args, self.cwd)
+        diff = None if args is None or denied or outside else _diff(call, args, self.cwd, self.text_now)
         if diff is not None:
             content.append(diff)
         if words:
