@@ -169,12 +169,12 @@ class _Swapping:
     def __init__(self, name: Path, secret: Path) -> None:
         self.name, self.secret = name, secret
 
-    def read_text(self, path: str) -> str | None:
+    def text_of(self, path: str) -> str | None:
         self.name.unlink()
         os.symlink(self.secret, self.name)
         return Path(path).read_text()  # what an editor that follows the new link would give
 
-    def write_text(self, path: str, text: str) -> bool:
+    def put_text(self, path: str, text: str) -> bool:
         raise AssertionError("not written")
 
 

@@ -47,7 +47,7 @@ class EditorFiles:
         self.control = control
         self.timeout = timeout
 
-    def read_text(self, path: str) -> str | None:
+    def text_of(self, path: str) -> str | None:
         if self.read is None:
             return None
         answer = self._wait(self.read(path))
@@ -55,7 +55,7 @@ class EditorFiles:
             raise OSError("the editor's answer is not a file's text")
         return answer.content
 
-    def write_text(self, path: str, text: str) -> bool:
+    def put_text(self, path: str, text: str) -> bool:
         if self.write is None:
             return False
         self._wait(self.write(path, text))

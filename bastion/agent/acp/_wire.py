@@ -37,7 +37,7 @@ WRITE_TIMEOUT = 60.0
 _RPC = "2.0"
 
 
-class Stalled(OSError):
+class _Stalled(OSError):
     """The editor read nothing of bastion's output within the write bound: the connection ends."""
 
 
@@ -165,7 +165,7 @@ class LineTransport:
             self._reader.feed_eof()
 
     def _write(self, data: bytes) -> None:
-        """Write all of `data`; Stalled when the editor takes none of it for the write bound."""
+        """Write all of `data`; _Stalled when the editor takes none of it for the write bound."""
         view = memoryview(data)
         poller = select.poll()
         poller.register(self._fd, select.POLLOUT)
@@ -176,7 +176,7 @@ class LineTransport:
             except BlockingIOError:
                 pass
             if not poller.poll(int(self._write_timeout * 1000)):
-                raise Stalled(
+                raise _Stalled(
                     f"the editor read nothing of bastion's output for {self._write_timeout:g} s "
                     "(--write-timeout)"
                 )
@@ -204,8 +204,8 @@ class LineTransport:
                 raise ConnectionError(f"the connection is closed ({self.lost})")
             try:
                 await asyncio.to_thread(self._write, data)
-            except (Stalled, BrokenPipeError) as err:
-                why = str(err) if isinstance(err, Stalled) else "the editor closed bastion's output"
+            except (_Stalled, BrokenPipeError) as err:
+                why = str(err) if isinstance(err, _Stalled) else "the editor closed bastion's output"
                 self._lose(why)
                 raise ConnectionError(f"the connection is closed ({why})") from None
 

@@ -58,7 +58,7 @@ def read_file(ctx: ToolContext, r: Resolved, raw: str, limit: int, *, held: bool
     with _locked(ctx, held):
         before = ctx.ws.lstat(r.real)
         try:
-            text = ctx.files.read_text(_full(ctx, r))
+            text = ctx.files.text_of(_full(ctx, r))
         except OSError as err:
             raise ToolError(f"{raw} cannot be read through the editor: {err}") from None
         if text is None:
@@ -81,7 +81,7 @@ def write_file(ctx: ToolContext, r: Resolved, raw: str, data: bytes) -> str:
         ctx.ws.write(r.real, data)  # shared by other names, or a new directory: the disk, as ever
         return ""
     try:
-        taken = ctx.files.write_text(_full(ctx, r), data.decode("utf-8"))
+        taken = ctx.files.put_text(_full(ctx, r), data.decode("utf-8"))
     except OSError as err:
         raise ToolError(f"{raw} cannot be written through the editor: {err}; nothing was changed") from None
     if not taken:
