@@ -71,6 +71,8 @@ class _Summariser:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         return Reply(Assistant("the task: fix every file; done up to the last; nothing left"), Usage(10, 10))
 

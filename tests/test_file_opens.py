@@ -41,6 +41,11 @@ ALLOWED = {
     # The git probe's (owned with analyzer/git): O_NONBLOCK, and what was opened is fstat'ed before
     # it is read, since the probe fingerprints it whatever it is.
     ("bastion/workspace/_gitdir.py", "'alternates'"): "non-blocking, fstat'ed before reading",
+    # The resident server's own files, in the directory it made and checked (this user's, mode 0700):
+    # O_NOFOLLOW, and O_RDWR (which does not wait for a FIFO's other end) or O_NONBLOCK.
+    ("bastion/resident/_server.py", "path + '.lock'"): "its own lock file, O_RDWR | O_NOFOLLOW, private dir",
+    ("bastion/resident/_server.py", "path + '.none'"): "its own marker, O_NONBLOCK | O_NOFOLLOW, private dir",
+    ("bastion/resident/_server.py", "f'/proc/{pid}/status'"): "procfs, made by the kernel",
 }
 # Flags with which an open cannot block: a descriptor of a path only, a directory, or a new file.
 _CANNOT_BLOCK = ("O_PATH", "O_DIRECTORY", "O_EXCL", "_DIR_FLAGS")

@@ -267,5 +267,14 @@ def build(
     if cfg.provider == "vertex":
         key_from = "your Application Default Credentials (gcloud auth application-default login)"
     return Built(
-        agent, session, model.options.model, cfg.provider, model.connection, key_from, servers, extras, ws
+        agent,
+        session,
+        model.options.model,
+        cfg.provider,
+        model.connection,
+        key_from,
+        servers,
+        extras,
+        ws,
+        builtin,
     )

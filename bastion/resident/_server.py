@@ -263,7 +263,9 @@ def serve(
     if print_ != expected:
         if owned_private(os.path.dirname(path)):
             with contextlib.suppress(OSError):
-                os.close(os.open(path + ".none", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW, 0o600))
+                os.close(
+                    os.open(path + ".none", os.O_WRONLY | os.O_CREAT | os.O_NOFOLLOW | os.O_NONBLOCK, 0o600)
+                )
         return 1
     ready = _ready(path)
     if ready is None:

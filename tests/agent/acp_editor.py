@@ -11,9 +11,16 @@ from collections.abc import AsyncIterator, Awaitable, Callable, Coroutine, Mappi
 from pathlib import Path
 from typing import Any, TypeVar, cast
 
-from acp import Client, spawn_agent_process, text_block
+from acp import Client, RequestError, spawn_agent_process, text_block
 from acp.client.connection import ClientSideConnection
-from acp.schema import AllowedOutcome, DeniedOutcome, RequestPermissionResponse
+from acp.schema import (
+    AllowedOutcome,
+    ClientCapabilities,
+    DeniedOutcome,
+    FileSystemCapabilities,
+    ReadTextFileResponse,
+    RequestPermissionResponse,
+)
 
 from tests.waits import PATIENCE
 
@@ -24,17 +31,58 @@ T = TypeVar("T")
 # What an editor answers a question with: an option's id, "cancelled" (the editor's cancelled
 # outcome), or "never" (it never answers).
 NEVER, CANCELLED = "never", "cancelled"
+# What an editor's file system does instead of serving a request: refuses it.
+ERROR = "error"
 
 
 class Editor:
-    """The client: updates (as the JSON the wire carries), questions, and the answers to give."""
+    """The client: updates (as the JSON the wire carries), questions, and the answers to give.
+    With `buffers` (the unsaved text of open files, by absolute path) it offers its file system
+    (fs/read_text_file, fs/write_text_file): a read gives the buffer, else the disk; a write sets
+    the buffer (and, with `save`, the disk); `fs` is ERROR (each request refused) or NEVER."""
 
-    def __init__(self, answers: Sequence[str] = ()) -> None:
+    def __init__(
+        self,
+        answers: Sequence[str] = (),
+        *,
+        buffers: dict[str, str] | None = None,
+        save: bool = False,
+        fs: str = "",
+    ) -> None:
         self.answers = list(answers)
         self.updates: list[dict[str, Any]] = []
         self.questions: list[dict[str, Any]] = []
         self.asked = asyncio.Event()
         self.updated = asyncio.Event()
+        self.buffers = buffers
+        self.save = save
+        self.fs = fs
+        self.fs_calls: list[tuple[str, str]] = []  # (read or write, the path asked for)
+
+    def capabilities(self) -> ClientCapabilities | None:
+        if self.buffers is None:
+            return None
+        return ClientCapabilities(fs=FileSystemCapabilities(read_text_file=True, write_text_file=True))
+
+    async def _fs(self, kind: str, path: str) -> None:
+        self.fs_calls.append((kind, path))
+        if self.fs == NEVER:
+            await asyncio.Event().wait()
+        if self.fs == ERROR:
+            raise RequestError(-32603, f"the editor cannot {kind} {path}: it is not open")
+
+    async def read_text_file(self, session_id: str, path: str, **kwargs: Any) -> ReadTextFileResponse:
+        await self._fs("read", path)
+        assert self.buffers is not None
+        text = self.buffers[path] if path in self.buffers else Path(path).read_text()
+        return ReadTextFileResponse(content=text)
+
+    async def write_text_file(self, session_id: str, path: str, content: str, **kwargs: Any) -> None:
+        await self._fs("write", path)
+        assert self.buffers is not None
+        self.buffers[path] = content
+        if self.save:
+            Path(path).write_text(content)
 
     async def request_permission(
         self, session_id: str, tool_call: Any, options: list[Any], **kwargs: Any
@@ -124,7 +172,9 @@ async def editor_session(
             cwd=str(work),
             transport_kwargs={"stderr": err.fileno()},
         ) as (conn, process):
-            await bounded(conn.initialize(protocol_version=1), "initialize")
+            await bounded(
+                conn.initialize(protocol_version=1, client_capabilities=editor.capabilities()), "initialize"
+            )
             session = await bounded(conn.new_session(cwd=str(work)), "session/new")
             yield conn, session.session_id, process
 

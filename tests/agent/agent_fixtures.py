@@ -37,6 +37,8 @@ class ScriptedModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         self.seen.append(list(messages))
         reply = self.replies.pop(0)

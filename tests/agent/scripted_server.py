@@ -14,6 +14,9 @@ with, in a reply, any of:
                                                   promptFeedback blockReason instead)
   "limit": true                                   the reply stops at the output token limit
   "pieces": N                                     text and arguments sent in deltas of N characters
+  "thinking": "..."                               reasoning before the text, in the same pieces
+                                                  (Chat: `reasoning_content` deltas; Anthropic: a
+                                                  signed thinking block; the other formats: none)
 and the faults a server can make (fault injection):
   "cut": N            only the reply's first N SSE frames are sent, then the connection is closed
                       (the body ends there, as a close-delimited HTTP/1.0 body does)
@@ -71,6 +74,8 @@ def _chat(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[str, A
         }
 
     yield "", chunk({"role": "assistant"})
+    for part in _pieces(round_.get("thinking", ""), round_.get("pieces")):
+        yield "", chunk({"reasoning_content": part})
     for part in _pieces(round_.get("text", ""), round_.get("pieces")):
         yield "", chunk({"content": part})
     if "refusal" in round_:
@@ -161,6 +166,17 @@ def _anthropic(round_: dict[str, Any], index: int) -> Iterator[tuple[str, dict[s
         {"type": "message_start", "message": {"id": f"m{index}", "usage": start_usage}},
     )
     block = 0
+    if round_.get("thinking"):
+        start = {"type": "thinking", "thinking": ""}
+        yield "content_block_start", {"type": "content_block_start", "index": block, "content_block": start}
+        deltas = [
+            {"type": "thinking_delta", "thinking": p}
+            for p in _pieces(round_["thinking"], round_.get("pieces"))
+        ]
+        for delta in [*deltas, {"type": "signature_delta", "signature": f"sig-{index}"}]:
+            yield "content_block_delta", {"type": "content_block_delta", "index": block, "delta": delta}
+        yield "content_block_stop", {"type": "content_block_stop", "index": block}
+        block += 1
     if round_.get("text"):
         yield (
             "content_block_start",

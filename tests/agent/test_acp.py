@@ -7,6 +7,8 @@ from __future__ import annotations
 import asyncio
 from pathlib import Path
 
+import pytest
+
 from tests.waits import until
 
 from .acp_editor import (
@@ -272,3 +274,44 @@ def test_an_editor_that_goes_away_during_a_question_is_a_no(tmp_path: Path) -> N
     assert "Traceback" not in stderr_of(tmp_path)
     verdicts = [e for e in session_events(tmp_path) if e["type"] == "verdict"]
     assert verdicts and verdicts[0]["allowed"] is False
+
+
+@pytest.mark.parametrize("provider", ["openai", "anthropic"])
+def test_the_reasoning_streams_as_it_arrives_before_the_text_before_the_calls(
+    tmp_path: Path, provider: str
+) -> None:
+    _notes(tmp_path)
+    thinking = "First the notes, then what they say about the plan."
+    rounds = [
+        {
+            "thinking": thinking,
+            "text": "Let me look.",
+            "pieces": 6,
+            "calls": [{"name": "read", "arguments": {"path": "notes.txt"}}],
+        },
+        {"text": "Done."},
+    ]
+    editor = Editor()
+
+    async def body() -> str:
+        base = server.url if provider == "anthropic" else server.url + "/v1"
+        async with editor_session(
+            tmp_path, server.url, editor, "--provider", provider, "--base-url", base
+        ) as (
+            conn,
+            session,
+            _,
+        ):
+            return await prompt(conn, session, "what do the notes say?")
+
+    with ScriptedServer(rounds) as server:
+        assert run(body) == "end_turn"
+    kinds = [u["sessionUpdate"] for u in editor.updates]
+    thoughts = [i for i, k in enumerate(kinds) if k == "agent_thought_chunk"]
+    assert len(thoughts) > 2  # in pieces, as they came, not whole at the reply's end
+    said = "".join(editor.updates[i]["content"]["text"] for i in thoughts)
+    assert said == thinking  # once: not sent again with the reply
+    first_text = kinds.index("agent_message_chunk")
+    first_call = kinds.index("tool_call")
+    assert max(thoughts) < first_text < first_call
+    assert editor.text() == "Let me look.Done."

@@ -18,6 +18,7 @@ from tests.waits import PATIENCE
 
 from .acp_editor import Editor, acp_env, editor_session, prompt, run, stderr_of
 from .scripted_server import ScriptedServer
+from .test_scenarios import SECRET
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -171,25 +172,33 @@ def test_started_as_the_docs_say_zed_starts_it_it_works_first_time(tmp_path: Pat
     zed = _zed_settings()
     assert zed["type"] == "custom"
     config = _user_config()
-    editor = Editor()
+    # Zed offers its file system: the read goes through it, to the person's unsaved buffer.
+    work = tmp_path / "work"
+    work.mkdir()
+    (work / "notes.txt").write_text("on disk\n")
+    editor = Editor(buffers={str(work / "notes.txt"): "in the buffer\n"})
+    read = {"name": "read", "arguments": {"path": "notes.txt"}}
 
     async def body() -> str:
         async with editor_session(
             tmp_path, server.url, editor, env=env, argv=[zed["command"], *zed["args"]]
-        ) as (
-            conn,
-            session,
-            _,
-        ):
+        ) as (conn, session, _):
             return await prompt(conn, session, "hello")
 
-    with ScriptedServer([{"text": "Hello from bastion."}]) as server:
-        # A fresh HOME holding only the documented config, the scripted model as its server.
-        xdg = tmp_path / "xdg" / "bastion"
-        xdg.mkdir(parents=True)
-        (xdg / "config.toml").write_text(re.sub(r'base_url = ".*"', f'base_url = "{server.url}/v1"', config))
+    with ScriptedServer([{"calls": [read]}, {"text": "Hello from bastion."}]) as server:
+        # A fresh HOME holding only the documented config (where the docs put it: no XDG_CONFIG_HOME,
+        # no BASTION_HOME), the key in the environment Zed was started in, the scripted model as the
+        # server; beside them only what the SDK passes on as Zed does (PATH, HOME, USER, SHELL...).
+        home = tmp_path / "home"
+        (home / ".config" / "bastion").mkdir(parents=True)
+        documented = re.sub(r'base_url = ".*"', f'base_url = "{server.url}/v1"', config)
+        (home / ".config" / "bastion" / "config.toml").write_text(documented)
         path = f"{Path(sys.executable).parent}{os.pathsep}{os.environ.get('PATH', os.defpath)}"
-        env = {**acp_env(tmp_path), **zed.get("env", {}), "PATH": path}
+        env = {"HOME": str(home), "PATH": path, "OPENAI_API_KEY": SECRET, **zed.get("env", {})}
         assert run(body) == "end_turn"
+        told = server.requests[1]["body"]["messages"][-1]["content"]
+        assert server.requests[0]["body"]["model"] == "gpt-5"  # the documented config's model
     assert editor.text() == "Hello from bastion."
+    assert "in the buffer" in told
     assert "Traceback" not in stderr_of(tmp_path)
+    assert list((home / ".bastion" / "sessions").glob("*.jsonl"))  # recorded where a session is

@@ -254,11 +254,11 @@ def test_a_fallback_component_serves_before_the_built_in_default() -> None:
     seen_models: list[str] = []
     stream = model.stream
 
-    def recording(*args: Any) -> Reply:
+    def recording(*args: Any, **_: Any) -> Reply:
         seen_models.append(model.options.model)
         return stream(*args)
 
-    model.stream = recording  # type: ignore[method-assign, assignment]
+    model.stream = recording  # type: ignore[method-assign]
     made.run("go")
     assert seen_models == ["backup-model"] and model.options.model == "scripted"
     assert [(f.component, f.instead) for f in seen.failures] == [("broken", "backup")]
@@ -333,6 +333,8 @@ class ToolsSeen(ScriptedModel):
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         self.tools.append([t.name for t in tools])
         return super().stream(system, messages, tools, on_text)

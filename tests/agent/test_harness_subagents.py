@@ -48,6 +48,8 @@ class Recorded(ScriptedModel):
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         self.asked.append((self.options.model, [t.name for t in tools]))
         self.systems.append(system)

@@ -199,7 +199,9 @@ def test_events_see_every_message_and_verdict() -> None:
 
 def test_ctrl_c_mid_reply_keeps_the_text_received_marked_as_cut_short() -> None:
     class Cut(ScriptedModel):
-        def stream(self, system: str, messages: Any, tools: Any, on_text: Callable[[str], None]) -> Reply:
+        def stream(
+            self, system: str, messages: Any, tools: Any, on_text: Callable[[str], None], **_: Any
+        ) -> Reply:
             on_text("The plan is ")
             on_text("to read it")
             raise KeyboardInterrupt

@@ -387,6 +387,8 @@ def test_a_reply_streaming_to_a_cancelled_child_is_cut_off_and_its_calls_never_r
             messages: Sequence[Message],
             tools: Sequence[ToolSpec],
             on_text: Callable[[str], None],
+            *,
+            on_thought: Callable[[str], None] | None = None,
         ) -> Reply:
             holder[0].cancel.set()  # Ctrl-C while the child's reply streams: it streams on until stopped
 

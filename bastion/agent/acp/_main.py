@@ -12,6 +12,8 @@ from typing import TYPE_CHECKING, cast
 
 from ..._safe import holding, redacting
 from ..front import Build
+from ._files import FILE_TIMEOUT
+from ._wire import WRITE_TIMEOUT
 
 if TYPE_CHECKING:
     from ._wire import Pipes
@@ -63,6 +65,22 @@ def parse(argv: Sequence[str], parser: Callable[[], argparse.ArgumentParser]) ->
         help="how long a question waits for the editor's answer before it is a no "
         f"(default {QUESTION_TIMEOUT:g})",
     )
+    p.add_argument(
+        "--file-timeout",
+        type=_seconds,
+        default=FILE_TIMEOUT,
+        metavar="SECONDS",
+        help="how long a read or write through the editor's file system waits for its answer "
+        f"(default {FILE_TIMEOUT:g})",
+    )
+    p.add_argument(
+        "--write-timeout",
+        type=_seconds,
+        default=WRITE_TIMEOUT,
+        metavar="SECONDS",
+        help="how long bastion waits for the editor to read its output before the connection ends "
+        f"(default {WRITE_TIMEOUT:g})",
+    )
     try:
         args = p.parse_args(list(argv))
     except SystemExit as exit_:
@@ -100,24 +118,29 @@ def serve(
     logging.basicConfig(level=logging.WARNING, handlers=[handler], force=True)
     with holding(), redacting():
         try:
-            asyncio.run(_serve(args, environ, build, pipes))
+            lost = asyncio.run(_serve(args, environ, build, pipes))
         except OSError as err:
             print(f"bastion acp: the editor's stream cannot be served: {err}", file=sys.stderr)
             return 1
-    return 0
+    return 1 if lost else 0
 
 
-async def _serve(args: argparse.Namespace, environ: Mapping[str, str], build: Build, pipes: Pipes) -> None:
+async def _serve(
+    args: argparse.Namespace, environ: Mapping[str, str], build: Build, pipes: Pipes
+) -> str | None:
+    """Serve until the editor closes its end (None) or stops reading (why, recorded in every
+    session open then)."""
     from acp import Agent, run_agent
 
     from ._server import Server
     from ._wire import LineTransport
 
-    transport = LineTransport.open(pipes)
-    server = Server(args, environ, build, args.question_timeout)
+    transport = LineTransport.open(pipes, args.write_timeout)
+    server = Server(args, environ, build)
     transport.on_end = server.stop_runs
     try:
         # The router finds the methods Server has; the others are "method not found".
         await run_agent(cast("Agent", server), transport)
     finally:
-        await server.shutdown()
+        await server.shutdown(transport.lost)
+    return transport.lost

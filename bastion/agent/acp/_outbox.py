@@ -26,6 +26,7 @@ class Outbox:
         self._loop = loop
         self._queue: asyncio.Queue[tuple[Send, concurrent.futures.Future[Any] | None, bool]] = asyncio.Queue()
         self._task: asyncio.Task[None] | None = None
+        self._closed = False
 
     def start(self) -> None:
         self._task = self._loop.create_task(self._run(), name="bastion.acp.outbox")
@@ -73,6 +74,10 @@ class Outbox:
                 continue
             try:
                 await send()
+            except ConnectionError as err:  # the connection ended: said once (by the transport)
+                if not self._closed:
+                    self._closed = True
+                    logging.getLogger(__name__).warning("updates are no longer sent: %s", err)
             except Exception as err:  # a notification the editor cannot take ends nothing
                 logging.getLogger(__name__).warning(
                     "could not send an update: %s: %s", type(err).__name__, err

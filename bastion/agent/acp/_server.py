@@ -15,6 +15,7 @@ from typing import Any
 from acp import PROTOCOL_VERSION, RequestError
 from acp.schema import (
     AgentCapabilities,
+    ClientCapabilities,
     EmbeddedResourceContentBlock,
     Implementation,
     InitializeResponse,
@@ -70,14 +71,12 @@ def prompt_text(blocks: list[Any]) -> str:
 class Server:
     """bastion as an ACP agent: one process, any number of sessions, one run at a time in each."""
 
-    def __init__(
-        self, args: argparse.Namespace, environ: Mapping[str, str], build: Build, timeout: float
-    ) -> None:
+    def __init__(self, args: argparse.Namespace, environ: Mapping[str, str], build: Build) -> None:
         self.args = args
         self.environ = environ
         self.build = build
-        self.timeout = timeout
         self.client: Any = None
+        self.capabilities: ClientCapabilities | None = None  # the editor's, said in initialize
         self.outbox: Outbox | None = None
         self.initialized = False
         self.sessions: dict[str, EditorSession] = {}
@@ -91,10 +90,13 @@ class Server:
             self.outbox.start()
         return self.outbox
 
-    async def initialize(self, protocol_version: int, **kwargs: Any) -> InitializeResponse:
+    async def initialize(
+        self, protocol_version: int, client_capabilities: ClientCapabilities | None = None, **kwargs: Any
+    ) -> InitializeResponse:
         from ... import __version__
 
         self.initialized = True
+        self.capabilities = client_capabilities
         self._outbox()
         # The version asked for where bastion speaks it, else the one it speaks (the client decides).
         return InitializeResponse(
@@ -135,7 +137,14 @@ class Server:
         args.resume, args.here = resume, False
         try:
             return await asyncio.to_thread(
-                open_session, self.build, args, self.environ, where, self._outbox(), self.client, self.timeout
+                open_session,
+                self.build,
+                args,
+                self.environ,
+                where,
+                self._outbox(),
+                self.client,
+                self.capabilities,
             )
         except BastionError as err:  # a config, a record, a key that cannot be used: said, never raised
             raise _refuse(FAILED, f"bastion: {err}") from None
@@ -193,10 +202,11 @@ class Server:
         for session in self.sessions.values():
             session.control.cancel()
 
-    async def shutdown(self) -> None:
-        """The editor went away: every run stops and every session's record is closed."""
+    async def shutdown(self, lost: str | None = None) -> None:
+        """The editor went away (`lost`: why bastion ended the connection): every run stops and
+        every session's record is closed, saying why when it was bastion that ended it."""
         for session in list(self.sessions.values()):
-            await asyncio.to_thread(session.close)
+            await asyncio.to_thread(session.close, lost)
         self.sessions.clear()
         if self.outbox is not None:
             await self.outbox.stop()

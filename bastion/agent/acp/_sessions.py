@@ -14,11 +14,13 @@ from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
 from acp import update_agent_message_text
-from acp.schema import PermissionOption, ToolCallUpdate
+from acp.schema import ClientCapabilities, PermissionOption, ToolCallUpdate
 
 from ..._errors import BastionError
-from ..front import Build, Built, CallKey, Fanout, Printer
+from ...workspace import LocalWorkspace
+from ..front import DIFF_LIMIT, Build, Built, CallKey, Fanout, Printer
 from ..runtime import AgentError, Cancelled, Failure, ModelError
+from ._files import EditorFiles, offered
 from ._outbox import Outbox
 from ._questions import EditorAsker
 from ._turns import Control
@@ -77,12 +79,14 @@ class EditorSession:
         except KeyboardInterrupt:  # an interrupt that landed as the run ended
             return "cancelled"
 
-    def close(self) -> None:
+    def close(self, lost: str | None = None) -> None:
         """Stop a run still going (its calls stopped and answered "interrupted"), wait for it, and
-        end the session's record and its MCP servers."""
+        end the session's record (`lost`: why the connection ended, recorded) and its MCP servers."""
         self.control.cancel()
         if self.thread is not None:
             self.thread.join()
+        if lost is not None:
+            self.built.session.record("editor_lost", reason=lost)
         self.built.close()
 
 
@@ -93,10 +97,11 @@ def open_session(
     cwd: str,
     outbox: Outbox,
     client: Client,
-    timeout: float,
+    capabilities: ClientCapabilities | None,
 ) -> tuple[EditorSession, list[Update]]:
-    """Build a session in `cwd` (`args.resume`: the recorded one to continue); the updates that
-    show a resumed conversation. Runs on a thread of its own (building may start MCP servers)."""
+    """Build a session in `cwd` (`args.resume`: the recorded one to continue; `capabilities`: the
+    editor's, whose file system the file tools use where it offers one); the updates that show a
+    resumed conversation. Runs on a thread of its own (building may start MCP servers)."""
     named: list[str] = [""]
 
     def send(update: Update) -> None:
@@ -115,7 +120,7 @@ def open_session(
         if recorded:
             recorded[0].session.record("session_rule", tool=key.tool, arguments=key.arguments)
 
-    asker = EditorAsker(ask, reporter, control, cwd, timeout, on_rule)
+    asker = EditorAsker(ask, reporter, control, cwd, args.question_timeout, on_rule)
     # Nothing of a session is written on standard output (the protocol's); what bastion says while it
     # builds and runs (a sandbox notice, a slow key command) goes to standard error, the editor's log.
     printer = Printer(sys.stderr, sys.stderr, stream_text=False)
@@ -125,7 +130,40 @@ def open_session(
     targets = shown.targets if isinstance(shown, Fanout) else (shown,)
     built.agent.events = Fanout(*(t for t in targets if t is not printer), reporter)
     named[0] = built.session.id or f"unrecorded-{os.getpid()}-{id(built):x}"
+    _hold_files(built, outbox, client, named, control, capabilities, args.file_timeout, (reporter, asker))
     return EditorSession(built, reporter, control, named[0]), replay(built.agent.messages, cwd)
+
+
+def _hold_files(
+    built: Built,
+    outbox: Outbox,
+    client: Client,
+    named: list[str],
+    control: Control,
+    capabilities: ClientCapabilities | None,
+    timeout: float,
+    shown: tuple[Reporter, EditorAsker],
+) -> None:
+    """Where the editor offers its file system and the workspace is this machine's (an executor's
+    files are not the editor's), the file tools and the diffs shown read and write through it."""
+    reads, writes = offered(capabilities)
+    toolbox = built.toolbox
+    if toolbox is None or not (reads or writes) or not isinstance(built.workspace, LocalWorkspace):
+        return
+
+    def read(path: str) -> concurrent.futures.Future[Any]:
+        return outbox.request(lambda: client.read_text_file(session_id=named[0], path=path))
+
+    def write(path: str, text: str) -> concurrent.futures.Future[Any]:
+        return outbox.request(lambda: client.write_text_file(session_id=named[0], path=path, content=text))
+
+    toolbox.hold_files(EditorFiles(read if reads else None, write if writes else None, control, timeout))
+
+    def text_now(path: str, cwd: str) -> str | None | OSError:
+        return toolbox.file_text(path, DIFF_LIMIT)
+
+    for front in shown:
+        front.text_now = text_now
 
 
 async def run_turn(session: EditorSession, text: str, outbox: Outbox) -> str:

@@ -23,7 +23,7 @@ from acp.schema import ToolCallLocation, ToolCallStatus, ToolKind
 
 from ..._safe import SafeStream
 from ...policy import STAMP_ARG, TOOLS, Decision, Kind, Verdict, load_json
-from ..front import current_text, summary, why
+from ..front import TextNow, current_text, summary, why
 from ..runtime import Answer, Assistant, Events, Message, ToolCall, ToolResult, Usage, User
 
 __all__ = ["Reporter", "Update", "kind_of", "replay", "thoughts"]
@@ -69,13 +69,13 @@ def _line(value: object) -> bool:
     return isinstance(value, int) and not isinstance(value, bool) and value >= 0
 
 
-def _diff(call: ToolCall, args: Mapping[str, Any], cwd: str) -> Any | None:
+def _diff(call: ToolCall, args: Mapping[str, Any], cwd: str, text_now: TextNow) -> Any | None:
     """The change a write or edit would make, as the editor shows a diff (the file as it is now)."""
     path = args.get("path")
     if call.name not in ("write", "edit") or not isinstance(path, str):
         return None
     full = os.path.normpath(os.path.join(cwd, path))
-    now = current_text(path, cwd)
+    now = text_now(path, cwd)
     old = now if isinstance(now, str) else None
     if call.name == "write" and isinstance(args.get("content"), str):
         return tool_diff_content(full, str(args["content"]), old)
@@ -94,17 +94,34 @@ class Reporter(Events):
         self.send = send
         self.cwd = cwd
         self.control = control
+        # Where a diff reads the file's text now (the disk; the editor's buffers where it offers them).
+        self.text_now: TextNow = current_text
         self._stream = SafeStream()
+        self._thinking = SafeStream()
+        self._thought = False  # the reply's reasoning was streamed (not to be sent again at its end)
         self._lock = threading.Lock()
         self._announced: set[str] = set()
 
-    # The model's text and the run's progress.
+    # The model's reasoning, its text and the run's progress, each as it arrives.
+
+    def thought(self, delta: str) -> None:
+        self.control.check()
+        self._thought = True
+        shown = self._thinking.feed(delta)
+        if shown:
+            self.send(update_agent_thought_text(shown))
 
     def text(self, delta: str) -> None:
         self.control.check()
+        self._end_thought()
         shown = self._stream.feed(delta)
         if shown:
             self.send(update_agent_message_text(shown))
+
+    def _end_thought(self) -> None:
+        rest = self._thinking.end()
+        if rest:
+            self.send(update_agent_thought_text(rest))
 
     def request(self, messages: int) -> None:
         self.control.entering_model()
@@ -112,11 +129,14 @@ class Reporter(Events):
     def message(self, message: Message, usage: Usage | None = None) -> None:
         if isinstance(message, Assistant):
             self.control.left_model()
+            self._end_thought()
+            if not self._thought:  # a provider that gives its reasoning whole, with the reply
+                for thought in thoughts(message):
+                    self.send(update_agent_thought_text(thought))
+            self._thought = False
             rest = self._stream.end()
             if rest:
                 self.send(update_agent_message_text(rest))
-            for thought in thoughts(message):
-                self.send(update_agent_thought_text(thought))
         elif isinstance(message, ToolResult):
             self._ended(message)
 
@@ -153,7 +173,7 @@ class Reporter(Events):
         subject = verdict.subject if verdict is not None else None
         outside = subject is not None and subject.kind is Kind.OUTSIDE
         denied = verdict is None or verdict.decision is Decision.DENY
-        diff = None if args is None or denied or outside else _diff(call, args, self.cwd)
+        diff = None if args is None or denied or outside else _diff(call, args, self.cwd, self.text_now)
         if diff is not None:
             content.append(diff)
         if words:

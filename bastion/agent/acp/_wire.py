@@ -16,6 +16,8 @@ import contextlib
 import json
 import logging
 import os
+import select
+import stat
 import sys
 import threading
 from collections.abc import Callable
@@ -29,7 +31,14 @@ __all__ = ["LineTransport", "OneLine", "Pipes", "take_pipes"]
 # The longest line read (a prompt with the editor's embedded context can be long); a longer one is
 # an invalid request, read to its end and dropped.
 LINE_LIMIT = 32 << 20
+# How long a message waits for the editor to read what bastion wrote before the editor counts as
+# gone (`--write-timeout`): an editor whose pipe stays full ends the connection, never the process.
+WRITE_TIMEOUT = 60.0
 _RPC = "2.0"
+
+
+class _Stalled(OSError):
+    """The editor read nothing of bastion's output within the write bound: the connection ends."""
 
 
 class Pipes:
@@ -109,37 +118,76 @@ class LineTransport:
     read by a thread and written from the executor, so that a pipe, a terminal or a regular file
     all serve (`bastion acp < requests.jsonl > answers.jsonl`)."""
 
-    def __init__(self, reader: asyncio.StreamReader, write_fd: int) -> None:
+    def __init__(
+        self, reader: asyncio.StreamReader, write_fd: int, write_timeout: float = WRITE_TIMEOUT
+    ) -> None:
         self._reader = reader
         self._fd = write_fd
+        self._write_timeout = write_timeout
         self._lock = asyncio.Lock()
         # Requests taken and not answered yet: the end of the input waits for their answers.
         self._open = 0
         self._answered = asyncio.Event()
         self.on_end: Callable[[], None] = lambda: None
+        # Why the connection was lost on bastion's side (the editor stopped reading), if it was.
+        self.lost: str | None = None
 
     @classmethod
-    def open(cls, pipes: Pipes) -> LineTransport:
+    def open(cls, pipes: Pipes, write_timeout: float = WRITE_TIMEOUT) -> LineTransport:
         loop = asyncio.get_running_loop()
-        reader = asyncio.StreamReader(limit=LINE_LIMIT)
+        transport = cls(asyncio.StreamReader(limit=LINE_LIMIT), pipes.write_fd, write_timeout)
+        # A pipe or socket is written without blocking, so that a write that cannot proceed is seen
+        # (`_write`); a file never stalls, and a terminal's mode is not bastion's to change.
+        mode = os.fstat(pipes.write_fd).st_mode
+        if stat.S_ISFIFO(mode) or stat.S_ISSOCK(mode):
+            os.set_blocking(pipes.write_fd, False)
 
         def feed() -> None:
             try:
                 while data := os.read(pipes.read_fd, 1 << 16):
-                    loop.call_soon_threadsafe(reader.feed_data, data)
+                    loop.call_soon_threadsafe(transport._fed, data)
             except OSError as err:
                 logging.getLogger(__name__).warning("the editor's stream cannot be read: %s", err)
             finally:
                 with contextlib.suppress(RuntimeError):  # the loop has closed
-                    loop.call_soon_threadsafe(reader.feed_eof)
+                    loop.call_soon_threadsafe(transport._fed, b"")
 
         threading.Thread(target=feed, name="bastion-acp-read", daemon=True).start()
-        return cls(reader, pipes.write_fd)
+        return transport
+
+    def _fed(self, data: bytes) -> None:
+        """What the reading thread read (b"": the end); nothing once the connection is lost."""
+        if self._reader.at_eof() or self.lost is not None:
+            return
+        if data:
+            self._reader.feed_data(data)
+        else:
+            self._reader.feed_eof()
 
     def _write(self, data: bytes) -> None:
+        """Write all of `data`; _Stalled when the editor takes none of it for the write bound."""
         view = memoryview(data)
+        poller = select.poll()
+        poller.register(self._fd, select.POLLOUT)
         while view:
-            view = view[os.write(self._fd, view) :]
+            try:
+                view = view[os.write(self._fd, view) :]
+                continue
+            except BlockingIOError:
+                pass
+            if not poller.poll(int(self._write_timeout * 1000)):
+                raise _Stalled(
+                    f"the editor read nothing of bastion's output for {self._write_timeout:g} s "
+                    "(--write-timeout)"
+                )
+
+    def _lose(self, why: str) -> None:
+        """The editor stopped reading: the connection ends as if it had closed its end."""
+        if self.lost is None:
+            self.lost = why
+            logging.getLogger(__name__).warning("the connection ends: %s", why)
+            if not self._reader.at_eof():
+                self._reader.feed_eof()
 
     async def send(self, message: dict[str, Any]) -> None:
         try:
@@ -152,7 +200,14 @@ class LineTransport:
     async def _send(self, message: dict[str, Any]) -> None:
         data = (json.dumps(_shown(message), separators=(",", ":")) + "\n").encode("utf-8")
         async with self._lock:
-            await asyncio.to_thread(self._write, data)
+            if self.lost is not None:
+                raise ConnectionError(f"the connection is closed ({self.lost})")
+            try:
+                await asyncio.to_thread(self._write, data)
+            except (_Stalled, BrokenPipeError) as err:
+                why = str(err) if isinstance(err, _Stalled) else "the editor closed bastion's output"
+                self._lose(why)
+                raise ConnectionError(f"the connection is closed ({why})") from None
 
     async def receive(self) -> dict[str, Any] | None:
         while True:
@@ -191,7 +246,7 @@ class LineTransport:
     async def _refuse(self, request_id: object, code: int, words: str) -> None:
         text = words if words.startswith("Parse error") else f"Invalid request: {words}"
         logging.getLogger(__name__).warning("refused a line: %s", text)
-        with contextlib.suppress(OSError):  # the editor went away: nothing more to say
+        with contextlib.suppress(OSError):  # the editor went away or stopped reading: nothing more to say
             await self._send(_error(request_id, code, text))
 
     async def _line(self) -> bytes | None:

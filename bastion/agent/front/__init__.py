@@ -5,7 +5,7 @@ and its result, the spinner), markdown, the questions and their words, `bastion 
 """
 
 from ._advice import advice
-from ._ask import CallKey, cannot_work, current_text, describe, may_always, parse_reply
+from ._ask import DIFF_LIMIT, CallKey, TextNow, cannot_work, current_text, describe, may_always, parse_reply
 from ._colour import Colour, colour_for
 from ._config_init import config_main, config_text
 from ._front import Asker, Build, Built, Fanout
@@ -25,6 +25,7 @@ __all__ = [
     "Built",
     "COMMANDS",
     "CallKey",
+    "DIFF_LIMIT",
     "Colour",
     "EXPAND_KEPT",
     "Fanout",
@@ -36,6 +37,7 @@ __all__ = [
     "ReplState",
     "Spinner",
     "Tally",
+    "TextNow",
     "UNDO_ACK",
     "UNDO_HEAD",
     "advice",

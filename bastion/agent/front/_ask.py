@@ -7,7 +7,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
 from ..._files import read_regular
@@ -20,6 +20,7 @@ __all__ = [
     "CallKey",
     "Recorder",
     "SessionRules",
+    "TextNow",
     "cannot_work",
     "current_text",
     "describe",
@@ -120,19 +121,31 @@ def parse_reply(line: str | None, *, always: bool) -> tuple[Answer, bool]:
     return Answer(False, text), False
 
 
+# A file's text now, for a question's diff, by its path and the working directory (`current_text`;
+# an editor's front reads its buffers).
+TextNow = Callable[[str, str], "str | None | OSError"]
+
+
 def describe(
-    call: ToolCall, args: Mapping[str, object], decided: Decided | None, cwd: str, colour: Colour
+    call: ToolCall,
+    args: Mapping[str, object],
+    decided: Decided | None,
+    cwd: str,
+    colour: Colour,
+    now: TextNow | None = None,
 ) -> list[str]:
-    """What the call would do, for a person: a diff for write and edit, the line (and a caret where
-    it leaves the subset) for bash, the arguments otherwise."""
+    """What the call would do, for a person: a diff for write and edit (of the file's text as `now`
+    reads it), the line (and a caret where it leaves the subset) for bash, the arguments otherwise."""
+    now = now or current_text
     if call.name == "bash" and isinstance(args.get("command"), str):
         return _bash(str(args["command"]), decided, colour)
     if call.name == "write" and isinstance(args.get("path"), str) and isinstance(args.get("content"), str):
-        return _write(str(args["path"]), str(args["content"]), cwd, colour)
+        return _write(str(args["path"]), str(args["content"]), now(str(args["path"]), cwd), colour)
     if call.name == "edit" and all(
         isinstance(args.get(k), str) for k in ("path", "old_string", "new_string")
     ):
-        return _edit(str(args["path"]), str(args["old_string"]), str(args["new_string"]), cwd, colour)
+        path = str(args["path"])
+        return _edit(path, str(args["old_string"]), str(args["new_string"]), now(path, cwd), colour)
     shown = {k: v for k, v in args.items() if k != STAMP_ARG}
     return [safe_line(f"  {k}: {v}") for k, v in shown.items()]
 
@@ -174,8 +187,7 @@ def _diff(path: str, old: str, new: str, colour: Colour) -> list[str]:
     return shown
 
 
-def _write(path: str, content: str, cwd: str, colour: Colour) -> list[str]:
-    now = current_text(path, cwd)
+def _write(path: str, content: str, now: str | None | OSError, colour: Colour) -> list[str]:
     size = len(content.encode("utf-8", "replace"))
     if isinstance(now, OSError):
         return [safe_line(f"  replaces {path} ({now.strerror or now}) with {size} bytes")]
@@ -189,8 +201,7 @@ def _write(path: str, content: str, cwd: str, colour: Colour) -> list[str]:
     return _diff(path, now, content, colour)
 
 
-def _edit(path: str, old: str, new: str, cwd: str, colour: Colour) -> list[str]:
-    now = current_text(path, cwd)
+def _edit(path: str, old: str, new: str, now: str | None | OSError, colour: Colour) -> list[str]:
     if isinstance(now, OSError) or now is None or now.count(old) != 1:
         # The edit will fail (or the file cannot be shown): show the change as the model gave it.
         return _diff(path, old, new, colour)

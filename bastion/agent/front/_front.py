@@ -14,7 +14,7 @@ from ...policy import Gate, Verdict
 from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, TaskOrigin, ToolCall, Usage
 from ..runtime.harness import SlotFailure
 from ._advice import advice
-from ._ask import CallKey, Recorder, SessionRules, cannot_work, describe, may_always, parse_reply
+from ._ask import CallKey, Recorder, SessionRules, TextNow, cannot_work, describe, may_always, parse_reply
 from ._colour import Colour
 from ._plainly import detail, headline, wrapped
 from ._screen import Printer
@@ -24,7 +24,7 @@ if TYPE_CHECKING:
     from ..mcp import McpToolbox
     from ..providers import Connection
     from ..sessions import Session
-    from ..tools import SessionExtras
+    from ..tools import SessionExtras, Toolbox
 
 __all__ = ["Asker", "Build", "Built", "Fanout", "Printer"]
 
@@ -54,6 +54,8 @@ class Asker:
         self.on_rule = on_rule
         self.rules = SessionRules()
         self.recorder: Recorder | None = None
+        # Where a question's diff reads the file's text (None: the disk; an editor's buffers).
+        self.text_now: TextNow | None = None
         # The terminal's width, which a question's words are wrapped to.
         self.width: Callable[[], int] = lambda: shutil.get_terminal_size().columns
 
@@ -87,7 +89,7 @@ class Asker:
         shown = wrapped(safe_line(f"? {who}: {plain}"), width, paint=self.colour.bold)
         said = wrapped(safe_line(detail(verdict)), width - 2, indent="", paint=self.colour.dim)
         shown += [f"  {line}" for line in said]
-        shown += describe(call, args, decided, self.cwd, self.colour)
+        shown += describe(call, args, decided, self.cwd, self.colour, self.text_now)
         self.write("\n".join(shown) + "\n")
         choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
         prompt = f"allow {who}? {choices} "
@@ -117,6 +119,9 @@ class Fanout(Events):
 
     def text(self, delta: str) -> None:
         self._each("text")(delta)
+
+    def thought(self, delta: str) -> None:
+        self._each("thought")(delta)
 
     def request(self, messages: int) -> None:
         self._each("request")(messages)
@@ -166,6 +171,7 @@ class Built:
     mcp: McpToolbox | None = None
     extras: SessionExtras | None = None
     workspace: Workspace | None = None
+    toolbox: Toolbox | None = None  # the built-in tools (an editor's front gives them its buffers)
 
     def close(self) -> None:
         """End the session's record, stop its MCP servers and close an executor's pipe."""

@@ -148,6 +148,8 @@ class AnthropicModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         tool_params = [
             {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
@@ -168,9 +170,15 @@ class AnthropicModel:
         if self.options.think:
             budget = min(_BUDGET.get(self.options.effort, 2048), max_tokens - _MIN_BUDGET)
             params["thinking"] = {"type": "enabled", "budget_tokens": max(_MIN_BUDGET, budget)}
-        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text))
+        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text, on_thought))
 
-    def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
+    def _once(
+        self,
+        params: dict[str, Any],
+        surfaced: Surfaced,
+        on_text: Callable[[str], None],
+        on_thought: Callable[[str], None] | None,
+    ) -> Reply:
         provider = self.options.provider
         blocks: dict[int, dict[str, Any]] = {}
         # Each block's streamed fields in pieces, joined once the message is complete (linear).
@@ -208,6 +216,8 @@ class AnthropicModel:
                         pieces.setdefault(index, {}).setdefault(field, []).append(piece)
                         if field == "text":
                             on_text(piece)
+                        elif field == "thinking" and on_thought is not None and piece:
+                            on_thought(piece)
                 elif kind == "message_delta":
                     stop = text(event, "delta", "stop_reason") or stop
                     delta_usage = get(event, "usage") or delta_usage

@@ -67,6 +67,8 @@ class ChatModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         params: dict[str, Any] = {
             "model": self.options.model,
@@ -86,9 +88,15 @@ class ChatModel:
             params["reasoning_effort"] = self.options.effort
         elif self.options.provider == "ollama":
             params["reasoning_effort"] = "none"
-        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text))
+        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text, on_thought))
 
-    def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
+    def _once(
+        self,
+        params: dict[str, Any],
+        surfaced: Surfaced,
+        on_text: Callable[[str], None],
+        on_thought: Callable[[str], None] | None,
+    ) -> Reply:
         provider = self.options.provider
         parts: list[str] = []
         refusal: list[str] = []
@@ -109,6 +117,11 @@ class ChatModel:
                     usage, reported = chat_usage(chunk["usage"])
                 for choice in dicts(chunk, "choices"):
                     content, refused = text(choice, "delta", "content"), text(choice, "delta", "refusal")
+                    # The reasoning servers stream beside the text (DeepSeek's, vLLM's
+                    # `reasoning_content`; OpenRouter's, Ollama's `reasoning`): shown, never sent back.
+                    thought = text(choice, "delta", "reasoning_content") or text(choice, "delta", "reasoning")
+                    if thought and on_thought is not None:
+                        on_thought(thought)
                     if content:
                         parts.append(content)
                         on_text(content)

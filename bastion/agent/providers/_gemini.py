@@ -197,6 +197,8 @@ class GeminiModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         body: dict[str, Any] = {
             "systemInstruction": {"parts": [{"text": system}]},

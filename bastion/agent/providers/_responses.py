@@ -62,6 +62,8 @@ class ResponsesModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
         params: dict[str, Any] = {
             "model": self.options.model,

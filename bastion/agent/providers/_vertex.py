@@ -37,5 +37,7 @@ class VertexModel:
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply:
-        return self.adapter().stream(system, messages, tools, on_text)
+        return self.adapter().stream(system, messages, tools, on_text, on_thought=on_thought)

@@ -286,7 +286,9 @@ class Agent:
             self.events.text(delta)
 
         try:
-            reply = self.model.stream(self.system_for(offered), self.messages, offered, on_text)
+            reply = self.model.stream(
+                self.system_for(offered), self.messages, offered, on_text, on_thought=self.events.thought
+            )
         except KeyboardInterrupt:
             self._keep_received("".join(received))
             raise Cancelled("cancelled while the model was answering") from None

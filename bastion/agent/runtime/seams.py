@@ -45,6 +45,8 @@ class Model(Protocol):
         messages: Sequence[Message],
         tools: Sequence[ToolSpec],
         on_text: Callable[[str], None],
+        *,
+        on_thought: Callable[[str], None] | None = None,
     ) -> Reply: ...
 
 
@@ -143,6 +145,9 @@ class Events:
 
     def text(self, delta: str) -> None:
         pass
+
+    def thought(self, delta: str) -> None:
+        """A piece of the model's reasoning, as it arrives (where the provider streams it)."""
 
     def request(self, messages: int) -> None:
         pass

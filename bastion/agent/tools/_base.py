@@ -6,7 +6,7 @@ import math
 import threading
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._errors import BastionError
 from ..._safe import safe_text
@@ -27,6 +27,7 @@ if TYPE_CHECKING:
 __all__ = [
     "STAMP",
     "Args",
+    "Files",
     "RedirectTargets",
     "Tool",
     "ToolContext",
@@ -50,6 +51,16 @@ Args = Mapping[str, object]
 RedirectTargets = Callable[[str, Workspace, str], Sequence[tuple[str, str]]]
 
 
+class Files(Protocol):
+    """Another holder of the workspace's files, by absolute path (an editor's buffers, `_held.py`).
+    None or False: it does not serve that, the disk is used; an OSError: it failed or did not answer
+    in time."""
+
+    def text_of(self, path: str) -> str | None: ...
+
+    def put_text(self, path: str, text: str) -> bool: ...
+
+
 @dataclass(frozen=True, slots=True)
 class ToolContext:
     """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
@@ -61,7 +72,8 @@ class ToolContext:
     the secret-looking path patterns the gate's git plans exclude (a re-check with others renders
     another plan, which is refused); `sandbox` is the user's sandbox settings (the kernel's
     confinement of every command bash starts); `skills` and `memory` are the session's (None: the
-    session has none, and the skill and memory tools refuse)."""
+    session has none, and the skill and memory tools refuse); `files` is where read, write and
+    edit find a file's text instead of the disk (None: the disk)."""
 
     ws: Workspace
     stamper: Stamper | None
@@ -75,6 +87,7 @@ class ToolContext:
     sandbox: SandboxConfig = SandboxConfig()
     skills: SkillCatalog | None = None
     memory: Memory | None = None
+    files: Files | None = None
 
 
 class ToolError(BastionError):

@@ -14,6 +14,7 @@ from ._base import (
     schema,
     text,
 )
+from ._held import read_file, write_file
 from ._writing import writing
 
 __all__ = ["EDIT"]
@@ -39,7 +40,7 @@ def _run(args: Args, ctx: ToolContext) -> str:
         raise ToolError(f"{raw} is not a regular file")
     with writing(ctx), file_lock(ctx, r.real):
         try:
-            data = ctx.ws.read(r.real, ctx.max_read_bytes + 1)
+            data = read_file(ctx, r, raw, ctx.max_read_bytes + 1, held=True)
         except OSError as err:
             raise ToolError(f"{raw} cannot be read: {err.strerror or err}") from err
         if len(data) > ctx.max_read_bytes:
@@ -56,12 +57,12 @@ def _run(args: Args, ctx: ToolContext) -> str:
                 f"old_string occurs {count} times in {raw}; include more context so it occurs once"
             )
         try:
-            ctx.ws.write(r.real, content.replace(old, new, 1).encode("utf-8"))
+            how = write_file(ctx, r, raw, content.replace(old, new, 1).encode("utf-8"))
         except UnicodeEncodeError as err:
             raise ToolError("new_string holds a lone surrogate, which is not text") from err
         except OSError as err:
             raise ToolError(f"{raw} cannot be written: {err.strerror or err}") from err
-    return f"edited {raw}: 1 occurrence replaced"
+    return f"edited {raw}: 1 occurrence replaced{how}"
 
 
 EDIT = Tool(

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from ._base import Args, Tool, ToolContext, ToolError, check_path_stamp, confined, number, path_of, schema
+from ._held import read_file
 
 __all__ = ["READ"]
 
@@ -24,7 +25,7 @@ def _run(args: Args, ctx: ToolContext) -> str:
     if not r.is_regular:
         raise ToolError(f"{raw} is not a regular file")
     try:
-        data = ctx.ws.read(r.real, ctx.max_read_bytes + 1)
+        data = read_file(ctx, r, raw, ctx.max_read_bytes + 1)
     except OSError as err:
         raise ToolError(f"{raw} cannot be read: {err.strerror or err}") from err
     cut = len(data) > ctx.max_read_bytes

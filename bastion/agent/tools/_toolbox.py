@@ -15,6 +15,7 @@ from ..runtime import ToolSpec
 if TYPE_CHECKING:
     from ...policy import Policy
     from . import WriteLock
+    from ._base import Files
 
 __all__ = ["Toolbox"]
 
@@ -58,6 +59,16 @@ class Toolbox:
         from ._writing import write_lock
 
         return write_lock(self._ctx)
+
+    def hold_files(self, files: Files) -> None:
+        """From now on read, write and edit find a file's text in `files` (an editor's buffers)."""
+        self._ctx = dataclasses.replace(self._ctx, files=files)
+
+    def file_text(self, raw: str, limit: int) -> str | None | OSError:
+        """A file's text as read, write and edit would find it now (a question's diff)."""
+        from ._held import file_text
+
+        return file_text(self._ctx, raw, limit)
 
     def has(self, name: str) -> bool:
         return name in self._tools

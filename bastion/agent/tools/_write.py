@@ -14,6 +14,7 @@ from ._base import (
     schema,
     text,
 )
+from ._held import write_file
 from ._writing import writing
 
 __all__ = ["WRITE"]
@@ -36,10 +37,10 @@ def _run(args: Args, ctx: ToolContext) -> str:
         raise ToolError("content holds a lone surrogate, which is not text") from err
     with writing(ctx), file_lock(ctx, r.real):
         try:
-            ctx.ws.write(r.real, data)
+            how = write_file(ctx, r, raw, data)
         except OSError as err:
             raise ToolError(f"{raw} cannot be written: {err.strerror or err}") from err
-    return f"wrote {len(data)} bytes to {raw}"
+    return f"wrote {len(data)} bytes to {raw}{how}"
 
 
 WRITE = Tool(
