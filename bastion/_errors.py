@@ -30,8 +30,17 @@ that raises them (tests/test_errors.py checks the rest).
 
 from __future__ import annotations
 
-__all__ = ["BastionError"]
+__all__ = ["BastionError", "ConfigError"]
 
 
 class BastionError(Exception):
     """Anything bastion refuses or fails at; the message names the part for a person."""
+
+
+class ConfigError(BastionError):
+    """A config file, flag or setting that cannot be used: the message names the file and the
+    field (or the flag); `hint`, how a person goes on (said on a line of its own), when there is one."""
+
+    def __init__(self, message: str, hint: str | None = None) -> None:
+        super().__init__(message)
+        self.hint = hint
