@@ -226,7 +226,7 @@ def _build(
     if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
         skipped = f"{PROJECT_CONFIG} is not read (--no-project-config): none of its rules apply"
         printer.err.write(f"bastion: {skipped}\n")
-    base = provider_config(settings.extra, settings.sources[0] if settings.sources else "config")
+    base = provider_config(settings.agent, settings.sources[0] if settings.sources else "config")
     command = None if args.api_key_command is None else shlex.split(args.api_key_command)
     cfg = merge_flags(
         base,
@@ -242,29 +242,29 @@ def _build(
     )
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
     home = bastion_home(environ)
-    pricing = prices_of(settings.extra.get("pricing"))
+    pricing = prices_of(settings.agent.pricing)
     # The key's variables (and those MCP headers are read from) leave every child's environment
     # even when pass_env names them.
     where = settings.sources[0] if settings.sources else "config"
-    scrub = key_names(cfg, settings.extra, where)
+    scrub = key_names(cfg, settings.agent, where)
     model = make_model(
         cfg,
         environ,
         retry,
         pricing=pricing,
         limits_cache=os.path.join(home, "models.json"),
-        timeouts=timeouts_of(settings.extra),
+        timeouts=timeouts_of(settings.agent),
         scrub=scrub,
     )
     switched = args.provider is not None and args.provider != base.provider
-    subagent_model = subagent_model_setting(settings.extra, args.subagent_model, switched)
+    subagent_model = subagent_model_setting(settings.agent, args.subagent_model, switched)
     refused = refused_model(cfg.provider, subagent_model) if subagent_model else None
     if refused is not None:  # before any session is made
         raise ConfigError(f"{'--subagent-model' if args.subagent_model else 'subagent_model'}: {refused}")
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
-    executor = executor_argv(args.executor, settings.extra)
-    passed: Sequence[str] = settings.extra.get("executor_pass_env") or ()
+    executor = executor_argv(args.executor, settings.agent)
+    passed = settings.agent.executor_pass_env
     ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)
     if executor is not None:  # the project's config is the executor's (a local one has no say there)
         try:
@@ -287,7 +287,7 @@ def _build(
         ws, stamper, settings.max_read_bytes, printer.output, policy=settings.policy, sandbox=settings.sandbox
     )
     servers = with_servers(
-        builtin, settings.extra, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
+        builtin, settings.agent, where, environ, cwd, sorted(scrub), lock=builtin.write_lock
     )
     tools: Tools = builtin if servers is None else servers
     notice = start_notice(settings.sandbox)
@@ -300,7 +300,7 @@ def _build(
     gate: Gatekeeper = recorded
     cache = os.path.join(home, "models.json")
 
-    windows = windows_setting(settings.extra)
+    windows = windows_setting(settings.agent)
 
     def window_for(name: str) -> Window:
         return window_of(name, windows, lambda: model_limits(model.connection, name, cache).context_window)
@@ -312,7 +312,7 @@ def _build(
         printer.err.write(f"[{text}]\n")
         printer.err.flush()
 
-    compact_at = compact_at_setting(settings.extra)
+    compact_at = compact_at_setting(settings.agent)
     compactor = Compactor(window_for, compact_at, record_compaction, say)
 
     def child_compactor(record: Record, label: str) -> Compactor:
@@ -326,7 +326,7 @@ def _build(
     def warn(text: str) -> None:
         printer.err.write(f"bastion: {text}\n")
 
-    harness = load_harness(harness_config(settings.extra, where), warn)
+    harness = load_harness(harness_config(settings.agent, where), warn)
     # The session is opened (and its record locked) last of what may fail on a bad setting.
     if args.resume:
         session, messages = Session.resume(home, args.resume, cwd, here=args.here, repair=args.repair)
@@ -373,8 +373,7 @@ def _build(
     )
     subagents.attach(agent)
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
-        configured = settings.extra.get("max_turns")
-        agent.max_turns = args.max_turns or (configured if isinstance(configured, int) else None)
+        agent.max_turns = args.max_turns or settings.agent.max_turns
     extras.on_grant(session.record, say)
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried

@@ -17,7 +17,7 @@ import typing
 from collections.abc import Callable, Mapping
 from typing import Any
 
-from ._table import MAX_INT, Bounds, Length, Match, Shorthand
+from ._table import MAX_INT, Bounds, Length, Match, Sections, Shorthand, defaults_of
 
 __all__ = ["NOT_PLAIN", "plain_file", "reader"]
 
@@ -36,13 +36,13 @@ def reader(annotation: object) -> Reader:
     return found
 
 
-def plain_file(sections: tuple[type[tuple[object, ...]], ...], raw: dict[str, Any]) -> tuple[Any, ...] | None:
+def plain_file(sections: Sections, raw: dict[str, Any]) -> tuple[Any, ...] | None:
     """A file's sections (one value of each class, its keys the file's top-level keys), or None."""
-    if not raw.keys() <= {key for cls in sections for key in cls._fields}:  # type: ignore[attr-defined]
+    if not raw.keys() <= {key for cls in sections for key in cls.__annotations__}:
         return None
     found = []
     for cls in sections:
-        value = reader(cls)({key: raw[key] for key in cls._fields if key in raw})  # type: ignore[attr-defined]
+        value = reader(cls)({key: raw[key] for key in cls.__annotations__ if key in raw})
         if value is NOT_PLAIN:
             return None
         found.append(value)
@@ -150,10 +150,8 @@ def _table(key: Reader, value: Reader | None) -> Reader:
 
 
 def _section(cls: type[tuple[object, ...]]) -> Reader:
-    fields: tuple[str, ...] = cls._fields  # type: ignore[attr-defined]
-    defaults: dict[str, object] = cls._field_defaults  # type: ignore[attr-defined]
-    hints = cls.__annotations__
-    readers = {name: reader(hints[name]) for name in fields}
+    defaults = defaults_of(cls)
+    readers = {name: reader(tp) for name, tp in cls.__annotations__.items()}
 
     def read(raw: object) -> object:
         if (

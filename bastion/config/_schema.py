@@ -23,7 +23,7 @@ from pydantic import (
 
 from bastion._errors import ConfigError
 
-from ._table import Bounds, Length, Match, Shorthand
+from ._table import Bounds, Length, Match, Sections, Shorthand, defaults_of
 
 __all__ = ["Strict", "annotation", "model_of", "validate_file", "value_of"]
 
@@ -71,7 +71,7 @@ def _constraint(mark: object) -> object:
 def model_of(cls: type[tuple[object, ...]]) -> type[Strict]:
     """The strict model of one section of the table (its defaults are the section's: unvalidated,
     and never read back, see `value_of`)."""
-    defaults: dict[str, object] = cls._field_defaults  # type: ignore[attr-defined]
+    defaults = defaults_of(cls)
     fields: dict[str, Any] = {
         name: (annotation(tp), defaults.get(name, ...)) for name, tp in cls.__annotations__.items()
     }
@@ -118,9 +118,7 @@ def _fits(tp: object, value: object) -> bool:
     return isinstance(tp, type) and isinstance(value, tp)
 
 
-def validate_file(
-    sections: tuple[type[tuple[object, ...]], ...], raw: dict[str, Any], path: str
-) -> tuple[Any, ...]:
+def validate_file(sections: Sections, raw: dict[str, Any], path: str) -> tuple[Any, ...]:
     """A file's sections, validated by pydantic. Raises ConfigError naming the file and the field
     (and, for an unknown key, the one spelled most like it)."""
     model = _file_model(sections)
@@ -138,7 +136,7 @@ def validate_file(
         cls(
             **{
                 name: value_of(cls.__annotations__[name], getattr(validated, name))
-                for name in cls._fields  # type: ignore[attr-defined]
+                for name in cls.__annotations__
                 if name in validated.model_fields_set
             }
         )
@@ -152,7 +150,7 @@ def _file_model(sections: Sections) -> type[Strict]:
     fields: dict[str, Any] = {}
     for cls in sections:
         for name, tp in cls.__annotations__.items():
-            fields[name] = (annotation(tp), cls._field_defaults.get(name, ...))  # type: ignore[attr-defined]
+            fields[name] = (annotation(tp), defaults_of(cls).get(name, ...))
     model: type[Strict] = create_model("_".join(c.__name__ for c in sections), __base__=Strict, **fields)
     return model
 

@@ -26,11 +26,13 @@ __all__ = [
     "Length",
     "Match",
     "PolicySection",
+    "Sections",
     "Price",
     "ProjectSettings",
     "SandboxSection",
     "Shorthand",
     "UserSettings",
+    "defaults_of",
 ]
 
 # The largest whole number the fast reader accepts (beyond it pydantic says what it makes of it).
@@ -181,6 +183,13 @@ class ProjectSettings(NamedTuple):
     policy: PolicySection = PolicySection()
 
 
-# A file's top-level keys are the fields of these sections, none named twice.
-USER_FILE: tuple[type[tuple[object, ...]], ...] = (UserSettings, AgentConfig)
-PROJECT_FILE: tuple[type[tuple[object, ...]], ...] = (ProjectSettings,)
+# A file: the sections whose fields are its top-level keys, none named twice.
+Sections = tuple[type[tuple[object, ...]], ...]
+USER_FILE: Sections = (UserSettings, AgentConfig)
+PROJECT_FILE: Sections = (ProjectSettings,)
+
+
+def defaults_of(section: type[tuple[object, ...]]) -> dict[str, object]:
+    """A section's defaults by field (a field without one is required)."""
+    defaults: dict[str, object] = getattr(section, "_field_defaults")  # noqa: B009
+    return defaults

@@ -7,7 +7,8 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 
 from .._errors import BastionError
-from ..policy import PolicyError, Settings, child_env, load_settings
+from ..config import AgentConfig
+from ..policy import ConfigError, PolicyError, Settings, child_env, load_settings
 from ..workspace import LocalWorkspace
 from ._facts import Fact, Section, Status
 
@@ -35,7 +36,7 @@ class Context:
         context.real_root = ws.real_root
         try:
             context.settings = load_settings(ws, config)
-        except PolicyError as err:
+        except (PolicyError, ConfigError) as err:
             context.config_error = str(err)
         finally:
             ws.close()
@@ -46,12 +47,12 @@ class Context:
         and every key variable left out)."""
         from ..agent import config_key_names
 
-        extra = self.settings.extra if self.settings is not None else {}
+        config = self.settings.agent if self.settings is not None else AgentConfig()
         where = self.settings.sources[0] if self.settings is not None and self.settings.sources else "config"
         try:
-            names = config_key_names(extra, where)
+            names = config_key_names(config, where)
         except BastionError:  # an [mcp] section that cannot be read: the standard variables still go
-            names = config_key_names({}, where)
+            names = config_key_names(AgentConfig(), where)
         return child_env(self.environ, also_scrub=names)
 
     def unchecked(self, name: str, title: str) -> Section:

@@ -16,12 +16,12 @@ def mcp(context: Context) -> Section:
     settings = context.settings
     if settings is None:
         return context.unchecked("mcp", TITLE)
-    if "mcp" not in settings.extra:
+    if settings.agent.mcp is None:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
     from ..agent.mcp import servers_report
 
     where = settings.sources[0] if settings.sources else "config"
-    reports = servers_report(settings.extra, where, context.environ, context.root)
+    reports = servers_report(settings.agent, where, context.environ, context.root)
     if not reports:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
     facts = []

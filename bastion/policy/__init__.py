@@ -34,7 +34,7 @@ from ._tools import (
     runs_alongside,
 )
 from ._types import Decision, Kind, Origin, Source, Subject, Verdict, Written
-from ._words import KIND_WORDS, kind_note, named
+from ._words import KIND_WORDS, cited, kind_note, named, source_words
 
 if typing.TYPE_CHECKING:
     from ._env import child_env, without
@@ -78,6 +78,7 @@ __all__ = [
     "Verdict",
     "Written",
     "bash_subjects",
+    "cited",
     "child_env",
     "held_subjects",
     "kind_note",
@@ -92,6 +93,7 @@ __all__ = [
     "redirect_targets",
     "runs_alongside",
     "secrets_in_force",
+    "source_words",
     "split_mcp_name",
     "user_config_path",
     "verdict_json",

@@ -4,16 +4,16 @@ The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env
 the sandbox's writable paths and network, and the agent's keys (`Settings.agent`, an AgentConfig
 typed by bastion.config's table: the provider's keys, the harness's slots, skills, memory...). The
 project's file comes from a repository, so it is read through the workspace (a link out, a FIFO, a
-file over 1 MiB is an error) and may only tighten: ask and deny rules without carve-outs, `builtin = false`, a fallback of ask or deny that applies only when
-stricter, and `sandbox = "require"` (skills, skills_dirs, memory and memory_dir are refused by
-name: a repository cannot add what the model is told or choose what it remembers). Flags rank 3 and
-override the user's file.
+file over 1 MiB is an error) and may only tighten: ask and deny rules without carve-outs, `builtin =
+false`, a fallback of ask or deny that applies only when stricter, and `sandbox = "require"`
+(skills, skills_dirs, memory and memory_dir are refused by name: a repository cannot add what the
+model is told or choose what it remembers). Flags rank 3 and override the user's file.
 
 Every rule is parsed once, when its file is read, and knows where it was written (the file, its
-entry, its line: a verdict cites it so). Both files are read again every time settings are loaded (a dry-run loads them for every request,
-so a changed project config is seen at once); what a file's bytes mean is remembered per bytes (a
-pure function of them), and the policy is built once per process for the rules they hold
-(`Policy.shared`).
+entry, its line: a verdict cites it so). Both files are read again every time settings are loaded
+(a dry-run loads them for every request, so a changed project config is seen at once); what a
+file's bytes mean is remembered per bytes (a pure function of them), and the policy is built once
+per process for the rules they hold (`Policy.shared`).
 """
 
 from __future__ import annotations

@@ -160,3 +160,8 @@ class Verdict(NamedTuple):
     source: Source | None = None
     subject: Subject | None = None
     note: str = ""
+
+    @property
+    def shipped(self) -> bool:
+        """Whether bastion's shipped rules decided (the secret-path asks, the memory's)."""
+        return self.source is not None and self.source.kind is Origin.BUILTIN

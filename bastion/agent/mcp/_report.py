@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ...config import AgentConfig
 from .._types import ToolSpec
 from ..tools import WriteLock
 from ._client import Hub, ServerReport
@@ -34,14 +35,14 @@ def report_lines(reports: Sequence[ServerReport]) -> list[str]:
     return lines
 
 
-def server_variables(extra: Mapping[str, Any], where: str) -> set[str]:
+def server_variables(config: AgentConfig, where: str) -> set[str]:
     """The variables the servers' header values come from: kept out of every child's environment."""
-    return header_variables(mcp_servers(extra, where).values())
+    return header_variables(mcp_servers(config, where).values())
 
 
 def with_servers(
     builtin: Tools,
-    extra: Mapping[str, Any],
+    config: AgentConfig,
     where: str,
     environ: Mapping[str, str],
     cwd: str,
@@ -52,7 +53,7 @@ def with_servers(
     """The built-in tools beside those of the servers the config names, each started (or failed)
     by now; None when it names none; `lock` is the workspace's write lock, which every server call
     holds. Raises ConfigError for a config that cannot be used."""
-    servers = mcp_servers(extra, where)
+    servers = mcp_servers(config, where)
     if not servers:
         return None
     hub = Hub(servers, environ, cwd, scrub)
@@ -76,15 +77,15 @@ class _BuiltinNames:
 
 
 def servers_report(
-    extra: Mapping[str, Any], where: str, environ: Mapping[str, str], cwd: str
+    config: AgentConfig, where: str, environ: Mapping[str, str], cwd: str
 ) -> list[ServerReport]:
     """`bastion doctor`'s section: each server started, reported and stopped again (its tools
     checked against the built-in tools' names, as a session does); none when the config names none."""
     from .._setup import config_key_names
 
-    scrub = sorted(config_key_names(extra, where))
+    scrub = sorted(config_key_names(config, where))
     # No tool is called here: the lock is one of its own.
-    toolbox = with_servers(_BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock())
+    toolbox = with_servers(_BuiltinNames(), config, where, environ, cwd, scrub, lock=WriteLock())
     if toolbox is None:
         return []
     try:
