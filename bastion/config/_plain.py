@@ -92,6 +92,8 @@ def _marked(inner: Reader, base: object, marks: tuple[object, ...]) -> Reader:
             checks.append(functools.partial(_within, mark))
         elif isinstance(mark, Shorthand):
             shorthand = mark.field
+        else:
+            raise TypeError(f"the config table has a marker its readers do not know: {mark!r}")
 
     def read(value: object) -> object:
         if shorthand is not None and type(value) is str:

@@ -51,6 +51,8 @@ def annotation(tp: object) -> Any:
         return dict[annotation(args[0]), annotation(args[1])]  # type: ignore[misc]
     if _is_section(tp):
         return model_of(tp)
+    if origin is not typing.Literal and tp not in (str, bool, int, float, type(None)):
+        raise TypeError(f"the config table has a type the schema does not know: {tp!r}")
     return tp
 
 
@@ -67,14 +69,20 @@ def _constraint(mark: object) -> object:
     raise TypeError(f"the config table has a marker the schema does not know: {mark!r}")
 
 
+def _fields(cls: type[tuple[object, ...]]) -> dict[str, Any]:
+    """A section's fields for pydantic: each annotation, and None for the default of one that has
+    a default (never validated nor read back: `value_of` takes the section's own for a field the
+    file does not set), `...` for a required one."""
+    defaults = defaults_of(cls)
+    return {
+        name: (annotation(tp), None if name in defaults else ...) for name, tp in cls.__annotations__.items()
+    }
+
+
 @functools.cache
 def model_of(cls: type[tuple[object, ...]]) -> type[Strict]:
-    """The strict model of one section of the table (its defaults are the section's: unvalidated,
-    and never read back, see `value_of`)."""
-    defaults = defaults_of(cls)
-    fields: dict[str, Any] = {
-        name: (annotation(tp), defaults.get(name, ...)) for name, tp in cls.__annotations__.items()
-    }
+    """The strict model of one section of the table."""
+    fields = _fields(cls)
     model: type[Strict] = create_model(cls.__name__, __base__=Strict, **fields)
     return model
 
@@ -149,8 +157,7 @@ def _file_model(sections: Sections) -> type[Strict]:
     """The strict model of a whole file: every field of its sections at the top level."""
     fields: dict[str, Any] = {}
     for cls in sections:
-        for name, tp in cls.__annotations__.items():
-            fields[name] = (annotation(tp), defaults_of(cls).get(name, ...))
+        fields.update(_fields(cls))
     model: type[Strict] = create_model("_".join(c.__name__ for c in sections), __base__=Strict, **fields)
     return model
 
