@@ -42,7 +42,7 @@ from bastion.agent.harness import (
 )
 from bastion.agent.loop import NOT_RUN, Agent, Answer, Events
 from bastion.agent.providers import DEFAULT_WINDOW, Window
-from bastion.policy import Decision, Verdict
+from bastion.policy import Decision, Origin, Source, Verdict
 
 from ..waits import PATIENCE
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call
@@ -192,7 +192,7 @@ def test_the_built_in_ask_writes_asks_before_a_write_the_policy_allowed_and_lets
         [Assistant("", (call("read", {"path": "a"}), WRITE)), Assistant("ok")], Harness(config), answer=asked
     )
     made.run("go")
-    assert [(n, v.source) for n, v in asked.asked] == [("write", "harness:ask-writes")]
+    assert [(n, v.source) for n, v in asked.asked] == [("write", Source(Origin.HARNESS, "ask-writes"))]
     assert [name for name, _ in tools.ran] == ["read", "write"]
 
 

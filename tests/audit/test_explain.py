@@ -79,16 +79,16 @@ def test_each_subject_shows_the_rule_and_source_that_decided_it_alone(ws: Worksp
     decision, text = _explain(ws, "make test && cat .env && rm -rf src")
     assert decision == "deny"
     by = "\n         by "
+    user = f"user:{ws.config}"
     assert (
-        f'  allow  bash "make test"  (part 1 of the line){by}bash(make test:*) from user:{ws.config}, line 2\n'
-        in text
+        f'  allow  bash "make test"  (part 1 of the line){by}bash(make test:*) from {user}, line 2\n' in text
     )
     assert (
         '  ask    read ".env"  (a file part 2 of the line reads)\n         by Read(ci:.env*) from builtin\n'
         in text
     )
     assert (
-        f'  deny   bash "rm -rf src"  (part 3 of the line)\n         by bash(rm:*) from user:{ws.config}, line 3\n'
+        f'  deny   bash "rm -rf src"  (part 3 of the line)\n         by bash(rm:*) from {user}, line 3\n'
         in text
     )
     assert f"decision: deny: denied by bash(rm:*) from your config ({ws.config})" in text

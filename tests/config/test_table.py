@@ -75,7 +75,7 @@ def _marked(base: object, marks: tuple[object, ...]) -> st.SearchStrategy[Any]:
                 bounded = st.floats(low, mark.le, exclude_min=mark.gt is not None, allow_infinity=False)
                 found = bounded | st.integers(1, 9)
         elif isinstance(mark, Shorthand):
-            field = typing.get_type_hints(base, include_extras=True)[mark.field]  # type: ignore[arg-type]
+            field = typing.get_type_hints(base, include_extras=True)[mark.field]
             found = found | _values(field)
     return found
 

@@ -7,8 +7,8 @@ import pathlib
 
 import pytest
 
-from bastion.config import AgentConfig
 from bastion.analyzer import LocalWorkspace
+from bastion.config import AgentConfig
 from bastion.policy import ConfigError, Decision, PolicyFlags, Settings, Subject, load_settings
 
 A, Q, D = Decision.ALLOW, Decision.ASK, Decision.DENY

@@ -8,10 +8,10 @@ import pathlib
 import pytest
 
 from bastion.analyzer import LocalWorkspace
-from bastion.policy import ConfigError, Settings, load_settings
 from bastion.config._plain import plain_file
 from bastion.config._schema import validate_file
 from bastion.config._table import USER_FILE
+from bastion.policy import ConfigError, Settings, load_settings
 from bastion.sandbox import SandboxConfig
 
 
