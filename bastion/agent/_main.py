@@ -192,7 +192,6 @@ def _build(
         load_settings,
         user_config_path,
     )
-    from ..policy import ConfigError as PolicyConfigError
     from ..sandbox import start_notice
     from ..workspace import LocalWorkspace
     from ._checkpoint import Checkpoints
@@ -221,8 +220,6 @@ def _build(
         )
     except ProjectConfigError as err:
         raise ConfigError(str(err), err.advice("bastion")) from None
-    except PolicyConfigError as err:
-        raise ConfigError(str(err)) from None
     if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
         skipped = f"{PROJECT_CONFIG} is not read (--no-project-config): none of its rules apply"
         printer.err.write(f"bastion: {skipped}\n")
@@ -267,10 +264,7 @@ def _build(
     passed = settings.agent.executor_pass_env
     ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)
     if executor is not None:  # the project's config is the executor's (a local one has no say there)
-        try:
-            settings = load_settings(ws, args.config, flags=flags)
-        except PolicyConfigError as err:
-            raise ConfigError(str(err)) from None
+        settings = load_settings(ws, args.config, flags=flags)  # a ConfigError names the file
         printer.err.write(f"bastion: {executor_line(ws)}\n")
     stamper = Stamper()
     extras = session_extras(
