@@ -1,7 +1,7 @@
 """Where in a file a string value was written: its line, found from the file's text (tomllib keeps no
-positions). A line is given only where it is certain: every spelling of the value in the text is
-one of the file's entries of that value, in order; else None (a comment quoting it, an escape
-spelled another way)."""
+positions). A line is given only where the text leaves no doubt: the value's one-line spellings
+occur in the text exactly as often as the file has entries of it, none after a `#` on its line, and
+they are taken in order; else None (a comment quoting it, an escape spelled another way)."""
 
 from __future__ import annotations
 
@@ -26,7 +26,9 @@ def lines_of(text: str, values: Sequence[str]) -> list[int | None]:
     for value in set(values):
         at = [i for i, v in enumerate(values) if v == value]
         starts = sorted(start for spelling in _spellings(value) for start in _finds(text, spelling))
-        if len(starts) == len(at):
+        # A spelling after a `#` on its line may be a comment's: then no line is claimed for the value.
+        commented = any("#" in text[text.rfind("\n", 0, start) + 1 : start] for start in starts)
+        if len(starts) == len(at) and not commented:
             for index, start in zip(at, starts, strict=True):
                 lines[index] = text.count("\n", 0, start) + 1
     return lines
