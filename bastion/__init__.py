@@ -3,6 +3,7 @@
 TYPE_CHECKING = False  # typing's own constant would import typing (and re) at every start
 if TYPE_CHECKING:
     from ._errors import BastionError
+del TYPE_CHECKING
 
 __all__ = ["BastionError", "__version__"]
 
