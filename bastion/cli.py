@@ -78,14 +78,14 @@ def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
 def _jsonl(dry: DryRun, stdin: TextIO, out: TextIO) -> int:
     import json
 
-    from .policy import PolicyError, RequestError, load_json
+    from .policy import ConfigError, PolicyError, RequestError, load_json
 
     for number, line in enumerate(stdin, 1):
         if not line.strip():
             continue
         try:
             result = dry.request(load_json(line))
-        except (ValueError, RequestError, PolicyError) as err:
+        except (ValueError, RequestError, PolicyError, ConfigError) as err:
             result = {"error": f"request {number}: {err}"}
         except Exception as err:  # one request never ends the stream
             result = {"error": f"request {number} could not be decided: {type(err).__name__}: {err}"}
@@ -97,7 +97,7 @@ def _jsonl(dry: DryRun, stdin: TextIO, out: TextIO) -> int:
 def check(
     argv: Sequence[str], stdin: TextIO | None = None, out: TextIO | None = None, err: TextIO | None = None
 ) -> int:
-    from .policy import DryRun, PolicyError, RequestError
+    from .policy import ConfigError, DryRun, PolicyError, RequestError
 
     # The streams of the moment, not of when this module was imported (a test may have swapped them).
     stdin, out, err = stdin or sys.stdin, out or sys.stdout, err or sys.stderr
@@ -130,12 +130,12 @@ def check(
 
         try:
             return EXIT[explain_call(dry, os.path.abspath(args.cwd), args.tool, call, out)]
-        except (RequestError, PolicyError) as exc:
+        except (RequestError, PolicyError, ConfigError) as exc:
             err.write(_safe_error(exc))
             return USAGE
     try:
         result = dry.check(os.path.abspath(args.cwd), args.tool, call)
-    except (RequestError, PolicyError) as exc:
+    except (RequestError, PolicyError, ConfigError) as exc:
         err.write(_safe_error(exc))
         return USAGE
     if args.json:

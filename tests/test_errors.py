@@ -73,3 +73,28 @@ def test_an_os_error_of_the_workspace_still_carries_its_errno() -> None:
     err = WorkspaceError(2, "no such file", "x")
     assert (err.errno, err.strerror, err.filename) == (2, "no such file", "x")
     assert isinstance(err, OSError) and isinstance(err, BastionError)
+
+
+def test_there_is_one_config_error_which_ends_a_run_as_an_agent_error() -> None:
+    # The config reader (below the policy), the policy's settings and the agent raise the same class,
+    # so an agent's `except AgentError` and a dry-run's `except ConfigError` both catch a bad file.
+    from bastion._errors import AgentError, ConfigError, Failure
+    from bastion.agent.runtime import ConfigError as AgentConfigError
+    from bastion.config import ConfigError as ReadersConfigError
+    from bastion.policy import ConfigError as PolicyConfigError
+
+    assert ConfigError is AgentConfigError is ReadersConfigError is PolicyConfigError
+    assert issubclass(ConfigError, AgentError) and ConfigError("x").kind is Failure.OTHER
+    assert ConfigError("f.toml: x: unknown field", "fix it").hint == "fix it"
+
+
+def test_the_error_root_loads_when_first_named() -> None:
+    import subprocess
+    import sys
+
+    code = (
+        "import sys, bastion; first = 'bastion._errors' in sys.modules; bastion.BastionError\n"
+        "print(first, 'bastion._errors' in sys.modules)"
+    )
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
+    assert out.split() == ["False", "True"]

@@ -1,6 +1,6 @@
-"""The layers point one way, checked by AST over every module (grammar <- workspace <- analyzer <- policy
-<- audit/agent <- cli, sandbox and the error root at the bottom); the policy core imports nothing from
-the agent side; a dry-run loads only what its line needs."""
+"""The layers point one way, checked by AST over every module (grammar <- workspace <- analyzer <-
+config <- policy <- audit/agent <- cli, sandbox and the error root at the bottom); the policy core
+imports nothing from the agent side; a dry-run loads only what its line needs."""
 
 from __future__ import annotations
 
@@ -18,7 +18,7 @@ from tests.graph import Module, bastion_imports, cycles, module_graph, read_modu
 from tests.loaded import modules_loaded
 
 ROOT = pathlib.Path(__file__).resolve().parents[1]
-CORE = ("grammar", "analyzer", "policy")
+CORE = ("grammar", "analyzer", "config", "policy")
 # The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs (`acp`: the
 # Agent Client Protocol's SDK, `bastion acp`'s).
 FORBIDDEN = (
@@ -75,13 +75,17 @@ LAYERS = {
     "bastion.grammar": 2,
     "bastion.workspace": 3,
     "bastion.analyzer": 4,
-    "bastion.policy": 5,
-    "bastion.audit": 6,
-    "bastion.agent": 6,
-    "bastion.doctor": 7,
-    "bastion.serve": 7,
-    "bastion.cli": 8,
-    "bastion.__main__": 9,
+    # The config files' table and their readers: below the policy, which builds its layers from what
+    # they read, and the agent, which receives its AgentConfig; the fast reader keeps pydantic off
+    # the dry-run path (NOT_FOR_A_HOOK below).
+    "bastion.config": 5,
+    "bastion.policy": 6,
+    "bastion.audit": 7,
+    "bastion.agent": 7,
+    "bastion.doctor": 8,
+    "bastion.serve": 8,
+    "bastion.cli": 9,
+    "bastion.__main__": 10,
 }
 
 
@@ -291,7 +295,7 @@ def test_what_the_analyzer_loads_when_first_named_is_there_when_named() -> None:
 # grammar (a plain config's rules are read plainly), argparse (a plain command line is read plainly)
 # and dataclasses (whose import brings inspect).
 NOT_FOR_A_HOOK = (
-    *FORBIDDEN, "pydantic", "bastion.policy._schema", "lark", "interegular", "pyparsing", "argparse",
+    *FORBIDDEN, "pydantic", "bastion.config._schema", "lark", "interegular", "pyparsing", "argparse",
     "dataclasses",
 )  # fmt: skip
 TWENTY_RULES = (

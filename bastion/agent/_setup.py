@@ -7,9 +7,9 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
-from typing import Any
 
 from .._handover import PROVIDER_KEY_VARIABLES, handed
+from ..config import AgentConfig
 from .providers import (
     DEFAULTS,
     ProviderConfig,
@@ -44,10 +44,10 @@ class ProviderSetup:
     model_refused: str | None = None
 
 
-def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, str]) -> ProviderSetup:
-    """The setup the config's provider keys (`extra`, from the file `where`) give. Raises
-    ConfigError naming the field that is wrong."""
-    cfg = provider_config(extra, where)
+def provider_setup(config: AgentConfig, where: str, environ: Mapping[str, str]) -> ProviderSetup:
+    """The setup the config's provider keys (from the file `where`) give. Raises ConfigError naming
+    the field that is wrong."""
+    cfg = provider_config(config, where)
     default_model, default_url, _ = DEFAULTS[cfg.provider]
     variable = key_variable(cfg) if cfg.provider != "ollama" else None
     takes_key = cfg.provider not in ("ollama", "vertex")
@@ -71,22 +71,22 @@ def provider_setup(extra: Mapping[str, Any], where: str, environ: Mapping[str, s
     )
 
 
-def key_names(cfg: ProviderConfig | None, extra: Mapping[str, Any], where: str) -> frozenset[str]:
+def key_names(cfg: ProviderConfig | None, config: AgentConfig, where: str) -> frozenset[str]:
     """The variables (upper-cased) whose values are keys a session here holds: every provider's
     standard one, `cfg`'s api_key_env, the MCP header variables and those handed over at start.
     No child bastion starts gets them, whatever pass_env says."""
     from .mcp import server_variables
 
-    names = {*PROVIDER_KEY_VARIABLES.values(), *handed(), *server_variables(extra, where)}
+    names = {*PROVIDER_KEY_VARIABLES.values(), *handed(), *server_variables(config, where)}
     names.update(key_variables(cfg) if cfg is not None else ())
     return frozenset(name.upper() for name in names)
 
 
-def config_key_names(extra: Mapping[str, Any], where: str) -> frozenset[str]:
+def config_key_names(config: AgentConfig, where: str) -> frozenset[str]:
     """key_names for the config alone (doctor's, which has no flags); a provider section that
     cannot be read still leaves out the standard variables and the header ones."""
     try:
-        cfg: ProviderConfig | None = provider_config(extra, where)
+        cfg: ProviderConfig | None = provider_config(config, where)
     except ConfigError:
         cfg = None
-    return key_names(cfg, extra, where)
+    return key_names(cfg, config, where)

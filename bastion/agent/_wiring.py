@@ -7,7 +7,7 @@ from __future__ import annotations
 import argparse
 import os
 import shlex
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from typing import TYPE_CHECKING
 
 from ..analyzer import Stamper
@@ -19,7 +19,6 @@ from ..policy import (
     load_settings,
     user_config_path,
 )
-from ..policy import ConfigError as PolicyConfigError
 from ..sandbox import start_notice
 from ..workspace import ExecutorWorkspace, LocalWorkspace
 from ._setup import key_names
@@ -90,12 +89,10 @@ def build(
         )
     except ProjectConfigError as err:
         raise ConfigError(str(err), err.advice("bastion")) from None
-    except PolicyConfigError as err:
-        raise ConfigError(str(err)) from None
     if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
         skipped = f"{PROJECT_CONFIG} is not read (--no-project-config): none of its rules apply"
         printer.err.write(f"bastion: {skipped}\n")
-    base = provider_config(settings.extra, settings.sources[0] if settings.sources else "config")
+    base = provider_config(settings.agent, settings.sources[0] if settings.sources else "config")
     command = None if args.api_key_command is None else shlex.split(args.api_key_command)
     cfg = merge_flags(
         base,
@@ -111,35 +108,32 @@ def build(
     )
     retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
     home = bastion_home(environ)
-    pricing = prices_of(settings.extra.get("pricing"))
+    pricing = prices_of(settings.agent.pricing)
     # The key's variables (and those MCP headers are read from) leave every child's environment
     # even when pass_env names them.
     where = settings.sources[0] if settings.sources else "config"
-    scrub = key_names(cfg, settings.extra, where)
+    scrub = key_names(cfg, settings.agent, where)
     model = make_model(
         cfg,
         environ,
         retry,
         pricing=pricing,
         limits_cache=os.path.join(home, "models.json"),
-        timeouts=timeouts_of(settings.extra),
+        timeouts=timeouts_of(settings.agent),
         scrub=scrub,
     )
     switched = args.provider is not None and args.provider != base.provider
-    subagent_model = subagent_model_setting(settings.extra, args.subagent_model, switched)
+    subagent_model = subagent_model_setting(settings.agent, args.subagent_model, switched)
     refused = refused_model(cfg.provider, subagent_model) if subagent_model else None
     if refused is not None:  # before any session is made
         raise ConfigError(f"{'--subagent-model' if args.subagent_model else 'subagent_model'}: {refused}")
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
-    executor = executor_argv(args.executor, settings.extra)
-    passed: Sequence[str] = settings.extra.get("executor_pass_env") or ()
+    executor = executor_argv(args.executor, settings.agent)
+    passed = settings.agent.executor_pass_env
     ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)
     if executor is not None:  # the project's config is the executor's (a local one has no say there)
-        try:
-            settings = load_settings(ws, args.config, flags=flags)
-        except PolicyConfigError as err:
-            raise ConfigError(str(err)) from None
+        settings = load_settings(ws, args.config, flags=flags)  # a ConfigError names the file
         printer.err.write(f"bastion: {executor_line(ws)}\n")
     stamper = Stamper()
     extras = session_extras(
@@ -157,7 +151,7 @@ def build(
     )
     servers = with_servers(
         builtin,
-        settings.extra,
+        settings.agent,
         where,
         environ,
         cwd,
@@ -176,7 +170,7 @@ def build(
     gate: Gatekeeper = recorded
     cache = os.path.join(home, "models.json")
 
-    windows = windows_setting(settings.extra)
+    windows = windows_setting(settings.agent)
 
     def window_for(name: str) -> Window:
         return window_of(name, windows, lambda: model_limits(model.connection, name, cache).context_window)
@@ -188,7 +182,7 @@ def build(
         printer.err.write(f"[{text}]\n")
         printer.err.flush()
 
-    compact_at = compact_at_setting(settings.extra)
+    compact_at = compact_at_setting(settings.agent)
     compactor = Compactor(window_for, compact_at, record_compaction, say)
 
     def child_compactor(record: Record, label: str) -> Compactor:
@@ -202,7 +196,7 @@ def build(
     def warn(text: str) -> None:
         printer.err.write(f"bastion: {text}\n")
 
-    harness = load_harness(harness_config(settings.extra, where), warn)
+    harness = load_harness(harness_config(settings.agent, where), warn)
     # The session is opened (and its record locked) last of what may fail on a bad setting.
     if args.resume:
         check = resume_check(ws, args.executor, args.resume, args.here)
@@ -254,8 +248,7 @@ def build(
     if isinstance(ws, ExecutorWorkspace):  # lost, it ends the run: nothing falls back to this machine
         agent.workspace_lost = lambda: ws.lost
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
-        configured = settings.extra.get("max_turns")
-        agent.max_turns = args.max_turns or (configured if isinstance(configured, int) else None)
+        agent.max_turns = args.max_turns or settings.agent.max_turns
     extras.on_grant(session.record, say)
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried

@@ -38,8 +38,8 @@ class Outcome(NamedTuple):
     cwd: str
     decision: Decision
     reason: str
-    rule: str | None
-    source: str | None
+    rule: str | None  # the deciding rule as written
+    source: str | None  # its source as JSON spells it (Source.tag)
     group: str
     decided: Decided | None = None
     clamped: bool = False
@@ -55,11 +55,11 @@ def group_of(decided: Decided, verdict: Verdict) -> str:
     """A short name for why a call was decided so, shared by calls with the same cause."""
     subject = verdict.subject
     if verdict.decision is Decision.DENY:
-        return f"denied by {verdict.rule}" if verdict.rule else "denied by the fallback"
+        return f"denied by {verdict.rule.text}" if verdict.rule else "denied by the fallback"
     if verdict.decision is Decision.ALLOW:
         if decided.analysis is not None and decided.analysis.auto and verdict.rule:
-            return f"auto-allowed by {verdict.rule}"
-        return f"allowed by {verdict.rule}" if verdict.rule else "allowed"
+            return f"auto-allowed by {verdict.rule.text}"
+        return f"allowed by {verdict.rule.text}" if verdict.rule else "allowed"
     a = decided.analysis
     if a is not None and a.outside is not None:
         token = a.outside.token
@@ -67,9 +67,9 @@ def group_of(decided: Decided, verdict: Verdict) -> str:
         return f"outside the subset at `{shown}`" if token else f"outside the subset: {a.outside.reason}"
     if verdict.rule is not None:
         return (
-            f"secret path {_secret_spec(verdict.rule)}"
+            f"secret path {_secret_spec(verdict.rule.text)}"
             if verdict.note == SECRET_NOTE
-            else f"asked by {verdict.rule}"
+            else f"asked by {verdict.rule.text}"
         )
     found = a.git_finding if a is not None else None
     if found is not None:
@@ -148,7 +148,9 @@ class Decider:
             return Problem(call.where, gate)
         decided = gate.decide(call.tool, dict(call.args))
         verdict, group = _clamp(call.tool, call.args, decided)
-        outcome = Outcome(call, cwd, verdict.decision, verdict.reason, verdict.rule, verdict.source,
+        rule = verdict.rule.text if verdict.rule is not None else None
+        source = verdict.source.tag if verdict.source is not None else None
+        outcome = Outcome(call, cwd, verdict.decision, verdict.reason, rule, source,
                           group or group_of(decided, verdict), decided, group is not None)  # fmt: skip
         self._seen[key] = outcome
         return outcome

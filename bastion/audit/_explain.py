@@ -14,7 +14,7 @@ from typing import TextIO
 
 from ..analyzer import Analysis, Fact, FactError, StageResult, plan_facts
 from ..grammar import Operator, shown
-from ..policy import Decided, Gate, kind_note, named
+from ..policy import Decided, Gate, cited, kind_note, named
 from ..workspace import Workspace
 
 __all__ = ["explain"]
@@ -163,14 +163,14 @@ def explain(gate: Gate, decided: Decided, out: TextIO) -> None:
         notes = ["constraint: deny and ask rules only" if s.constraint else "", kind_note(s)]
         tag = "".join(f" [{note}]" for note in notes if note)
         out.write(f"  {v.decision!s:5}  {named(s)}  ({s.about}){tag}\n")
-        by = f"{v.rule} from {v.source}" if v.rule else "no rule: the fallback"
+        by = f"{v.rule.text} from {cited(v.rule, v.source)}" if v.rule else "no rule: the fallback"
         out.write(f"         by {by}\n")
         if s.why:
             out.write(f"         why: {s.why}\n")
     v = decided.verdict
     out.write(f"decision: {v.decision}: {v.reason}\n")
     if v.rule:
-        out.write(f"  rule: {v.rule} ({v.source})\n")
+        out.write(f"  rule: {v.rule.text} ({cited(v.rule, v.source)})\n")
     if gate.settings.sources:
         out.write(f"  config: {', '.join(gate.settings.sources)}\n")
     if a is not None and a.auto and str(v.decision) == "allow":

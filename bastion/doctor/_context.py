@@ -8,7 +8,8 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from .._errors import BastionError
-from ..policy import PolicyError, Settings, child_env, load_settings
+from ..config import AgentConfig
+from ..policy import ConfigError, PolicyError, Settings, child_env, load_settings
 from ..workspace import LocalWorkspace
 from ._facts import Fact, Section, Status
 
@@ -41,7 +42,7 @@ class Context:
         context.real_root = ws.real_root
         try:
             context.settings = load_settings(ws, config)
-        except PolicyError as err:
+        except (PolicyError, ConfigError) as err:
             context.config_error = str(err)
         finally:
             ws.close()
@@ -55,9 +56,9 @@ class Context:
         from ..workspace import ExecutorWorkspace
 
         assert self.settings is not None
-        extra = self.settings.extra
+        extra = self.settings.agent
         where = self.settings.sources[0] if self.settings.sources else "config"
-        passed = extra.get("executor_pass_env") or ()
+        passed = extra.executor_pass_env
         scrub = config_key_names(extra, where)
         ws = open_workspace(argv, self.root, self.environ, self.settings.pass_env, passed, scrub)
         assert isinstance(ws, ExecutorWorkspace)
@@ -68,12 +69,12 @@ class Context:
         and every key variable left out)."""
         from ..agent import config_key_names
 
-        extra = self.settings.extra if self.settings is not None else {}
+        config = self.settings.agent if self.settings is not None else AgentConfig()
         where = self.settings.sources[0] if self.settings is not None and self.settings.sources else "config"
         try:
-            names = config_key_names(extra, where)
+            names = config_key_names(config, where)
         except BastionError:  # an [mcp] section that cannot be read: the standard variables still go
-            names = config_key_names({}, where)
+            names = config_key_names(AgentConfig(), where)
         return child_env(self.environ, also_scrub=names)
 
     def unchecked(self, name: str, title: str) -> Section:

@@ -23,7 +23,7 @@ def executor(context: Context) -> Section:
     from ..agent.tools import executor_argv
 
     try:
-        argv = executor_argv(context.executor, settings.extra)
+        argv = executor_argv(context.executor, settings.agent)
     except BastionError as err:
         return Section("executor", TITLE, (Fact("executor", str(err), Status.FAIL),))
     if argv is None:

@@ -17,18 +17,18 @@ def mcp(context: Context) -> Section:
     settings = context.settings
     if settings is None:
         return context.unchecked("mcp", TITLE)
-    if "mcp" not in settings.extra:
+    if settings.agent.mcp is None:
         return Section("mcp", TITLE, (Fact("servers", "none (name them under [mcp.servers.NAME])"),))
     from ..agent import config_key_names
     from ..agent.mcp import servers_report
     from ..agent.tools import executor_argv
 
     where = settings.sources[0] if settings.sources else "config"
-    scrub = sorted(config_key_names(settings.extra, where))
-    argv = executor_argv(context.executor, settings.extra)
+    scrub = sorted(config_key_names(settings.agent, where))
+    argv = executor_argv(context.executor, settings.agent)
     ws = context.open_executor(argv) if argv is not None else None
     try:
-        reports = servers_report(settings.extra, where, context.environ, context.root, scrub, ws)
+        reports = servers_report(settings.agent, where, context.environ, context.root, scrub, ws)
     finally:
         if ws is not None:
             ws.close()

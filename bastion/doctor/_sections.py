@@ -14,7 +14,16 @@ import urllib.request
 from typing import TYPE_CHECKING
 
 from .._errors import BastionError
-from ..policy import PROJECT_CONFIG, DryRun, PolicyError, RequestError, user_config_path
+from ..policy import (
+    PROJECT_CONFIG,
+    ConfigError,
+    DryRun,
+    Origin,
+    PolicyError,
+    RequestError,
+    Rule,
+    user_config_path,
+)
 from ._context import Context
 from ._facts import Fact, Section, Status
 
@@ -47,10 +56,14 @@ def config(context: Context) -> Section:
         return Section("config", "Config", tuple(facts))
     read = set(context.settings.sources)
     for layer in context.settings.policy.layers:
-        if layer.name == "builtin" or layer.name == "flags":
+        if layer.source.kind not in (Origin.USER, Origin.PROJECT):
             continue
-        rules = tuple(f"{kind} {rule}" for kind in ("allow", "ask", "deny") for rule in getattr(layer, kind))
-        where = layer.name.partition(":")[2]
+        rules = tuple(
+            f"{kind} {rule.text if isinstance(rule, Rule) else rule}"
+            for kind in ("allow", "ask", "deny")
+            for rule in getattr(layer, kind)
+        )
+        where = layer.source.path
         if where not in read:
             continue
         count = f"{len(rules)} rule{'s' if len(rules) != 1 else ''}"
@@ -69,7 +82,7 @@ def _setup(context: Context) -> ProviderSetup:
 
     assert context.settings is not None
     where = context.settings.sources[0] if context.settings.sources else "config"
-    return provider_setup(context.settings.extra, where, context.environ)
+    return provider_setup(context.settings.agent, where, context.environ)
 
 
 def provider(context: Context) -> Section:
@@ -255,7 +268,7 @@ def sample(context: Context) -> Section:
     for line in SAMPLE_LINES:
         try:
             result = dry.check(context.root, "bash", {"command": line})
-        except (RequestError, PolicyError) as err:
+        except (RequestError, PolicyError, ConfigError) as err:
             facts.append(Fact(line, f"could not be decided: {err}", Status.WARN))
             continue
         rule = f" by {result['rule']} ({result['source']})" if result.get("rule") else ""

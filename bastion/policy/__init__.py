@@ -6,6 +6,7 @@ neither)."""
 import importlib
 import typing
 
+from .._errors import ConfigError
 from ._config import (
     PROJECT_CONFIG,
     PolicyFlags,
@@ -17,7 +18,7 @@ from ._config import (
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
 from ._gate import Claims, Decided, Gate, secrets_in_force
-from ._rules import ConfigError, PolicyError, Rule, RuleError, parse_rule
+from ._rules import PolicyError, Rule, RuleError, parse_rule
 from ._shipped import ALIASES, SECRET_NOTE
 from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
 from ._tools import (
@@ -32,8 +33,8 @@ from ._tools import (
     ToolInfo,
     runs_alongside,
 )
-from ._types import Decision, Kind, Subject, Verdict
-from ._words import KIND_WORDS, kind_note, named
+from ._types import Decision, Kind, Origin, Source, Subject, Verdict, Written
+from ._words import KIND_WORDS, cited, kind_note, named, source_words
 
 if typing.TYPE_CHECKING:
     from ._env import child_env, without
@@ -62,6 +63,7 @@ __all__ = [
     "Gate",
     "Kind",
     "Layer",
+    "Origin",
     "Policy",
     "PolicyError",
     "PolicyFlags",
@@ -70,10 +72,13 @@ __all__ = [
     "Rule",
     "RuleError",
     "Settings",
+    "Source",
     "Subject",
     "ToolInfo",
     "Verdict",
+    "Written",
     "bash_subjects",
+    "cited",
     "child_env",
     "held_subjects",
     "kind_note",
@@ -88,6 +93,7 @@ __all__ = [
     "redirect_targets",
     "runs_alongside",
     "secrets_in_force",
+    "source_words",
     "split_mcp_name",
     "user_config_path",
     "verdict_json",

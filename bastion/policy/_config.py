@@ -1,38 +1,45 @@
 """Settings from three layers: the user's TOML config, the project's `.bastion/config.toml`, flags.
 
 The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env`, `max_read_bytes`,
-the sandbox's writable paths and network, and the provider's keys (kept in `Settings.extra`,
-uninterpreted, for the agent), and the agent's harness (`[harness]`: its slots, profiles and
-components). The project's file comes from a repository, so it is read through the
-workspace (a link out, a FIFO, a file over 1 MiB is an error) and may only tighten: ask and deny
-rules without carve-outs, `builtin = false`, a fallback of ask or deny that applies only when
-stricter, and `sandbox = "require"` (skills, skills_dirs, memory and memory_dir are refused by
-name: a repository cannot add what the model is told or choose what it remembers). Flags rank 3 and
-override the user's file.
+the sandbox's writable paths and network, and the agent's keys (`Settings.agent`, an AgentConfig
+typed by bastion.config's table: the provider's keys, the harness's slots, skills, memory...). The
+project's file comes from a repository, so it is read through the workspace (a link out, a FIFO, a
+file over 1 MiB is an error) and may only tighten: ask and deny rules without carve-outs, `builtin =
+false`, a fallback of ask or deny that applies only when stricter, and `sandbox = "require"`
+(skills, skills_dirs, memory and memory_dir are refused by name: a repository cannot add what the
+model is told or choose what it remembers). Flags rank 3 and override the user's file.
 
-Both files are read again every time settings are loaded (a dry-run loads them for every request,
-so a changed project config is seen at once); what a file's bytes mean is remembered per bytes (a
-pure function of them), and the policy is built once per process for the rules they hold
-(`Policy.shared`).
+Every rule is parsed once, when its file is read, and knows where it was written (the file, its
+entry, its line: a verdict cites it so). Both files are read again every time settings are loaded
+(a dry-run loads them for every request, so a changed project config is seen at once); what a
+file's bytes mean is remembered per bytes (a pure function of them), and the policy is built once
+per process for the rules they hold (`Policy.shared`).
 """
 
 from __future__ import annotations
 
 import functools
 import os
-from collections.abc import Mapping, Sequence
-from types import MappingProxyType
-from typing import TYPE_CHECKING, Any, Literal, NamedTuple
+from typing import Literal, NamedTuple
 
 from bastion._files import NotRegularFile, is_null_device, read_regular
 from bastion._handover import user_config_path
 from bastion.analyzer import DEFAULT_MAX_READ_BYTES
+from bastion.config import (
+    AgentConfig,
+    ConfigError,
+    PolicySection,
+    lines_of,
+    parse_toml,
+    read_project,
+    read_user,
+)
 from bastion.sandbox import SandboxConfig
 from bastion.workspace import Workspace, WorkspaceError, resolve
 
 from ._engine import Layer, Policy
-from ._rules import ConfigError, RuleError, parse_rule
-from ._types import Decision
+from ._rules import RuleError, parse_rule
+from ._types import Decision, Rule, Written
 
 __all__ = [
     "PROJECT_CONFIG",
@@ -50,11 +57,28 @@ _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DEN
 # What a project's file is refused for by name, with the reason: skills and memory are the user's.
 _YOURS_ALONE = ("skills", "skills_dirs", "memory", "memory_dir")
 
+_KINDS = ("allow", "ask", "deny")
+
 Fallback = Literal["allow", "ask", "deny"]
 
-if TYPE_CHECKING:
-    from ._plain import Section, UserData
-    from ._schema import Strict
+
+class RuleLists(NamedTuple):
+    """A file's rules, parsed once when it is read, each knowing where it was written."""
+
+    allow: tuple[Rule, ...] = ()
+    ask: tuple[Rule, ...] = ()
+    deny: tuple[Rule, ...] = ()
+
+
+class _User(NamedTuple):
+    """What the user's file holds, as its bytes mean it (remembered per bytes)."""
+
+    rules: RuleLists
+    policy: PolicySection
+    sandbox: SandboxConfig
+    pass_env: tuple[str, ...]
+    max_read_bytes: int
+    agent: AgentConfig
 
 
 class ProjectConfigError(ConfigError):
@@ -86,102 +110,39 @@ class PolicyFlags(NamedTuple):
 
 
 class Settings(NamedTuple):
-    """What a session runs under. `sources` lists the files read, for display."""
+    """What a session runs under. `sources` lists the files read, for display; `agent` is the user
+    file's keys the agent reads (bastion.config.AgentConfig, typed and checked by its table)."""
 
     policy: Policy
     pass_env: tuple[str, ...] = ()
     max_read_bytes: int = DEFAULT_MAX_READ_BYTES
     sources: tuple[str, ...] = ()
-    extra: Mapping[str, Any] = MappingProxyType({})
+    agent: AgentConfig = AgentConfig()
     sandbox: SandboxConfig = SandboxConfig()
 
 
-def _field(loc: Sequence[int | str]) -> str:
-    text = ""
-    for part in loc:
-        text += f"[{part}]" if isinstance(part, int) else (f".{part}" if text else part)
-    return text or "(top level)"
+def _rules(section: PolicySection, text: str, path: str, *, project: bool) -> RuleLists:
+    """Every rule of a [policy] parsed now, once, each knowing where it was written (the file, its
+    entry and line), so an error names its entry (and column) and a verdict the rule as written."""
+    entries = [(kind, index, rule) for kind in _KINDS for index, rule in enumerate(getattr(section, kind))]
+    lines = lines_of(text, [rule for _, _, rule in entries])
+    parsed: dict[str, list[Rule]] = {kind: [] for kind in _KINDS}
+    for (kind, index, entry), line in zip(entries, lines, strict=True):
+        where = f"policy.{kind}[{index}]"
+        try:
+            rule = parse_rule(entry)
+        except RuleError as err:
+            raise ConfigError(f"{path}: {err.located(where)}") from None
+        if project and rule.carve_out:
+            raise ConfigError(
+                f"{path}: {where}: {entry!r}: a project file may not carve anything out (column "
+                f"{len(rule.tool) + 2}); put carve-outs in your own config"
+            )
+        parsed[kind].append(rule._replace(where=Written(path, where, line)))
+    return RuleLists(*(tuple(parsed[kind]) for kind in _KINDS))
 
 
-def _model_in(annotation: object) -> type[Strict] | None:
-    """The config model an annotation holds (itself, or inside `X | None`, `dict[str, X]`)."""
-    from typing import get_args
-
-    from ._schema import Strict
-
-    if isinstance(annotation, type) and issubclass(annotation, Strict):
-        return annotation
-    for arg in get_args(annotation):
-        found = _model_in(arg)
-        if found is not None:
-            return found
-    return None
-
-
-def _close_field(model: type[Strict], loc: Sequence[int | str]) -> str | None:
-    """The field of the table an unknown key stands in that is spelled most like it."""
-    import difflib
-
-    table: type[Strict] | None = model
-    for part in loc[:-1]:
-        field = table.model_fields.get(part) if isinstance(part, str) and table is not None else None
-        if field is not None:  # else a list index or a table's own key ([pricing."MODEL"])
-            table = _model_in(field.annotation)
-    if table is None or not loc:
-        return None
-    close = difflib.get_close_matches(str(loc[-1]), list(table.model_fields), n=1, cutoff=0.6)
-    return ".".join([*(str(p) for p in loc[:-1]), close[0]]) if close else None
-
-
-def _validate(model: type[Strict], data: dict[str, Any], path: str) -> Any:
-    # pydantic is imported here, when a file is not plainly valid (_plain.py): a dry-run without a
-    # config, or with a plain one, does not pay for building the models.
-    from pydantic import ValidationError
-
-    try:
-        return model.model_validate(data)
-    except ValidationError as err:
-        first = err.errors()[0]
-        where = _field(first["loc"])
-        if first["type"] == "extra_forbidden":
-            close = _close_field(model, first["loc"])
-            hint = f"; did you mean {close}?" if close else ""
-            raise ConfigError(f"{path}: {where}: unknown field{hint}") from None
-        raise ConfigError(f"{path}: {where}: {first['msg']}") from None
-
-
-def _parse_toml(data: bytes, path: str) -> dict[str, Any]:
-    if not data:
-        return {}  # what TOML makes of an empty file (--config /dev/null), without importing tomllib
-    import tomllib
-
-    try:
-        return tomllib.loads(data.decode("utf-8"))
-    except UnicodeDecodeError:
-        raise ConfigError(f"{path}: not UTF-8 text") from None
-    except tomllib.TOMLDecodeError as err:
-        raise ConfigError(f"{path}: not valid TOML: {err}") from None
-    except RecursionError:  # tomllib recurses once per level of nesting
-        raise ConfigError(f"{path}: not valid TOML: arrays or tables nest too deeply") from None
-
-
-def _check_rules(section: Section, path: str, *, project: bool) -> None:
-    """Parse every rule now, so an error names its entry (and column) in the file."""
-    for kind in ("allow", "ask", "deny"):
-        for index, text in enumerate(getattr(section, kind)):
-            where = f"policy.{kind}[{index}]"
-            try:
-                rule = parse_rule(text)
-            except RuleError as err:
-                raise ConfigError(f"{path}: {err.located(where)}") from None
-            if project and rule.carve_out:
-                raise ConfigError(
-                    f"{path}: {where}: {text!r}: a project file may not carve anything out (column "
-                    f"{len(rule.tool) + 2}); put carve-outs in your own config"
-                )
-
-
-def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
+def _read_user(path: str, explicit: bool) -> tuple[_User | None, bool]:
     try:
         data = b"" if is_null_device(path) else read_regular(path, _MAX_USER_CONFIG_BYTES + 1)
     except FileNotFoundError:
@@ -198,21 +159,16 @@ def _read_user(path: str, explicit: bool) -> tuple[UserData | None, bool]:
 
 
 @functools.lru_cache(maxsize=64)
-def _user_data(data: bytes, path: str) -> UserData | None:
+def _user_data(data: bytes, path: str) -> _User | None:
     """What the user's file holds (None: nothing), a pure function of its bytes (and the path its
     errors name). Raises ConfigError, which is not remembered."""
-    raw = _parse_toml(data, path)
+    raw = parse_toml(data, path)
     if not raw:
         return None
-    from ._plain import UserData, plain_user  # only for a file with content
-
-    user = plain_user(raw)
-    if user is None:
-        from ._schema import UserFile
-
-        user = UserData.of(_validate(UserFile, raw, path))
-    _check_rules(user.policy, path, project=False)
-    return user
+    settings, agent = read_user(raw, path)
+    rules = _rules(settings.policy, data.decode("utf-8"), path, project=False)
+    sandbox = SandboxConfig(*settings.sandbox)
+    return _User(rules, settings.policy, sandbox, settings.pass_env, settings.max_read_bytes, agent)
 
 
 def _user_sandbox(sandbox: SandboxConfig, path: str) -> SandboxConfig:
@@ -245,7 +201,7 @@ def _first_field(name: str, value: object) -> str:
     return name
 
 
-def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | None:
+def _read_project(ws: Workspace, user_path: str) -> tuple[PolicySection, RuleLists, str, bool] | None:
     path = os.path.join(ws.root, PROJECT_CONFIG)
     try:
         ws.lstat(os.path.dirname(PROJECT_CONFIG))
@@ -270,10 +226,10 @@ def _read_project(ws: Workspace, user_path: str) -> tuple[Section, str, bool] | 
 
 
 @functools.lru_cache(maxsize=64)
-def _project_data(data: bytes, path: str, user_path: str) -> tuple[Section, str, bool]:
+def _project_data(data: bytes, path: str, user_path: str) -> tuple[PolicySection, RuleLists, str, bool]:
     """What the project's file holds, a pure function of its bytes (and the paths its errors name).
     Raises ConfigError, which is not remembered."""
-    raw = _parse_toml(data, path)
+    raw = parse_toml(data, path)
     if "harness" in raw:
         raise ConfigError(
             f"{path}: {_first_field('harness', raw['harness'])}: a project file may not select or load "
@@ -293,13 +249,7 @@ def _project_data(data: bytes, path: str, user_path: str) -> tuple[Section, str,
             raise ConfigError(
                 f"{path}: {key}: a project file may not set {key}; put it in your own config ({user_path})"
             )
-    from ._plain import Section, plain_project
-
-    section = plain_project(raw)
-    if section is None:
-        from ._schema import ProjectFile
-
-        section = Section.of(_validate(ProjectFile, raw, path).policy)
+    section = read_project(raw, path).policy
     if section.allow:
         raise ConfigError(
             f"{path}: policy.allow: a project file may not allow anything; "
@@ -307,8 +257,7 @@ def _project_data(data: bytes, path: str, user_path: str) -> tuple[Section, str,
         )
     if section.fallback == "allow":
         raise ConfigError(f"{path}: policy.fallback: a project file may only make the fallback ask or deny")
-    _check_rules(section, path, project=True)
-    return section, path, requires
+    return section, _rules(section, data.decode("utf-8"), path, project=True), path, requires
 
 
 def load_settings(
@@ -330,22 +279,22 @@ def load_settings(
     flags = flags or PolicyFlags()
 
     section = user.policy if user is not None else None
-    allow, ask, deny = (section.allow, section.ask, section.deny) if section is not None else ((), (), ())
+    rules = user.rules if user is not None else RuleLists()
     own_builtin = section is None or section.builtin is not False
     builtin = flags.builtin if flags.builtin is not None else own_builtin
     fallback = _FALLBACKS[flags.fallback or (section.fallback if section is not None else None) or "ask"]
-    layers = [Layer.user(user_path, allow=allow, ask=ask, deny=deny)]
+    layers = [Layer.user(user_path, allow=rules.allow, ask=rules.ask, deny=rules.deny)]
     sources = [user_path] if user_found else []
     sandbox = _user_sandbox(user.sandbox, user_path) if user is not None else SandboxConfig()
     if project is not None:
-        tighten, project_path, requires = project
+        tighten, tightening, project_path, requires = project
         if requires:
             sandbox = sandbox._replace(mode="require")
         if tighten.builtin is False:
             builtin = False
         if tighten.fallback is not None:
             fallback = max(fallback, _FALLBACKS[tighten.fallback])
-        layers.append(Layer.project(project_path, ask=tighten.ask, deny=tighten.deny))
+        layers.append(Layer.project(project_path, ask=tightening.ask, deny=tightening.deny))
         sources.append(project_path)
     if flags.allow or flags.ask or flags.deny:
         layers.append(Layer.flags(allow=flags.allow, ask=flags.ask, deny=flags.deny))
@@ -355,6 +304,5 @@ def load_settings(
     except RuleError as err:
         raise ConfigError(str(err)) from None
     if user is None:
-        return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), {}, sandbox)
-    extra = MappingProxyType(user.extra)  # remembered with the file's bytes: read only
-    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), extra, sandbox)
+        return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), AgentConfig(), sandbox)
+    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), user.agent, sandbox)

@@ -14,12 +14,11 @@ from collections import OrderedDict
 from collections.abc import Mapping
 from typing import Any
 
-from .._errors import BastionError
+from .._errors import BastionError, ConfigError
 from ..grammar import prepare
 from ..workspace import LocalWorkspace
 from ._config import Settings, load_settings
 from ._gate import Decided, Gate
-from ._rules import ConfigError
 from ._tools import wrong_type
 from ._types import Decision
 
@@ -79,8 +78,8 @@ def verdict_json(decided: Decided, elapsed_us: int) -> dict[str, Any]:
     return {
         "decision": str(v.decision),
         "reason": v.reason,
-        "rule": v.rule,
-        "source": v.source,
+        "rule": v.rule.text if v.rule is not None else None,
+        "source": v.source.tag if v.source is not None else None,
         "plan": plan,
         "reads": list(decided.reads),
         "submodules_hidden": hidden,

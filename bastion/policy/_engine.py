@@ -31,7 +31,7 @@ from ._match import Matcher, matcher_for, names_a_root
 from ._rules import Rule, RuleError, parse_rule
 from ._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, MEMORY_NOTE, SECRET_NOTE, SHIPPED_ALLOW, SHIPPED_ASK
 from ._tools import MCP_PREFIX, MCP_TOOL
-from ._types import Decision, Subject, Verdict
+from ._types import BUILTIN, FLAGS, Decision, Origin, Source, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
 
 __all__ = ["Layer", "Policy"]
@@ -47,47 +47,60 @@ _SENTINEL_PREFIX = "$(...) "
 _SHARED = 64
 
 
-class Layer(NamedTuple):
-    """The rules of one source. `name` is what a verdict's `source` says ("user:PATH"); `label`
-    is how a reason names it; an untrusted layer's allow rules are never used; `lifts`: a trusted
-    layer's allow rule with a specifier also lifts the shipped asks it names (not a skill's grant)."""
+# A layer's rule: parsed when its file was read (knowing where it was written), or a text parsed
+# when the layer is built (flags, a skill's grant, a test's).
+Entry = Rule | str
 
-    name: str
+
+class Layer(NamedTuple):
+    """The rules of one source. `source` is what a verdict's `source` says; `label` is how a reason
+    names it; an untrusted layer's allow rules are never used; `lifts`: a trusted layer's allow
+    rule with a specifier also lifts the shipped asks it names (not a skill's grant)."""
+
+    source: Source
     rank: int
     trusted: bool
     label: str
-    allow: Sequence[str] = ()
-    ask: Sequence[str] = ()
-    deny: Sequence[str] = ()
+    allow: Sequence[Entry] = ()
+    ask: Sequence[Entry] = ()
+    deny: Sequence[Entry] = ()
     note: str = ""  # shown after the reasons its ask rules give
     lifts: bool = True
 
     @classmethod
     def user(
-        cls, path: str, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()
+        cls, path: str, *, allow: Sequence[Entry] = (), ask: Sequence[Entry] = (), deny: Sequence[Entry] = ()
     ) -> Layer:
-        return cls(f"user:{path}", 2, True, f"your config ({path})", tuple(allow), tuple(ask), tuple(deny))
+        source = Source(Origin.USER, path)
+        return cls(source, 2, True, f"your config ({path})", tuple(allow), tuple(ask), tuple(deny))
 
     @classmethod
-    def project(cls, path: str, *, ask: Sequence[str] = (), deny: Sequence[str] = ()) -> Layer:
-        return cls(f"project:{path}", 0, False, f"the project config ({path})", (), tuple(ask), tuple(deny))
+    def project(cls, path: str, *, ask: Sequence[Entry] = (), deny: Sequence[Entry] = ()) -> Layer:
+        source = Source(Origin.PROJECT, path)
+        return cls(source, 0, False, f"the project config ({path})", (), tuple(ask), tuple(deny))
 
     @classmethod
-    def flags(cls, *, allow: Sequence[str] = (), ask: Sequence[str] = (), deny: Sequence[str] = ()) -> Layer:
-        return cls("flags", 3, True, "flags", tuple(allow), tuple(ask), tuple(deny))
+    def flags(
+        cls, *, allow: Sequence[Entry] = (), ask: Sequence[Entry] = (), deny: Sequence[Entry] = ()
+    ) -> Layer:
+        return cls(FLAGS, 3, True, "flags", tuple(allow), tuple(ask), tuple(deny))
+
+    @property
+    def shipped(self) -> bool:
+        return self.source.kind is Origin.BUILTIN
 
 
 @functools.cache
 def _shipped_layers(builtin: bool) -> tuple[Layer, ...]:
-    """The shipped rules, as two layers of the source "builtin" (one for each note its asks give)."""
+    """The shipped rules, as two layers of the source BUILTIN (one for each note its asks give)."""
     return (
-        Layer("builtin", 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE),
-        Layer("builtin", 1, True, "builtin", (), MEMORY_ASK, (), MEMORY_NOTE),
+        Layer(BUILTIN, 1, True, "builtin", SHIPPED_ALLOW if builtin else (), SHIPPED_ASK, (), SECRET_NOTE),
+        Layer(BUILTIN, 1, True, "builtin", (), MEMORY_ASK, (), MEMORY_NOTE),
     )
 
 
 class _Compiled(NamedTuple):
-    text: str
+    rule: Rule  # as written (an alias's one rule per tool all cite it)
     tool: str
     tool_regex: re.Pattern[str] | None
     matcher: Matcher | None
@@ -98,7 +111,7 @@ class _Compiled(NamedTuple):
 
     @property
     def shipped(self) -> bool:
-        return self.layer.name == "builtin"
+        return self.layer.shipped
 
     def names(self, tool: str) -> bool:
         if self.tool_regex is not None:
@@ -126,14 +139,14 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
                 rule.text, "tool_glob", rule.tool.index("*") + 1, "an allow rule must name its tool"
             )
         regex = re.compile(".*".join(re.escape(p) for p in re.split(r"\*+", rule.tool)), re.DOTALL)
-        return [_Compiled(rule.text, rule.tool, regex, None, False, layer, "")]
+        return [_Compiled(rule, rule.tool, regex, None, False, layer, "")]
     if kind == "allow" and rule.tool.startswith(MCP_PREFIX):
         raise RuleError(rule.text, "mcp_tool_name", 1, "an allow rule names an MCP tool as mcp(SERVER:TOOL)")
     compiled = []
     for tool in ALIASES.get(rule.tool, (rule.tool,)):
         matcher = None
         if rule.pattern is not None:
-            matcher = matcher_for(tool, rule.pattern, roots=roots, shipped=layer.name == "builtin")
+            matcher = matcher_for(tool, rule.pattern, roots=roots, shipped=layer.shipped)
             if matcher is None and tool == MCP_TOOL:
                 raise RuleError(
                     rule.text,
@@ -148,9 +161,8 @@ def _compile(rule: Rule, layer: Layer, kind: str, roots: Sequence[str]) -> list[
                     len(rule.tool) + 2,
                     f"{tool} has no matcher, so it takes no specifier",
                 )
-        text = tool if rule.specifier is None else f"{tool}({rule.specifier})"
         note = layer.note if kind == "ask" else ""
-        compiled.append(_Compiled(text, tool, None, matcher, rule.carve_out, layer, note))
+        compiled.append(_Compiled(rule, tool, None, matcher, rule.carve_out, layer, note))
     return compiled
 
 
@@ -185,11 +197,11 @@ def _compile_layer(layer: Layer, roots: tuple[str, ...]) -> _LayerRules:
     rules: dict[str, list[_Compiled]] = {kind: [] for kind in _LISTS}
     lifted_all: list[_Compiled] = []
     for kind in _LISTS:
-        for index, text in enumerate(getattr(layer, kind)):
-            where = f"{layer.name}: policy.{kind}[{index}]"
-            lifts = kind == "allow" and layer.trusted and layer.lifts and layer.name != "builtin"
+        for index, entry in enumerate(getattr(layer, kind)):
+            where = f"{layer.source.tag}: policy.{kind}[{index}]"
+            lifts = kind == "allow" and layer.trusted and layer.lifts and not layer.shipped
             try:
-                rule = parse_rule(text)
+                rule = _parsed(entry)
                 compiled = _compile(rule, layer, kind, roots)
                 lifted = [
                     c._replace(lift=True)
@@ -209,9 +221,9 @@ def _names_a_root(layer: Layer) -> bool:
     """Whether a rule of the layer compiles differently in another workspace (an absolute path
     pattern is made root-relative); a rule that does not parse counts, so the build words it."""
     for kind in _LISTS:
-        for text in getattr(layer, kind):
+        for entry in getattr(layer, kind):
             try:
-                pattern = parse_rule(text).pattern
+                pattern = _parsed(entry).pattern
             except RuleError:
                 return True
             if pattern is not None and names_a_root(pattern):
@@ -219,11 +231,16 @@ def _names_a_root(layer: Layer) -> bool:
     return False
 
 
+def _parsed(entry: Entry) -> Rule:
+    """A layer's rule: as its file's reading parsed it, or a text parsed now. Raises RuleError."""
+    return entry if isinstance(entry, Rule) else parse_rule(entry)
+
+
 class _Found(NamedTuple):
     decision: Decision
     reason: str
-    rule: str | None
-    source: str | None
+    rule: Rule | None
+    source: Source | None
     note: str = ""
 
 
@@ -339,7 +356,7 @@ class Policy:
 
     def joined(self, *layers: Layer) -> Policy:
         """This policy with more layers (a trusted skill's grant), its other settings the same."""
-        own = [layer for layer in self.layers if layer.name != "builtin"]
+        own = [layer for layer in self.layers if not layer.shipped]
         return Policy([*own, *layers], builtin=self.builtin, fallback=self.fallback, roots=self.roots)
 
     def lifts_every_secret(self, tool: str) -> bool:
@@ -385,8 +402,8 @@ class Policy:
 
     def _search(self, subject: Subject) -> _Found:
         if (rule := self._first("deny", subject)) is not None:
-            reason = by_rule(Decision.DENY, rule.text, rule.layer.label, subject, rule.note)
-            return _Found(Decision.DENY, reason, rule.text, rule.layer.name, rule.note)
+            reason = by_rule(Decision.DENY, rule.rule.text, rule.layer.label, subject, rule.note)
+            return _Found(Decision.DENY, reason, rule.rule, rule.layer.source, rule.note)
         asked = self._first("ask", subject)
         if subject.constraint and asked is None:
             return _Found(Decision.ALLOW, unconstrained(subject), None, None)
@@ -396,11 +413,11 @@ class Policy:
         if asked is not None and (
             allowed is not None or subject.constraint or self.fallback is not Decision.DENY
         ):
-            reason = by_rule(Decision.ASK, asked.text, asked.layer.label, subject, asked.note)
-            return _Found(Decision.ASK, reason, asked.text, asked.layer.name, asked.note)
+            reason = by_rule(Decision.ASK, asked.rule.text, asked.layer.label, subject, asked.note)
+            return _Found(Decision.ASK, reason, asked.rule, asked.layer.source, asked.note)
         if allowed is not None:
-            reason = by_rule(Decision.ALLOW, allowed.text, allowed.layer.label, subject, allowed.note)
-            return _Found(Decision.ALLOW, reason, allowed.text, allowed.layer.name, allowed.note)
+            reason = by_rule(Decision.ALLOW, allowed.rule.text, allowed.layer.label, subject, allowed.note)
+            return _Found(Decision.ALLOW, reason, allowed.rule, allowed.layer.source, allowed.note)
         if pseudo and self.fallback is not Decision.DENY:
             return _Found(Decision.ASK, unjudged(subject), None, None)
         return _Found(self.fallback, by_fallback(self.fallback, subject), None, None)

@@ -1,8 +1,9 @@
 """The rule language: `tool` or `tool(specifier)`, one rule per config entry.
 
     PolicyError (a BastionError)
-    ├── RuleError     a rule that does not parse or build (kind, column, caret line)
-    └── ConfigError   a config file that cannot be used (names the file and the field)
+    └── RuleError     a rule that does not parse or build (kind, column, caret line)
+
+(A config file that cannot be used is bastion's one ConfigError, of bastion/_errors.py.)
 
 The grammar (a pyparsing grammar, the only description of it):
 
@@ -22,15 +23,16 @@ words the error. So pyparsing is imported only for a rule that is not plainly va
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING, NamedTuple
+from typing import TYPE_CHECKING
 
 from .._errors import BastionError
 from ._shipped import PARSED
+from ._types import Rule
 
 if TYPE_CHECKING:
     import pyparsing as pp
 
-__all__ = ["ConfigError", "PolicyError", "Rule", "RuleError", "parse_rule"]
+__all__ = ["PolicyError", "Rule", "RuleError", "parse_rule"]
 
 
 class PolicyError(BastionError):
@@ -55,36 +57,9 @@ class RuleError(PolicyError):
         return RuleError(self.rule, self.kind, self.column, self.detail, field)
 
 
-class ConfigError(PolicyError):
-    """A config file that cannot be used; the message names the file and the field."""
-
-
 # Whitespace that separates rules in the reference engine's rule strings. Nothing else (NBSP, NEL)
 # is whitespace to the grammar.
 _WHITESPACE = " \t\n\v\f\r"
-
-
-class Rule(NamedTuple):
-    """One parsed rule. `specifier` is None for a bare rule; `pattern` is the specifier without a
-    carve-out's "!"."""
-
-    text: str
-    tool: str
-    specifier: str | None
-
-    @property
-    def carve_out(self) -> bool:
-        return self.specifier is not None and self.specifier.startswith("!")
-
-    @property
-    def pattern(self) -> str | None:
-        if self.specifier is None:
-            return None
-        return self.specifier[1:] if self.carve_out else self.specifier
-
-    @property
-    def tool_glob(self) -> bool:
-        return "*" in self.tool
 
 
 @functools.cache

@@ -1,11 +1,12 @@
-"""The values the policy works on: a subject of a call, and a verdict."""
+"""The values the policy works on: a subject of a call, a rule as written and where, a verdict and
+what decided it."""
 
 from __future__ import annotations
 
 import enum
 from typing import NamedTuple
 
-__all__ = ["Decision", "Kind", "Subject", "Verdict"]
+__all__ = ["Decision", "Kind", "Origin", "Rule", "Source", "Subject", "Verdict", "Written"]
 
 
 class Decision(enum.IntEnum):
@@ -85,17 +86,82 @@ class Subject(NamedTuple):
         return _RULE_TOOLS.get(self.kind, self.tool)
 
 
+class Written(NamedTuple):
+    """Where a rule was written: the file, its entry (`policy.allow[2]`) and its 1-based line (None
+    where the file's text does not show it for certain)."""
+
+    path: str
+    field: str
+    line: int | None = None
+
+
+class Rule(NamedTuple):
+    """One parsed rule. `text` is the rule as written (stripped: an aliased `Read(x)` stays
+    `Read(x)`), `specifier` None for a bare rule, `pattern` the specifier without a carve-out's
+    "!"; `where` is where it was written (None: the shipped rules, flags, a skill's grant)."""
+
+    text: str
+    tool: str
+    specifier: str | None
+    where: Written | None = None
+
+    @property
+    def carve_out(self) -> bool:
+        return self.specifier is not None and self.specifier.startswith("!")
+
+    @property
+    def pattern(self) -> str | None:
+        if self.specifier is None:
+            return None
+        return self.specifier[1:] if self.carve_out else self.specifier
+
+    @property
+    def tool_glob(self) -> bool:
+        return "*" in self.tool
+
+
+class Origin(enum.Enum):
+    """The kind of source a rule (or a verdict) comes from."""
+
+    BUILTIN = "builtin"  # bastion's shipped rules
+    USER = "user"  # the user's config file (its path)
+    PROJECT = "project"  # the project's .bastion/config.toml (its path)
+    FLAGS = "flags"  # --allow, --ask, --deny
+    SKILL = "skill"  # a trusted skill's allowed-tools (its name; none: checking a skill's rules)
+    HARNESS = "harness"  # an approval component of the agent's harness that made a call stricter (its id)
+
+
+class Source(NamedTuple):
+    """Where a verdict's rule came from: the kind and, for a file, its path (a skill's or a harness
+    component's name). `tag` is how JSON and the records spell it ("builtin", "user:PATH")."""
+
+    kind: Origin
+    path: str = ""
+
+    @property
+    def tag(self) -> str:
+        return f"{self.kind.value}:{self.path}" if self.path else self.kind.value
+
+
+BUILTIN = Source(Origin.BUILTIN)
+FLAGS = Source(Origin.FLAGS)
+
+
 class Verdict(NamedTuple):
     """What the policy decided for a call, and what decided it.
 
-    `rule` is the rule text that decided (None for the fallback), `source` where it came from
-    ("builtin", "user:PATH", "project:PATH", "flags"; None for the fallback), `subject` the
-    subject the deciding rule was about, `note` the note of the deciding rule's list (the shipped
-    asks': SECRET_NOTE; "" for none)."""
+    `rule` is the rule that decided, as written and where (None for the fallback), `source` where
+    it came from (None for the fallback), `subject` the subject the deciding rule was about, `note`
+    the note of the deciding rule's list (the shipped asks': SECRET_NOTE; "" for none)."""
 
     decision: Decision
     reason: str
-    rule: str | None = None
-    source: str | None = None
+    rule: Rule | None = None
+    source: Source | None = None
     subject: Subject | None = None
     note: str = ""
+
+    @property
+    def shipped(self) -> bool:
+        """Whether bastion's shipped rules decided (the secret-path asks, the memory's)."""
+        return self.source is not None and self.source.kind is Origin.BUILTIN

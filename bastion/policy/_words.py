@@ -9,18 +9,20 @@ from __future__ import annotations
 
 import json
 
-from ._types import Decision, Kind, Subject
+from ._types import Decision, Kind, Origin, Rule, Source, Subject
 
 __all__ = [
     "KIND_WORDS",
     "by_fallback",
     "by_rule",
+    "cited",
     "described",
     "kind_note",
     "named",
     "on",
     "one_line",
     "quote",
+    "source_words",
     "unconstrained",
     "unjudged",
 ]
@@ -33,6 +35,31 @@ KIND_WORDS: dict[Kind, str] = {
     Kind.UNREADABLE: "a line bastion cannot read as bash would",
     Kind.HARD_LINKED: "a file other names share (hard links)",
 }
+
+
+def cited(rule: Rule, source: Source | None) -> str:
+    """Where a rule came from, short (check --explain, the REPL's why): its source as JSON spells it,
+    and the line it was written on where known (`user:/home/me/.config/bastion/config.toml, line 4`)."""
+    tag = source.tag if source is not None else "?"
+    line = rule.where.line if rule.where is not None else None
+    return tag if line is None else f"{tag}, line {line}"
+
+
+# How a person is told of a source with no file.
+_SOURCE_WORDS = {Origin.BUILTIN: "bastion's shipped rules", Origin.FLAGS: "a command-line flag"}
+
+
+def source_words(rule: Rule | None, source: Source | None) -> str:
+    """Where a rule came from, in words (a question's): `your config PATH, line 4`."""
+    if source is None:
+        return ""
+    said = {
+        Origin.USER: f"your config {source.path}",
+        Origin.PROJECT: f"the project's config {source.path}",
+        Origin.SKILL: f"the allowed-tools of your skill {source.path}",
+    }.get(source.kind) or _SOURCE_WORDS.get(source.kind, source.tag)
+    line = rule.where.line if rule is not None and rule.where is not None else None
+    return said if line is None else f"{said}, line {line}"
 
 
 def quote(value: str) -> str:

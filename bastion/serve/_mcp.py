@@ -20,7 +20,7 @@ from collections.abc import Sequence
 from typing import TYPE_CHECKING, Any
 
 from ..audit import explain_call
-from ..policy import DryRun, PolicyError, RequestError
+from ..policy import ConfigError, DryRun, PolicyError, RequestError
 
 if TYPE_CHECKING:
     from mcp.server.mcpserver import MCPServer
@@ -89,7 +89,7 @@ def serve(config: str | None, cwd: str) -> MCPServer:
     def answer(method: Any, *given: Any) -> str:
         try:
             return str(method(*given))
-        except (RequestError, PolicyError, ValueError) as err:
+        except (RequestError, PolicyError, ConfigError, ValueError) as err:
             raise ToolError(str(err)) from None
 
     @server.tool(name="check", description=_CHECK)

@@ -15,7 +15,7 @@ from typing import Any
 
 from bastion.agent.runtime import Assistant, Message, ModelOptions, Reply, ToolCall, ToolSpec, Usage
 from bastion.agent.sessions import chained_line
-from bastion.policy import Decision, Verdict
+from bastion.policy import Decision, Origin, Source, Verdict, parse_rule
 from tests.waits import PATIENCE, until
 
 # A command that writes its pid (its process group's id: every command starts a session) to bash.pid,
@@ -73,7 +73,10 @@ class FakeGate:
             raise RuntimeError("engine broke")
         decision = self.decisions.get(tool, Decision.ALLOW)
         assert isinstance(args, Mapping)
-        return FakeDecided(Verdict(decision, f"{tool} is {decision}", rule=f"{tool}", source="builtin"), args)
+        return FakeDecided(
+            Verdict(decision, f"{tool} is {decision}", rule=parse_rule(tool), source=Source(Origin.BUILTIN)),
+            args,
+        )
 
 
 class FakeTools:

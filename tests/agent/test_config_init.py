@@ -32,7 +32,7 @@ def test_the_config_written_is_read_as_it_stands_and_names_the_providers_key_var
     text = target.read_text()
     assert text == config_text(provider) and SECRET not in text
     settings = load_settings(LocalWorkspace(str(tmp_path)), str(target))
-    assert settings.extra["provider"] == provider
+    assert settings.agent.provider == provider
     variable = {
         "openai": "OPENAI_API_KEY",
         "anthropic": "ANTHROPIC_API_KEY",

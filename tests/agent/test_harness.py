@@ -46,7 +46,7 @@ from bastion.agent.runtime.harness import (
     TriggerInput,
     failure_words,
 )
-from bastion.policy import Decision, Verdict
+from bastion.policy import Decision, Origin, Source, Verdict
 
 from ..waits import PATIENCE
 from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call
@@ -196,7 +196,7 @@ def test_the_built_in_ask_writes_asks_before_a_write_the_policy_allowed_and_lets
         [Assistant("", (call("read", {"path": "a"}), WRITE)), Assistant("ok")], Harness(config), answer=asked
     )
     made.run("go")
-    assert [(n, v.source) for n, v in asked.asked] == [("write", "harness:ask-writes")]
+    assert [(n, v.source) for n, v in asked.asked] == [("write", Source(Origin.HARNESS, "ask-writes"))]
     assert [name for name, _ in tools.ran] == ["read", "write"]
 
 

@@ -19,6 +19,7 @@ import pytest
 from bastion.agent.mcp import MAX_RESULT_CHARS, McpToolbox, report_lines, with_servers
 from bastion.agent.runtime import ConfigError, ToolSpec
 from bastion.agent.tools import WriteLock
+from bastion.config import AgentConfig
 
 from ..waits import until
 
@@ -60,7 +61,7 @@ def _start(servers: dict[str, Any], environ: Mapping[str, str] | None = None, **
     env = dict(environ if environ is not None else {"PATH": os.environ["PATH"]})
     toolbox = with_servers(
         _Builtin(),
-        {"mcp": {"servers": servers}},
+        AgentConfig(mcp={"servers": servers}),
         "c.toml",
         env,
         os.getcwd(),
@@ -283,7 +284,7 @@ def test_a_tool_colliding_with_a_built_in_tool_is_refused() -> None:
     builtin = _Builtin(("bash", "mcp__docs__echo"))
     toolbox = with_servers(
         builtin,
-        {"mcp": {"servers": {"docs": _stdio()}}},
+        AgentConfig(mcp={"servers": {"docs": _stdio()}}),
         "c",
         dict(os.environ),
         os.getcwd(),
@@ -364,9 +365,10 @@ def test_an_http_server_refusing_the_key_or_a_missing_variable_fails_that_server
 
 
 def test_a_config_that_names_no_server_starts_nothing_and_a_bad_one_is_an_error() -> None:
-    assert with_servers(_Builtin(), {}, "c.toml", {}, "/", lock=WriteLock()) is None
+    assert with_servers(_Builtin(), AgentConfig(), "c.toml", {}, "/", lock=WriteLock()) is None
     with pytest.raises(ConfigError, match=r"^c.toml: mcp.servers.docs: give command"):
-        with_servers(_Builtin(), {"mcp": {"servers": {"docs": {}}}}, "c.toml", {}, "/", lock=WriteLock())
+        bad = AgentConfig(mcp={"servers": {"docs": {}}})
+        with_servers(_Builtin(), bad, "c.toml", {}, "/", lock=WriteLock())
 
 
 def test_a_server_that_died_between_calls_shows_as_stopped_in_the_report(tmp_path: Path) -> None:

@@ -10,13 +10,14 @@ import pytest
 
 from bastion.agent.mcp import mcp_servers, server_variables
 from bastion.agent.runtime import ConfigError
+from bastion.config import AgentConfig
 from bastion.policy import load_settings
 from bastion.workspace import LocalWorkspace
 from tests.waits import PATIENCE
 
 
 def _servers(raw: dict[str, Any]) -> dict[str, Any]:
-    return dict(mcp_servers({"mcp": {"servers": raw}}, "c.toml"))
+    return dict(mcp_servers(AgentConfig(mcp={"servers": raw}), "c.toml"))
 
 
 def test_a_stdio_and_an_http_server_are_read_with_their_defaults() -> None:
@@ -35,7 +36,7 @@ def test_a_stdio_and_an_http_server_are_read_with_their_defaults() -> None:
     assert servers["docs"].transport == "stdio" and servers["docs"].startup_timeout == 30.0
     assert servers["web"].transport == "http" and servers["web"].headers["Authorization"].env == "WEB_KEY"
     assert server_variables(
-        {"mcp": {"servers": {"web": {"url": "http://x", "headers": {"X": {"env": "V"}}}}}}, "c"
+        AgentConfig(mcp={"servers": {"web": {"url": "http://x", "headers": {"X": {"env": "V"}}}}}), "c"
     ) == {"V"}
 
 
@@ -75,14 +76,14 @@ def test_a_server_that_cannot_be_used_is_one_line_naming_the_field(raw: dict[str
 
 def test_an_mcp_table_of_another_shape_is_an_error_naming_it() -> None:
     with pytest.raises(ConfigError, match=r"^c.toml: mcp.server: unknown field$"):
-        mcp_servers({"mcp": {"server": {}}}, "c.toml")
+        mcp_servers(AgentConfig(mcp={"server": {}}), "c.toml")
 
 
 def test_the_users_file_carries_the_servers_and_the_projects_may_not(tmp_path: Path) -> None:
     user = tmp_path / "config.toml"
     user.write_text('[mcp.servers.docs]\ncommand = "docs-server"\nargs = ["--ro"]\n')
     settings = load_settings(LocalWorkspace(str(tmp_path)), str(user))
-    assert list(mcp_servers(settings.extra, str(user))) == ["docs"]
+    assert list(mcp_servers(settings.agent, str(user))) == ["docs"]
     (tmp_path / ".bastion").mkdir()
     (tmp_path / ".bastion" / "config.toml").write_text('[mcp.servers.evil]\ncommand = "sh"\n')
     from bastion.policy import ConfigError as PolicyConfigError

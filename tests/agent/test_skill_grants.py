@@ -10,7 +10,7 @@ from pathlib import Path
 from bastion.agent.runtime import Agent, Answer, Assistant
 from bastion.agent.runtime.harness import BUILTIN, CatalogInput
 from bastion.agent.skills import Granting, Grants, Skill, parse_skill
-from bastion.policy import Decision, Verdict
+from bastion.policy import Decision, Origin, Source, Verdict
 
 from .agent_fixtures import FakeTools, ScriptedModel, call
 from .skill_fixtures import place, run_cli, skill_md
@@ -67,9 +67,9 @@ def test_a_grant_is_only_for_what_the_policy_asks_and_names_its_skill(tmp_path: 
     grants.grant(parse_skill(skill_md("ops", tools="Bash(make test)"), "SKILL.md", "/x", project=False))
     granting = Granting(gate, grants)
     decided = granting.decide("bash", {"command": "make test"})
-    assert decided.decision is Decision.ALLOW and decided.verdict.source == "skill:ops"
+    assert decided.decision is Decision.ALLOW and decided.verdict.source == Source(Origin.SKILL, "ops")
     assert granting.decide("bash", {"command": "make install"}).decision is Decision.ASK
-    assert granting.decide("bash", {"command": "git status"}).verdict.source == "builtin"
+    assert granting.decide("bash", {"command": "git status"}).verdict.shipped
 
 
 def test_sub_agents_get_no_skills_memory_or_grants_and_their_prompt_names_none(tmp_path: Path) -> None:

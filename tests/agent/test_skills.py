@@ -48,7 +48,8 @@ def test_your_skill_that_asks_for_the_same_runs_it_unasked_with_trust_skills_onl
     assert run.verdicts() == [("skill", "allow", "rule"), ("bash", "allow", "rule")]
     assert (p.work / "deployed").exists()
     (verdict,) = [e for e in run.events if e["type"] == "verdict" and e["tool"] == "bash"]
-    assert verdict["source"] == "skill:deploy" and verdict["rule"] == "bash(touch deployed)"
+    # the grant's rule as the skill wrote it (an alias is not respelled)
+    assert verdict["source"] == "skill:deploy" and verdict["rule"] == "Bash(touch deployed)"
     assert [e["rules"] for e in run.events if e["type"] == "skill_grant"] == [["Bash(touch deployed)"]]
 
 

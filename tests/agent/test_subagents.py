@@ -46,6 +46,7 @@ from bastion.agent.subagents import (
 from bastion.agent.tools import Toolbox
 from bastion.analyzer import LocalWorkspace, Stamper
 from bastion.audit import read_calls
+from bastion.config import AgentConfig
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
 
 # private: the fast reader of a rule against the grammar's is the thing tested
@@ -176,11 +177,11 @@ def test_the_model_choice_is_the_setting_on_the_session_connection_else_the_sess
 
 
 def test_the_subagent_model_flag_wins_and_a_provider_switch_leaves_the_config_behind() -> None:
-    extra = {"subagent_model": "small"}
-    assert subagent_model_setting(extra, None, provider_switched=False) == "small"
-    assert subagent_model_setting(extra, "tiny", provider_switched=False) == "tiny"
-    assert subagent_model_setting(extra, None, provider_switched=True) is None
-    assert subagent_model_setting({}, None, provider_switched=False) is None
+    config = AgentConfig(subagent_model="small")
+    assert subagent_model_setting(config, None, provider_switched=False) == "small"
+    assert subagent_model_setting(config, "tiny", provider_switched=False) == "tiny"
+    assert subagent_model_setting(config, None, provider_switched=True) is None
+    assert subagent_model_setting(AgentConfig(), None, provider_switched=False) is None
 
 
 def _config(tmp_path: Path, where: str, text: str) -> str:
@@ -193,7 +194,7 @@ def _config(tmp_path: Path, where: str, text: str) -> str:
 def test_subagent_model_is_a_user_setting_a_project_config_may_not_set(tmp_path: Path) -> None:
     ws = LocalWorkspace(str(tmp_path))
     user = _config(tmp_path, "user.toml", 'subagent_model = "small"\n')
-    assert load_settings(ws, user).extra["subagent_model"] == "small"
+    assert load_settings(ws, user).agent.subagent_model == "small"
     _config(tmp_path, ".bastion/config.toml", 'subagent_model = "elsewhere"\n')
     with pytest.raises(ConfigError, match="subagent_model"):
         load_settings(ws, user)

@@ -17,7 +17,7 @@ import pytest
 
 from bastion.agent.front import Printer
 from bastion.agent.runtime import ToolCall, ToolResult
-from bastion.policy import Decision, Verdict
+from bastion.policy import Decision, Verdict, parse_rule
 
 from .scripted_server import ScriptedServer
 from .test_mcp_client import SERVER
@@ -133,7 +133,7 @@ def test_every_call_shown_allowed_gets_its_result_drawn_and_an_undecided_one_is_
     out = io.StringIO()
     printer = Printer(out, out)
     call = ToolCall("c1", "mcp__docs__crash", "{}")
-    printer.verdict(call, Verdict(Decision.ALLOW, "allowed", rule="mcp(docs:*)"), None)
+    printer.verdict(call, Verdict(Decision.ALLOW, "allowed", rule=parse_rule("mcp(docs:*)")), None)
     # No `started` reached this front (the call's thread failed first, say): its result is drawn all the same.
     printer.message(ToolResult("c1", call.name, "error: the server stopped during the call", is_error=True))
     printer.message(ToolResult("c2", "ls", "not run: the run reached its limit", is_error=True))

@@ -122,7 +122,7 @@ def _config(tmp_path: Path, text: str) -> str:
 def test_context_windows_in_the_config_are_read_and_a_bad_one_names_its_field(tmp_path: Path) -> None:
     ws = LocalWorkspace(str(tmp_path))
     good = _config(tmp_path, '[context_windows]\n"my-model" = 131072\n"qwen*" = 65536\n')
-    assert load_settings(ws, good).extra["context_windows"] == {"my-model": 131072, "qwen*": 65536}
+    assert load_settings(ws, good).agent.context_windows == {"my-model": 131072, "qwen*": 65536}
     bad = _config(tmp_path, '[context_windows]\n"my-model" = 0\n')
     with pytest.raises(ConfigError, match=r"context_windows\.my-model: Input should be greater than 0"):
         load_settings(ws, bad)

@@ -46,7 +46,7 @@ def test_json_output_has_every_call_and_the_grouped_counts(ws: Workspace) -> Non
     data = json.loads(out)
     assert code == 0
     assert [c["decision"] for c in data["calls"]] == ["allow", "ask", "ask"]
-    assert data["calls"][2]["rule"] == "read(ci:.env*)" and data["calls"][2]["source"] == "builtin"
+    assert data["calls"][2]["rule"] == "Read(ci:.env*)" and data["calls"][2]["source"] == "builtin"
     assert data["summary"]["total"] == 3 and data["summary"]["ask"] == 2 and data["summary"]["allow"] == 1
     assert {
         "decision": "ask",

@@ -74,23 +74,25 @@ def test_a_line_outside_the_subset_points_a_caret_at_its_column(ws: Workspace) -
 
 
 def test_each_subject_shows_the_rule_and_source_that_decided_it_alone(ws: Workspace) -> None:
+    # Each rule of a file is cited as written, with the line it is written on.
     ws.rules(allow=["bash(make test:*)"], deny=["bash(rm:*)"])
     decision, text = _explain(ws, "make test && cat .env && rm -rf src")
     assert decision == "deny"
     by = "\n         by "
+    user = f"user:{ws.config}"
     assert (
-        f'  allow  bash "make test"  (part 1 of the line){by}bash(make test:*) from user:{ws.config}\n'
+        f'  allow  bash "make test"  (part 1 of the line){by}bash(make test:*) from {user}, line 2\n' in text
+    )
+    assert (
+        '  ask    read ".env"  (a file part 2 of the line reads)\n         by Read(ci:.env*) from builtin\n'
         in text
     )
     assert (
-        '  ask    read ".env"  (a file part 2 of the line reads)\n         by read(ci:.env*) from builtin\n'
-        in text
-    )
-    assert (
-        f'  deny   bash "rm -rf src"  (part 3 of the line)\n         by bash(rm:*) from user:{ws.config}\n'
+        f'  deny   bash "rm -rf src"  (part 3 of the line)\n         by bash(rm:*) from {user}, line 3\n'
         in text
     )
     assert f"decision: deny: denied by bash(rm:*) from your config ({ws.config})" in text
+    assert f"  rule: bash(rm:*) (user:{ws.config}, line 3)\n" in text
     assert "runs as typed" not in text
 
 
@@ -125,7 +127,7 @@ def test_check_explain_through_the_command_keeps_checks_exit_status(ws: Workspac
     text = capsys.readouterr().out  # type: ignore[attr-defined]
     assert code == 3
     assert (
-        '  ask    read ".env"  (a file part 1 of the line reads)\n         by read(ci:.env*) from builtin\n'
+        '  ask    read ".env"  (a file part 1 of the line reads)\n         by Read(ci:.env*) from builtin\n'
         in text
     )
     code = main(["check", "--config", str(ws.config), "--cwd", str(ws.root), "--json", "--", "git status"])

@@ -83,7 +83,7 @@ def test_the_reason_is_bastions_own(ws: Workspace) -> None:
     spec = _hook(ws, "read_env")
     assert spec is not None
     assert spec["permissionDecisionReason"] == (
-        'bastion: asks: read(ci:.env*) from builtin on ".env" (the path of read; a secret-looking path)'
+        'bastion: asks: Read(ci:.env*) from builtin on ".env" (the path of read; a secret-looking path)'
     )
     spec = _hook(ws, "bash_substitution")
     assert spec is not None and spec["permissionDecisionReason"].startswith(

@@ -144,7 +144,7 @@ def test_the_deny_reason_is_bastions_own(ws: Workspace) -> None:
     assert _hook(ws, "codex_bash_rm") == denied.format(ws.config)
     assert _hook(ws, "codex_bash_argv_script") == denied.format(ws.config)
     assert _hook(ws, "gemini_shell_rm") == denied.format(ws.config)
-    secret = 'bastion: asks: read(ci:.env*) from builtin on ".env" (the path of read; a secret-looking path)'
+    secret = 'bastion: asks: Read(ci:.env*) from builtin on ".env" (the path of read; a secret-looking path)'
     assert _hook(ws, "gemini_read_env", "--strict") == secret
 
 

@@ -26,8 +26,15 @@ def test_no_exported_name_is_private(name: str) -> None:
     ("child", "parent"),
     [
         (bastion.policy.RuleError, bastion.policy.PolicyError),
-        (bastion.policy.ConfigError, bastion.policy.PolicyError),
+        (bastion.policy.ConfigError, bastion.BastionError),
     ],
 )
 def test_the_errors_form_one_tree(child: type[Exception], parent: type[Exception]) -> None:
     assert issubclass(child, parent)
+
+
+def test_there_is_one_config_error_and_the_policy_names_it() -> None:
+    import bastion._errors
+    import bastion.config
+
+    assert bastion.policy.ConfigError is bastion.config.ConfigError is bastion._errors.ConfigError

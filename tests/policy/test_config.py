@@ -8,6 +8,7 @@ import pathlib
 import pytest
 
 from bastion.analyzer import LocalWorkspace
+from bastion.config import AgentConfig
 from bastion.policy import ConfigError, Decision, PolicyFlags, Settings, Subject, load_settings
 
 A, Q, D = Decision.ALLOW, Decision.ASK, Decision.DENY
@@ -102,22 +103,19 @@ def test_the_user_file_sets_pass_env_max_read_bytes_and_the_provider_keys(tmp_pa
         'api_key_command = ["pass", "key"]\nthink = true\n',
     )
     assert settings.pass_env == ("GITHUB_TOKEN",) and settings.max_read_bytes == 4096
-    assert dict(settings.extra) == {
-        "provider": "anthropic",
-        "model": "m",
-        "api_key_command": ["pass", "key"],
-        "think": True,
-    }
+    assert settings.agent == AgentConfig(
+        provider="anthropic", model="m", api_key_command=("pass", "key"), think=True
+    )
     assert settings.sources == (str(tmp_path / "user.toml"),)
 
 
 def test_no_file_at_all_gives_the_defaults(tmp_path: pathlib.Path) -> None:
     settings = _load(tmp_path)
-    assert (settings.pass_env, settings.max_read_bytes, settings.sources, dict(settings.extra)) == (
+    assert (settings.pass_env, settings.max_read_bytes, settings.sources, settings.agent) == (
         (),
         2 << 20,
         (),
-        {},
+        AgentConfig(),
     )
 
 

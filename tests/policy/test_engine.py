@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.policy import Decision, Kind, Layer, Policy, RuleError, Subject
+from bastion.policy import Decision, Kind, Layer, Origin, Policy, RuleError, Source, Subject
 
 A, Q, D = Decision.ALLOW, Decision.ASK, Decision.DENY
 U, OUT = Kind.UNCHECKED, Kind.OUTSIDE
@@ -143,7 +143,7 @@ def test_a_carve_out_cancels_only_same_list_rules_from_sources_not_ranking_above
 
 @pytest.mark.parametrize("rank", [0, 2, 5])
 def test_an_untrusted_source_allows_nothing_whatever_its_rank(rank: int) -> None:
-    untrusted = Layer("project:x", rank, False, "x", allow=("bash", "read(.env)"))
+    untrusted = Layer(Source(Origin.PROJECT, "x"), rank, False, "x", allow=("bash", "read(.env)"))
     subjects = [Subject("bash", "npm test"), Subject("read", ".env")]
     assert [Policy([untrusted]).decide([s]).decision for s in subjects] == [Q, Q]
 
@@ -181,7 +181,7 @@ def test_a_constraint_never_allows_what_another_subject_asks_about() -> None:
         (
             _policy(),
             [Subject("read", ".env")],
-            'asks: read(ci:.env*) from builtin on ".env" (a secret-looking path)',
+            'asks: Read(ci:.env*) from builtin on ".env" (a secret-looking path)',
         ),
         (
             _policy(),
@@ -192,12 +192,13 @@ def test_a_constraint_never_allows_what_another_subject_asks_about() -> None:
         (
             _policy(),
             [Subject("read", "a/id_rsa", about="a file cat reads")],
-            'asks: read(ci:*/id_*) from builtin on "a/id_rsa" (a file cat reads; a secret-looking path)',
+            'asks: Read(ci:*/id_*) from builtin on "a/id_rsa" (a file cat reads; a secret-looking path)',
         ),
         (
             _policy(deny=("Bash(rm:*)",)),
             [Subject("bash", "git status"), Subject("bash", "rm x")],
-            f'denied by bash(rm:*) from your config ({USER}) on "rm x"; nothing in this call runs',
+            # an aliased rule is cited as written (issue 28), not respelled bash(rm:*)
+            f'denied by Bash(rm:*) from your config ({USER}) on "rm x"; nothing in this call runs',
         ),
         (
             _policy(fallback=D),
@@ -240,7 +241,9 @@ def test_a_call_takes_its_most_restrictive_subject_first_of_equals(
 
 def test_the_verdict_names_the_rule_and_its_source() -> None:
     verdict = _policy(deny=("bash(rm:*)",)).decide([Subject("bash", "rm x")])
-    assert (verdict.rule, verdict.source) == ("bash(rm:*)", f"user:{USER}")
+    assert verdict.rule is not None and verdict.source is not None
+    assert (verdict.rule.text, verdict.source) == ("bash(rm:*)", Source(Origin.USER, USER))
+    assert verdict.source.tag == f"user:{USER}"
 
 
 def test_an_exception_inside_the_engine_asks() -> None:

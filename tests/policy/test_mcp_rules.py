@@ -15,8 +15,10 @@ from bastion.policy import (
     Decision,
     DryRun,
     Layer,
+    Origin,
     Policy,
     RuleError,
+    Source,
     load_settings,
     mcp_name_problem,
     mcp_subjects,
@@ -92,10 +94,11 @@ def test_no_shipped_rule_allows_an_mcp_tool_and_the_verdict_names_rule_and_sourc
     asked = Policy([]).decide(subjects)
     assert asked.decision is Q and asked.rule is None and 'mcp "docs:search"' in asked.reason
     allowed = Policy([Layer.user(USER, allow=("mcp(docs:*)",))]).decide(subjects)
-    assert (allowed.decision, allowed.rule, allowed.source) == (A, "mcp(docs:*)", f"user:{USER}")
+    assert allowed.rule is not None and allowed.source is not None
+    assert (allowed.decision, allowed.rule.text, allowed.source.tag) == (A, "mcp(docs:*)", f"user:{USER}")
     assert "allowed by mcp(docs:*) from your config" in allowed.reason
     denied = Policy([Layer.project(".bastion/config.toml", deny=("mcp(docs:search)",))]).decide(subjects)
-    assert (denied.decision, denied.source) == (D, "project:.bastion/config.toml")
+    assert (denied.decision, denied.source) == (D, Source(Origin.PROJECT, ".bastion/config.toml"))
 
 
 def test_fallback_allow_still_lets_a_deny_rule_refuse_and_fallback_deny_refuses() -> None:

@@ -102,8 +102,8 @@ def test_a_shared_policy_is_the_one_its_layers_build(tmp_path: Path) -> None:
     absolute = [Layer.user("u", deny=["Read(/etc/**)"])]
     assert Policy.shared(absolute, roots=("/etc",)) is not Policy.shared(absolute, roots=("/srv",))
     built = Policy(layers, roots=(str(tmp_path),))
-    assert [[c.text for c in shared._rules[k]] for k in _engine._LISTS] == [
-        [c.text for c in built._rules[k]] for k in _engine._LISTS
+    assert [[c.rule for c in shared._rules[k]] for k in _engine._LISTS] == [
+        [c.rule for c in built._rules[k]] for k in _engine._LISTS
     ]
     assert Policy.shared(layers, builtin=False) is not shared
 

@@ -40,12 +40,8 @@ def test_the_same_keys_in_your_own_config_are_read(tmp_path: Path) -> None:
     user = tmp_path / "config.toml"
     user.write_text('skills = false\nskills_dirs = ["~/s"]\nmemory = true\nmemory_dir = "~/m"\n')
     settings = load_settings(LocalWorkspace(str(tmp_path)), str(user))
-    assert {k: settings.extra[k] for k in ("skills", "skills_dirs", "memory", "memory_dir")} == {
-        "skills": False,
-        "skills_dirs": ["~/s"],
-        "memory": True,
-        "memory_dir": "~/m",
-    }
+    agent = settings.agent
+    assert (agent.skills, agent.skills_dirs, agent.memory, agent.memory_dir) == (False, ("~/s",), True, "~/m")
     user.write_text('memory_dir = ""\n')
     with pytest.raises(ConfigError, match="memory_dir"):
         load_settings(LocalWorkspace(str(tmp_path)), str(user))

@@ -8,9 +8,10 @@ import pathlib
 import pytest
 
 from bastion.analyzer import LocalWorkspace
+from bastion.config._plain import plain_file
+from bastion.config._schema import validate_file
+from bastion.config._table import USER_FILE
 from bastion.policy import ConfigError, Settings, load_settings
-from bastion.policy._plain import UserData, plain_user
-from bastion.policy._schema import UserFile
 from bastion.sandbox import SandboxConfig
 
 
@@ -105,6 +106,7 @@ def test_a_project_may_not_loosen_or_redirect_the_sandbox(tmp_path: pathlib.Path
 
 def test_a_hand_written_sandbox_table_is_read_plainly() -> None:
     raw = {"sandbox": {"mode": "require", "writable": ["~/.cache", "/tmp/x"], "network": False}}
-    plain = plain_user(raw)
-    assert plain is not None and plain == UserData.of(UserFile.model_validate(raw))
-    assert plain_user({"sandbox": "off"}) == UserData.of(UserFile.model_validate({"sandbox": "off"}))
+    plain = plain_file(USER_FILE, raw)
+    assert plain is not None and plain == validate_file(USER_FILE, raw, "config.toml")
+    off = {"sandbox": "off"}
+    assert plain_file(USER_FILE, off) == validate_file(USER_FILE, off, "config.toml")

@@ -71,7 +71,7 @@ def may_always(verdict: Verdict) -> bool:
     read whole (not a line outside the subset, nor a path it cannot judge) and never for a
     secret-looking path (the shipped asks: each read of a secret is asked anew)."""
     subject = verdict.subject
-    return subject is not None and subject.kind is Kind.PLAIN and verdict.source != "builtin"
+    return subject is not None and subject.kind is Kind.PLAIN and not verdict.shipped
 
 
 class CallKey(NamedTuple):

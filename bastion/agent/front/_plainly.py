@@ -10,7 +10,7 @@ import shlex
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 
-from ...policy import Decision, Verdict
+from ...policy import Decision, Verdict, cited, source_words
 
 __all__ = ["detail", "headline", "why", "wrapped"]
 
@@ -90,30 +90,21 @@ _TOOL_DOES: dict[str, str] = {
 }
 # How much of a command line a question's first words quote (the whole line is shown below them).
 _CODE = 80
-_SOURCES = {"builtin": "bastion's shipped rules", "flags": "a command-line flag"}
 
 
 def why(verdict: Verdict) -> str:
-    """The verdict's reason with what decided it: the rule and where it came from."""
+    """The verdict's reason with what decided it: the rule as written and where it came from."""
     parts = [verdict.reason]
     if verdict.rule:
-        parts.append(f"rule {verdict.rule}" + (f" ({verdict.source})" if verdict.source else ""))
+        parts.append(f"rule {verdict.rule.text} ({cited(verdict.rule, verdict.source)})")
     return "; ".join(p for p in parts if p)
-
-
-def _source(source: str | None) -> str:
-    if source is None:
-        return ""
-    kind, _, path = source.partition(":")
-    said = {"user": f"your config {path}", "project": f"the project's config {path}"}.get(kind)
-    return said or _SOURCES.get(source, source)
 
 
 def detail(verdict: Verdict) -> str:
     """The policy's part of a question: the rule that asked and where it is from, or that no rule
     allows the call (asking is what bastion does then)."""
     if verdict.rule:
-        return f"asked by the rule {verdict.rule} ({_source(verdict.source)})"
+        return f"asked by the rule {verdict.rule.text} ({source_words(verdict.rule, verdict.source)})"
     if verdict.decision is Decision.ASK:
         return "no rule of yours or bastion's allows it, so bastion asks"
     return verdict.reason
@@ -170,7 +161,7 @@ def _bash(command: str, verdict: Verdict, analysis: object) -> str:
         does = _OUTSIDE_DOES.get(kind, f"uses {kind or 'a form'} that bastion cannot follow ahead")
         return f"{_code(command)} {does}"
     if subject is not None and subject.tool != "bash":  # a file the line reads, a path it names
-        secret = " (a secret-looking name)" if verdict.source == "builtin" else ""
+        secret = " (a secret-looking name)" if verdict.shipped else ""
         verb = _TOOL_DOES.get(subject.tool, f"uses {subject.tool} on")
         return f"{_code(command)} {verb} {subject.value}{secret}"
     part = subject.value if subject is not None else command
@@ -189,7 +180,7 @@ def headline(tool: str, args: Mapping[str, object], verdict: Verdict, analysis: 
         return _bash(command, verdict, analysis)
     path = args.get("path")
     if tool in _TOOL_DOES and isinstance(path, str):
-        secret = ", a secret-looking name" if verdict.source == "builtin" else ""
+        secret = ", a secret-looking name" if verdict.shipped else ""
         subject = verdict.subject
         found = f": {subject.why}" if subject is not None and subject.why else ""  # hard links, say
         return f"{_TOOL_DOES[tool]} {path}{secret}{found}"

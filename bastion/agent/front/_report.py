@@ -237,8 +237,8 @@ class Transcript(Events):
             call,
             verdict=str(verdict.decision),
             reason=verdict.reason,
-            rule=verdict.rule,
-            source=verdict.source,
+            rule=verdict.rule.text if verdict.rule is not None else None,
+            source=verdict.source.tag if verdict.source is not None else None,
             decided_by=answer.by if answer else decider(verdict),
             allowed=answer.allow if answer else verdict.decision is Decision.ALLOW,
         )

@@ -10,8 +10,7 @@ from __future__ import annotations
 
 import re
 import shlex
-from collections.abc import Mapping
-from typing import Annotated, Any
+from typing import Annotated
 
 from pydantic import (
     BaseModel,
@@ -23,6 +22,7 @@ from pydantic import (
     model_validator,
 )
 
+from ...config import AgentConfig
 from ...policy import mcp_name_problem
 from ..runtime import ConfigError
 
@@ -130,10 +130,10 @@ def _field(loc: tuple[int | str, ...]) -> str:
     return "mcp" + "".join(f"[{p}]" if isinstance(p, int) else f".{p}" for p in loc)
 
 
-def mcp_servers(extra: Mapping[str, Any], where: str = "config") -> dict[str, ServerConfig]:
+def mcp_servers(config: AgentConfig, where: str = "config") -> dict[str, ServerConfig]:
     """The servers the user's config names (none when it has no [mcp]). Raises ConfigError naming
     the file and the field."""
-    raw = extra.get("mcp")
+    raw = config.mcp
     if raw is None:
         return {}
     try:

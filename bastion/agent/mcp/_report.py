@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import threading
 from collections.abc import Mapping, Sequence
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING
 
+from ...config import AgentConfig
 from ..runtime import ToolSpec
 from ..tools import WriteLock
 from ._client import Hub, ServerReport
@@ -35,14 +36,14 @@ def report_lines(reports: Sequence[ServerReport]) -> list[str]:
     return lines
 
 
-def server_variables(extra: Mapping[str, Any], where: str) -> set[str]:
+def server_variables(config: AgentConfig, where: str) -> set[str]:
     """The variables the servers' header values come from: kept out of every child's environment."""
-    return header_variables(mcp_servers(extra, where).values())
+    return header_variables(mcp_servers(config, where).values())
 
 
 def with_servers(
     builtin: Tools,
-    extra: Mapping[str, Any],
+    config: AgentConfig,
     where: str,
     environ: Mapping[str, str],
     cwd: str,
@@ -55,7 +56,7 @@ def with_servers(
     by now; None when it names none; `lock` is the workspace's write lock, which every server call
     holds; `executor`: where the stdio servers start (None: here). Raises ConfigError for a config
     that cannot be used."""
-    servers = mcp_servers(extra, where)
+    servers = mcp_servers(config, where)
     if not servers:
         return None
     hub = Hub(servers, environ, cwd, scrub, executor)
@@ -79,7 +80,7 @@ class _BuiltinNames:
 
 
 def servers_report(
-    extra: Mapping[str, Any],
+    config: AgentConfig,
     where: str,
     environ: Mapping[str, str],
     cwd: str,
@@ -92,7 +93,7 @@ def servers_report(
     (bastion.agent.config_key_names)."""
     # No tool is called here: the lock is one of its own.
     toolbox = with_servers(
-        _BuiltinNames(), extra, where, environ, cwd, scrub, lock=WriteLock(), executor=executor
+        _BuiltinNames(), config, where, environ, cwd, scrub, lock=WriteLock(), executor=executor
     )
     if toolbox is None:
         return []

@@ -6,6 +6,7 @@ from collections.abc import Iterable, Mapping
 from typing import TYPE_CHECKING, Any
 
 from ..._handover import PROVIDER_KEY_VARIABLES as _KEYS
+from ...config import AgentConfig
 from ..runtime import ConfigError, ModelOptions
 from ._adc import AdcToken
 from ._anthropic import AnthropicModel
@@ -59,15 +60,12 @@ def key_variables(cfg: ProviderConfig) -> tuple[str, ...]:
     return tuple(name for name in (DEFAULTS[cfg.provider][2], cfg.api_key_env) if name)
 
 
-def timeouts_of(extra: Mapping[str, Any]) -> Timeouts:
-    """The user config's stream_idle_timeout and request_timeout (checked positive numbers by the
-    config's schema), the defaults where unset."""
+def timeouts_of(config: AgentConfig) -> Timeouts:
+    """The user config's stream_idle_timeout and request_timeout (positive numbers, checked by the
+    config's table), the defaults where unset."""
     default = Timeouts()
-    idle, total = extra.get("stream_idle_timeout"), extra.get("request_timeout")
-    return Timeouts(
-        float(idle) if isinstance(idle, int | float) else default.idle,
-        float(total) if isinstance(total, int | float) else default.total,
-    )
+    idle, total = config.stream_idle_timeout, config.request_timeout
+    return Timeouts(default.idle if idle is None else idle, default.total if total is None else total)
 
 
 def make_model(

@@ -7,6 +7,7 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 
+from ...config import Price as PriceSection
 from ..runtime import Usage
 
 __all__ = ["BUILT_IN", "Price", "cost", "prices_of"]
@@ -30,18 +31,17 @@ BUILT_IN: dict[str, Price] = {
 }
 
 
-def prices_of(config: Mapping[str, Mapping[str, float | None]] | None) -> dict[str, Price]:
-    """The user config's `[pricing."MODEL"]` tables (already checked by its schema: `input` and
-    `output`, `cache_read` and `cache_write` defaulting to the input's price) as prices."""
+def prices_of(config: Mapping[str, PriceSection] | None) -> dict[str, Price]:
+    """The user config's `[pricing."MODEL"]` tables (checked by its table: `input` and `output`,
+    `cache_read` and `cache_write` defaulting to the input's price) as prices."""
     table: dict[str, Price] = {}
     for model, price in (config or {}).items():
-        given = float(price["input"] or 0.0)
-        read, write = price.get("cache_read"), price.get("cache_write")
+        read, write = price.cache_read, price.cache_write
         table[model] = Price(
-            input=given,
-            output=float(price["output"] or 0.0),
-            cache_read=given if read is None else float(read),
-            cache_write=given if write is None else float(write),
+            input=price.input,
+            output=price.output,
+            cache_read=price.input if read is None else read,
+            cache_write=price.input if write is None else write,
         )
     return table
 

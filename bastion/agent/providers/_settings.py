@@ -9,6 +9,7 @@ from typing import Any, Literal
 
 from pydantic import BaseModel, ConfigDict, Field, ValidationError, field_validator
 
+from ...config import AgentConfig
 from ..runtime import ConfigError
 
 __all__ = ["PROVIDER_KEYS", "PROVIDERS", "ProviderConfig", "merge_flags", "provider_config"]
@@ -75,9 +76,11 @@ def _check(data: Mapping[str, Any], where: str) -> ProviderConfig:
         raise ConfigError(f"{where}: {field}: {message}") from None
 
 
-def provider_config(extra: Mapping[str, Any], where: str = "config") -> ProviderConfig:
-    """The provider fields of a config file (other keys are not ours and are ignored)."""
-    return _check({k: v for k, v in extra.items() if k in PROVIDER_KEYS}, where)
+def provider_config(config: AgentConfig, where: str = "config") -> ProviderConfig:
+    """The provider fields of a config file, those it sets (the table typed them; the values are
+    checked here: the provider's name, the URL, the effort)."""
+    given = {key: getattr(config, key) for key in PROVIDER_KEYS}
+    return _check({key: value for key, value in given.items() if value is not None}, where)
 
 
 def merge_flags(base: ProviderConfig, flags: Mapping[str, Any]) -> ProviderConfig:

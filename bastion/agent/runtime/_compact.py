@@ -33,10 +33,11 @@ session rules) lives in the gate and is untouched.
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Mapping, Sequence
-from typing import Any, NamedTuple
+from collections.abc import Callable, Sequence
+from typing import NamedTuple
 
 from ..._errors import BastionError
+from ...config import AgentConfig
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
 from .harness import SummarizerInput, TriggerInput
 from .seams import ContextWindow, Conversation
@@ -131,17 +132,15 @@ def work_summary_messages(summary: str) -> list[Message]:
     return [Assistant(WORK_HEAD + summary), User(GO_ON)]
 
 
-def compact_at_setting(extra: Mapping[str, Any]) -> int | None:
-    """The user config's compact_at (already checked a positive whole number by the config's schema)."""
-    value = extra.get("compact_at")
-    return value if isinstance(value, int) and not isinstance(value, bool) and value > 0 else None
+def compact_at_setting(config: AgentConfig) -> int | None:
+    """The user config's compact_at (a positive whole number, checked by the config's table)."""
+    return config.compact_at
 
 
-def windows_setting(extra: Mapping[str, Any]) -> dict[str, int]:
-    """The user config's `[context_windows]` (already checked by its schema: a name or a family
-    ending in `*`, each a positive whole number of tokens)."""
-    table = extra.get("context_windows")
-    return dict(table) if isinstance(table, Mapping) else {}
+def windows_setting(config: AgentConfig) -> dict[str, int]:
+    """The user config's `[context_windows]` (checked by its table: a name or a family ending in
+    `*`, each a positive whole number of tokens)."""
+    return dict(config.context_windows or {})
 
 
 def _is_summary(messages: Sequence[Message]) -> bool:

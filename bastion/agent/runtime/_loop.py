@@ -428,7 +428,7 @@ class Agent:
         if verdict.decision is Decision.ALLOW:
             self.events.verdict(call, verdict, None)
             p.args = run_args
-            p.approved = verdict.source not in (None, "builtin")
+            p.approved = verdict.source is not None and not verdict.shipped
             return
         if verdict.decision is Decision.ASK:
             self._check_lost()  # nobody is asked about a call that cannot run
@@ -466,8 +466,8 @@ class Agent:
                 {k: v for k, v in args.items() if k != "bastion_stamp"},
                 str(verdict.decision),
                 reason,
-                verdict.rule,
-                verdict.source,
+                verdict.rule.text if verdict.rule is not None else None,
+                verdict.source.tag if verdict.source is not None else None,
                 by,
             )
         )

@@ -6,11 +6,10 @@ plain dataclass so a session can record it as JSON and rebuild it on --resume.
 
 from __future__ import annotations
 
-import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any
 
-from ..._errors import BastionError
+from ..._errors import AgentError, ConfigError, Failure
 
 __all__ = [
     "AgentError",
@@ -32,73 +31,6 @@ __all__ = [
     "message_from_dict",
     "message_to_dict",
 ]
-
-
-class Failure(enum.StrEnum):
-    """Why a run did not complete; each kind has its exit status."""
-
-    CONTEXT_EXCEEDED = "context_exceeded"
-    OUTPUT_LIMIT_EXCEEDED = "output_limit_exceeded"
-    # The model's calls could not be used (not JSON, not an object, no such tool) several replies in a row.
-    MALFORMED_TOOL_ARGUMENTS = "malformed_tool_arguments"
-    RATE_LIMITED = "rate_limited"
-    UNAVAILABLE = "unavailable"
-    AUTHENTICATION = "authentication"
-    MODEL_NOT_FOUND = "model_not_found"
-    POLICY_REJECTION = "policy_rejection"
-    PROTOCOL_ERROR = "protocol_error"
-    NETWORK = "network"
-    CANCELLED = "cancelled"
-    # The run made as many requests as --max-turns (max_turns) allows and the model still called tools.
-    MAX_TURNS = "max_turns"
-    # The workspace the tools act in is gone (an executor whose connection dropped or stalled).
-    WORKSPACE_LOST = "workspace_lost"
-    OTHER = "other"
-
-    @property
-    def exit_code(self) -> int:
-        return _EXIT[self]
-
-
-_EXIT = {
-    Failure.OTHER: 1,
-    Failure.CANCELLED: 10,
-    Failure.RATE_LIMITED: 11,
-    Failure.UNAVAILABLE: 11,
-    Failure.AUTHENTICATION: 12,
-    Failure.CONTEXT_EXCEEDED: 13,
-    Failure.POLICY_REJECTION: 14,
-    Failure.PROTOCOL_ERROR: 15,
-    Failure.MALFORMED_TOOL_ARGUMENTS: 15,
-    Failure.MODEL_NOT_FOUND: 16,
-    Failure.NETWORK: 17,
-    Failure.OUTPUT_LIMIT_EXCEEDED: 18,
-    Failure.MAX_TURNS: 19,
-    Failure.WORKSPACE_LOST: 20,
-}
-
-
-class AgentError(BastionError):
-    """Anything that ends a run or stops the agent from starting, classified by kind."""
-
-    kind: Failure = Failure.OTHER
-    retryable: bool = False
-    http_status: int | None = None
-    retry_after: float | None = None
-    attempts: int | None = None
-    # The server answered with a web page (HTML): the URL is not the API's.
-    web_page: bool = False
-    # The server had begun to answer when the stream broke off or went silent (so its URL is right).
-    answered: bool = False
-
-
-class ConfigError(AgentError):
-    """A bad flag, config file or missing key: reported before any request is made; `hint`, how a
-    person goes on (said on a line of its own)."""
-
-    def __init__(self, message: str, hint: str | None = None) -> None:
-        super().__init__(message)
-        self.hint = hint
 
 
 class UsageError(AgentError):

@@ -15,7 +15,7 @@ import threading
 from collections.abc import Callable
 from typing import Protocol
 
-from ...policy import Decided, Decision, Layer, Policy
+from ...policy import Decided, Decision, Layer, Origin, Policy, Source
 from ..runtime import Events, Message, Usage, User
 from ._skills import Skill
 
@@ -34,7 +34,7 @@ class Grants(Events):
 
     def grant(self, skill: Skill) -> None:
         layer = Layer(
-            f"skill:{skill.name}",
+            Source(Origin.SKILL, skill.name),
             2,
             True,
             f"the allowed-tools of your skill {skill.name} (--trust-skills)",

@@ -20,13 +20,14 @@ from __future__ import annotations
 
 import os
 import re
-from collections.abc import Mapping, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 
 from ..._errors import BastionError
 from ..._files import read_regular
 from ..._safe import safe_line
-from ...policy import ALIASES, TOOLS, Layer, Policy, RuleError, parse_rule
+from ...config import AgentConfig
+from ...policy import ALIASES, TOOLS, Layer, Origin, Policy, RuleError, Source, parse_rule
 from ._frontmatter import FrontMatterError, read_front_matter
 
 __all__ = [
@@ -122,7 +123,7 @@ def allowed_rules(entries: Sequence[str]) -> tuple[str, ...]:
             raise SkillError(f"allowed-tools: {entry!r}: a grant may not carve anything out")
         rules.append(tool if rule.specifier is None else f"{tool}({rule.specifier})")
     try:  # every specifier must compile as the rule language reads it
-        Policy([Layer("skill", 2, True, "skill", tuple(rules), lifts=False)])
+        Policy([Layer(Source(Origin.SKILL), 2, True, "skill", tuple(rules), lifts=False)])
     except RuleError as err:
         raise SkillError(f"allowed-tools: {err}") from None
     return tuple(dict.fromkeys(rules))
@@ -227,16 +228,15 @@ def your_skills(directories: Sequence[str], found: Found) -> None:
                 found.leave_out(where, err.strerror if isinstance(err, OSError) and err.strerror else err)
 
 
-def skills_dirs(extra: Mapping[str, object], where: str, home: str) -> list[str]:
+def skills_dirs(config: AgentConfig, where: str, home: str) -> list[str]:
     """Your skill directories: `home`/skills, then the config's `skills_dirs` (`~` expanded, a
     relative one from the file naming it), each of which must exist."""
     from ..runtime import ConfigError
 
     found = [os.path.join(home, "skills")]
     base = os.path.dirname(os.path.abspath(where))
-    listed = extra.get("skills_dirs")
-    for index, raw in enumerate(listed if isinstance(listed, list) else ()):
-        path = os.path.normpath(os.path.join(base, os.path.expanduser(str(raw))))
+    for index, raw in enumerate(config.skills_dirs or ()):
+        path = os.path.normpath(os.path.join(base, os.path.expanduser(raw)))
         if not os.path.isdir(path):
             raise ConfigError(f"{where}: skills_dirs[{index}]: {raw!r}: no such directory")
         found.append(path)

@@ -38,6 +38,7 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
+from ...config import AgentConfig
 from ...policy import READ_TOOLS, TASK_KINDS, TOOLS, Verdict
 from ..front import Asker, Fanout, Printer
 from ..runtime import (
@@ -142,13 +143,12 @@ def configured_model(session: Model, setting: str | None) -> ModelChoice:
     return choose
 
 
-def subagent_model_setting(extra: Mapping[str, Any], flag: str | None, provider_switched: bool) -> str | None:
+def subagent_model_setting(config: AgentConfig, flag: str | None, provider_switched: bool) -> str | None:
     """`--subagent-model`, else the config's `subagent_model` (meant for the config's provider: a
     `--provider` flag that switches provider leaves it behind, as it leaves `model`)."""
     if flag:
         return flag
-    value = extra.get("subagent_model")
-    return None if provider_switched or not isinstance(value, str) else value
+    return None if provider_switched else config.subagent_model
 
 
 class ChildCompaction(Protocol):

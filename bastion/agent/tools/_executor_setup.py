@@ -18,6 +18,7 @@ import shlex
 from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
+from ...config import AgentConfig
 from ...policy import child_env
 from ...workspace import ExecutorWorkspace, LocalWorkspace, Workspace, WorkspaceError
 from ..runtime import ConfigError
@@ -32,17 +33,15 @@ __all__ = [
 ]
 
 
-def executor_argv(flag: str | None, extra: Mapping[str, object]) -> list[str] | None:
+def executor_argv(flag: str | None, config: AgentConfig) -> list[str] | None:
     """The executor's command: `--executor`'s when given (even ""), else the config's; None for none."""
-    value = flag if flag is not None else extra.get("executor")
+    value = flag if flag is not None else config.executor
     if isinstance(value, str):
         try:
             return shlex.split(value) or None
         except ValueError as err:
             raise ConfigError(f"--executor {value!r} cannot be split into words: {err}") from None
-    if isinstance(value, list) and value:
-        return [str(v) for v in value]
-    return None
+    return list(value) if value else None
 
 
 def open_workspace(

@@ -37,7 +37,8 @@ def _restriction(policy: Policy, tool: str, name: str) -> int:
     verdict = policy.decide([Subject(tool, name, about=f"a file {tool} opens below its path")])
     if verdict.decision is Decision.ALLOW or verdict.rule is None:
         return _OPEN
-    if verdict.decision is Decision.ASK and (verdict.source == "builtin" or verdict.rule == "grep"):
+    bare = verdict.rule.specifier is None and not verdict.rule.tool_glob and tool == "grep"
+    if verdict.decision is Decision.ASK and (verdict.shipped or bare):
         return _SHIPPED_ASK  # a bare `ask grep` ranks above the shipped asks: it may hide one
     return _RESTRICTED
 

@@ -125,11 +125,9 @@ class SessionExtras:
         self.grants.on_grant = granted
 
 
-def _enabled(flag: bool | None, extra: Mapping[str, object], key: str) -> bool:
-    if flag is not None:
-        return flag
-    value = extra.get(key, True)
-    return value is not False
+def _enabled(flag: bool | None, configured: bool | None) -> bool:
+    """A flag's say, else the config's (on unless it says false)."""
+    return flag if flag is not None else configured is not False
 
 
 def session_extras(
@@ -148,23 +146,21 @@ def session_extras(
     from . import ToolContext
 
     extras = SessionExtras(ToolContext(ws, stamper, settings.max_read_bytes))
-    if _enabled(skills, settings.extra, "skills"):
+    if _enabled(skills, settings.agent.skills):
         from ..skills import Found, Grants, SkillCatalog, project_skills, skills_dirs, your_skills
 
         found = Found()
-        your_skills(skills_dirs(settings.extra, where, home), found)
+        your_skills(skills_dirs(settings.agent, where, home), found)
         project_skills(ws, settings.policy, found)
         extras.grants = Grants(settings.policy) if trust_skills else None
         grant = extras.grants.grant if extras.grants is not None else None
         extras.catalog = SkillCatalog(ws, found, grant)
         extras.notes += [f"skills: {line}" for line in found.omitted]
-    if _enabled(memory, settings.extra, "memory"):
+    if _enabled(memory, settings.agent.memory):
         from ..skills import Memory
 
-        configured = settings.extra.get("memory_dir")
-        directory = os.path.join(home, "memory")
-        if isinstance(configured, str):
-            directory = os.path.expanduser(configured)
+        configured = settings.agent.memory_dir
+        directory = os.path.join(home, "memory") if configured is None else os.path.expanduser(configured)
         extras.memory = Memory(directory)
         extras.memory_block = extras.memory.block()
         if extras.memory.fixed:

@@ -35,7 +35,7 @@ def runtime_main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | N
     """`bastion runtime graph [--cwd DIR] [--config FILE]`; the exit status."""
     import argparse
 
-    from ....policy import PolicyError, load_settings, user_config_path
+    from ....policy import ConfigError, PolicyError, load_settings, user_config_path
     from ....workspace import LocalWorkspace
     from ._load import harness_config
     from ._resolve import load_harness
@@ -58,7 +58,7 @@ def runtime_main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | N
     ws = LocalWorkspace(root)
     try:
         settings = load_settings(ws, args.config)
-    except PolicyError as exc:
+    except (PolicyError, ConfigError) as exc:
         err.write(f"bastion runtime: {exc}\n")
         return 1
     finally:
@@ -68,6 +68,6 @@ def runtime_main(argv: Sequence[str], out: TextIO | None = None, err: TextIO | N
     def warn(text: str) -> None:
         err.write(f"bastion: {text}\n")
 
-    harness = load_harness(harness_config(settings.extra, where), warn)
+    harness = load_harness(harness_config(settings.agent, where), warn)
     out.write("\n".join(graph_lines(harness.snapshot())) + "\n")
     return 0

@@ -20,16 +20,15 @@ from collections.abc import Callable, Mapping, Sequence
 from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
-from ....policy import Decision, Verdict
+from ....policy import Decision, Origin, Source, Verdict
 from .._types import ToolSpec
 from ._load import one_line
 from ._resolve import Snapshot
 from ._slots import ApprovalInput, CatalogInput, ModelInput, Review, Role, SummarizerInput, TriggerInput
 
-__all__ = ["HARNESS_SOURCE", "SlotFailure", "TurnSlots", "combine", "decider", "failure_words"]
+__all__ = ["SlotFailure", "TurnSlots", "combine", "decider", "failure_words"]
 
-# A verdict an approval component made stricter has the source "harness:ID".
-HARNESS_SOURCE = "harness:"
+# A verdict an approval component made stricter has the source Source(Origin.HARNESS, ID) ("harness:ID").
 
 Fault = Literal["raised", "timed out", "answered"]
 
@@ -60,13 +59,13 @@ def combine(verdict: Verdict, review: Review, component: str) -> Verdict:
         return verdict
     reason = review.reason or f"the approval component {component!r} made this call {review.decision}"
     return verdict._replace(
-        decision=review.decision, reason=reason, rule=None, source=HARNESS_SOURCE + component
+        decision=review.decision, reason=reason, rule=None, source=Source(Origin.HARNESS, component)
     )
 
 
 def decider(verdict: Verdict) -> str:
     """Who decided a verdict no person answered: "harness" (an approval made it stricter) or "policy"."""
-    return "harness" if (verdict.source or "").startswith(HARNESS_SOURCE) else "policy"
+    return "harness" if verdict.source is not None and verdict.source.kind is Origin.HARNESS else "policy"
 
 
 class _TimedOut(Exception):

@@ -10,6 +10,7 @@ from types import MappingProxyType
 from typing import Any, Literal, NamedTuple
 
 from ...._errors import BastionError
+from ....config import AgentConfig
 from ._slots import INTERFACES
 
 __all__ = [
@@ -46,19 +47,19 @@ class HarnessConfig(NamedTuple):
     where: str = "config"
 
 
-def harness_config(extra: Mapping[str, Any], where: str = "config") -> HarnessConfig:
-    """The [harness] table of the user's file (its types already checked by the config's schema)."""
-    raw = extra.get("harness")
-    if not isinstance(raw, Mapping):
+def harness_config(config: AgentConfig, where: str = "config") -> HarnessConfig:
+    """The [harness] table of the user's file (its types checked by the config's table)."""
+    raw = config.harness
+    if raw is None:
         return HarnessConfig(where=where)
-    profiles = {name: MappingProxyType(dict(slots)) for name, slots in raw.get("profiles", {}).items()}
+    profiles = {name: MappingProxyType(dict(slots)) for name, slots in raw.profiles.items()}
     return HarnessConfig(
-        MappingProxyType(dict(raw.get("slots", {}))),
+        MappingProxyType(dict(raw.slots)),
         MappingProxyType(profiles),
-        raw.get("profile"),
-        tuple(raw.get("modules", ())),
-        tuple(raw.get("entry_points", ())),
-        float(raw.get("timeout", DEFAULT_TIMEOUT)),
+        raw.profile,
+        raw.modules,
+        raw.entry_points,
+        raw.timeout,
         where,
     )
 

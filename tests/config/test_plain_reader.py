@@ -1,4 +1,5 @@
-"""A plainly valid config file is read without pydantic, to exactly what pydantic makes of it."""
+"""A plainly valid config file is read without pydantic, to exactly what pydantic makes of it (both
+readers derived from bastion.config's one table)."""
 
 from __future__ import annotations
 
@@ -13,8 +14,13 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.policy._plain import PROVIDER_KEYS, Section, UserData, plain_project, plain_user
-from bastion.policy._schema import ProjectFile, UserFile
+from bastion.config import AgentConfig
+from bastion.config._plain import plain_file
+from bastion.config._schema import validate_file
+from bastion.config._table import PROJECT_FILE, USER_FILE
+
+# The provider's keys: texts the agent checks (bastion/agent/_settings.py).
+PROVIDER_KEYS = ("provider", "model", "base_url", "api_key_env", "api_key_command", "think", "effort")
 
 _SCALARS = st.one_of(
     st.sampled_from(["allow", "ask", "deny", "ALLOW", "", "bash(ls)", "GITHUB_TOKEN", "X-1", "A\n", "é"]),
@@ -64,6 +70,7 @@ _TYPED = (
     "memory",
     "skills_dirs",
 )
+_TABLES = ("pricing", "harness", "executor", "executor_pass_env")
 _SECONDS = st.integers(-1, 5) | st.floats(allow_nan=True) | st.sampled_from([0.5, 86_400, 86_400.5, 1 << 63])
 _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "policy": _SECTION,
@@ -85,7 +92,32 @@ _GOOD: dict[str, st.SearchStrategy[Any]] = {
     "skills": st.booleans(),
     "memory": st.booleans(),
     "skills_dirs": st.lists(st.sampled_from(["~/skills", "rel", "", "/x", "a\x00"]), max_size=3),
-    **{key: st.text(max_size=3) for key in PROVIDER_KEYS if key not in _TYPED},
+    "pricing": st.dictionaries(
+        st.sampled_from(["m", ""]),
+        st.fixed_dictionaries(
+            {"input": st.integers(-1, 3) | st.floats(), "output": st.integers(0, 3) | st.floats()},
+            optional={"cache_read": st.floats(-1, 3), "cache_write": st.integers(-1, 3), "x": _VALUES},
+        )
+        | _VALUES,
+        max_size=2,
+    ),
+    "harness": st.fixed_dictionaries(
+        {},
+        optional={
+            "profile": _SCALARS,
+            "slots": st.dictionaries(st.sampled_from(["approval", "x"]), _SCALARS, max_size=2),
+            "profiles": st.dictionaries(
+                st.sampled_from(["p"]), st.dictionaries(st.sampled_from(["s"]), _SCALARS), max_size=1
+            ),
+            "modules": st.lists(st.sampled_from(["a.b", "a..b", "1x", ""]), max_size=2),
+            "entry_points": st.lists(st.sampled_from(["g", ""]), max_size=2),
+            "timeout": _SECONDS,
+        },
+    )
+    | _VALUES,
+    "executor": st.text(max_size=3) | st.lists(st.text(max_size=3), max_size=2),
+    "executor_pass_env": st.lists(st.sampled_from(["SSH_AUTH_SOCK", "1X", ""]), max_size=2),
+    **{key: st.text(max_size=3) for key in AgentConfig._fields if key not in _TYPED and key not in _TABLES},
 }
 
 
@@ -102,17 +134,17 @@ def user_files(draw: st.DrawFn) -> dict[str, Any]:
 @settings(max_examples=600, deadline=None, suppress_health_check=[HealthCheck.too_slow])
 @given(user_files())
 def test_what_the_plain_check_accepts_pydantic_accepts_with_the_same_values(raw: dict[str, Any]) -> None:
-    plain = plain_user(raw)
+    plain = plain_file(USER_FILE, raw)
     if plain is not None:  # None claims nothing: pydantic decides
-        assert UserData.of(UserFile.model_validate(raw)) == plain
+        assert validate_file(USER_FILE, raw, "config.toml") == plain
 
 
 @settings(max_examples=300, deadline=None)
 @given(st.dictionaries(st.sampled_from(["policy", "pass_env"]), _SECTION | _VALUES))
 def test_the_same_holds_for_a_project_file(raw: dict[str, Any]) -> None:
-    section = plain_project(raw)
+    section = plain_file(PROJECT_FILE, raw)
     if section is not None:
-        assert Section.of(ProjectFile.model_validate(raw).policy) == section
+        assert validate_file(PROJECT_FILE, raw, ".bastion/config.toml") == section
 
 
 @pytest.mark.parametrize(
@@ -130,11 +162,13 @@ def test_the_same_holds_for_a_project_file(raw: dict[str, Any]) -> None:
         },
         {"api_key_command": "pass show k", "base_url": "http://x", "api_key_env": "K"},
         {"skills": True, "skills_dirs": ["~/skills", "team"], "memory": False, "memory_dir": "~/m"},
+        {"pricing": {"m": {"input": 3, "output": 1.5}}, "harness": {"slots": {"approval": "x"}}},
+        {"mcp": {"servers": {"docs": {"command": ["x"]}}}, "executor": ["ssh", "h"], "compact_at": 9},
     ],
 )
 def test_a_hand_written_file_is_read_plainly(raw: dict[str, Any]) -> None:
-    plain = plain_user(raw)
-    assert plain is not None and UserData.of(UserFile.model_validate(raw)) == plain
+    plain = plain_file(USER_FILE, raw)
+    assert plain is not None and validate_file(USER_FILE, raw, "config.toml") == plain
 
 
 def test_a_dry_run_with_a_plain_user_file_does_not_import_pydantic(tmp_path: Path) -> None:
