@@ -156,7 +156,7 @@ MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
     ("bastion.analyzer._analyze", "_rendered"),
     ("bastion.analyzer._flags", "_parse"),
-    ("bastion.policy._wrappers", "unwrap"),
+    ("bastion.policy._wrappers", "_runs"),
     ("bastion.policy._cut", "cut"),
     ("bastion.policy._subjects", "_stage_subjects"),
     # A policy is shared by every workspace it fits, memos and all (design rule 56): a line decided

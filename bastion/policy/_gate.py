@@ -15,16 +15,17 @@ from typing import TYPE_CHECKING, NamedTuple
 from ..analyzer import SECRET_PATHS, Analysis, analyze, shell_of
 from ..grammar import Outside, oversized
 from ..workspace import Workspace
-from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
+from ._subjects import failed_subjects, held_subjects, path_subjects, redirect_targets, subjects_of
 from ._tools import HELD_TOOLS, NAMED_TOOLS, PATH_TOOLS, STAMP_ARG, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
+from ._wrappers import unwrap
 
 if TYPE_CHECKING:
     from ..analyzer import Stamper
     from ._config import Settings
     from ._engine import Policy
 
-__all__ = ["STAMP_ARG", "Claims", "Decided", "Gate", "secrets_in_force"]
+__all__ = ["STAMP_ARG", "Claims", "Decided", "Gate", "bash_subjects", "secrets_in_force"]
 
 # What a call of a held tool (`skill`) reads of the workspace: root-relative names, () for nothing
 # of it, None when not known (the call then asks). The session's skills say (bastion/agent/_skills.py).
@@ -56,6 +57,22 @@ def _case_variant(args: Mapping[str, object], name: str) -> str | None:
         if key != name and key.casefold() == name.casefold():
             return key
     return None
+
+
+def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Subject]:
+    """The subjects of a bash call, derived in one pass: a line outside the subset is cut (_cut.py),
+    what each stage or part runs through exec wrappers is unwrapped, the lines handed to a shell
+    cut in turn (_wrappers.py), and the subjects are made of what the two found (_subjects.py).
+    Never raises: a failure gives subjects that ask."""
+    try:
+        cut = None
+        if analysis.plan is None:
+            from ._cut import cut as cut_line  # only a line outside the subset is cut
+
+            cut = cut_line(analysis.line)
+        return subjects_of(analysis, cut, unwrap(analysis, cut), ws, cwd)
+    except Exception as err:  # a failure asks
+        return failed_subjects(analysis.line, err)
 
 
 def secrets_in_force(policy: Policy) -> tuple[str, ...]:

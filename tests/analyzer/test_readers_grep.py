@@ -14,8 +14,7 @@ import pytest
 
 from bastion.analyzer import SECRET_PATHS, LocalWorkspace, Stamper, analyze
 from bastion.analyzer._grepr import MAX_TREE_FILES, exclude_globs
-from bastion.policy import Decision, Layer, Policy
-from bastion.policy._subjects import bash_subjects
+from bastion.policy import Decision, Layer, Policy, bash_subjects
 from tests.waits import PATIENCE
 
 LIMIT = 1000

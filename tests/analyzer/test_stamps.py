@@ -17,7 +17,7 @@ import pytest
 
 from bastion.agent.tools import STAMP, TOOLS, ToolContext, ToolOutput
 from bastion.analyzer import CHANGED_COMMAND, CHANGED_PATHS, LocalWorkspace, Stamper, analyze
-from bastion.policy._subjects import redirect_targets
+from bastion.policy import redirect_targets
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from bastion.analyzer import Analysis, LocalWorkspace
 from bastion.grammar import Outside
-from bastion.policy import Decision, Layer, Policy
-from bastion.policy._subjects import bash_subjects, redirect_targets
+from bastion.policy import Decision, Layer, Policy, bash_subjects, redirect_targets
 from bastion.policy._types import Kind, Subject
 
 U = Kind.UNCHECKED
