@@ -26,9 +26,10 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace, _programs, neutral_env
+from bastion.analyzer import _programs, neutral_env
 from bastion.analyzer._programs import find_program, shell_of
 from bastion.policy import Gate, load_settings
+from bastion.workspace import ExecRequest, LocalWorkspace
 from bastion.workspace._gitdir import scan_gitdir
 
 NON_GIT = [
@@ -236,7 +237,7 @@ def walk_and_spawn(ws: LocalWorkspace, gitdir: Path, rounds: int) -> tuple[list[
         assert not scan_gitdir(str(gitdir)).problem
         walks.append((time.perf_counter_ns() - start) / 1000)
         start = time.perf_counter_ns()
-        ws.exec(["git", "rev-parse", "--git-dir"], env=env, timeout=10.0)
+        ws.exec(ExecRequest(["git", "rev-parse", "--git-dir"], env=env, timeout=10.0))
         spawns.append((time.perf_counter_ns() - start) / 1000)
     return walks, spawns
 

@@ -31,11 +31,12 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.analyzer.git._neutral import neutral_env, redact_userinfo
 from bastion.grammar import Outside, Plan, parse
 from bastion.policy import Decision, load_settings
 from bastion.policy._gate import STAMP_ARG, Gate
+from bastion.workspace import LocalWorkspace
 
 from .fixtures import CANARY, HOSTILE_CONFIG, MAX_READ, build, copy, scratch_env
 from .hook_runs import HOOK_AGENTS, as_the_cli_runs, cli_env, hook_answer

@@ -21,9 +21,9 @@ import subprocess
 from dataclasses import dataclass
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace
 from bastion.analyzer._glob import expand
 from bastion.grammar import Operator, Pipeline, Plan, Stage, Word, parse, render, render_word
+from bastion.workspace import LocalWorkspace
 
 from .fixtures import scratch_env
 from .strategies import RAW_COMMANDS

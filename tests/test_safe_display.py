@@ -29,8 +29,9 @@ from bastion._safe import (
     safe_text,
 )
 from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.audit._hook import reason_text
+from bastion.workspace import LocalWorkspace
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a terminal obeys or hides: a title change, a screen clear, a bell, NUL, an 8-bit CSI, a bidi

@@ -45,10 +45,10 @@ from ._wire import (
     to_b64,
     write_frame,
 )
-from ._workspace import ExecResult, Recheck
+from ._workspace import ExecRequest, ExecResult
 
 if TYPE_CHECKING:
-    from ..sandbox import Confinement
+    pass
 
 __all__ = ["REPLY_TIMEOUT", "ExecutorInfo", "ExecutorWorkspace"]
 
@@ -387,39 +387,27 @@ class ExecutorWorkspace:
     def env(self) -> dict[str, str]:
         return dict(self._env)
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str = ".",
-        env: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
-        max_output: int = 51_200,
-        on_output: Callable[[bytes], None] | None = None,
-        stdin: bytes | None = None,
-        cancel: threading.Event | None = None,
-        sandbox: Confinement | None = None,
-        contain: bool = False,
-        facts: Recheck | None = None,
-    ) -> ExecResult:
+    def exec(self, request: ExecRequest) -> ExecResult:
         link = self._link
+        sandbox, facts, stdin = request.sandbox, request.facts, request.stdin
         ident, box = link.send(
             {
                 "op": "exec",
-                "argv": list(argv),
-                "cwd": cwd,
-                "env": None if env is None else dict(env),
-                "timeout": timeout,
-                "max_output": max_output,
+                "argv": list(request.argv),
+                "cwd": request.cwd,
+                "env": None if request.env is None else dict(request.env),
+                "timeout": request.timeout,
+                "max_output": request.max_output,
                 "stdin": None if stdin is None else to_b64(stdin),
                 "sandbox": None
                 if sandbox is None
                 else sandbox._asdict() | {"writable": list(sandbox.writable)},
-                "contain": contain,
+                "contain": request.contain,
                 "facts": None if facts is None else facts._asdict(),
             }
         )
-        until = time.monotonic() + timeout + link.reply_timeout
+        on_output, cancel = request.on_output, request.cancel
+        until = time.monotonic() + request.timeout + link.reply_timeout
         asked = cancel is None
         try:
             while True:

@@ -29,7 +29,7 @@ from ._wire import (
     to_b64,
     write_frame,
 )
-from ._workspace import LocalWorkspace, Recheck
+from ._workspace import ExecRequest, LocalWorkspace, Recheck
 
 __all__ = ["MAX_RUNNING", "serve"]
 
@@ -108,7 +108,7 @@ class _Server:
         stdin = message.get("stdin")
         sandbox = field(message, "sandbox", (dict, type(None)), what)
         facts = field(message, "facts", (dict, type(None)), what)
-        result = self.ws.exec(
+        request = ExecRequest(
             argv,
             cwd=field(message, "cwd", str, what),
             env=env,
@@ -121,6 +121,7 @@ class _Server:
             contain=field(message, "contain", bool, what),
             facts=None if facts is None else Recheck(facts.get("recipe"), field(facts, "digest", str, what)),
         )
+        result = self.ws.exec(request)
         return {
             "exit_code": result.exit_code,
             "output": to_b64(result.output),

@@ -12,7 +12,8 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
+from bastion.workspace import LocalWorkspace
 
 FILES = {
     "notes.txt": "one\ntwo\nthree\n",

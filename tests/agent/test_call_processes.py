@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
+from bastion.workspace import LocalWorkspace
 
 from ..waits import PATIENCE, until
 from .scripted_server import ScriptedServer

@@ -15,8 +15,9 @@ from bastion.agent._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from bastion.agent._toolbox import Toolbox
 from bastion.agent._types import Assistant, User
 from bastion.agent.loop import Agent, Answer
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Decision
+from bastion.workspace import LocalWorkspace
 
 from .agent_fixtures import FakeGate, ScriptedModel, call
 

@@ -13,8 +13,9 @@ from hypothesis import strategies as st
 
 from bastion.agent._toolbox import Toolbox
 from bastion.agent.tools import TOOLS, ToolContext, ToolOutput
-from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, Layer, Policy, Settings
+from bastion.workspace import ExecRequest, LocalWorkspace, WorkspaceError
 
 from ..waits import PATIENCE
 
@@ -186,12 +187,12 @@ def test_a_command_runs_only_in_a_directory_reached_without_links(
     ws: LocalWorkspace, cwd: str, ok: bool
 ) -> None:
     if ok:
-        result = ws.exec(["pwd", "-P"], cwd=cwd)
+        result = ws.exec(ExecRequest(["pwd", "-P"], cwd=cwd))
         assert result.exit_code == 0
         assert result.output.decode().strip() == os.path.normpath(os.path.join(ws.real_root, cwd))
     else:
         with pytest.raises(WorkspaceError):
-            ws.exec(["pwd"], cwd=cwd)
+            ws.exec(ExecRequest(["pwd"], cwd=cwd))
 
 
 # --- The walking tools below a decided path (issue 12, class 7) -----------------------------------

@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import CHANGED_PATHS, LocalWorkspace, Stamper
+from bastion.analyzer import CHANGED_PATHS, Stamper
 from bastion.policy import Decision, Gate, PolicyFlags, load_settings
+from bastion.workspace import LocalWorkspace
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer

@@ -15,7 +15,8 @@ from bastion.agent._toolbox import Toolbox
 from bastion.agent._types import Assistant, Cancelled, ToolResult
 from bastion.agent.loop import INTERRUPTED, Agent, Answer
 from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
+from bastion.workspace import ExecRequest, LocalWorkspace
 
 from ..waits import until
 from .agent_fixtures import SLOW, FakeGate, ScriptedModel, call, gone, wait_for_pid
@@ -74,14 +75,14 @@ def test_the_cancel_event_ends_a_commands_group_and_says_so(tmp_path: Path) -> N
     ws = _workspace(tmp_path)
     cancel = threading.Event()
     seen = _after_start(tmp_path, cancel.set)
-    result = ws.exec(["bash", "-c", SLOW], cancel=cancel)
+    result = ws.exec(ExecRequest(["bash", "-c", SLOW], cancel=cancel))
     assert not (tmp_path / "never").exists()
     assert result.cancelled and not result.timed_out and result.exit_code is None
     assert gone(seen[0])
 
 
 def test_a_command_that_ends_before_the_cancel_is_not_called_cancelled(tmp_path: Path) -> None:
-    result = _workspace(tmp_path).exec(["bash", "-c", "echo hi"], cancel=threading.Event())
+    result = _workspace(tmp_path).exec(ExecRequest(["bash", "-c", "echo hi"], cancel=threading.Event()))
     assert (result.exit_code, result.output, result.cancelled) == (0, b"hi\n", False)
 
 

@@ -13,8 +13,9 @@ from bastion.agent._colour import Colour
 from bastion.agent._front import Asker
 from bastion.agent._plainly import detail, headline
 from bastion.agent._types import ToolCall
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Gate, load_settings
+from bastion.workspace import LocalWorkspace
 
 
 def _question(tmp_path: Path, tool: str, args: dict[str, object], width: int = 200) -> list[str]:

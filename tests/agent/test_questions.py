@@ -15,8 +15,9 @@ from bastion.agent._front import Asker
 from bastion.agent._screen import Printer, collapsed
 from bastion.agent._types import ToolCall, ToolResult
 from bastion.agent.loop import Answer
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, Verdict, load_settings
+from bastion.workspace import LocalWorkspace
 
 from ..waits import until
 

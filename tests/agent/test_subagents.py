@@ -29,10 +29,11 @@ from bastion.agent._toolbox import Toolbox
 from bastion.agent._types import Assistant, Cancelled, Message, Reply, ToolResult, ToolSpec, Usage, User
 from bastion.agent.loop import INTERRUPTED, Agent, Answer, Answerer, Model
 from bastion.agent.providers import DEFAULT_WINDOW, Window
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.audit import read_calls
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
 from bastion.policy._rules import _parse_with_grammar, _read_plain
+from bastion.workspace import LocalWorkspace
 
 from ..waits import PATIENCE, until
 from .agent_fixtures import SLOW, FakeGate, FakeTools, ScriptedModel, call, gone, run_main, wait_for_pid

@@ -11,8 +11,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, load_settings
+from bastion.workspace import LocalWorkspace
 from tests.analyzer.gitrepo import git, make_repo, workspace
 
 TOKEN = "ghp_hunter2token"

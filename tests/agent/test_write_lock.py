@@ -17,8 +17,9 @@ from hypothesis import strategies as st
 from bastion.agent._toolbox import Toolbox
 from bastion.agent.tools import ToolContext
 from bastion.agent.tools._writing import WriteLock, write_lock
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Gate, Policy, Settings
+from bastion.workspace import LocalWorkspace
 
 from ..waits import until
 

@@ -12,11 +12,12 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bastion.agent.tools import STAMP, TOOLS, ToolContext
-from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, LocalWorkspace, Stamper, analyze
+from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, Stamper, analyze
 from bastion.analyzer._secrets import git_excludes, hidden_by
 from bastion.analyzer.git._plan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.grammar import Word, render_word
 from bastion.policy import Decision, Gate, Policy, Subject, load_settings
+from bastion.workspace import LocalWorkspace
 from tests.plans import by_name
 
 from .gitrepo import make_repo, workspace, write

@@ -16,8 +16,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import STAMP, TOOLS, ToolContext, ToolOutput
-from bastion.analyzer import CHANGED_COMMAND, CHANGED_PATHS, LocalWorkspace, Stamper, analyze
+from bastion.analyzer import CHANGED_COMMAND, CHANGED_PATHS, Stamper, analyze
 from bastion.policy import redirect_targets
+from bastion.workspace import LocalWorkspace
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",

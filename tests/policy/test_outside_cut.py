@@ -9,10 +9,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import Analysis, LocalWorkspace
+from bastion.analyzer import Analysis
 from bastion.grammar import Outside
 from bastion.policy import Decision, Layer, Policy, bash_subjects, redirect_targets
 from bastion.policy._types import Kind, Subject
+from bastion.workspace import LocalWorkspace
 
 U = Kind.UNCHECKED
 

@@ -10,13 +10,14 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import Analysis, Check, LocalWorkspace, StageResult, analyze
+from bastion.analyzer import Analysis, Check, StageResult, analyze
 from bastion.grammar import Pipeline, Plan, Stage, Word
 from bastion.policy import bash_subjects, path_subjects
 from bastion.policy._types import Kind, Subject
 
 # Private: which lines words hand to a shell, and how words are joined into one value, are the seams tested.
 from bastion.policy._wrappers import _wrapped, joined
+from bastion.workspace import LocalWorkspace
 from fuzz.strategies import plans
 
 U, OUT, LINKS = Kind.UNCHECKED, Kind.OUTSIDE, Kind.LINKS_UNKNOWN

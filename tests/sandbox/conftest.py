@@ -10,8 +10,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.sandbox import SandboxConfig, landlock_abi
+from bastion.workspace import LocalWorkspace
 
 ABI = landlock_abi()
 needs_landlock = pytest.mark.skipif(

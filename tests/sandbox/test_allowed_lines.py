@@ -10,9 +10,10 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, load_settings
 from bastion.sandbox import SandboxConfig
+from bastion.workspace import LocalWorkspace
 
 from .conftest import needs_landlock
 

@@ -7,11 +7,11 @@ import pathlib
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace
 from bastion.policy import ConfigError, Settings, load_settings
 from bastion.policy._plain import UserData, plain_user
 from bastion.policy._schema import UserFile
 from bastion.sandbox import SandboxConfig
+from bastion.workspace import LocalWorkspace
 
 
 def _load(tmp_path: pathlib.Path, user: str | None = None, project: str | None = None) -> Settings:

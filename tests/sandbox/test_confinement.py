@@ -16,9 +16,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import STAMP, TOOLS, ToolContext, _bash
-from bastion.analyzer import Analysis, Workspace
+from bastion.analyzer import Analysis
 from bastion.sandbox import SandboxConfig, _confine
-from bastion.workspace import Recheck
+from bastion.workspace import Recheck, Workspace
 
 from .conftest import context, needs_landlock, needs_scoping, needs_tcp_rules, tree
 

@@ -20,14 +20,13 @@ from collections.abc import Callable, Sequence
 
 from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
-from ...workspace import FactsChanged, Recheck
+from ...workspace import MAX_OUTPUT, ExecRequest, FactsChanged, Recheck
 from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
 from ._terminal import OutputStream
 from ._writing import writing
 
 __all__ = ["BASH", "MAX_OUTPUT"]
 
-MAX_OUTPUT = 51_200
 DEFAULT_TIMEOUT = 120
 # A URL cut by the output cap before its `@`: its userinfo would escape the redaction.
 _CUT_USERINFO = re.compile(r"(://)[^/@\s]*\Z")
@@ -72,16 +71,17 @@ def _execute(
     stream = OutputStream(ctx.on_output, mask) if ctx.on_output is not None else None
     try:
         result = ctx.ws.exec(
-            argv,
-            cwd=ctx.cwd,
-            env=env,
-            timeout=timeout,
-            max_output=MAX_OUTPUT,
-            on_output=stream.feed if stream is not None else None,
-            cancel=ctx.cancel,
-            sandbox=sandbox,
-            contain=True,
-            facts=facts,
+            ExecRequest(
+                argv,
+                cwd=ctx.cwd,
+                env=env,
+                timeout=timeout,
+                on_output=stream.feed if stream is not None else None,
+                cancel=ctx.cancel,
+                sandbox=sandbox,
+                contain=True,
+                facts=facts,
+            )
         )
     except FactsChanged as err:
         raise ToolError(CHANGED_COMMAND) from err
