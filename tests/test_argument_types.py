@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from bastion.agent._subagent import TASK_SPEC
-from bastion.agent.tools import TOOLS as AGENT_TOOLS
+from bastion.agent.tools import AGENT_TOOLS
 from bastion.agent.tools._memory import MEMORY
 from bastion.agent.tools._skill import SKILL
 from bastion.cli import check
-from bastion.policy import TOOLS, DryRun, RequestError
+from bastion.policy import STAMP_ARG, TOOLS, DryRun, RequestError
 
 
 @pytest.mark.parametrize(
@@ -59,7 +59,7 @@ def test_well_typed_arguments_are_decided(tmp_path: Path) -> None:
 
 
 def _schema_types(properties: dict[str, dict[str, object]]) -> set[tuple[str, object]]:
-    return {(name, spec["type"]) for name, spec in properties.items() if name != "bastion_stamp"}
+    return {(name, spec["type"]) for name, spec in properties.items() if name != STAMP_ARG}
 
 
 def test_the_policys_argument_types_are_the_tools_schemas_both_ways() -> None:

@@ -20,9 +20,7 @@ from .harness import BUILTIN_SOURCE, MEMORY_SOURCE, SKILL_SOURCE
 from .loop import Events, Gatekeeper, Tools
 
 if TYPE_CHECKING:
-    from ..analyzer import Stamper
-    from ..policy import Claims, Settings
-    from ..workspace import Workspace
+    from ..policy import Claims, Gate
     from ._grants import Deciding, Grants
     from ._memory import Memory
     from ._skill_catalog import SkillCatalog
@@ -137,9 +135,7 @@ def _enabled(flag: bool | None, extra: Mapping[str, object], key: str) -> bool:
 
 
 def session_extras(
-    settings: Settings,
-    ws: Workspace,
-    stamper: Stamper,
+    gate: Gate,
     home: str,
     where: str,
     *,
@@ -147,11 +143,13 @@ def session_extras(
     memory: bool | None = None,
     trust_skills: bool = False,
 ) -> SessionExtras:
-    """Find the skills (yours, then the project's) and open the memory, as the settings and flags
-    say. Raises ConfigError for a `skills_dirs` entry that is not a directory."""
+    """Find the skills (yours, then the project's) and open the memory, as the gate's settings and
+    the flags say; the gate's claims become the skills' (what a skill call reads). Raises
+    ConfigError for a `skills_dirs` entry that is not a directory."""
     from .tools import ToolContext
 
-    extras = SessionExtras(ToolContext(ws, stamper, settings.max_read_bytes))
+    settings, ws = gate.settings, gate.ws
+    extras = SessionExtras(ToolContext(gate))
     if _enabled(skills, settings.extra, "skills"):
         from ._grants import Grants
         from ._project_skills import project_skills
@@ -177,4 +175,5 @@ def session_extras(
         if extras.memory.fixed:
             extras.notes.append(extras.memory.fixed)
     extras.ctx = replace(extras.ctx, skills=extras.catalog, memory=extras.memory)
+    gate.claims = extras.claims
     return extras

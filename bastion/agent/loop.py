@@ -19,7 +19,7 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Protocol
 
 from .._safe import safe_text
-from ..policy import Decision, Verdict, load_json, runs_alongside
+from ..policy import STAMP_ARG, Decision, Verdict, load_json, runs_alongside
 from ._types import (
     Assistant,
     Cancelled,
@@ -582,7 +582,7 @@ class Agent:
             Denial(
                 call.name,
                 call.id,
-                {k: v for k, v in args.items() if k != "bastion_stamp"},
+                {k: v for k, v in args.items() if k != STAMP_ARG},
                 str(verdict.decision),
                 reason,
                 verdict.rule,

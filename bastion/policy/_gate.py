@@ -1,9 +1,12 @@
-"""The gate: one tool call in, a verdict and the arguments that may run out.
+"""The gate: one tool call in, a verdict and the arguments that may run out; and, right before a
+stamped call runs, the check of its stamp.
 
 This is where the analyzer, the subjects and the engine meet. Every call goes through `Gate.decide`:
 the arguments are checked for shape, a stamp the model supplied is removed, the call becomes
 subjects, the policy decides them, and an auto-allowed bash line (or a file tool's path, or an
-approved redirect line) is stamped so the tool can refuse it if anything changed before it runs.
+approved redirect line) is stamped. The gate owns both ends of the stamp: the tools hold the gate
+and ask it (`cleared`, `paths_hold`) whether what runs is what was decided, with the same workspace,
+directory, read bound, secret patterns and stamper it decided with.
 """
 
 from __future__ import annotations
@@ -14,7 +17,7 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyzer import SECRET_PATHS, Analysis, analyze, shell_of
 from ..grammar import Outside, oversized
-from ..workspace import Workspace
+from ..workspace import Recheck, Workspace
 from ._subjects import failed_subjects, held_subjects, path_subjects, redirect_targets, subjects_of
 from ._tools import HELD_TOOLS, NAMED_TOOLS, PATH_TOOLS, STAMP_ARG, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
@@ -25,7 +28,7 @@ if TYPE_CHECKING:
     from ._config import Settings
     from ._engine import Policy
 
-__all__ = ["STAMP_ARG", "Claims", "Decided", "Gate", "bash_subjects", "secrets_in_force"]
+__all__ = ["Claims", "Cleared", "Decided", "Gate", "bash_subjects", "secrets_in_force"]
 
 # What a call of a held tool (`skill`) reads of the workspace: root-relative names, () for nothing
 # of it, None when not known (the call then asks). The session's skills say (bastion/agent/_skills.py).
@@ -45,6 +48,17 @@ class Decided(NamedTuple):
     @property
     def decision(self) -> Decision:
         return self.verdict.decision
+
+
+class Cleared(NamedTuple):
+    """A stamped bash line whose stamp verified right before it runs: `line` is what runs (the
+    rendered plan, or an approved line as typed), `plan` says it is the analyzer's plan (read-only,
+    in the neutralising environment, userinfo masked), `facts` what the stamp verified on (which
+    an executor reads again where it runs)."""
+
+    line: str
+    plan: bool
+    facts: Recheck
 
 
 def _refuse(args: dict[str, object], reason: str) -> Decided:
@@ -105,6 +119,41 @@ class Gate:
         # Where its plans run, whose PATH names their programs (the bash tool's re-check finds the same).
         self.shell = shell_of(ws)
 
+    @property
+    def max_read_bytes(self) -> int:
+        return self.settings.max_read_bytes
+
+    def _analyze(self, command: str) -> Analysis:
+        return analyze(
+            command,
+            self.ws,
+            self.cwd,
+            max_read_bytes=self.settings.max_read_bytes,
+            secrets=self.secrets,
+            shell=self.shell,
+        )
+
+    def cleared(self, command: str, stamp: object) -> Cleared | None:
+        """The line a stamped bash call runs, checked right before it runs: analysed again, its
+        plan's stamp (or an approved line's, over where its redirects lead now) verified; None when
+        it does not verify (without a stamper, a stamp never does)."""
+        if self.stamper is None:
+            return None
+        analysis = self._analyze(command)
+        if analysis.auto and analysis.rendered is not None:
+            facts = self.stamper.verify_plan(stamp, analysis, self.ws)
+            return Cleared(analysis.rendered, True, facts) if facts is not None else None
+        if analysis.outside is not None:
+            targets = redirect_targets(command, self.ws, self.cwd)
+            facts = self.stamper.verify_line(stamp, command, targets, self.ws) if targets else None
+            return Cleared(command, False, facts) if facts is not None else None
+        return None
+
+    def paths_hold(self, tool: str, names: Sequence[str], stamp: object) -> bool:
+        """Whether a file tool's (or a held tool's) stamped call may run: its paths lead where they
+        led when it was allowed."""
+        return self.stamper is not None and self.stamper.verify_path(stamp, tool, names, self.ws)
+
     def decide(self, tool: str, args: object) -> Decided:
         if not isinstance(args, Mapping):
             return _refuse({}, f"{tool} call could not be evaluated: its arguments are not a JSON object")
@@ -145,14 +194,7 @@ class Gate:
             # no line can make a decision slow, and no rule can allow it unread.
             analysis = Analysis(command, None, Outside(command, 0, too_long))
             return Decided(Verdict(Decision.ASK, f"asks: {too_long}"), args, (), analysis)
-        analysis = analyze(
-            command,
-            self.ws,
-            self.cwd,
-            max_read_bytes=self.settings.max_read_bytes,
-            secrets=self.secrets,
-            shell=self.shell,
-        )
+        analysis = self._analyze(command)
         subjects = tuple(bash_subjects(analysis, self.ws, self.cwd))
         verdict = self.settings.policy.decide(subjects)
         reads = tuple(dict.fromkeys(r for s in analysis.stages for r in s.reads))

@@ -18,6 +18,7 @@ from bastion.agent.loop import Agent, Answer
 from bastion.analyzer import Stamper
 from bastion.policy import Decision
 from bastion.workspace import LocalWorkspace
+from tests.contexts import gate as gate_for
 
 from .agent_fixtures import FakeGate, ScriptedModel, call
 
@@ -31,7 +32,7 @@ def _turn(work: Path, checkpoints: Checkpoints, *calls: tuple[str, dict[str, obj
     replies = [Assistant("", (call(name, args, f"c{i}"),)) for i, (name, args) in enumerate(calls)]
     model = ScriptedModel([*replies, Assistant("done")])
     gate = FakeGate({"write": Decision.ASK, "edit": Decision.ASK, "bash": Decision.ASK})
-    agent = Agent(model, gate, Toolbox(ws, Stamper(), 1 << 20), _yes, "sys", checkpoint=checkpoints)
+    agent = Agent(model, gate, Toolbox(gate_for(ws, Stamper(), 1 << 20)), _yes, "sys", checkpoint=checkpoints)
     agent.run("go")
     return agent
 
@@ -103,7 +104,9 @@ def test_a_bash_line_the_shipped_rules_allow_is_not_snapshotted(tmp_path: Path) 
     model = ScriptedModel(
         [Assistant("", (call("bash", {"command": "cat kept.txt"}, "c1"),)), Assistant("ok")]
     )
-    Agent(model, FakeGate(), Toolbox(ws, Stamper(), 1 << 20), _yes, "s", checkpoint=checkpoints).run("go")
+    Agent(
+        model, FakeGate(), Toolbox(gate_for(ws, Stamper(), 1 << 20)), _yes, "s", checkpoint=checkpoints
+    ).run("go")
     assert checkpoints.diff() == "the last turn changed no file"
 
 

@@ -14,9 +14,11 @@ import pytest
 from bastion.agent._toolbox import Toolbox
 from bastion.agent._types import Assistant, Cancelled, ToolResult
 from bastion.agent.loop import INTERRUPTED, Agent, Answer
-from bastion.agent.tools import TOOLS, ToolContext
+from bastion.agent.tools import AGENT_TOOLS
 from bastion.analyzer import Stamper
 from bastion.workspace import ExecRequest, LocalWorkspace
+from tests.contexts import gate as gate_for
+from tests.contexts import tool_context
 
 from ..waits import until
 from .agent_fixtures import SLOW, FakeGate, ScriptedModel, call, gone, wait_for_pid
@@ -47,7 +49,7 @@ def _run_slow(tmp_path: Path, stop: Callable[[Agent], Callable[[], None]]) -> tu
     for the command (it would have run for 600 s and left `never`)."""
     ws = _workspace(tmp_path)
     model = ScriptedModel([Assistant("", (call("bash", {"command": SLOW}, "slow"),)), Assistant("late")])
-    agent = Agent(model, FakeGate(), Toolbox(ws, Stamper(), 4096), _never, "system")
+    agent = Agent(model, FakeGate(), Toolbox(gate_for(ws, Stamper(), 4096)), _never, "system")
     seen = _after_start(tmp_path, stop(agent))
     with pytest.raises(Cancelled):
         agent.run("wait")
@@ -88,8 +90,8 @@ def test_a_command_that_ends_before_the_cancel_is_not_called_cancelled(tmp_path:
 
 def test_the_bash_tool_passes_its_contexts_cancel_event_to_the_command(tmp_path: Path) -> None:
     cancel = threading.Event()
-    ctx = ToolContext(_workspace(tmp_path), Stamper(), cancel=cancel)
+    ctx = tool_context(_workspace(tmp_path), Stamper(), cancel=cancel)
     seen = _after_start(tmp_path, cancel.set)
-    out = TOOLS["bash"].run({"command": SLOW}, ctx)
+    out = AGENT_TOOLS["bash"].run({"command": SLOW}, ctx)
     assert out.text.endswith("[interrupted: killed by Ctrl-C]")
     assert gone(seen[0])

@@ -5,14 +5,18 @@ Each is a `Tool` with the JSON schema the model sees and a `run(args, ctx)` that
 refusal or bad input comes back as an error output naming the part.
 """
 
+from ...policy import TOOLS as _TABLE
 from . import _bash, _edit, _glob, _grep, _ls, _memory, _read, _skill, _write
-from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
+from ._base import Tool, ToolContext, ToolError, ToolOutput
 from ._writing import WriteLock
 
-__all__ = ["SESSION_TOOLS", "STAMP", "TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
+__all__ = ["AGENT_TOOLS", "SESSION_TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
 
-TOOLS: dict[str, Tool] = {
-    t.name: t for t in (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
-}
+_RUNNERS = (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
+
+# The tools every session offers, in the policy's table's order (bastion.policy.TOOLS: what each
+# takes, reads and writes), each with its schema for the model and its runner; a tool of the table
+# that only a session has (skill, memory) or that the loop runs itself (task) is not among them.
+AGENT_TOOLS: dict[str, Tool] = {name: t for name in _TABLE for t in _RUNNERS if t.name == name}
 
 SESSION_TOOLS: dict[str, Tool] = {t.name: t for t in (_skill.SKILL, _memory.MEMORY)}
