@@ -26,6 +26,7 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
+# Private: the program lookup and the .git scan are the steps timed one by one.
 from bastion.analyzer import _programs, neutral_env
 from bastion.analyzer._programs import find_program, shell_of
 from bastion.policy import Gate, load_settings

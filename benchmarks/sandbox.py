@@ -24,6 +24,8 @@ from collections.abc import Callable
 from functools import partial
 
 from bastion.sandbox import Confinement, landlock_abi
+
+# Private: the raw Landlock calls are the costs measured.
 from bastion.sandbox._landlock import Grant, build, rights
 from bastion.workspace import ExecRequest, LocalWorkspace
 

@@ -31,8 +31,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bastion.analyzer import Stamper
-from bastion.analyzer.git._neutral import neutral_env, redact_userinfo
+from bastion.analyzer import Stamper, neutral_env, redact_userinfo
 from bastion.grammar import Outside, Plan, parse
 from bastion.policy import STAMP_ARG, Decision, Gate, load_settings
 from bastion.workspace import LocalWorkspace
@@ -162,6 +161,7 @@ def _plan_commands(plan: Plan | Outside) -> set[str]:
     xargs stage runs on the names it hands on (design rule 65)."""
     if not isinstance(plan, Plan):
         return set()
+    # Private: the inner command of a composed line is the seam the oracle compares.
     from bastion.analyzer._compose import inner_command
 
     named = {s.command for s in plan.stages}

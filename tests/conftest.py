@@ -7,6 +7,7 @@ from collections.abc import Iterator
 
 import pytest
 
+# Private: the redaction holder is set for every test, as the CLI sets it.
 from bastion._safe import holding
 
 

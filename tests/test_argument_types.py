@@ -11,6 +11,7 @@ from pathlib import Path
 
 import pytest
 
+# Private: every tool's schema, the session tools' too, is compared with the table's types.
 from bastion.agent._subagent import TASK_SPEC
 from bastion.agent.tools import AGENT_TOOLS
 from bastion.agent.tools._memory import MEMORY

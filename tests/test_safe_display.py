@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+# Private: the redaction and display helpers are the thing tested.
 from bastion._safe import (
     REDACTED,
     SafeStream,

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+# Private: the redaction holder, an MCP header's command and the re-exec are spawn sites tested.
 from bastion._safe import holding
 from bastion.agent.mcp import ServerConfig
 from bastion.agent.mcp._headers import header_values

@@ -13,6 +13,8 @@ from hypothesis import strategies as st
 
 from bastion.agent.tools import AGENT_TOOLS, ToolContext
 from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, Stamper, analyze
+
+# Private: git's secret excludes and the plan's prefix are the private values the rendered plan must hold.
 from bastion.analyzer._secrets import git_excludes, hidden_by
 from bastion.analyzer.git._plan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.grammar import Word, render_word

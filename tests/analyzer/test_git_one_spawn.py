@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bastion.analyzer import analyze, probe_git
+
+# Private: the gitlink reader is the seam that replaces a second git process.
 from bastion.analyzer.git._index import gitlinks
 from bastion.audit import claude_code_hook
 from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace

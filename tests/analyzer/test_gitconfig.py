@@ -12,6 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bastion.analyzer import analyze, git_fingerprint, neutral_env, probe_git, redact_userinfo
+
+# Private: the config key judge and its tables are the thing tested, entry by entry.
 from bastion.analyzer.git._keys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer.git._neutral import NEUTRAL_GIT_CONFIG
 from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace

@@ -13,6 +13,7 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+# Private: the fast config reader and the pydantic schema are the twins tested against each other.
 from bastion.policy._plain import PROVIDER_KEYS, Section, UserData, plain_project, plain_user
 from bastion.policy._schema import ProjectFile, UserFile
 

@@ -11,8 +11,7 @@ from hypothesis import strategies as st
 
 from bastion.analyzer import Analysis
 from bastion.grammar import Outside
-from bastion.policy import Decision, Layer, Policy, bash_subjects, redirect_targets
-from bastion.policy._types import Kind, Subject
+from bastion.policy import Decision, Kind, Layer, Policy, Subject, bash_subjects, redirect_targets
 from bastion.workspace import LocalWorkspace
 
 U = Kind.UNCHECKED

@@ -12,8 +12,7 @@ from hypothesis import strategies as st
 
 from bastion.analyzer import Analysis, Check, StageResult, analyze
 from bastion.grammar import Pipeline, Plan, Stage, Word
-from bastion.policy import bash_subjects, path_subjects
-from bastion.policy._types import Kind, Subject
+from bastion.policy import Kind, Subject, bash_subjects, path_subjects
 
 # Private: which lines words hand to a shell, and how words are joined into one value, are the seams tested.
 from bastion.policy._wrappers import _wrapped, joined

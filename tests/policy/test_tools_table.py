@@ -8,6 +8,7 @@ import pathlib
 
 import pytest
 
+# Private: the shipped rules and the task tool's spec are checked against the one tool table.
 from bastion.agent._subagent import TASK, TASK_SPEC
 from bastion.agent.tools import AGENT_TOOLS, SESSION_TOOLS
 from bastion.policy import MEMORY_ACTIONS, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS

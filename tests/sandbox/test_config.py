@@ -8,6 +8,8 @@ import pathlib
 import pytest
 
 from bastion.policy import ConfigError, Settings, load_settings
+
+# Private: the fast config reader and the pydantic schema are the twins tested against each other.
 from bastion.policy._plain import UserData, plain_user
 from bastion.policy._schema import UserFile
 from bastion.sandbox import SandboxConfig

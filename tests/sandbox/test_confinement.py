@@ -18,6 +18,8 @@ import pytest
 from bastion.agent.tools import AGENT_TOOLS, ToolContext
 from bastion.analyzer import Analysis
 from bastion.policy import STAMP_ARG
+
+# Private: the launcher and the raw Landlock calls are what a forced plan must not get past.
 from bastion.sandbox import SandboxConfig, _confine
 from bastion.workspace import Recheck, Workspace
 from tests.contexts import tool_context

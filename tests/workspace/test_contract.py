@@ -14,6 +14,8 @@ from pathlib import Path
 import pytest
 
 from bastion.analyzer import recheck_digest
+
+# Private: a line recipe is the value the executor reads again (the facts' seam).
 from bastion.analyzer._facts import line_recipe
 from bastion.workspace import ExecRequest, FactsChanged, LocalSystem, Recheck, Workspace, WorkspaceError
 

@@ -12,8 +12,7 @@ from pathlib import Path
 import pytest
 
 from bastion.analyzer import analyze
-from bastion.policy import Gate, load_settings
-from bastion.policy._types import Decision
+from bastion.policy import Decision, Gate, load_settings
 from bastion.workspace import ExecRequest, ExecutorLost, ExecutorWorkspace
 from tests.waits import PATIENCE
 
