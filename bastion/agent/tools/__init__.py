@@ -12,11 +12,11 @@ from ._writing import WriteLock
 
 __all__ = ["AGENT_TOOLS", "SESSION_TOOLS", "Tool", "ToolContext", "ToolError", "ToolOutput", "WriteLock"]
 
-_RUNNERS = (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
+# The tools every session offers, in the order the model is shown them, each a tool of the policy's
+# table (bastion.policy.TOOLS: what it takes, reads and writes; a name not in it fails at import)
+# with its schema for the model and its runner. A tool of the table that only a session has (skill,
+# memory) or that the loop runs itself (task) is not among them.
+_OFFERED = (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
+AGENT_TOOLS: dict[str, Tool] = {_TABLE[t.name].name: t for t in _OFFERED}
 
-# The tools every session offers, in the policy's table's order (bastion.policy.TOOLS: what each
-# takes, reads and writes), each with its schema for the model and its runner; a tool of the table
-# that only a session has (skill, memory) or that the loop runs itself (task) is not among them.
-AGENT_TOOLS: dict[str, Tool] = {name: t for name in _TABLE for t in _RUNNERS if t.name == name}
-
-SESSION_TOOLS: dict[str, Tool] = {t.name: t for t in (_skill.SKILL, _memory.MEMORY)}
+SESSION_TOOLS: dict[str, Tool] = {_TABLE[t.name].name: t for t in (_skill.SKILL, _memory.MEMORY)}
