@@ -26,9 +26,11 @@ import time
 from collections.abc import Callable
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace, _programs, neutral_env
+# Private: the program lookup and the .git scan are the steps timed one by one.
+from bastion.analyzer import _programs, neutral_env
 from bastion.analyzer._programs import find_program, shell_of
 from bastion.policy import Gate, load_settings
+from bastion.workspace import ExecRequest, LocalWorkspace
 from bastion.workspace._gitdir import scan_gitdir
 
 NON_GIT = [
@@ -156,7 +158,7 @@ MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
     ("bastion.analyzer._analyze", "_rendered"),
     ("bastion.analyzer._flags", "_parse"),
-    ("bastion.policy._wrappers", "unwrap"),
+    ("bastion.policy._wrappers", "_runs"),
     ("bastion.policy._cut", "cut"),
     ("bastion.policy._subjects", "_stage_subjects"),
     # A policy is shared by every workspace it fits, memos and all (design rule 56): a line decided
@@ -236,7 +238,7 @@ def walk_and_spawn(ws: LocalWorkspace, gitdir: Path, rounds: int) -> tuple[list[
         assert not scan_gitdir(str(gitdir)).problem
         walks.append((time.perf_counter_ns() - start) / 1000)
         start = time.perf_counter_ns()
-        ws.exec(["git", "rev-parse", "--git-dir"], env=env, timeout=10.0)
+        ws.exec(ExecRequest(["git", "rev-parse", "--git-dir"], env=env, timeout=10.0))
         spawns.append((time.perf_counter_ns() - start) / 1000)
     return walks, spawns
 

@@ -23,9 +23,11 @@ import time
 from collections.abc import Callable
 from functools import partial
 
-from bastion.analyzer import LocalWorkspace
 from bastion.sandbox import Confinement, landlock_abi
+
+# Private: the raw Landlock calls are the costs measured.
 from bastion.sandbox._landlock import Grant, build, rights
+from bastion.workspace import ExecRequest, LocalWorkspace
 
 COMMANDS = (["bash", "-c", "true"], ["bash", "-c", "ls -la >/dev/null"])
 
@@ -58,10 +60,10 @@ def main() -> None:
         ws = LocalWorkspace(root, {"PATH": os.environ.get("PATH", os.defpath)})
         for argv in COMMANDS:
             kinds: dict[str, Callable[[], object]] = {
-                "unconfined": partial(ws.exec, argv),
-                "contained (launcher)": partial(ws.exec, argv, contain=True),
-                "read-only": partial(ws.exec, argv, sandbox=Confinement(True)),
-                "workspace": partial(ws.exec, argv, sandbox=Confinement(False, (), True)),
+                "unconfined": partial(ws.exec, ExecRequest(argv)),
+                "contained (launcher)": partial(ws.exec, ExecRequest(argv, contain=True)),
+                "read-only": partial(ws.exec, ExecRequest(argv, sandbox=Confinement(True))),
+                "workspace": partial(ws.exec, ExecRequest(argv, sandbox=Confinement(False, (), True))),
                 "preexec_fn (not used)": _preexec_start(argv, root),
             }
             times: dict[str, list[float]] = {name: [] for name in kinds}

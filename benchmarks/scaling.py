@@ -21,9 +21,9 @@ from pathlib import Path
 
 from decide import forget  # the memos a first-time decision must not find (this script's directory)
 
-from bastion.analyzer import LocalWorkspace
 from bastion.grammar import MAX_LINE_WORDS
 from bastion.policy import Gate, load_settings
+from bastion.workspace import LocalWorkspace
 
 SIZES = (1000, 2000, 4000, 8000, 16000)
 # Each line has n words as the size bound counts them (bastion.grammar.MAX_LINE_WORDS: runs of

@@ -31,11 +31,10 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace, Stamper
-from bastion.analyzer.git._neutral import neutral_env, redact_userinfo
+from bastion.analyzer import Stamper, neutral_env, redact_userinfo
 from bastion.grammar import Outside, Plan, parse
-from bastion.policy import Decision, load_settings
-from bastion.policy._gate import STAMP_ARG, Gate
+from bastion.policy import STAMP_ARG, Decision, Gate, load_settings
+from bastion.workspace import LocalWorkspace
 
 from .fixtures import CANARY, HOSTILE_CONFIG, MAX_READ, build, copy, scratch_env
 from .hook_runs import HOOK_AGENTS, as_the_cli_runs, cli_env, hook_answer
@@ -162,6 +161,7 @@ def _plan_commands(plan: Plan | Outside) -> set[str]:
     xargs stage runs on the names it hands on (design rule 65)."""
     if not isinstance(plan, Plan):
         return set()
+    # Private: the inner command of a composed line is the seam the oracle compares.
     from bastion.analyzer._compose import inner_command
 
     named = {s.command for s in plan.stages}
@@ -277,17 +277,18 @@ class ReadOnlyRunner:
     def check_tool(self, tool: str, args: dict[str, object], hostile: Fixture = None) -> Outcome:
         """A file tool's call (read, grep, glob, ls) decided by the gate and, when allowed, run by
         bastion's own tool: its output must show no canary (the tools run in-process: no strace)."""
-        from bastion.agent.tools import TOOLS, ToolContext
+        from bastion.agent.tools import AGENT_TOOLS, ToolContext
 
         ws_path = self._ws(hostile)
         ws = LocalWorkspace(str(ws_path))
-        decided = Gate(load_settings(ws, str(self.user_config)), ws, self.stamper).decide(tool, args)
+        gate = Gate(load_settings(ws, str(self.user_config)), ws, self.stamper)
+        decided = gate.decide(tool, args)
         self.decided += 1
         out = Outcome(f"{tool} {json.dumps(args, sort_keys=True)}", hostile, decided.decision, agent="tool")
         if decided.decision is not Decision.ALLOW:
             return out
         out.ran = "tool"
-        result = TOOLS[tool].run(decided.args, ToolContext(ws, self.stamper, MAX_READ))
+        result = AGENT_TOOLS[tool].run(decided.args, ToolContext(gate))
         self.executed += 1
         shown = canaries_in(result.text.encode("utf-8", "surrogateescape"), "")
         if shown:

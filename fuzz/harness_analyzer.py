@@ -6,7 +6,8 @@ import tempfile
 from functools import lru_cache
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace, analyze
+from bastion.analyzer import analyze
+from bastion.workspace import LocalWorkspace
 
 from .fixtures import build
 

@@ -17,8 +17,7 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from bastion.audit._hook import claude_code_hook
-from bastion.audit._hooks import codex_hook, gemini_hook
+from bastion.audit import claude_code_hook, codex_hook, gemini_hook
 from bastion.policy import Decision
 
 __all__ = ["HOOK_AGENTS", "as_the_cli_runs", "cli_env", "hook_answer"]

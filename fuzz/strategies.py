@@ -15,8 +15,7 @@ from functools import cache, lru_cache
 from hypothesis import strategies as st
 from lark import Lark
 
-from bastion.grammar import Outside, Plan, parse
-from bastion.grammar._parser import parser
+from bastion.grammar import Outside, Plan, parse, parser
 
 from .pool14 import with_pool14
 from .pool30 import READS30, TOOL_READS30, with_pool30

@@ -23,7 +23,7 @@ from pathlib import Path
 
 from bastion.analyzer import Stamper, analyze
 from bastion.policy import Gate, load_settings
-from bastion.workspace import ExecutorWorkspace, FactsChanged, LocalWorkspace, Workspace
+from bastion.workspace import ExecRequest, ExecutorWorkspace, FactsChanged, LocalWorkspace, Workspace
 
 __all__ = ["executor_cells"]
 
@@ -67,12 +67,12 @@ def _check(remote: ExecutorWorkspace, root: Path) -> str:
     facts = stamper.verify_plan(stamper.plan_stamp(plan, remote), plan, remote)
     if plan.rendered is None or facts is None:
         return "cat a.txt was not stamped through the executor"
-    ran = remote.exec(["bash", "-c", plan.rendered], env=remote.env(), facts=facts)
+    ran = remote.exec(ExecRequest(["bash", "-c", plan.rendered], env=remote.env(), facts=facts))
     if ran.output != b"alpha\n":
         return f"the plan printed {ran.output!r}"
     (root / "a.txt").write_text("changed\n")
     try:
-        remote.exec(["bash", "-c", plan.rendered], env=remote.env(), facts=facts)
+        remote.exec(ExecRequest(["bash", "-c", plan.rendered], env=remote.env(), facts=facts))
     except FactsChanged:
         return _relayed(remote, root)
     return "a plan whose read changed after its stamp ran"

@@ -15,6 +15,7 @@ from collections.abc import Iterator
 
 import pytest
 
+# Private: the redaction holder is set for every test, as the CLI sets it.
 from bastion._safe import holding
 
 if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:

@@ -12,10 +12,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.subagents import TASK_SPEC
-from bastion.agent.tools import MEMORY, SKILL
-from bastion.agent.tools import TOOLS as AGENT_TOOLS
+from bastion.agent.tools import AGENT_TOOLS, MEMORY, SKILL
 from bastion.cli import check
-from bastion.policy import TOOLS, DryRun, RequestError
+from bastion.policy import STAMP_ARG, TOOLS, DryRun, RequestError
 
 
 @pytest.mark.parametrize(
@@ -58,7 +57,7 @@ def test_well_typed_arguments_are_decided(tmp_path: Path) -> None:
 
 
 def _schema_types(properties: dict[str, dict[str, object]]) -> set[tuple[str, object]]:
-    return {(name, spec["type"]) for name, spec in properties.items() if name != "bastion_stamp"}
+    return {(name, spec["type"]) for name, spec in properties.items() if name != STAMP_ARG}
 
 
 def test_the_policys_argument_types_are_the_tools_schemas_both_ways() -> None:

@@ -7,6 +7,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+# Private: the CLI's argument tables and parsers are the thing tested.
 from bastion._argv import Reading, read_plainly
 from bastion.audit._cli import _HOOK_ARGS, _hook_parser
 from bastion.cli import _DEFAULTS, _FLAGS, _VALUED, _check_parser

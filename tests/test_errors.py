@@ -53,7 +53,7 @@ def test_every_exception_bastion_defines_descends_from_bastion_error() -> None:
     [
         ("bastion.policy.RequestError", ValueError),
         ("bastion.analyzer.StampError", ValueError),
-        ("bastion.analyzer.WorkspaceError", OSError),
+        ("bastion.workspace.WorkspaceError", OSError),
         ("bastion.analyzer.FactError", OSError),
         ("bastion.policy.ConfigError", BastionError),
         ("bastion.policy.RuleError", BastionError),
@@ -68,7 +68,7 @@ def test_each_error_keeps_the_base_its_callers_catch(error: str, older: type[Bas
 
 
 def test_an_os_error_of_the_workspace_still_carries_its_errno() -> None:
-    from bastion.analyzer import WorkspaceError
+    from bastion.workspace import WorkspaceError
 
     err = WorkspaceError(2, "no such file", "x")
     assert (err.errno, err.strerror, err.filename) == (2, "no such file", "x")

@@ -13,6 +13,7 @@ import sys
 
 import pytest
 
+# Private: bastion's one opener of files it did not make is the thing tested.
 from bastion._files import NotRegularFile, open_append, open_regular, open_replacing, read_regular
 from tests.waits import PATIENCE
 

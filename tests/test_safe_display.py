@@ -17,6 +17,7 @@ import pytest
 from hypothesis import given
 from hypothesis import strategies as st
 
+# Private: the redaction and display helpers are the thing tested.
 from bastion._safe import (
     REDACTED,
     SafeStream,
@@ -28,9 +29,11 @@ from bastion._safe import (
     safe_name,
     safe_text,
 )
-from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.agent.tools import AGENT_TOOLS, ToolContext
+from bastion.analyzer import Stamper
 from bastion.audit._hook import reason_text
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 ROOT = Path(__file__).resolve().parents[1]
 # What a terminal obeys or hides: a title change, a screen clear, a bell, NUL, an 8-bit CSI, a bidi
@@ -90,19 +93,19 @@ def test_a_held_key_whole_or_any_run_of_8_is_redacted_in_text_data_and_streams()
 def hostile(tmp_path: Path) -> ToolContext:
     for name in ("a\nb.txt", "\x1b]0;pwned\x07.txt", "invoice\u202etxt.exe", "plain.txt"):
         (tmp_path / name).write_text("x\n")
-    return ToolContext(LocalWorkspace(str(tmp_path)), Stamper(), max_read_bytes=4096)
+    return tool_context(LocalWorkspace(str(tmp_path)), Stamper(), max_read_bytes=4096)
 
 
 def test_ls_and_glob_never_show_a_name_with_a_newline_as_two_entries(hostile: ToolContext) -> None:
-    listing = TOOLS["ls"].run({"path": "."}, hostile).text.splitlines()
+    listing = AGENT_TOOLS["ls"].run({"path": "."}, hostile).text.splitlines()
     assert len(listing) == 4 and "plain.txt (2 bytes)" in listing
     assert '"a\\nb.txt" (2 bytes)' in listing and '"invoice\\u202etxt.exe" (2 bytes)' in listing
     assert '"\\u001b]0;pwned\\u0007.txt" (2 bytes)' in listing
-    found = TOOLS["glob"].run({"pattern": "*"}, hostile).text.splitlines()
+    found = AGENT_TOOLS["glob"].run({"pattern": "*"}, hostile).text.splitlines()
     assert len(found) == 4 and json.loads(found[0]) == "\x1b]0;pwned\x07.txt"
     assert all(_obeys(line) == [] for line in listing + found)
     # A quoted name is what the model passes back: it reads the file.
-    assert TOOLS["read"].run({"path": json.loads('"a\\nb.txt"')}, hostile).text.strip().endswith("x")
+    assert AGENT_TOOLS["read"].run({"path": json.loads('"a\\nb.txt"')}, hostile).text.strip().endswith("x")
 
 
 def test_a_hooks_reason_shows_a_names_sequences_never_obeyed() -> None:

@@ -17,6 +17,7 @@ from pathlib import Path
 
 import pytest
 
+# Private: the redaction holder, an MCP header's command and the re-exec are spawn sites tested.
 from bastion._safe import holding
 from bastion.agent.mcp import ServerConfig, header_values
 
@@ -105,7 +106,7 @@ def _spawn(call: ast.Call) -> str | None:
         return f"{owner}.{name}"
     if name in _ASYNC or name == "StdioServerParameters":
         return name
-    if isinstance(func, ast.Attribute) and name == "exec" and owner in ("ws", "_ws"):
+    if name == "ExecRequest":  # what a workspace runs: its environment is chosen where it is made
         return "Workspace.exec"
     return None
 
@@ -180,7 +181,7 @@ def test_the_spawn_finder_sees_each_way_of_starting_a_program() -> None:
         "import os, subprocess\n"
         "def a():\n    subprocess.run(['x'])\n"
         "def b():\n    os.execvp('x', ['x'])\n"
-        "def c(ws):\n    ws.exec(['x'])\n"
+        "def c(ws):\n    ws.exec(ExecRequest(['x']))\n"
         "def d():\n    StdioServerParameters(command='x')\n"
         "def e():\n    os.system('x')\n"
     )

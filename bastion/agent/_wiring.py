@@ -135,20 +135,16 @@ def build(
     if executor is not None:  # the project's config is the executor's (a local one has no say there)
         settings = load_settings(ws, args.config, flags=flags)  # a ConfigError names the file
         printer.err.write(f"bastion: {executor_line(ws)}\n")
-    stamper = Stamper()
+    policy_gate = Gate(settings, ws, Stamper())
     extras = session_extras(
-        settings,
-        ws,
-        stamper,
+        policy_gate,
         home,
         os.path.expanduser(args.config) if args.config else user_config_path(),
         skills=args.skills,
         memory=args.memory,
         trust_skills=args.trust_skills,
     )
-    builtin = Toolbox(
-        ws, stamper, settings.max_read_bytes, printer.output, policy=settings.policy, sandbox=settings.sandbox
-    )
+    builtin = Toolbox(policy_gate, printer.output, sandbox=settings.sandbox)
     servers = with_servers(
         builtin,
         settings.agent,
@@ -165,7 +161,6 @@ def build(
         printer.err.write(f"bastion: {notice}\n")
     for line in extras.notes:
         printer.err.write(f"bastion: {line}\n")
-    policy_gate = Gate(settings, ws, stamper, claims=extras.claims)
     recorded: Deciding = answer.watch(policy_gate) if isinstance(answer, Asker) else policy_gate
     gate: Gatekeeper = recorded
     cache = os.path.join(home, "models.json")

@@ -3,17 +3,6 @@
 import importlib
 import typing
 
-from ..workspace import (
-    ExecResult,
-    LocalWorkspace,
-    Resolved,
-    Walk,
-    Workspace,
-    WorkspaceError,
-    resolve,
-    root_relative,
-    walk,
-)
 from ._analyze import GOVERNED, analyze
 from ._programs import Shell, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
@@ -53,19 +42,13 @@ __all__ = [
     "Analysis",
     "Check",
     "Context",
-    "ExecResult",
     "Fact",
     "FactError",
     "GitFinding",
-    "LocalWorkspace",
-    "Resolved",
     "Shell",
     "StageResult",
     "StampError",
-    "Walk",
     "Stamper",
-    "Workspace",
-    "WorkspaceError",
     "analyze",
     "find_git",
     "git_fingerprint",
@@ -74,8 +57,5 @@ __all__ = [
     "recheck_digest",
     "probe_git",
     "redact_userinfo",
-    "resolve",
-    "root_relative",
     "shell_of",
-    "walk",
 ]

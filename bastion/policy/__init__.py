@@ -17,10 +17,10 @@ from ._config import (
 )
 from ._dryrun import KEPT_DIRECTORIES, MAX_JSON_DEPTH, DryRun, RequestError, load_json, verdict_json
 from ._engine import Layer, Policy
-from ._gate import Claims, Decided, Gate, secrets_in_force
+from ._gate import Claims, Cleared, Decided, Gate, bash_subjects, secrets_in_force
 from ._rules import PolicyError, Rule, RuleError, parse_rule
 from ._shipped import ALIASES, SECRET_NOTE
-from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
+from ._subjects import held_subjects, path_subjects, redirect_targets
 from ._tools import (
     MCP_TOOL,
     MEMORY_ACTIONS,
@@ -56,6 +56,7 @@ __all__ = [
     "TOOLS",
     "WRITE_TOOLS",
     "Claims",
+    "Cleared",
     "ConfigError",
     "Decided",
     "Decision",

@@ -1,5 +1,8 @@
 """The cut of a line outside the subset: its simple commands and the files its redirects write.
 
+The first step of a bash call's subjects (the gate's `bash_subjects`: cut, unwrap, subjects), and
+of the lines a command hands to a shell, which the wrappers' step cuts in turn.
+
 bashlex reads the line as bash would (quotes and backslashes removed, `$(...)`, backticks and
 `<(...)` opened), so a deny rule about a command reaches it however it is spelled; where bashlex
 cannot read the line, a textual split is the best effort. The cut never allows anything: its
@@ -24,17 +27,17 @@ __all__ = ["Cut", "Part", "Target", "cut"]
 class Part:
     """A simple command: its words as bash sees them, leading assignments and redirects dropped.
 
-    `cd` is the directory of a plain `cd DIR`; `moves` marks any other cd, pushd or popd."""
+    `cd` is the directory of a plain `cd DIR`; `moves` marks any other cd, pushd or popd; `text`
+    is the words as one subject value, each word still one (`joined`), made with the cut."""
 
     words: tuple[str, ...]
     pos: int
     cd: str | None = None
     moves: bool = False
+    text: str = field(init=False, compare=False)
 
-    @property
-    def text(self) -> str:
-        """The words as one subject value, each word still one (`joined`)."""
-        return joined(self.words)
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "text", joined(self.words))
 
 
 @dataclass(frozen=True, slots=True)
@@ -51,6 +54,7 @@ class Target:
 class Cut:
     """A line cut; `complete` is false when bashlex could not read it (a textual best effort)."""
 
+    line: str
     parts: tuple[Part, ...]
     targets: tuple[Target, ...]
     complete: bool
@@ -81,7 +85,7 @@ def cut(line: str, depth: int = 0) -> Cut:
         found = _Found(line, depth)
         for tree in trees:
             found.visit(tree)
-        return Cut(tuple(found.parts), tuple(found.targets), True)
+        return Cut(line, tuple(found.parts), tuple(found.targets), True)
     except Exception:  # bashlex raises on much of bash; the textual cut is the best effort
         return _textual(line)
 
@@ -180,7 +184,7 @@ def _textual(line: str) -> Cut:
             continue
         expands = raw == "" or bool(_EXPANDS & set(match.group(1)))
         targets.append(Target(raw, match.start(), expands))
-    return Cut(tuple(parts), tuple(targets), False)
+    return Cut(line, tuple(parts), tuple(targets), False)
 
 
 def _word_lists(text: str) -> list[tuple[str, ...]]:

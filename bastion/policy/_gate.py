@@ -1,9 +1,12 @@
-"""The gate: one tool call in, a verdict and the arguments that may run out.
+"""The gate: one tool call in, a verdict and the arguments that may run out; and, right before a
+stamped call runs, the check of its stamp.
 
 This is where the analyzer, the subjects and the engine meet. Every call goes through `Gate.decide`:
 the arguments are checked for shape, a stamp the model supplied is removed, the call becomes
 subjects, the policy decides them, and an auto-allowed bash line (or a file tool's path, or an
-approved redirect line) is stamped so the tool can refuse it if anything changed before it runs.
+approved redirect line) is stamped. The gate owns both ends of the stamp: the tools hold the gate
+and ask it (`cleared`, `paths_hold`) whether what runs is what was decided, with the same workspace,
+directory, read bound, secret patterns and stamper it decided with.
 """
 
 from __future__ import annotations
@@ -14,17 +17,18 @@ from typing import TYPE_CHECKING, NamedTuple
 
 from ..analyzer import SECRET_PATHS, Analysis, analyze, shell_of
 from ..grammar import Outside, oversized
-from ..workspace import Workspace
-from ._subjects import bash_subjects, held_subjects, path_subjects, redirect_targets
+from ..workspace import Recheck, Workspace
+from ._subjects import failed_subjects, held_subjects, path_subjects, redirect_targets, subjects_of
 from ._tools import HELD_TOOLS, NAMED_TOOLS, PATH_TOOLS, STAMP_ARG, TOOLS
 from ._types import Decision, Kind, Subject, Verdict
+from ._wrappers import unwrap
 
 if TYPE_CHECKING:
     from ..analyzer import Stamper
     from ._config import Settings
     from ._engine import Policy
 
-__all__ = ["STAMP_ARG", "Claims", "Decided", "Gate", "secrets_in_force"]
+__all__ = ["Claims", "Cleared", "Decided", "Gate", "bash_subjects", "secrets_in_force"]
 
 # What a call of a held tool (`skill`) reads of the workspace: root-relative names, () for nothing
 # of it, None when not known (the call then asks). The session's skills say (bastion/agent/_skills.py).
@@ -46,6 +50,17 @@ class Decided(NamedTuple):
         return self.verdict.decision
 
 
+class Cleared(NamedTuple):
+    """A stamped bash line whose stamp verified right before it runs: `line` is what runs (the
+    rendered plan, or an approved line as typed), `plan` says it is the analyzer's plan (read-only,
+    in the neutralising environment, userinfo masked), `facts` what the stamp verified on (which
+    an executor reads again where it runs)."""
+
+    line: str
+    plan: bool
+    facts: Recheck
+
+
 def _refuse(args: dict[str, object], reason: str) -> Decided:
     """A call the policy cannot read is refused outright: it names what is wrong with it."""
     return Decided(Verdict(Decision.DENY, reason), args)
@@ -56,6 +71,22 @@ def _case_variant(args: Mapping[str, object], name: str) -> str | None:
         if key != name and key.casefold() == name.casefold():
             return key
     return None
+
+
+def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Subject]:
+    """The subjects of a bash call, derived in one pass: a line outside the subset is cut (_cut.py),
+    what each stage or part runs through exec wrappers is unwrapped, the lines handed to a shell
+    cut in turn (_wrappers.py), and the subjects are made of what the two found (_subjects.py).
+    Never raises: a failure gives subjects that ask."""
+    try:
+        cut = None
+        if analysis.plan is None:
+            from ._cut import cut as cut_line  # only a line outside the subset is cut
+
+            cut = cut_line(analysis.line)
+        return subjects_of(analysis, cut, unwrap(analysis, cut), ws, cwd)
+    except Exception as err:  # a failure asks
+        return failed_subjects(analysis.line, err)
 
 
 def secrets_in_force(policy: Policy) -> tuple[str, ...]:
@@ -87,6 +118,41 @@ class Gate:
         self.secrets = secrets_in_force(settings.policy)
         # Where its plans run, whose PATH names their programs (the bash tool's re-check finds the same).
         self.shell = shell_of(ws)
+
+    @property
+    def max_read_bytes(self) -> int:
+        return self.settings.max_read_bytes
+
+    def _analyze(self, command: str) -> Analysis:
+        return analyze(
+            command,
+            self.ws,
+            self.cwd,
+            max_read_bytes=self.settings.max_read_bytes,
+            secrets=self.secrets,
+            shell=self.shell,
+        )
+
+    def cleared(self, command: str, stamp: object) -> Cleared | None:
+        """The line a stamped bash call runs, checked right before it runs: analysed again, its
+        plan's stamp (or an approved line's, over where its redirects lead now) verified; None when
+        it does not verify (without a stamper, a stamp never does)."""
+        if self.stamper is None:
+            return None
+        analysis = self._analyze(command)
+        if analysis.auto and analysis.rendered is not None:
+            facts = self.stamper.verify_plan(stamp, analysis, self.ws)
+            return Cleared(analysis.rendered, True, facts) if facts is not None else None
+        if analysis.outside is not None:
+            targets = redirect_targets(command, self.ws, self.cwd)
+            facts = self.stamper.verify_line(stamp, command, targets, self.ws) if targets else None
+            return Cleared(command, False, facts) if facts is not None else None
+        return None
+
+    def paths_hold(self, tool: str, names: Sequence[str], stamp: object) -> bool:
+        """Whether a file tool's (or a held tool's) stamped call may run: its paths lead where they
+        led when it was allowed."""
+        return self.stamper is not None and self.stamper.verify_path(stamp, tool, names, self.ws)
 
     def decide(self, tool: str, args: object) -> Decided:
         if not isinstance(args, Mapping):
@@ -128,14 +194,7 @@ class Gate:
             # no line can make a decision slow, and no rule can allow it unread.
             analysis = Analysis(command, None, Outside(command, 0, too_long))
             return Decided(Verdict(Decision.ASK, f"asks: {too_long}"), args, (), analysis)
-        analysis = analyze(
-            command,
-            self.ws,
-            self.cwd,
-            max_read_bytes=self.settings.max_read_bytes,
-            secrets=self.secrets,
-            shell=self.shell,
-        )
+        analysis = self._analyze(command)
         subjects = tuple(bash_subjects(analysis, self.ws, self.cwd))
         verdict = self.settings.policy.decide(subjects)
         reads = tuple(dict.fromkeys(r for s in analysis.stages for r in s.reads))

@@ -1,9 +1,10 @@
 """The subjects of a call: what the policy decides, one thing a call does at a time.
 
-A parsed line gives, per stage, its command, the files it reads and, for a governed stage whose
-arguments failed, a sentinel. A line outside the subset is cut (bastion.policy._cut): its parts,
-the files its redirects write, and a sentinel for the whole line, so it never runs unasked by a
-rule that names a command. Exec wrappers add constraint subjects for the commands they run.
+The last step of a bash call's subjects (the gate's `bash_subjects`: cut, unwrap, subjects). A
+parsed line gives, per stage, its command, the files it reads and, for a governed stage whose
+arguments failed, a sentinel. A line outside the subset gives its cut's parts, the files its
+redirects write, and a sentinel for the whole line, so it never runs unasked by a rule that names a
+command. What a stage or part runs through exec wrappers (`Runs`) adds constraint subjects.
 """
 
 from __future__ import annotations
@@ -18,29 +19,33 @@ from ..analyzer import Analysis, StageResult
 from ..workspace import Workspace, resolve, root_relative, walk
 from ._tools import HELD_TOOLS, TOOLS
 from ._types import Kind, Subject
-from ._wrappers import joined, unwrap
 
 if TYPE_CHECKING:
     from ._cut import Cut, Target
+    from ._wrappers import Runs
 
-__all__ = ["bash_subjects", "held_subjects", "path_subjects", "redirect_targets"]
-
-_MAX_DEPTH = 3
+__all__ = ["failed_subjects", "held_subjects", "path_subjects", "redirect_targets", "subjects_of"]
 
 
-def bash_subjects(analysis: Analysis, ws: Workspace, cwd: str = ".") -> list[Subject]:
-    """The subjects of a bash call; never raises (a failure gives the whole-line sentinel)."""
-    try:
-        if analysis.plan is not None:
-            return _unique(_parsed(analysis, ws))
-        reason = analysis.outside.reason if analysis.outside is not None else "the line was not analysed"
-        # The whole-line sentinel comes first: among subjects that ask, the question cites the first,
-        # and why the line is outside the subset says most. A deny of any part still wins the fold.
-        return _unique([_line_sentinel(analysis.line, reason), *_outside(analysis.line, ws, cwd)])
-    except Exception as err:  # a failure asks
-        why = f"the line could not be cut: {type(err).__name__}: {err}"
-        unreadable = Subject("bash", analysis.line, "the whole line", why, kind=Kind.UNREADABLE)
-        return [_line_sentinel(analysis.line, why), unreadable]
+def subjects_of(
+    analysis: Analysis, cut: Cut | None, runs: tuple[Runs, ...], ws: Workspace, cwd: str = "."
+) -> list[Subject]:
+    """The subjects of a bash call: of its plan's stages, or (`cut`, a line outside the subset) of
+    its cut; `runs` says what each stage or part runs."""
+    if analysis.plan is not None:
+        return _unique(_parsed(analysis, runs, ws))
+    assert cut is not None, "a line outside the subset is cut"
+    reason = analysis.outside.reason if analysis.outside is not None else "the line was not analysed"
+    # The whole-line sentinel comes first: among subjects that ask, the question cites the first,
+    # and why the line is outside the subset says most. A deny of any part still wins the fold.
+    return _unique([_line_sentinel(analysis.line, reason), *_outside(cut, runs, ws, cwd)])
+
+
+def failed_subjects(line: str, err: Exception) -> list[Subject]:
+    """The subjects of a line whose subjects could not be derived: they ask."""
+    why = f"the line could not be cut: {type(err).__name__}: {err}"
+    unreadable = Subject("bash", line, "the whole line", why, kind=Kind.UNREADABLE)
+    return [_line_sentinel(line, why), unreadable]
 
 
 def _line_sentinel(line: str, why: str) -> Subject:
@@ -51,24 +56,24 @@ def _unique(subjects: Iterable[Subject]) -> list[Subject]:
     return list(dict.fromkeys(subjects))
 
 
-def _parsed(analysis: Analysis, ws: Workspace) -> list[Subject]:
+def _parsed(analysis: Analysis, runs: tuple[Runs, ...], ws: Workspace) -> list[Subject]:
     out: list[Subject] = []
-    for r, (subjects, lines) in zip(analysis.stages, _stage_subjects(analysis.stages), strict=True):
+    for r, (subjects, run) in zip(analysis.stages, _stage_subjects(analysis.stages, runs), strict=True):
         out += subjects
-        for line in lines:
-            out += _outside(line, ws, r.cwd, 1, constraint=True)
+        for handed in run.handed:
+            out += _outside(handed.cut, handed.runs, ws, r.cwd, constraint=True)
     return out
 
 
 @functools.lru_cache(maxsize=4096)
 def _stage_subjects(
-    stages: tuple[StageResult, ...],
-) -> tuple[tuple[tuple[Subject, ...], tuple[str, ...]], ...]:
-    """Per stage: its subjects but those of the lines its wrappers hand to a shell, and those lines
-    (cut on every decision, since their redirects are judged in the file system). Everything here
-    depends on the stage results alone, so a line decided again does not build them again."""
+    stages: tuple[StageResult, ...], runs: tuple[Runs, ...]
+) -> tuple[tuple[tuple[Subject, ...], Runs], ...]:
+    """Per stage: its subjects but those of the lines it hands to a shell, and what it runs (those
+    lines' writes are judged in the file system on every decision). Everything here depends on the
+    stage results alone, so a line decided again does not build them again."""
     found = []
-    for r in stages:
+    for r, run in zip(stages, runs, strict=True):
         about = "the command" if len(stages) == 1 else f"part {r.position + 1} of the line"
         out: list[Subject] = []
         if r.governed and not r.ok:
@@ -77,82 +82,73 @@ def _stage_subjects(
         out.append(Subject("bash", r.stage.text, about=about))
         out += [Subject("read", name, about=f"a file {about} reads") for name in r.reads]
         out += [Subject("read", name, about=f"a directory {about} lists") for name in r.lists]
-        commands, lines = unwrap(tuple(w.text for w in r.stage.words))
-        out += _commands_run(commands, about)
-        found.append((tuple(out), lines))
+        out += _commands_run(run.commands, about)
+        found.append((tuple(out), run))
     return tuple(found)
 
 
-def _outside(line: str, ws: Workspace, cwd: str, depth: int = 0, constraint: bool = False) -> list[Subject]:
-    """The parts and redirect writes of a line cut; `constraint` for a line a wrapper runs."""
-    from ._cut import cut  # only a line outside the subset (or one a wrapper runs) is cut
-
-    pieces = cut(line)
+def _outside(
+    cut: Cut, runs: tuple[Runs, ...], ws: Workspace, cwd: str, constraint: bool = False
+) -> list[Subject]:
+    """The parts and redirect writes of a line cut; `constraint` for a line a command hands to a
+    shell."""
     out: list[Subject] = []
-    if not pieces.complete and depth == 0 and not constraint:
+    if not cut.complete and not constraint:
         # Its parts are a guess (an unterminated quote, a construct bashlex does not know), so it
         # asks even where the user allows every bash line.
         why = "bastion cannot read this line as bash would, so its parts are a guess"
-        out.append(Subject("bash", line, about="the whole line", why=why, kind=Kind.UNREADABLE))
-    for i, part in enumerate(pieces.parts):
+        out.append(Subject("bash", cut.line, about="the whole line", why=why, kind=Kind.UNREADABLE))
+    for i, (part, run) in enumerate(zip(cut.parts, runs, strict=True)):
         about = f"part {i + 1} of the line"
         if part.words:
             out.append(Subject("bash", part.text, about=about, constraint=constraint))
-            out += _wrapped(part.words, about, ws, cwd, depth)
-    for target in pieces.targets:
+            out += _commands_run(run.commands, about)
+            for handed in run.handed:
+                out += _outside(handed.cut, handed.runs, ws, cwd, constraint=True)
+    for target in cut.targets:
         about = f"a file the line writes ({target.raw})"
-        for value, kind in _writes(ws, cwd, pieces, target):
+        for value, kind in _writes(ws, cwd, cut, target):
             out.append(Subject("write", value, about=about, constraint=constraint, kind=kind))
     return out
 
 
-def _commands_run(commands: tuple[tuple[str, ...], ...], about: str) -> list[Subject]:
+def _commands_run(commands: tuple[str, ...], about: str) -> list[Subject]:
     inner = f"a command {about} runs"
-    return [Subject("bash", joined(c), about=inner, constraint=True) for c in commands]
-
-
-def _wrapped(words: tuple[str, ...], about: str, ws: Workspace, cwd: str, depth: int) -> list[Subject]:
-    """Constraint subjects for what exec wrappers in `words` run."""
-    commands, lines = unwrap(words)
-    out = _commands_run(commands, about)
-    if depth < _MAX_DEPTH:
-        for line in lines:
-            out += _outside(line, ws, cwd, depth + 1, constraint=True)
-    return out
+    return [Subject("bash", command, about=inner, constraint=True) for command in commands]
 
 
 def redirect_targets(line: str, ws: Workspace, cwd: str = ".") -> list[tuple[str, str]]:
     """The files a line's redirects write, as (raw, real root-relative name or "" if unknown):
     the names the stamp of an approved line must bind. A line bashlex cannot read adds
     (line, ""): its targets are not all known."""
-    from ._cut import cut
+    from ._cut import cut  # only a line outside the subset is stamped with its targets
 
     try:
-        pieces = cut(line)
+        line_cut = cut(line)
         found: list[tuple[str, str]] = []
-        for target in pieces.targets:
-            found += [(target.raw, real) for real in _reals(ws, cwd, pieces, target)]
-        if not pieces.complete:
+        for target in line_cut.targets:
+            found += [(target.raw, real) for real in _reals(ws, cwd, line_cut, target)]
+        if not line_cut.complete:
             found.append((line, ""))
         return list(dict.fromkeys(found))
     except Exception:  # unknown
         return [(line, "")]
 
 
-def _reals(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[str]:
+def _reals(ws: Workspace, cwd: str, cut: Cut, target: Target) -> list[str]:
     if target.raw == "/dev/null":
         return []
     if target.expands:
         return [""]
     reals = []
-    for directory in _directories(ws, cwd, pieces, target.pos):
+    for directory in _directories(ws, cwd, cut, target.pos):
         known = _lexical(ws, directory, target.raw) is not None
         walked = _open_walk(ws, directory or ".", target.raw) if known else _LEAKS
         reals.append("" if walked in (_LEAKS, _UNKNOWN) else walked)
     return reals
 
 
-def _writes(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[tuple[str, Kind]]:
+def _writes(ws: Workspace, cwd: str, cut: Cut, target: Target) -> list[tuple[str, Kind]]:
     """(value, kind) of the write subjects of one redirect target, from every directory the line
     may be in."""
     raw = target.raw
@@ -161,7 +157,7 @@ def _writes(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[tuple[
     if target.expands:
         return [(raw, Kind.PLAIN), (raw, Kind.UNCHECKED)]
     out: list[tuple[str, Kind]] = []
-    for directory in _directories(ws, cwd, pieces, target.pos):
+    for directory in _directories(ws, cwd, cut, target.pos):
         name = _lexical(ws, directory, raw)
         if name is None:
             out += [(raw, Kind.PLAIN), (raw, Kind.UNCHECKED)]
@@ -177,12 +173,12 @@ def _writes(ws: Workspace, cwd: str, pieces: Cut, target: Target) -> list[tuple[
     return out
 
 
-def _directories(ws: Workspace, cwd: str, pieces: Cut, pos: int) -> list[str | None]:
+def _directories(ws: Workspace, cwd: str, cut: Cut, pos: int) -> list[str | None]:
     """The root-relative directories the line may be in at `pos`: where it starts, and where each
     cd before it leads (bash's cd is logical: `..` taken lexically). None: not known."""
     found: list[str | None] = [cwd]
     current: str | None = cwd
-    for part in pieces.parts:
+    for part in cut.parts:
         if part.pos >= pos:
             continue
         if part.cd is not None:

@@ -1,7 +1,10 @@
 """Exec wrappers: the commands a command runs for it (timeout, env, sudo, xargs, find -exec...).
 
-`unwrap` is a function of the words alone, so its answers are remembered. `joined` writes such
-words (or the words of a line cut) as the value of a subject, one word still one word.
+The second step of a bash call's subjects (the gate's `bash_subjects`: cut, unwrap, subjects):
+`unwrap` gives, for each stage of a parsed line or each part of a cut one, what its words run
+(`Runs`): the commands through exec wrappers, and the lines handed to a shell, each cut and
+unwrapped in turn. What words run is a function of the words alone, so it is remembered. `joined`
+writes words (of a command run, or of a part of a cut) as the value of a subject, one word still one.
 """
 
 from __future__ import annotations
@@ -9,10 +12,15 @@ from __future__ import annotations
 import functools
 import posixpath
 import re
+from typing import TYPE_CHECKING, NamedTuple
 
 from ..grammar import shown
 
-__all__ = ["ASSIGNMENT", "joined", "unwrap"]
+if TYPE_CHECKING:
+    from ..analyzer import Analysis
+    from ._cut import Cut
+
+__all__ = ["ASSIGNMENT", "Handed", "Runs", "joined", "unwrap"]
 
 # A word bash reads as an assignment (NAME=VALUE, NAME+=VALUE, NAME[I]=VALUE).
 ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
@@ -41,6 +49,8 @@ _SHELLS = frozenset(["sh", "bash", "dash", "zsh", "ksh", "mksh", "ash", "yash", 
 _SHELL_C = re.compile(r"-[a-zA-Z]*c[a-zA-Z]*")
 _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _MAX_INNER = 256
+# How many lines deep the lines handed to a shell are cut (`bash -c "bash -c '...'"`).
+_MAX_DEPTH = 3
 # What splits or ends a word as a person or a rule reads a subject.
 _BOUNDARY = re.compile(r"""[\s'"\\]|^#|^$""")
 _EXPANDS = re.compile(r"[$`]|[<>]\(")
@@ -63,11 +73,50 @@ def joined(words: tuple[str, ...]) -> str:
     return " ".join(_kept(w) for w in words)
 
 
+class Handed(NamedTuple):
+    """A line a command hands to a shell: its cut, and what each part of the cut runs (`runs`, one
+    `Runs` per part)."""
+
+    cut: Cut
+    runs: tuple[Runs, ...]
+
+
+class Runs(NamedTuple):
+    """What one command's words run: `commands`, through exec wrappers (nested), each as one subject
+    value (`joined`), and `handed`, the
+    lines it hands to a shell (`bash -c LINE`, `eval`, `su -c`), cut while fewer than _MAX_DEPTH
+    lines deep. Where a wrapper's options are unsure (does this flag take a value?), every word that
+    could start the command does: these only ever deny or ask."""
+
+    commands: tuple[str, ...]
+    handed: tuple[Handed, ...]
+
+
+def unwrap(analysis: Analysis, cut: Cut | None) -> tuple[Runs, ...]:
+    """What each stage of a parsed line runs; for a line outside the subset (`cut`, its cut), what
+    each of its parts runs."""
+    if cut is None:
+        return tuple(_runs(tuple(w.text for w in r.stage.words), 0) for r in analysis.stages)
+    return tuple(_runs(part.words, 0) for part in cut.parts)
+
+
 @functools.lru_cache(maxsize=1024)
-def unwrap(words: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
-    """The commands `words` may run through exec wrappers (nested), and the lines it hands to a
-    shell (`bash -c LINE`, `eval`, `su -c`). Where a wrapper's options are unsure (does this flag
-    take a value?), every word that could start the command does: these only ever deny or ask."""
+def _runs(words: tuple[str, ...], depth: int) -> Runs:
+    found, lines = _wrapped(words)
+    commands = tuple(joined(c) for c in found)
+    if depth >= _MAX_DEPTH or not lines:
+        return Runs(commands, ())
+    from ._cut import cut  # only a line a wrapper hands to a shell is cut
+
+    handed = []
+    for line in lines:
+        inner = cut(line)
+        handed.append(Handed(inner, tuple(_runs(part.words, depth + 1) for part in inner.parts)))
+    return Runs(commands, tuple(handed))
+
+
+def _wrapped(words: tuple[str, ...]) -> tuple[tuple[tuple[str, ...], ...], tuple[str, ...]]:
+    """The commands `words` run through exec wrappers (nested), and the lines they hand to a shell."""
     commands: list[tuple[str, ...]] = []
     lines: list[str] = []
     todo = [words]

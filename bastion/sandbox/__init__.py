@@ -8,6 +8,7 @@ root of its errors; the system calls (ctypes) load only when a command runs or t
 reported on.
 """
 
+import importlib
 import typing
 
 from ._types import (
@@ -21,18 +22,20 @@ from ._types import (
 )
 
 if typing.TYPE_CHECKING:
+    from ._confine import Launch, launch
     from ._words import denial_note, describe, enforced, start_notice
 
-# The words about the sandbox load when first named (PEP 562): a dry-run reads the config's
-# sandbox setting and never words it.
-_WORDS = frozenset({"denial_note", "describe", "enforced", "start_notice"})
+# The words about the sandbox, and the launch of a command, load when first named (PEP 562): a
+# dry-run reads the config's sandbox setting and never words it nor starts anything.
+_LAZY = {
+    **dict.fromkeys(("denial_note", "describe", "enforced", "start_notice"), "_words"),
+    **dict.fromkeys(("Launch", "launch"), "_confine"),
+}
 
 
 def __getattr__(name: str) -> object:
-    if name in _WORDS:
-        from . import _words
-
-        value = getattr(_words, name)
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
         globals()[name] = value
         return value
     raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
@@ -41,6 +44,7 @@ def __getattr__(name: str) -> object:
 __all__ = [
     "MODES",
     "Confinement",
+    "Launch",
     "Mode",
     "SandboxConfig",
     "SandboxUnavailable",
@@ -49,5 +53,6 @@ __all__ = [
     "describe",
     "enforced",
     "landlock_abi",
+    "launch",
     "start_notice",
 ]

@@ -14,6 +14,8 @@ from ._paths import Resolved, join, resolve
 from ._system import LocalSystem, System
 from ._walk import MAX_LINK_HOPS, Walk, root_relative, walk
 from ._workspace import (
+    MAX_OUTPUT,
+    ExecRequest,
     ExecResult,
     FactsChanged,
     LocalWorkspace,
@@ -46,8 +48,10 @@ def __getattr__(name: str) -> object:
 
 __all__ = [
     "MAX_LINK_HOPS",
+    "MAX_OUTPUT",
     "PROTOCOL",
     "REPLY_TIMEOUT",
+    "ExecRequest",
     "ExecResult",
     "ExecutorInfo",
     "ExecutorLost",

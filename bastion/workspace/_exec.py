@@ -16,12 +16,8 @@ import subprocess
 import threading
 import time
 from collections.abc import Callable
-from typing import TYPE_CHECKING
 
-from ._workspace import ExecResult
-
-if TYPE_CHECKING:
-    from ..sandbox import Confinement
+from ._workspace import ExecRequest, ExecResult
 
 __all__ = ["run"]
 
@@ -37,62 +33,39 @@ _TIMEOUT, _CANCEL = "timeout", "cancel"
 _PROC_FD = "/proc/self/fd"
 
 
-def run(
-    argv: list[str],
-    dfd: int,
-    fallback: str,
-    env: dict[str, str],
-    timeout: float,
-    max_output: int,
-    on_output: Callable[[bytes], None] | None,
-    stdin: bytes | None,
-    cancel: threading.Event | None,
-    sandbox: Confinement | None = None,
-    root_fd: int | None = None,
-    contain: bool = False,
-) -> ExecResult:
-    """Run argv in the directory open as `dfd` (closed here; `fallback` names it where /proc is
-    missing), as LocalWorkspace.exec describes; under `sandbox` (the workspace root open as
-    `root_fd`) or when told to `contain` it, through the launcher (which applies the sandbox before
-    exec, and ends what the command started)."""
-    if sandbox is None and not contain:
-        return _run(argv, dfd, fallback, env, timeout, max_output, on_output, stdin, cancel, (), False)
-    from ..sandbox._confine import launch
+def run(request: ExecRequest, dfd: int, fallback: str, root_fd: int | None = None) -> ExecResult:
+    """Run the request (its argv a list, its env a dict) in the directory open as `dfd` (closed
+    here; `fallback` names it where /proc is missing), as LocalWorkspace.exec describes; under its
+    sandbox (the workspace root open as `root_fd`) or when told to contain it, through the launcher
+    (which applies the sandbox before exec, and ends what the command started)."""
+    if request.sandbox is None and not request.contain:
+        return _run(request, dfd, fallback, (), False)
+    from ..sandbox import launch
 
     with contextlib.ExitStack() as stack:
         try:
-            ready = stack.enter_context(launch(sandbox, argv, env, root_fd))
+            ready = stack.enter_context(
+                launch(request.sandbox, list(request.argv), dict(request.env or {}), root_fd)
+            )
         except BaseException:
             os.close(dfd)  # _run closes it once it is called
             raise
         # The ruleset is closed and the private temporary directory removed once the command ended.
         keep = () if ready.ruleset is None else (ready.ruleset,)
-        return _run(ready.argv, dfd, fallback, ready.env, timeout, max_output, on_output, stdin, cancel,
-                    keep, True)  # fmt: skip
+        return _run(request._replace(argv=ready.argv, env=ready.env), dfd, fallback, keep, True)
 
 
-def _run(
-    argv: list[str],
-    dfd: int,
-    fallback: str,
-    env: dict[str, str],
-    timeout: float,
-    max_output: int,
-    on_output: Callable[[bytes], None] | None,
-    stdin: bytes | None,
-    cancel: threading.Event | None,
-    keep: tuple[int, ...],
-    launched: bool,
-) -> ExecResult:
+def _run(request: ExecRequest, dfd: int, fallback: str, keep: tuple[int, ...], launched: bool) -> ExecResult:
+    stdin = request.stdin
     try:
         # The child enters the directory through the descriptor, so a link swapped into the path
         # since it was walked is not followed.
         where = f"{_PROC_FD}/{dfd}" if os.path.isdir(_PROC_FD) else fallback
         proc = subprocess.Popen(
-            argv,
+            request.argv,
             cwd=where,
             pass_fds=(dfd, *keep),
-            env=env,
+            env=request.env,
             stdin=subprocess.PIPE if stdin is not None else subprocess.DEVNULL,
             stdout=subprocess.PIPE,
             stderr=subprocess.STDOUT,
@@ -102,9 +75,12 @@ def _run(
         os.close(dfd)
     if stdin is not None:
         threading.Thread(target=_feed, args=(proc, stdin), daemon=True).start()
-    deadline = time.monotonic() + timeout
+    deadline = time.monotonic() + request.timeout
+    cancel = request.cancel
     try:
-        kept, omitted, ended = _collect(proc, deadline, max_output, on_output, cancel, launched)
+        kept, omitted, ended = _collect(
+            proc, deadline, request.max_output, request.on_output, cancel, launched
+        )
         if ended is None:
             # The output ended: let the command finish its exit before its group is ended.
             ended = _wait(proc, deadline, cancel)

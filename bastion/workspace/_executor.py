@@ -20,7 +20,6 @@ import errno
 import functools
 import os
 import queue
-import threading
 import time
 import weakref
 from collections.abc import Callable, Mapping, Sequence
@@ -38,10 +37,10 @@ from ._wire import (
     stat_in,
     to_b64,
 )
-from ._workspace import ExecResult, Recheck
+from ._workspace import ExecRequest, ExecResult
 
 if TYPE_CHECKING:
-    from ..sandbox import Confinement
+    pass
 
 __all__ = ["REPLY_TIMEOUT", "ExecutorInfo", "ExecutorWorkspace", "RemoteProcess"]
 
@@ -246,40 +245,29 @@ class ExecutorWorkspace:
             raise OSError(errno.EPROTO, f"the executor answered the start of {_shown(argv)} with {first[0]}")
         return process
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str = ".",
-        env: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
-        max_output: int = 51_200,
-        on_output: Callable[[bytes], None] | None = None,
-        stdin: bytes | None = None,
-        cancel: threading.Event | None = None,
-        sandbox: Confinement | None = None,
-        contain: bool = False,
-        facts: Recheck | None = None,
-    ) -> ExecResult:
+    def exec(self, request: ExecRequest) -> ExecResult:
         link = self._link
+        sandbox, facts, stdin = request.sandbox, request.facts, request.stdin
         ident, box = link.send(
             {
                 "op": "exec",
-                "argv": list(argv),
-                "cwd": cwd,
-                "env": None if env is None else dict(env),
-                "timeout": timeout,
-                "max_output": max_output,
+                "argv": list(request.argv),
+                "cwd": request.cwd,
+                "env": None if request.env is None else dict(request.env),
+                "timeout": request.timeout,
+                "max_output": request.max_output,
                 "stdin": None if stdin is None else to_b64(stdin),
                 "sandbox": None
                 if sandbox is None
                 else sandbox._asdict() | {"writable": list(sandbox.writable)},
-                "contain": contain,
+                "contain": request.contain,
                 "facts": None if facts is None else facts._asdict(),
             }
         )
-        until = time.monotonic() + timeout + link.reply_timeout
-        waited = f"the command {_shown(argv)} within its timeout of {timeout:g} s and {link.bound} more"
+        on_output, cancel = request.on_output, request.cancel
+        until = time.monotonic() + request.timeout + link.reply_timeout
+        shown, bound = _shown(request.argv), request.timeout
+        waited = f"the command {shown} within its timeout of {bound:g} s and {link.bound} more"
         asked = cancel is None
         try:
             while True:

@@ -31,7 +31,7 @@ from ._wire import (
     to_b64,
     write_frame,
 )
-from ._workspace import LocalWorkspace, Recheck
+from ._workspace import ExecRequest, LocalWorkspace, Recheck
 
 if TYPE_CHECKING:
     from ._spawn import Program
@@ -127,7 +127,7 @@ class _Server:
         stdin = message.get("stdin")
         sandbox = field(message, "sandbox", (dict, type(None)), what)
         facts = field(message, "facts", (dict, type(None)), what)
-        result = self.ws.exec(
+        request = ExecRequest(
             argv,
             cwd=field(message, "cwd", str, what),
             env=env,
@@ -140,6 +140,7 @@ class _Server:
             contain=field(message, "contain", bool, what),
             facts=None if facts is None else Recheck(facts.get("recipe"), field(facts, "digest", str, what)),
         )
+        result = self.ws.exec(request)
         return {
             "exit_code": result.exit_code,
             "output": to_b64(result.output),

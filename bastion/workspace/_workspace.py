@@ -27,6 +27,8 @@ if TYPE_CHECKING:
     from ..sandbox import Confinement
 
 __all__ = [
+    "MAX_OUTPUT",
+    "ExecRequest",
     "ExecResult",
     "FactsChanged",
     "LocalWorkspace",
@@ -56,6 +58,31 @@ class Recheck(NamedTuple):
 # Reads a recipe's facts again in a workspace and gives their digest (analyzer/_facts.py's
 # recheck_digest); raises when they cannot be read.
 Rechecker = Callable[[object, "Workspace"], str]
+
+
+# The output of a command kept by default (the bash tool's cap, which the model is told).
+MAX_OUTPUT = 51_200
+
+
+class ExecRequest(NamedTuple):
+    """A command to run in a workspace (never through a shell), carried as one value to the
+    launcher: `argv` in `cwd` under the root, with `env` (None: the workspace's own), ended at
+    `timeout` seconds, its combined output kept up to `max_output` bytes and passed to `on_output`
+    as it arrives, `stdin` fed to it, ended when `cancel` is set; under `sandbox` the kernel confines
+    it; `contain` (or a sandbox) ends every process it started when it ends; `facts` are what a
+    stamped call was decided on, read again where it runs (`Workspace.exec`)."""
+
+    argv: Sequence[str]
+    cwd: str = "."
+    env: Mapping[str, str] | None = None
+    timeout: float = 120.0
+    max_output: int = MAX_OUTPUT
+    on_output: Callable[[bytes], None] | None = None
+    stdin: bytes | None = None
+    cancel: threading.Event | None = None
+    sandbox: Confinement | None = None
+    contain: bool = False
+    facts: Recheck | None = None
 
 
 class ExecResult(NamedTuple):
@@ -115,25 +142,11 @@ class Workspace(Protocol):
         """A copy of the environment processes start with (credentials already removed)."""
         ...
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str = ".",
-        env: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
-        max_output: int = 51_200,
-        on_output: Callable[[bytes], None] | None = None,
-        stdin: bytes | None = None,
-        cancel: threading.Event | None = None,
-        sandbox: Confinement | None = None,
-        contain: bool = False,
-        facts: Recheck | None = None,
-    ) -> ExecResult:
-        """Run argv (never through a shell) in cwd under the root, in its own process group, its
-        combined output passed to on_output as it arrives; the group is ended at the timeout, when
-        `cancel` is set (within a tenth of a second), and when the command has exited. Under
-        `sandbox`, the kernel confines it (writes only where the confinement grants, the root
+    def exec(self, request: ExecRequest) -> ExecResult:
+        """Run the request's argv (never through a shell) in its cwd under the root, in its own
+        process group, its combined output passed to on_output as it arrives; the group is ended at
+        the timeout, when `cancel` is set (within a tenth of a second), and when the command has
+        exited. Under `sandbox`, the kernel confines it (writes only where the confinement grants, the root
         being the workspace's); a confinement that cannot be applied raises OSError and nothing
         runs. Under `sandbox` or told to `contain` it, every process it started is ended when it
         ends, also one that left its process group, and when this process dies (a call's
@@ -317,43 +330,17 @@ class LocalWorkspace:
     def env(self) -> dict[str, str]:
         return dict(self._env)
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str = ".",
-        env: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
-        max_output: int = 51_200,
-        on_output: Callable[[bytes], None] | None = None,
-        stdin: bytes | None = None,
-        cancel: threading.Event | None = None,
-        sandbox: Confinement | None = None,
-        contain: bool = False,
-        facts: Recheck | None = None,
-    ) -> ExecResult:
+    def exec(self, request: ExecRequest) -> ExecResult:
         from ._exec import run  # processes are the agent's business: a dry-run never loads this
 
-        if facts is not None and self._recheck is not None:
-            self._check(facts)
-        parts = _components(cwd)
-        dfd = self._walk(cwd, parts)
+        if request.facts is not None and self._recheck is not None:
+            self._check(request.facts)
+        parts = _components(request.cwd)
+        dfd = self._walk(request.cwd, parts)
         fallback = os.path.join(self._real_root, *parts)
-        root_fd = self._root_fd() if sandbox is not None else None
-        return run(
-            list(argv),
-            dfd,
-            fallback,
-            dict(self._env if env is None else env),
-            timeout,
-            max_output,
-            on_output,
-            stdin,
-            cancel,
-            sandbox,
-            root_fd,
-            contain,
-        )
+        root_fd = self._root_fd() if request.sandbox is not None else None
+        env = dict(self._env if request.env is None else request.env)
+        return run(request._replace(argv=list(request.argv), env=env), dfd, fallback, root_fd)
 
     def _check(self, facts: Recheck) -> None:
         assert self._recheck is not None

@@ -12,7 +12,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 FILES = {
     "notes.txt": "one\ntwo\nthree\n",
@@ -68,4 +70,4 @@ def ws(root: Path) -> LocalWorkspace:
 
 @pytest.fixture
 def ctx(ws: LocalWorkspace) -> ToolContext:
-    return ToolContext(ws, Stamper(), max_read_bytes=4096)
+    return tool_context(ws, Stamper(), max_read_bytes=4096)

@@ -77,9 +77,8 @@ class Place:
         """The session's skills and memory, and its policy gate, as _main builds them."""
         ws = LocalWorkspace(str(self.work))
         settings = load_settings(ws, str(self.config) if self.config.exists() else None)
-        stamper = Stamper()
-        extras = session_extras(settings, ws, stamper, str(self.home), str(self.config), trust_skills=trust)
-        return extras, Gate(settings, ws, stamper, claims=extras.claims)
+        gate = Gate(settings, ws, Stamper())
+        return session_extras(gate, str(self.home), str(self.config), trust_skills=trust), gate
 
 
 def place(tmp: Path) -> Place:

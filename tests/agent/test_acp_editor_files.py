@@ -9,8 +9,9 @@ import os
 from pathlib import Path
 from typing import Any
 
-from bastion.agent.tools import TOOLS, ToolContext
+from bastion.agent.tools import AGENT_TOOLS
 from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 from .acp_editor import ERROR, NEVER, Editor, editor_session, prompt, run
 from .scripted_server import ScriptedServer
@@ -182,7 +183,7 @@ def test_a_file_swapped_while_the_editor_reads_it_is_not_shown(tmp_path: Path) -
     work = _work(tmp_path)
     secret = tmp_path / "id_rsa"
     secret.write_text("PRIVATE KEY\n")
-    ctx = ToolContext(LocalWorkspace(str(work)), None, files=_Swapping(work / "notes.txt", secret))
-    out = TOOLS["read"].run({"path": "notes.txt"}, ctx)
+    ctx = tool_context(LocalWorkspace(str(work)), None, files=_Swapping(work / "notes.txt", secret))
+    out = AGENT_TOOLS["read"].run({"path": "notes.txt"}, ctx)
     assert out.is_error and "changed while the editor read it" in out.text
     assert "PRIVATE" not in out.text

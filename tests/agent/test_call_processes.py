@@ -15,8 +15,10 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.agent.tools import AGENT_TOOLS, ToolContext
+from bastion.analyzer import Stamper
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 from ..waits import PATIENCE, until
 from .scripted_server import ScriptedServer
@@ -57,7 +59,7 @@ def _killing_leftovers(where: Path) -> Iterator[None]:
 
 def test_a_process_that_left_the_calls_group_ends_when_the_call_ends(ctx: ToolContext, root: Path) -> None:
     with _killing_leftovers(root):
-        out = TOOLS["bash"].run({"command": f"{ESCAPE} {WAIT_FOR_IT}; echo started"}, ctx)
+        out = AGENT_TOOLS["bash"].run({"command": f"{ESCAPE} {WAIT_FOR_IT}; echo started"}, ctx)
         assert not out.is_error and out.text.startswith("started"), out.text
         escaped = _pid(root, "esc.pid")
         assert not _alive(escaped), "the process that left the call's group outlived the call"
@@ -67,12 +69,12 @@ def test_a_process_that_left_the_calls_group_ends_when_the_call_is_stopped(
     ws: LocalWorkspace, root: Path
 ) -> None:
     cancel = threading.Event()
-    stopping = ToolContext(ws, Stamper(), max_read_bytes=4096, cancel=cancel)
+    stopping = tool_context(ws, Stamper(), max_read_bytes=4096, cancel=cancel)
     with _killing_leftovers(root):
         done: list[str] = []
         runner = threading.Thread(
             target=lambda: done.append(
-                TOOLS["bash"].run({"command": f"{ESCAPE} {WAIT_FOR_IT}; sleep 600"}, stopping).text
+                AGENT_TOOLS["bash"].run({"command": f"{ESCAPE} {WAIT_FOR_IT}; sleep 600"}, stopping).text
             )
         )
         runner.start()

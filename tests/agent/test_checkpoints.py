@@ -14,8 +14,10 @@ from bastion.agent.front import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from bastion.agent.runtime import Agent, Answer, Assistant, User
 from bastion.agent.sessions import Checkpoints, UndoRefused
 from bastion.agent.tools import Toolbox
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Decision
+from bastion.workspace import LocalWorkspace
+from tests.contexts import gate as gate_for
 
 from .agent_fixtures import FakeGate, ScriptedModel, call
 
@@ -29,7 +31,7 @@ def _turn(work: Path, checkpoints: Checkpoints, *calls: tuple[str, dict[str, obj
     replies = [Assistant("", (call(name, args, f"c{i}"),)) for i, (name, args) in enumerate(calls)]
     model = ScriptedModel([*replies, Assistant("done")])
     gate = FakeGate({"write": Decision.ASK, "edit": Decision.ASK, "bash": Decision.ASK})
-    agent = Agent(model, gate, Toolbox(ws, Stamper(), 1 << 20), _yes, "sys", checkpoint=checkpoints)
+    agent = Agent(model, gate, Toolbox(gate_for(ws, Stamper(), 1 << 20)), _yes, "sys", checkpoint=checkpoints)
     agent.run("go")
     return agent
 
@@ -101,7 +103,9 @@ def test_a_bash_line_the_shipped_rules_allow_is_not_snapshotted(tmp_path: Path) 
     model = ScriptedModel(
         [Assistant("", (call("bash", {"command": "cat kept.txt"}, "c1"),)), Assistant("ok")]
     )
-    Agent(model, FakeGate(), Toolbox(ws, Stamper(), 1 << 20), _yes, "s", checkpoint=checkpoints).run("go")
+    Agent(
+        model, FakeGate(), Toolbox(gate_for(ws, Stamper(), 1 << 20)), _yes, "s", checkpoint=checkpoints
+    ).run("go")
     assert checkpoints.diff() == "the last turn changed no file"
 
 

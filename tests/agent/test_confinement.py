@@ -11,9 +11,11 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.agent.tools import TOOLS, Toolbox, ToolContext, ToolOutput
-from bastion.analyzer import LocalWorkspace, Stamper, WorkspaceError
+from bastion.agent.tools import AGENT_TOOLS, Toolbox, ToolContext, ToolOutput
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, Layer, Policy, Settings
+from bastion.workspace import ExecRequest, LocalWorkspace, WorkspaceError
+from tests.contexts import gate as gate_for
 
 from ..waits import PATIENCE
 
@@ -30,7 +32,7 @@ ARGS = {
 def run(ctx: ToolContext, tool: str, path: str, **extra: object) -> ToolOutput:
     """A call that must end (a FIFO opened for reading would block it for ever)."""
     box: list[ToolOutput] = []
-    worker = threading.Thread(target=lambda: box.append(TOOLS[tool].run({"path": path, **extra}, ctx)))
+    worker = threading.Thread(target=lambda: box.append(AGENT_TOOLS[tool].run({"path": path, **extra}, ctx)))
     worker.daemon = True
     worker.start()
     worker.join(PATIENCE)
@@ -123,7 +125,7 @@ def test_concurrent_edits_of_one_file_lose_nothing(ctx: ToolContext, root: Path)
     threads = [
         threading.Thread(
             target=lambda i=i: outs.append(
-                TOOLS["edit"].run(
+                AGENT_TOOLS["edit"].run(
                     {"path": "many.txt", "old_string": f"line{i}\n", "new_string": f"LINE{i}\n"}, ctx
                 )
             )
@@ -185,12 +187,12 @@ def test_a_command_runs_only_in_a_directory_reached_without_links(
     ws: LocalWorkspace, cwd: str, ok: bool
 ) -> None:
     if ok:
-        result = ws.exec(["pwd", "-P"], cwd=cwd)
+        result = ws.exec(ExecRequest(["pwd", "-P"], cwd=cwd))
         assert result.exit_code == 0
         assert result.output.decode().strip() == os.path.normpath(os.path.join(ws.real_root, cwd))
     else:
         with pytest.raises(WorkspaceError):
-            ws.exec(["pwd"], cwd=cwd)
+            ws.exec(ExecRequest(["pwd"], cwd=cwd))
 
 
 # --- The walking tools below a decided path (issue 12, class 7) -----------------------------------
@@ -215,7 +217,7 @@ def mixed(root: Path) -> Path:
 
 
 def _grep(ctx: ToolContext, policy: Policy | None = None, **args: str) -> str:
-    box = Toolbox(ctx.ws, Stamper(), ctx.max_read_bytes, policy=policy)
+    box = Toolbox(gate_for(ctx.ws, Stamper(), ctx.max_read_bytes, policy=policy))
     text, is_error = box.run("grep", {"pattern": "TOKEN|root:|SECRET", **args}, threading.Event())
     assert not is_error, text
     return text
@@ -332,7 +334,9 @@ def test_grep_opens_below_its_path_only_what_the_gate_lets_a_read_or_grep_of_run
     lists = {kind: [text for k, text in rules if k == kind] for kind in ("allow", "ask", "deny")}
     policy = Policy([Layer.user("u", **lists)])
     gate = Gate(Settings(policy), ws)
-    text, _ = Toolbox(ws, Stamper(), 4096, policy=policy).run("grep", {"pattern": "TOKEN"}, threading.Event())
+    text, _ = Toolbox(gate_for(ws, Stamper(), 4096, policy=policy)).run(
+        "grep", {"pattern": "TOKEN"}, threading.Event()
+    )
     opened = {line.split(":", 1)[0] for line in text.splitlines() if ":1:TOKEN" in line}
     for name in opened:
         read, grep = (gate.decide(tool, {"path": name}).decision for tool in ("read", "grep"))

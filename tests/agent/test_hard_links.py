@@ -11,9 +11,11 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import CHANGED_PATHS, LocalWorkspace, Stamper
+from bastion.agent.tools import AGENT_TOOLS
+from bastion.analyzer import CHANGED_PATHS, Stamper
 from bastion.policy import Decision, Gate, PolicyFlags, load_settings
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 from .agent_fixtures import run_main
 from .scripted_server import ScriptedServer
@@ -94,6 +96,6 @@ def test_a_link_made_between_the_decision_and_the_run_refuses_the_write(tmp_path
     )
     assert decided.decision is Decision.ALLOW
     os.link(work / "shared.txt", tmp_path / "elsewhere.txt")
-    out = TOOLS["write"].run(decided.args, ToolContext(ws, stamper))
+    out = AGENT_TOOLS["write"].run(decided.args, tool_context(ws, stamper))
     assert out.is_error and out.text == CHANGED_PATHS
     assert (work / "shared.txt").read_text() == "kept\n"

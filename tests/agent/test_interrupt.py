@@ -12,8 +12,11 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.runtime import INTERRUPTED, Agent, Answer, Assistant, Cancelled, ToolResult
-from bastion.agent.tools import TOOLS, Toolbox, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.agent.tools import AGENT_TOOLS, Toolbox
+from bastion.analyzer import Stamper
+from bastion.workspace import ExecRequest, LocalWorkspace
+from tests.contexts import gate as gate_for
+from tests.contexts import tool_context
 
 from ..waits import until
 from .agent_fixtures import SLOW, FakeGate, ScriptedModel, call, gone, wait_for_pid
@@ -44,7 +47,7 @@ def _run_slow(tmp_path: Path, stop: Callable[[Agent], Callable[[], None]]) -> tu
     for the command (it would have run for 600 s and left `never`)."""
     ws = _workspace(tmp_path)
     model = ScriptedModel([Assistant("", (call("bash", {"command": SLOW}, "slow"),)), Assistant("late")])
-    agent = Agent(model, FakeGate(), Toolbox(ws, Stamper(), 4096), _never, "system")
+    agent = Agent(model, FakeGate(), Toolbox(gate_for(ws, Stamper(), 4096)), _never, "system")
     seen = _after_start(tmp_path, stop(agent))
     with pytest.raises(Cancelled):
         agent.run("wait")
@@ -72,21 +75,21 @@ def test_the_cancel_event_ends_a_commands_group_and_says_so(tmp_path: Path) -> N
     ws = _workspace(tmp_path)
     cancel = threading.Event()
     seen = _after_start(tmp_path, cancel.set)
-    result = ws.exec(["bash", "-c", SLOW], cancel=cancel)
+    result = ws.exec(ExecRequest(["bash", "-c", SLOW], cancel=cancel))
     assert not (tmp_path / "never").exists()
     assert result.cancelled and not result.timed_out and result.exit_code is None
     assert gone(seen[0])
 
 
 def test_a_command_that_ends_before_the_cancel_is_not_called_cancelled(tmp_path: Path) -> None:
-    result = _workspace(tmp_path).exec(["bash", "-c", "echo hi"], cancel=threading.Event())
+    result = _workspace(tmp_path).exec(ExecRequest(["bash", "-c", "echo hi"], cancel=threading.Event()))
     assert (result.exit_code, result.output, result.cancelled) == (0, b"hi\n", False)
 
 
 def test_the_bash_tool_passes_its_contexts_cancel_event_to_the_command(tmp_path: Path) -> None:
     cancel = threading.Event()
-    ctx = ToolContext(_workspace(tmp_path), Stamper(), cancel=cancel)
+    ctx = tool_context(_workspace(tmp_path), Stamper(), cancel=cancel)
     seen = _after_start(tmp_path, cancel.set)
-    out = TOOLS["bash"].run({"command": SLOW}, ctx)
+    out = AGENT_TOOLS["bash"].run({"command": SLOW}, ctx)
     assert out.text.endswith("[interrupted: killed by Ctrl-C]")
     assert gone(seen[0])

@@ -11,8 +11,9 @@ import pytest
 
 from bastion.agent.front import Asker, Colour, detail, headline
 from bastion.agent.runtime import ToolCall
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Gate, load_settings
+from bastion.workspace import LocalWorkspace
 
 
 def _question(tmp_path: Path, tool: str, args: dict[str, object], width: int = 200) -> list[str]:

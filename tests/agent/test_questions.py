@@ -22,8 +22,9 @@ from bastion.agent.front import (
     parse_reply,
 )
 from bastion.agent.runtime import Answer, ToolCall, ToolResult
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, Verdict, load_settings
+from bastion.workspace import LocalWorkspace
 
 from ..waits import until
 

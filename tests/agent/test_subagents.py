@@ -44,13 +44,15 @@ from bastion.agent.subagents import (
     subagent_model_setting,
 )
 from bastion.agent.tools import Toolbox
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.audit import read_calls
 from bastion.config import AgentConfig
 from bastion.policy import ConfigError, Decision, Layer, Policy, Subject, load_settings
 
 # private: the fast reader of a rule against the grammar's is the thing tested
 from bastion.policy._rules import _parse_with_grammar, _read_plain
+from bastion.workspace import LocalWorkspace
+from tests.contexts import gate as gate_for
 
 from ..waits import PATIENCE, until
 from .agent_fixtures import SLOW, FakeGate, FakeTools, ScriptedModel, call, gone, run_main, wait_for_pid
@@ -148,7 +150,7 @@ def test_ctrl_c_during_a_child_kills_its_command_and_cancels_the_parent_turn(tmp
     child = ScriptedModel([Assistant("", (call("bash", {"command": SLOW}, "slow"),)), Assistant("late")])
     tasks = (call("task", {"kind": "general", "prompt": "wait"}, "t1"),)
     agent, lines = _parent(
-        [Assistant("", tasks), Assistant("late")], Toolbox(ws, Stamper(), 4096), lambda kind: child
+        [Assistant("", tasks), Assistant("late")], Toolbox(gate_for(ws, Stamper(), 4096)), lambda kind: child
     )
     seen: list[int] = []
 

@@ -6,21 +6,23 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import STAMP, TOOLS, ToolContext, ToolOutput
+from bastion.agent.tools import AGENT_TOOLS, ToolContext, ToolOutput
 
 # private: grep's deadline is shortened in the module it is read from
 from bastion.agent.tools import _grep as grep_module
+from bastion.policy import STAMP_ARG
+from tests.contexts import tool_context
 
 
 def call(ctx: ToolContext, tool: str, **args: object) -> ToolOutput:
-    return TOOLS[tool].run(args, ctx)
+    return AGENT_TOOLS[tool].run(args, ctx)
 
 
 def test_every_tool_has_a_schema_with_the_stamp_field_and_runs_through_the_registry() -> None:
-    assert sorted(TOOLS) == ["bash", "edit", "glob", "grep", "ls", "read", "write"]
-    for name, tool in TOOLS.items():
+    assert sorted(AGENT_TOOLS) == ["bash", "edit", "glob", "grep", "ls", "read", "write"]
+    for name, tool in AGENT_TOOLS.items():
         assert tool.schema["name"] == name and tool.schema["description"]
-        assert tool.parameters["type"] == "object" and STAMP in tool.parameters["properties"]
+        assert tool.parameters["type"] == "object" and STAMP_ARG in tool.parameters["properties"]
         assert set(tool.parameters["required"]) <= set(tool.parameters["properties"])
 
 
@@ -56,13 +58,13 @@ def test_every_tool_has_a_schema_with_the_stamp_field_and_runs_through_the_regis
 def test_bad_input_is_a_clear_error_naming_the_part(
     ctx: ToolContext, tool: str, args: dict[str, object], error: str
 ) -> None:
-    out = TOOLS[tool].run(args, ctx)
+    out = AGENT_TOOLS[tool].run(args, ctx)
     assert out.is_error and error in out.text
 
 
 @pytest.mark.parametrize("args", [None, [], "path", {1: "x"}])
 def test_arguments_that_are_not_an_object_are_an_error(ctx: ToolContext, args: object) -> None:
-    out = TOOLS["read"].run(args, ctx)
+    out = AGENT_TOOLS["read"].run(args, ctx)
     assert out.is_error and "must be a JSON object" in out.text
 
 
@@ -206,7 +208,7 @@ def test_bash_output_is_capped_with_the_count_of_what_was_left_out(ctx: ToolCont
 
 def test_bash_streams_safe_output_as_it_arrives(root: Path, ctx: ToolContext) -> None:
     pieces: list[str] = []
-    streaming = ToolContext(ctx.ws, ctx.stamper, ctx.max_read_bytes, on_output=pieces.append)
+    streaming = tool_context(ctx.ws, ctx.gate.stamper, ctx.max_read_bytes, on_output=pieces.append)
     out = call(streaming, "bash", command="echo one; sleep 0.2; printf '\\033[1mtwo\\n'")
     assert pieces == ["one\n", "\\x1b[1mtwo\n"]
     assert out.text == "one\n\\x1b[1mtwo\n[exit 0]"

@@ -10,10 +10,12 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.agent.tools import AGENT_TOOLS
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, load_settings
+from bastion.workspace import LocalWorkspace
 from tests.analyzer.gitrepo import git, make_repo, workspace
+from tests.contexts import tool_context
 
 TOKEN = "ghp_hunter2token"
 URL = f"https://user:{TOKEN}@example.invalid/r.git"
@@ -44,7 +46,7 @@ def _call(ws: LocalWorkspace, tool: str, args: dict[str, object]) -> tuple[Decis
     decided = Gate(load_settings(ws, os.devnull), ws, stamper).decide(tool, args)
     if decided.decision is not Decision.ALLOW:
         return decided.decision, ""
-    return decided.decision, TOOLS[tool].run(decided.args, ToolContext(ws, stamper, 1 << 16)).text
+    return decided.decision, AGENT_TOOLS[tool].run(decided.args, tool_context(ws, stamper, 1 << 16)).text
 
 
 @pytest.mark.parametrize("path", [*CONFIGS, "./.git/config", ".git/remotes/old", ".git/./config"])

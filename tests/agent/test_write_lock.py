@@ -14,9 +14,12 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.agent.tools import Toolbox, ToolContext, WriteLock, write_lock
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.agent.tools import Toolbox, WriteLock, write_lock
+from bastion.analyzer import Stamper
 from bastion.policy import Gate, Policy, Settings
+from bastion.workspace import LocalWorkspace
+from tests.contexts import gate as gate_for
+from tests.contexts import tool_context
 
 from ..waits import until
 
@@ -27,8 +30,8 @@ class Setup:
         self.root = tmp_path
         self.ws = LocalWorkspace(str(tmp_path), {"PATH": os.environ.get("PATH", os.defpath)})
         self.stamper = Stamper()
-        self.tools = Toolbox(self.ws, self.stamper, 1 << 20)
-        self.lock = write_lock(ToolContext(self.ws, None))
+        self.tools = Toolbox(gate_for(self.ws, self.stamper, 1 << 20))
+        self.lock = write_lock(tool_context(self.ws, None))
 
     def start(self, name: str, args: Mapping[str, object], cancel: threading.Event) -> list[tuple[str, bool]]:
         """Run a call on a thread; the list gets its result when it ends."""
@@ -90,7 +93,7 @@ def test_the_plan_of_an_auto_allowed_line_runs_while_a_writer_holds_the_lock(tmp
 
 def test_one_workspace_has_one_lock_whoever_writes(tmp_path: Path) -> None:
     ws = LocalWorkspace(str(tmp_path))
-    assert write_lock(ToolContext(ws, None)) is write_lock(ToolContext(LocalWorkspace(str(tmp_path)), None))
+    assert write_lock(tool_context(ws, None)) is write_lock(tool_context(LocalWorkspace(str(tmp_path)), None))
 
 
 @settings(max_examples=20, deadline=None)

@@ -8,7 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import Analysis, LocalWorkspace, analyze
+from bastion.analyzer import Analysis, analyze
+from bastion.workspace import LocalWorkspace
 from tests.plans import fake_program
 
 LIMIT = 1000  # the read limit the tests use (the default 2 MiB works the same, only slower to build)

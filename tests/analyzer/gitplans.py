@@ -10,6 +10,7 @@ import subprocess
 from pathlib import Path
 
 from bastion.analyzer import SECRET_PATHS, analyze, neutral_env
+from bastion.workspace import ExecRequest
 from tests.waits import PATIENCE
 
 from .gitrepo import GIT_ENV, git, make_repo, set_config, workspace, write
@@ -40,7 +41,9 @@ def run_plan(root: Path, line: str, secrets: tuple[str, ...] = SECRET_PATHS) -> 
     a = analyze(line, ws, secrets=secrets)
     assert a.auto and a.rendered is not None, [s.why for s in a.stages]
     done = ws.exec(
-        ["bash", "-c", a.rendered], env=neutral_env(ws.env()), timeout=PATIENCE, max_output=1 << 20
+        ExecRequest(
+            ["bash", "-c", a.rendered], env=neutral_env(ws.env()), timeout=PATIENCE, max_output=1 << 20
+        )
     )
     return done.exit_code, done.output.decode("utf-8", "replace")
 

@@ -7,7 +7,7 @@ import subprocess
 from collections.abc import Mapping
 from pathlib import Path
 
-from bastion.analyzer import LocalWorkspace
+from bastion.workspace import LocalWorkspace
 
 # Neither the machine's config nor the repository's own can run anything while a test builds it.
 GIT_ENV = {

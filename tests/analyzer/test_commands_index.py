@@ -7,6 +7,7 @@ import importlib
 
 import pytest
 
+# Private: the command index is the seam tested: every table is reachable from it.
 from bastion.analyzer._commands import _FIRST_TABLES, FILTERS, FIRST_STAGE, INDEX
 from tests.loaded import modules_loaded
 

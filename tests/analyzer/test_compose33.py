@@ -14,8 +14,9 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace, analyze
+from bastion.analyzer import analyze
 from bastion.policy import Decision, DryRun
+from bastion.workspace import LocalWorkspace
 
 from .conftest import Analyse
 

@@ -17,11 +17,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import LocalWorkspace, analyze, resolve, walk
+from bastion.analyzer import analyze
+
+# Private: the fast flag parser and the reader tables are the twins tested against the slow path.
 from bastion.analyzer._flags import _parse, parse_args
 from bastion.analyzer._readers import TABLES
 from bastion.grammar import Word
-from bastion.workspace import join
+from bastion.workspace import ExecRequest, LocalWorkspace, join, resolve, walk
 
 _NAME = st.lists(st.sampled_from(["a", "b", ".", "..", "", ".a", "..b", "..."]), min_size=1, max_size=5).map(
     "/".join
@@ -111,7 +113,7 @@ def test_the_workspace_keeps_the_directory_it_first_opened_when_its_path_is_repl
     (tmp_path / "ws" / "notes.txt").write_text("second, longer")
     assert ws.lstat("notes.txt").st_ino == before.st_ino
     assert ws.read("notes.txt", 100) == b"first"
-    ran = ws.exec(["cat", "notes.txt"])
+    ran = ws.exec(ExecRequest(["cat", "notes.txt"]))
     assert ran.output == b"first"
 
 

@@ -11,12 +11,16 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.agent.tools import STAMP, TOOLS, ToolContext
-from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, LocalWorkspace, Stamper, analyze
+from bastion.agent.tools import AGENT_TOOLS, ToolContext
+from bastion.analyzer import CHANGED_COMMAND, SECRET_PATHS, Analysis, Stamper, analyze
+
+# Private: git's secret excludes and the plan's prefix are the private values the rendered plan must hold.
 from bastion.analyzer._secrets import git_excludes, hidden_by
 from bastion.analyzer.git._plan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.grammar import Word, render_word
-from bastion.policy import Decision, Gate, Policy, Subject, load_settings
+from bastion.policy import STAMP_ARG, Decision, Gate, Policy, Subject, load_settings
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 from tests.plans import by_name
 
 from .gitrepo import make_repo, workspace, write
@@ -356,7 +360,7 @@ def test_a_lifted_secret_named_as_a_file_is_shown_and_nothing_else_is(tmp_path: 
     assert "':(exclude,icase,glob).env/**'" in rendered and "**/.env*" not in rendered
     assert "':(top,exclude,icase,glob)**/id_*'" in rendered
     assert gate.stamper is not None
-    out = TOOLS["bash"].run(decided.args, ToolContext(gate.ws, gate.stamper, secrets=gate.secrets))
+    out = AGENT_TOOLS["bash"].run(decided.args, ToolContext(gate))
     assert not out.is_error and ("hunter3" in out.text or line.startswith("git log"))
 
 
@@ -383,13 +387,13 @@ def test_a_secret_named_in_a_diff_that_is_not_a_lifted_regular_file_asks(
 def test_the_bash_tool_runs_the_gates_plan_only_with_the_gates_secret_patterns(tmp_path: Path) -> None:
     gate = _gate(tmp_path, ["Read(*)"])
     decided = gate.decide("bash", {"command": "git diff"})
-    assert decided.decision is Decision.ALLOW and STAMP in decided.args
+    assert decided.decision is Decision.ALLOW and STAMP_ARG in decided.args
     assert gate.stamper is not None
-    same = ToolContext(gate.ws, gate.stamper, secrets=gate.secrets)
-    out = TOOLS["bash"].run(decided.args, same)
+    same = ToolContext(gate)
+    out = AGENT_TOOLS["bash"].run(decided.args, same)
     assert "hunter3" in out.text and not out.is_error  # lifted: the user's own choice
-    other = ToolContext(gate.ws, gate.stamper)  # the shipped patterns: another plan
-    refused = TOOLS["bash"].run(decided.args, other)
+    other = tool_context(gate.ws, gate.stamper)  # a gate on the shipped rules: their patterns, another plan
+    refused = AGENT_TOOLS["bash"].run(decided.args, other)
     assert refused.is_error and CHANGED_COMMAND in refused.text
 
 

@@ -9,8 +9,9 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace, analyze
+from bastion.analyzer import analyze
 from bastion.grammar import Outside, parse
+from bastion.workspace import LocalWorkspace
 
 from .gitrepo import git, make_repo, workspace
 

@@ -9,18 +9,19 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Iterator, Mapping
 from pathlib import Path
-from typing import Any
 
 import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bastion.analyzer import analyze, probe_git
+
+# Private: the gitlink reader is the seam that replaces a second git process.
 from bastion.analyzer.git._index import gitlinks
 from bastion.audit import claude_code_hook
-from bastion.workspace import ExecResult, LocalWorkspace
+from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
@@ -32,9 +33,9 @@ class Counting(LocalWorkspace):
         super().__init__(root, env)
         self.argvs: list[list[str]] = []
 
-    def exec(self, argv: Sequence[str], **kw: Any) -> ExecResult:
-        self.argvs.append(list(argv))
-        return super().exec(argv, **kw)
+    def exec(self, request: ExecRequest) -> ExecResult:
+        self.argvs.append(list(request.argv))
+        return super().exec(request)
 
 
 @pytest.fixture
@@ -43,9 +44,9 @@ def spawns(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     seen: list[list[str]] = []
     real = LocalWorkspace.exec
 
-    def exec_(self: LocalWorkspace, argv: Sequence[str], **kw: Any) -> ExecResult:
-        seen.append(list(argv))
-        return real(self, argv, **kw)
+    def exec_(self: LocalWorkspace, request: ExecRequest) -> ExecResult:
+        seen.append(list(request.argv))
+        return real(self, request)
 
     monkeypatch.setattr(LocalWorkspace, "exec", exec_)
     yield seen

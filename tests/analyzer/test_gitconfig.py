@@ -4,27 +4,19 @@ from __future__ import annotations
 
 import os
 import socket
-import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
 from pathlib import Path
 
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import (
-    ExecResult,
-    LocalWorkspace,
-    analyze,
-    git_fingerprint,
-    neutral_env,
-    probe_git,
-    redact_userinfo,
-)
+from bastion.analyzer import analyze, git_fingerprint, neutral_env, probe_git, redact_userinfo
+
+# Private: the config key judge and its tables are the thing tested, entry by entry.
 from bastion.analyzer.git._keys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer.git._neutral import NEUTRAL_GIT_CONFIG
-from bastion.sandbox import Confinement
-from bastion.workspace import Recheck
+from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace
 
 from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
@@ -231,28 +223,15 @@ class Recording(LocalWorkspace):
         self.spawns = 0
         self.hang = hang
 
-    def exec(
-        self,
-        argv: Sequence[str],
-        *,
-        cwd: str = ".",
-        env: Mapping[str, str] | None = None,
-        timeout: float = 120.0,
-        max_output: int = 51_200,
-        on_output: Callable[[bytes], None] | None = None,
-        stdin: bytes | None = None,
-        cancel: threading.Event | None = None,
-        sandbox: Confinement | None = None,
-        contain: bool = False,
-        facts: Recheck | None = None,
-    ) -> ExecResult:
+    def exec(self, request: ExecRequest) -> ExecResult:
         self.spawns += 1
+        env = request.env
         assert env is not None and env["LC_ALL"] == "C"
         assert env["GIT_CONFIG_COUNT"] == str(len(NEUTRAL_GIT_CONFIG))
-        assert timeout == 10.0
+        assert request.timeout == 10.0
         if self.hang:
             return ExecResult(None, b"", timed_out=True)
-        return super().exec(argv, cwd=cwd, env=env, timeout=timeout, max_output=max_output, sandbox=sandbox)
+        return super().exec(request)
 
 
 def test_a_probe_that_times_out_asks(tmp_path: Path) -> None:
@@ -319,11 +298,11 @@ def test_a_program_running_key_runs_as_typed_but_not_in_the_neutralised_run(
     ws = workspace(repo, MARKER=str(marker))
     strict_reason = probe_git(ws, ".", strict=True)
     assert key in strict_reason
-    ws.exec(line, env=ws.env())
+    ws.exec(ExecRequest(line, env=ws.env()))
     assert marker.exists(), "the typed line did not run the program: the test proves nothing"
     marker.unlink()
     words = line[:2] + ["--no-ext-diff", "--no-textconv"] + line[2:] if line[1] != "status" else line
-    ws.exec(words, env=neutral_env(ws.env()))
+    ws.exec(ExecRequest(words, env=neutral_env(ws.env())))
     assert not marker.exists()
 
 

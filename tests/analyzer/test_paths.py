@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace, resolve
+from bastion.workspace import LocalWorkspace, resolve
 
 
 @pytest.mark.parametrize(

@@ -13,8 +13,11 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import LocalWorkspace, analyze
+from bastion.analyzer import analyze
+
+# Private: sed's flag table and script judge, and the version queries, are the checker internals tested.
 from bastion.analyzer._sed import SED_FLAGS, script_prints_only
+from bastion.workspace import LocalWorkspace
 
 from .conftest import Analyse
 

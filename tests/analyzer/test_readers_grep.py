@@ -12,10 +12,12 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import SECRET_PATHS, LocalWorkspace, Stamper, analyze
+from bastion.analyzer import SECRET_PATHS, Stamper, analyze
+
+# Private: grep -r's tree bound and exclude globs are the private limits tested.
 from bastion.analyzer._grepr import MAX_TREE_FILES, exclude_globs
-from bastion.policy import Decision, Layer, Policy
-from bastion.policy._subjects import bash_subjects
+from bastion.policy import Decision, Layer, Policy, bash_subjects
+from bastion.workspace import LocalWorkspace
 from tests.waits import PATIENCE
 
 LIMIT = 1000

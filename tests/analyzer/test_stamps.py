@@ -15,9 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import STAMP, TOOLS, ToolContext, ToolOutput
-from bastion.analyzer import CHANGED_COMMAND, CHANGED_PATHS, LocalWorkspace, Stamper, analyze
-from bastion.policy._subjects import redirect_targets
+from bastion.agent.tools import AGENT_TOOLS, ToolContext, ToolOutput
+from bastion.analyzer import CHANGED_COMMAND, CHANGED_PATHS, Stamper, analyze
+from bastion.policy import STAMP_ARG, redirect_targets
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 GIT_ENV = {
     "GIT_CONFIG_NOSYSTEM": "1",
@@ -51,24 +53,24 @@ def repo(tmp_path: Path) -> Path:
 @pytest.fixture
 def ctx(repo: Path) -> ToolContext:
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": str(repo.parent), "LANG": "C", **GIT_ENV}
-    return ToolContext(LocalWorkspace(str(repo), env), Stamper(), redirect_targets=redirect_targets)
+    return tool_context(LocalWorkspace(str(repo), env), Stamper())
 
 
 def allow(ctx: ToolContext, line: str) -> dict[str, object]:
     """The bash call as the policy passes it on when it allowed `line`: with its stamp."""
-    assert ctx.stamper is not None
+    assert ctx.gate.stamper is not None
     analysis = analyze(line, ctx.ws, ctx.cwd)
     if analysis.auto:
-        stamp = ctx.stamper.plan_stamp(analysis, ctx.ws)
+        stamp = ctx.gate.stamper.plan_stamp(analysis, ctx.ws)
     else:
         assert analysis.outside is not None, analysis.stages
-        stamp = ctx.stamper.line_stamp(line, redirect_targets(line, ctx.ws, ctx.cwd), ctx.ws)
+        stamp = ctx.gate.stamper.line_stamp(line, redirect_targets(line, ctx.ws, ctx.cwd), ctx.ws)
     assert stamp is not None
-    return {"command": line, STAMP: stamp}
+    return {"command": line, STAMP_ARG: stamp}
 
 
 def bash(ctx: ToolContext, args: dict[str, object]) -> ToolOutput:
-    return TOOLS["bash"].run(args, ctx)
+    return AGENT_TOOLS["bash"].run(args, ctx)
 
 
 def relink(path: Path, target: str) -> None:
@@ -156,7 +158,7 @@ def test_a_name_that_looks_like_an_option_stays_a_name_after_the_ls_glob(
     ["", "0" * 64, "f" * 64, "not hex at all", 12345, None, ["a"], "\u017ftamp"],
 )
 def test_a_stamp_bastion_did_not_make_is_refused(ctx: ToolContext, repo: Path, stamp: object) -> None:
-    out = bash(ctx, {"command": "cat notes.txt", STAMP: stamp} if stamp is not None else {"command": "x"})
+    out = bash(ctx, {"command": "cat notes.txt", STAMP_ARG: stamp} if stamp is not None else {"command": "x"})
     if stamp is None:  # no stamp at all: the line runs as typed (the policy decided it)
         assert "[exit 127]" in out.text
         return
@@ -164,7 +166,7 @@ def test_a_stamp_bastion_did_not_make_is_refused(ctx: ToolContext, repo: Path, s
 
 
 def test_a_stamp_made_by_another_process_key_is_refused(ctx: ToolContext) -> None:
-    other = ToolContext(ctx.ws, Stamper(), redirect_targets=redirect_targets)
+    other = tool_context(ctx.ws, Stamper())
     out = bash(ctx, allow(other, "cat notes.txt"))
     assert out.is_error and out.text == CHANGED_COMMAND
 
@@ -200,12 +202,12 @@ def test_a_plan_stamped_line_runs_its_rendered_plan_with_userinfo_masked(
 
 
 def test_a_file_tool_stamp_is_refused_when_its_path_leads_elsewhere(ctx: ToolContext, repo: Path) -> None:
-    assert ctx.stamper is not None
-    stamp = ctx.stamper.path_stamp("read", ("notes.txt",), ctx.ws)
-    ok = TOOLS["read"].run({"path": "notes.txt", STAMP: stamp}, ctx)
+    assert ctx.gate.stamper is not None
+    stamp = ctx.gate.stamper.path_stamp("read", ("notes.txt",), ctx.ws)
+    ok = AGENT_TOOLS["read"].run({"path": "notes.txt", STAMP_ARG: stamp}, ctx)
     assert not ok.is_error and "my notes" in ok.text
     relink(repo / "notes.txt", ".env")
-    out = TOOLS["read"].run({"path": "notes.txt", STAMP: stamp}, ctx)
+    out = AGENT_TOOLS["read"].run({"path": "notes.txt", STAMP_ARG: stamp}, ctx)
     assert out.is_error and out.text == CHANGED_PATHS and "hunter2" not in out.text
 
 
@@ -223,12 +225,14 @@ def test_a_path_stamp_of_the_name_and_where_it_leads_verifies_for_the_name(
     ctx: ToolContext, repo: Path, stamped: tuple[str, ...], tool: str, path: str
 ) -> None:
     os.symlink("a.txt", repo / "alias")
-    assert ctx.stamper is not None
-    stamp = ctx.stamper.path_stamp(tool, stamped, ctx.ws)
+    assert ctx.gate.stamper is not None
+    stamp = ctx.gate.stamper.path_stamp(tool, stamped, ctx.ws)
     extra: dict[str, object] = {"content": "x"} if tool == "write" else {}
-    out = TOOLS[tool].run({"path": path, STAMP: stamp, **extra}, ctx)
+    out = AGENT_TOOLS[tool].run({"path": path, STAMP_ARG: stamp, **extra}, ctx)
     assert not out.is_error, out.text
-    wrong = TOOLS["grep" if tool == "ls" else "ls"].run({"path": ".", STAMP: stamp, "pattern": "x"}, ctx)
+    wrong = AGENT_TOOLS["grep" if tool == "ls" else "ls"].run(
+        {"path": ".", STAMP_ARG: stamp, "pattern": "x"}, ctx
+    )
     assert wrong.is_error
 
 

@@ -15,8 +15,7 @@ from typing import NamedTuple
 
 import pytest
 
-from bastion.analyzer import analyze, neutral_env
-from bastion.analyzer.git._neutral import redact_userinfo
+from bastion.analyzer import analyze, neutral_env, redact_userinfo
 from fuzz.execution import snapshot, strace_violations
 from tests.waits import PATIENCE
 

@@ -13,8 +13,11 @@ from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace, analyze
+from bastion.analyzer import analyze
+
+# Private: the version-query table is the thing tested.
 from bastion.analyzer._versions import VERSION_QUERIES
+from bastion.workspace import LocalWorkspace
 from fuzz.execution import strace_violations
 
 _STRACE = shutil.which("strace")

@@ -11,6 +11,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from bastion.audit import codex_hook
+
+# Private: the patch reader is the seam tested, below the hook's face.
 from bastion.audit._patch import NOT_READ, Patch, patch_in_line, patch_paths
 
 from .conftest import ROLLOUT, Workspace

@@ -8,9 +8,11 @@ import re
 import subprocess
 
 from bastion.analyzer import SECRET_PATHS
+
+# Private: the git excludes and the short plan words are compared with what explain prints.
 from bastion.analyzer._secrets import git_excludes
 from bastion.audit import explain_call
-from bastion.policy._dryrun import DryRun
+from bastion.policy import DryRun
 
 from .conftest import Workspace
 

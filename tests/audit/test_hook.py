@@ -16,8 +16,9 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import LocalWorkspace, probe_git
+from bastion.analyzer import probe_git
 from bastion.audit import claude_code_hook, hook_main
+from bastion.workspace import LocalWorkspace
 from tests.analyzer.gitrepo import GIT_ENV, git, make_repo, set_config, write
 from tests.waits import PATIENCE
 

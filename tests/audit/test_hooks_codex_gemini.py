@@ -17,6 +17,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bastion.audit import claude_code_hook, codex_hook, gemini_hook, hook_main
+
+# Private: the hooks' verdict value and module are the seam tested (a monkeypatch).
 from bastion.audit._hook import HookVerdict
 from fuzz.hook_runs import as_the_cli_runs
 from tests.waits import PATIENCE

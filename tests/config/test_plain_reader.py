@@ -15,6 +15,8 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from bastion.config import AgentConfig
+
+# Private: the fast config reader and the pydantic schema are the twins tested against each other.
 from bastion.config._plain import plain_file
 from bastion.config._schema import validate_file
 from bastion.config._table import PROJECT_FILE, USER_FILE

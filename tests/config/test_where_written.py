@@ -8,9 +8,9 @@ import pathlib
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace
 from bastion.config import ConfigError, lines_of
 from bastion.policy import Decision, Origin, Settings, Source, Subject, Written, load_settings
+from bastion.workspace import LocalWorkspace
 
 
 def _settings(tmp_path: pathlib.Path, text: str) -> tuple[Settings, str]:

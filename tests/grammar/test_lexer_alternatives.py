@@ -12,6 +12,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+# Private: the generated tables and the LALR driver's alternatives are the thing tested.
 from bastion.grammar import Grammar, _tables
 from bastion.grammar._lalr import Parser, _alternatives
 

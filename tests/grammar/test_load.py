@@ -10,6 +10,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
+# Private: the grammar loader and its parser are the seam tested.
 from bastion.grammar import _parser
 from bastion.grammar._lalr import Parser
 from bastion.grammar._load import SUBSET

@@ -246,7 +246,7 @@ def test_the_reason_for_command_substitution_names_it_with_its_column() -> None:
 def test_the_grammar_file_states_its_alphabet_and_is_loaded_strict() -> None:
     text = grammar_text()
     assert "The alphabet, in plain words" in text
-    from bastion.grammar._parser import parser
+    from bastion.grammar import parser
 
     assert parser().options.parser == "lalr" and parser().options.strict
     assert parser() is parser()

@@ -7,9 +7,9 @@ import pathlib
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace
 from bastion.config import AgentConfig
 from bastion.policy import ConfigError, Decision, PolicyFlags, Settings, Subject, load_settings
+from bastion.workspace import LocalWorkspace
 
 A, Q, D = Decision.ALLOW, Decision.ASK, Decision.DENY
 

@@ -8,6 +8,8 @@ from hypothesis import strategies as st
 
 from bastion.grammar import Stage, Word, shown
 from bastion.policy import Decision, Kind, Layer, Policy, Subject, mcp_subjects
+
+# Private: the rule matchers' compilers are the thing tested.
 from bastion.policy._match import clean_path_pattern, compile_command, compile_glob
 
 ROOT = "/home/me/project"

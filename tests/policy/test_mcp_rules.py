@@ -25,6 +25,8 @@ from bastion.policy import (
     mcp_tool_name,
     split_mcp_name,
 )
+
+# Private: the rule grammar and the fast rule reader are the twins tested against each other.
 from bastion.policy._rules import _parse_with_grammar, _read_plain
 from bastion.workspace import LocalWorkspace
 

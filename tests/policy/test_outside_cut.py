@@ -9,11 +9,10 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import Analysis, LocalWorkspace
+from bastion.analyzer import Analysis
 from bastion.grammar import Outside
-from bastion.policy import Decision, Layer, Policy
-from bastion.policy._subjects import bash_subjects, redirect_targets
-from bastion.policy._types import Kind, Subject
+from bastion.policy import Decision, Kind, Layer, Policy, Subject, bash_subjects, redirect_targets
+from bastion.workspace import LocalWorkspace
 
 U = Kind.UNCHECKED
 

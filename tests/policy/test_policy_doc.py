@@ -7,8 +7,8 @@ import re
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace
 from bastion.policy import ConfigError, Decision, Kind, Layer, Policy, RuleError, Subject, load_settings
+from bastion.workspace import LocalWorkspace
 
 DOC = (pathlib.Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text(encoding="utf-8")
 USER = "~/.config/bastion/config.toml"

@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+# Private: the config and engine memos are the seam tested (once per process).
 from bastion.policy import DryRun, Layer, Policy, _config, _engine
 
 

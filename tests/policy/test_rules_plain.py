@@ -7,6 +7,8 @@ from hypothesis import example, given, settings
 from hypothesis import strategies as st
 
 from bastion.policy import RuleError
+
+# Private: the rule grammar and the fast rule reader are the twins tested against each other.
 from bastion.policy._rules import _parse_with_grammar, _read_plain
 from tests.loaded import modules_loaded
 

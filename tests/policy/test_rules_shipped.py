@@ -5,6 +5,8 @@ from __future__ import annotations
 import pytest
 
 from bastion.policy import parse_rule
+
+# Private: the shipped rules, as written and as parsed, are the thing tested.
 from bastion.policy._rules import _parse_with_grammar
 from bastion.policy._shipped import MEMORY_ASK, PARSED, SHIPPED_ALLOW, SHIPPED_ASK
 from tests.loaded import modules_loaded

@@ -10,11 +10,13 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import Analysis, Check, LocalWorkspace, StageResult, analyze
+from bastion.analyzer import Analysis, Check, StageResult, analyze
 from bastion.grammar import Pipeline, Plan, Stage, Word
-from bastion.policy._subjects import bash_subjects, path_subjects
-from bastion.policy._types import Kind, Subject
-from bastion.policy._wrappers import joined, unwrap
+from bastion.policy import Kind, Subject, bash_subjects, path_subjects
+
+# Private: which lines words hand to a shell, and how words are joined into one value, are the seams tested.
+from bastion.policy._wrappers import _wrapped, joined
+from bastion.workspace import LocalWorkspace
 from fuzz.strategies import plans
 
 U, OUT, LINKS = Kind.UNCHECKED, Kind.OUTSIDE, Kind.LINKS_UNKNOWN
@@ -158,7 +160,7 @@ def test_a_wrapper_adds_a_constraint_for_every_word_that_could_start_its_command
     ],
 )
 def test_a_line_handed_to_a_shell_is_found_for_cutting(words: tuple[str, ...], lines: list[str]) -> None:
-    assert list(unwrap(words)[1]) == lines
+    assert list(_wrapped(words)[1]) == lines
 
 
 def test_a_line_handed_to_a_shell_in_a_parsed_stage_is_cut_into_constraints(ws: LocalWorkspace) -> None:

@@ -9,8 +9,7 @@ import pathlib
 import pytest
 
 from bastion.agent.subagents import TASK, TASK_SPEC
-from bastion.agent.tools import SESSION_TOOLS
-from bastion.agent.tools import TOOLS as AGENT_TOOLS
+from bastion.agent.tools import AGENT_TOOLS, SESSION_TOOLS
 from bastion.policy import MEMORY_ACTIONS, PATH_TOOLS, READ_TOOLS, STAMP_ARG, TOOLS, WRITE_TOOLS
 from bastion.policy._shipped import ALIASES, LIFTED_TOOLS, MEMORY_ASK, SHIPPED_ALLOW
 

@@ -10,8 +10,10 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.tools import ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.analyzer import Stamper
 from bastion.sandbox import SandboxConfig, landlock_abi
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 ABI = landlock_abi()
 needs_landlock = pytest.mark.skipif(
@@ -44,7 +46,7 @@ def env(tmp_path: Path) -> dict[str, str]:
 
 
 def context(root: Path, env: dict[str, str], sandbox: SandboxConfig | None = None) -> ToolContext:
-    return ToolContext(LocalWorkspace(str(root), env), Stamper(), sandbox=sandbox or SandboxConfig())
+    return tool_context(LocalWorkspace(str(root), env), Stamper(), sandbox=sandbox or SandboxConfig())
 
 
 @pytest.fixture

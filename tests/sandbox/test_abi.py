@@ -10,6 +10,7 @@ from pathlib import Path
 
 import pytest
 
+# Private: the Landlock system calls and the launcher's path are the thing tested.
 from bastion.sandbox import _landlock
 from bastion.sandbox._confine import _LAUNCHER
 from bastion.sandbox._landlock import Grant, build, rights

@@ -9,10 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import TOOLS, ToolContext
-from bastion.analyzer import LocalWorkspace, Stamper
+from bastion.agent.tools import AGENT_TOOLS
+from bastion.analyzer import Stamper
 from bastion.policy import Decision, Gate, load_settings
 from bastion.sandbox import SandboxConfig
+from bastion.workspace import LocalWorkspace
+from tests.contexts import tool_context
 
 from .conftest import needs_landlock
 
@@ -62,7 +64,7 @@ def test_an_allowed_line_prints_the_same_under_the_sandbox(repo: Path, line: str
     assert decided.decision is Decision.ALLOW and decided.analysis is not None and decided.analysis.auto
     outputs = []
     for sandbox in (SandboxConfig("off"), SandboxConfig("require")):
-        out = TOOLS["bash"].run(decided.args, ToolContext(ws, stamper, sandbox=sandbox))
+        out = AGENT_TOOLS["bash"].run(decided.args, tool_context(ws, stamper, sandbox=sandbox))
         outputs.append(out.text)
     assert outputs[0].endswith("[exit 0]")
     assert outputs[1] == outputs[0]

@@ -7,12 +7,13 @@ import pathlib
 
 import pytest
 
-from bastion.analyzer import LocalWorkspace
+# Private: the fast config reader and the pydantic schema are the twins tested against each other.
 from bastion.config._plain import plain_file
 from bastion.config._schema import validate_file
 from bastion.config._table import USER_FILE
 from bastion.policy import ConfigError, Settings, load_settings
 from bastion.sandbox import SandboxConfig
+from bastion.workspace import LocalWorkspace
 
 
 def _load(tmp_path: pathlib.Path, user: str | None = None, project: str | None = None) -> Settings:

@@ -15,20 +15,24 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.tools import STAMP, TOOLS, ToolContext, _bash
-from bastion.analyzer import Analysis, Workspace
+from bastion.agent.tools import AGENT_TOOLS, ToolContext
+from bastion.analyzer import Analysis
+from bastion.policy import STAMP_ARG
+
+# Private: the launcher and the raw Landlock calls are what a forced plan must not get past.
 from bastion.sandbox import SandboxConfig, _confine
-from bastion.workspace import Recheck
+from bastion.workspace import Recheck, Workspace
+from tests.contexts import tool_context
 
 from .conftest import context, needs_landlock, needs_scoping, needs_tcp_rules, tree
 
-BASH = TOOLS["bash"]
+BASH = AGENT_TOOLS["bash"]
 
 
 def run(ctx: ToolContext, line: str, *, stamp: str | None = None) -> tuple[str, bool]:
     args: dict[str, object] = {"command": line}
     if stamp is not None:
-        args[STAMP] = stamp
+        args[STAMP_ARG] = stamp
     out = BASH.run(args, ctx)
     return out.text, out.is_error
 
@@ -48,9 +52,10 @@ def forced(monkeypatch: pytest.MonkeyPatch, root: Path, env: dict[str, str]) -> 
     def analyze(line: str, ws: Workspace, cwd: str, **_: object) -> Analysis:
         return Analysis(line, None, None, (), True, line)
 
-    monkeypatch.setattr(_bash, "analyze", analyze)
+    # Private: the gate's analyzer is the seam a checker's mistake would break (the gate clears the line).
+    monkeypatch.setattr("bastion.policy._gate.analyze", analyze)
     ctx = context(root, env)
-    yield ToolContext(ctx.ws, _TrustingStamper(), sandbox=ctx.sandbox)  # type: ignore[arg-type]
+    yield tool_context(ctx.ws, _TrustingStamper(), sandbox=ctx.sandbox)  # type: ignore[arg-type]
 
 
 # --- approved lines: the workspace, its private temporary directory, the config's paths ----------

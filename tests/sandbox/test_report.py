@@ -23,6 +23,7 @@ WORKSPACE = Confinement(False, ("/var/cache/tool",), True)
 
 @pytest.fixture
 def no_landlock(monkeypatch: pytest.MonkeyPatch) -> None:
+    # Private: the Landlock ABI probe is the seam faked here.
     from bastion.sandbox import _landlock
 
     monkeypatch.setattr(_landlock, "abi", lambda: 0)

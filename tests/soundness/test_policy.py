@@ -10,11 +10,10 @@ from pathlib import Path
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import LocalWorkspace, Stamper, analyze
+from bastion.analyzer import Stamper, analyze
 from bastion.grammar import Outside, parse
-from bastion.policy import Decision, PolicyFlags, load_settings
-from bastion.policy._dryrun import DryRun, RequestError
-from bastion.policy._gate import Gate
+from bastion.policy import Decision, DryRun, Gate, PolicyFlags, RequestError, load_settings
+from bastion.workspace import LocalWorkspace
 from fuzz.execution import ReadOnlyRunner
 from fuzz.strategies import grammar_lines, near_misses, outside_lines
 

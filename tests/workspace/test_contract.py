@@ -14,8 +14,10 @@ from pathlib import Path
 import pytest
 
 from bastion.analyzer import recheck_digest
+
+# Private: a line recipe is the value the executor reads again (the facts' seam).
 from bastion.analyzer._facts import line_recipe
-from bastion.workspace import FactsChanged, LocalSystem, Recheck, Workspace, WorkspaceError
+from bastion.workspace import ExecRequest, FactsChanged, LocalSystem, Recheck, Workspace, WorkspaceError
 
 
 def _tree(root: Path) -> None:
@@ -95,34 +97,41 @@ def test_a_command_runs_in_its_directory_with_its_output_streamed(ws: Workspace,
     _tree(root)
     chunks: list[bytes] = []
     result = ws.exec(
-        ["bash", "-c", "pwd; cat; echo $MARK; exit 3"],
-        cwd="d",
-        env={"MARK": "m", "PATH": os.defpath},
-        stdin=b"fed\n",
-        on_output=chunks.append,
+        ExecRequest(
+            ["bash", "-c", "pwd; cat; echo $MARK; exit 3"],
+            cwd="d",
+            env={"MARK": "m", "PATH": os.defpath},
+            stdin=b"fed\n",
+            on_output=chunks.append,
+        )
     )
     assert result.exit_code == 3 and result.output == f"{os.path.realpath(root)}/d\nfed\nm\n".encode()
     assert b"".join(chunks) == result.output
-    assert ws.exec(["sh", "-c", "echo $HOME"]).output == (os.environ.get("HOME", "/") + "\n").encode()
-    capped = ws.exec(["sh", "-c", "head -c 1000 /dev/zero"], max_output=10)
+    assert (
+        ws.exec(ExecRequest(["sh", "-c", "echo $HOME"])).output
+        == (os.environ.get("HOME", "/") + "\n").encode()
+    )
+    capped = ws.exec(ExecRequest(["sh", "-c", "head -c 1000 /dev/zero"], max_output=10))
     assert (len(capped.output), capped.omitted) == (10, 990)
-    killed = ws.exec(["sh", "-c", "kill -9 $$"])
+    killed = ws.exec(ExecRequest(["sh", "-c", "kill -9 $$"]))
     assert (killed.exit_code, killed.signal) == (None, 9)
     with pytest.raises(OSError):
-        ws.exec(["/nonexistent/program"])
+        ws.exec(ExecRequest(["/nonexistent/program"]))
     with pytest.raises(WorkspaceError):
-        ws.exec(["true"], cwd="out")
+        ws.exec(ExecRequest(["true"], cwd="out"))
 
 
 def test_a_timeout_and_a_cancel_end_the_command(ws: Workspace) -> None:
-    slow = ws.exec(["sh", "-c", "echo started; exec sleep 600"], timeout=0.5)
+    slow = ws.exec(ExecRequest(["sh", "-c", "echo started; exec sleep 600"], timeout=0.5))
     assert slow.timed_out and slow.output == b"started\n"
     cancel = threading.Event()
 
     def seen(chunk: bytes) -> None:
         cancel.set()  # cancelled once it is known to run: readiness, not a clock
 
-    stopped = ws.exec(["sh", "-c", "echo started; exec sleep 600"], on_output=seen, cancel=cancel)
+    stopped = ws.exec(
+        ExecRequest(["sh", "-c", "echo started; exec sleep 600"], on_output=seen, cancel=cancel)
+    )
     assert stopped.cancelled and not stopped.timed_out
 
 
@@ -131,11 +140,13 @@ def test_a_command_whose_facts_changed_since_the_stamp_does_not_run(ws: Workspac
     (root / "a.txt").write_text("x")
     recipe = line_recipe("echo hi > target", [("target", "a.txt")])
     facts = Recheck(recipe, recheck_digest(recipe, ws))
-    assert ws.exec(["sh", "-c", "echo ran > ran1"], facts=facts).exit_code == 0
+    assert ws.exec(ExecRequest(["sh", "-c", "echo ran > ran1"], facts=facts)).exit_code == 0
     (root / "target").unlink()
     (root / "target").symlink_to("d")  # where the redirect leads changed after the decision
     with pytest.raises(FactsChanged):
-        ws.exec(["sh", "-c", "echo ran > ran2"], facts=facts)
+        ws.exec(ExecRequest(["sh", "-c", "echo ran > ran2"], facts=facts))
     with pytest.raises(FactsChanged):
-        ws.exec(["sh", "-c", "echo ran > ran3"], facts=Recheck(["not", "a recipe"], facts.digest))
+        ws.exec(
+            ExecRequest(["sh", "-c", "echo ran > ran3"], facts=Recheck(["not", "a recipe"], facts.digest))
+        )
     assert (root / "ran1").exists() and not (root / "ran2").exists() and not (root / "ran3").exists()

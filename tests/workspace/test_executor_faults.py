@@ -12,9 +12,8 @@ from pathlib import Path
 import pytest
 
 from bastion.analyzer import analyze
-from bastion.policy import Gate, load_settings
-from bastion.policy._types import Decision
-from bastion.workspace import ExecutorLost, ExecutorWorkspace
+from bastion.policy import Decision, Gate, load_settings
+from bastion.workspace import ExecRequest, ExecutorLost, ExecutorWorkspace
 from tests.waits import PATIENCE
 
 FAKE = str(Path(__file__).with_name("fake_executor.py"))
@@ -68,7 +67,7 @@ def test_a_lost_or_lying_executor_fails_the_call_and_every_later_one(mode: str, 
     with pytest.raises(ExecutorLost, match=words):  # no fallback, no second chance
         ws.read("a.txt", 10)
     with pytest.raises(ExecutorLost):
-        ws.exec(["true"])
+        ws.exec(ExecRequest(["true"]))
     ws.close()
 
 
@@ -77,7 +76,7 @@ def test_a_stalled_executor_is_bounded_and_then_lost() -> None:
     with pytest.raises(ExecutorLost, match=re.escape("did not answer the lstat of 'a.txt' within 0.5 s")):
         ws.lstat("a.txt")
     with pytest.raises(ExecutorLost):
-        ws.exec(["true"], timeout=1)
+        ws.exec(ExecRequest(["true"], timeout=1))
     ws.close()
 
 
@@ -85,14 +84,14 @@ def test_a_command_stalled_past_its_timeout_and_the_bound_fails() -> None:
     ws = fake("stall", reply_timeout=STALL_BOUND)
     words = "did not answer the command 'sleep 600' within its timeout of 0.1 s and 0.5 s more"
     with pytest.raises(ExecutorLost, match=re.escape(words)):
-        ws.exec(["sleep", "600"], timeout=0.1)
+        ws.exec(ExecRequest(["sleep", "600"], timeout=0.1))
 
 
 def test_a_connection_cut_mid_command_fails_it_with_what_had_come() -> None:
     ws = fake("cut-mid-exec")
     seen: list[bytes] = []
     with pytest.raises(ExecutorLost, match="its connection closed"):
-        ws.exec(["make"], on_output=seen.append)
+        ws.exec(ExecRequest(["make"], on_output=seen.append))
     assert seen == [b"half"]
     with pytest.raises(ExecutorLost):
         ws.lstat(".")

@@ -13,7 +13,7 @@ from pathlib import Path
 
 from bastion.agent.tools import open_workspace
 from bastion.analyzer import Stamper, analyze
-from bastion.workspace import ExecutorWorkspace
+from bastion.workspace import ExecRequest, ExecutorWorkspace
 from tests.agent.agent_fixtures import run_main
 from tests.agent.scripted_server import ScriptedServer
 
@@ -51,10 +51,10 @@ def test_the_executor_never_receives_a_key_or_the_stamp_key(tmp_path: Path) -> N
         stamp = stamper.plan_stamp(analysis, ws)
         facts = stamper.verify_plan(stamp, analysis, ws)
         assert analysis.rendered is not None and facts is not None
-        ran = ws.exec(["bash", "-c", analysis.rendered], env=ws.env(), facts=facts)
+        ran = ws.exec(ExecRequest(["bash", "-c", analysis.rendered], env=ws.env(), facts=facts))
         assert ran.output == b"alpha\n"
         seen = ws.exec(
-            ["sh", "-c", 'env; tr "\\0" "\\n" < /proc/$PPID/environ'], env=ws.env()
+            ExecRequest(["sh", "-c", 'env; tr "\\0" "\\n" < /proc/$PPID/environ'], env=ws.env())
         ).output.decode()
     finally:
         ws.close()

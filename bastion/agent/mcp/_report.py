@@ -68,9 +68,9 @@ class _BuiltinNames:
     """The built-in tools' names and specs, for a report that runs no tool (doctor)."""
 
     def specs(self) -> Sequence[ToolSpec]:
-        from ..tools import TOOLS
+        from ..tools import AGENT_TOOLS
 
-        return [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
+        return [ToolSpec(t.name, t.description, t.parameters) for t in AGENT_TOOLS.values()]
 
     def has(self, name: str) -> bool:
         return False

@@ -18,7 +18,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 
 from ..._safe import safe_text
-from ...policy import Decision, Verdict, load_json, runs_alongside
+from ...policy import STAMP_ARG, Decision, Verdict, load_json, runs_alongside
 from ._types import (
     Assistant,
     Cancelled,
@@ -463,7 +463,7 @@ class Agent:
             Denial(
                 call.name,
                 call.id,
-                {k: v for k, v in args.items() if k != "bastion_stamp"},
+                {k: v for k, v in args.items() if k != STAMP_ARG},
                 str(verdict.decision),
                 reason,
                 verdict.rule.text if verdict.rule is not None else None,

@@ -5,8 +5,9 @@ Each is a `Tool` with the JSON schema the model sees and a `run(args, ctx)` that
 refusal or bad input comes back as an error output naming the part.
 """
 
+from ...policy import TOOLS as _TABLE
 from . import _bash, _edit, _glob, _grep, _ls, _memory, _read, _skill, _write
-from ._base import STAMP, Tool, ToolContext, ToolError, ToolOutput
+from ._base import Tool, ToolContext, ToolError, ToolOutput
 from ._executor_setup import (
     executor_argv,
     executor_landlock,
@@ -22,12 +23,11 @@ from ._toolbox import Toolbox
 from ._writing import WriteLock, write_lock
 
 __all__ = [
+    "AGENT_TOOLS",
     "MEMORY",
     "SESSION_TOOLS",
     "SKILL",
-    "STAMP",
     "SessionExtras",
-    "TOOLS",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -44,8 +44,11 @@ __all__ = [
     "write_lock",
 ]
 
-TOOLS: dict[str, Tool] = {
-    t.name: t for t in (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
-}
+# The tools every session offers, in the order the model is shown them, each a tool of the policy's
+# table (bastion.policy.TOOLS: what it takes, reads and writes; a name not in it fails at import)
+# with its schema for the model and its runner. A tool of the table that only a session has (skill,
+# memory) or that the loop runs itself (task) is not among them.
+_OFFERED = (_read.READ, _write.WRITE, _edit.EDIT, _glob.GLOB, _grep.GREP, _ls.LS, _bash.BASH)
+AGENT_TOOLS: dict[str, Tool] = {_TABLE[t.name].name: t for t in _OFFERED}
 
-SESSION_TOOLS: dict[str, Tool] = {t.name: t for t in (_skill.SKILL, _memory.MEMORY)}
+SESSION_TOOLS: dict[str, Tool] = {_TABLE[t.name].name: t for t in (_skill.SKILL, _memory.MEMORY)}

@@ -4,31 +4,25 @@ from __future__ import annotations
 
 import math
 import threading
-from collections.abc import Callable, Iterable, Mapping, Sequence
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any, Protocol
 
 from ..._errors import BastionError
 from ..._safe import safe_text
-from ...analyzer import (
-    CHANGED_PATHS,
-    DEFAULT_MAX_READ_BYTES,
-    SECRET_PATHS,
-    Stamper,
-)
+from ...analyzer import CHANGED_PATHS
 from ...policy import STAMP_ARG, TOOLS
 from ...sandbox import SandboxConfig
 from ...workspace import Resolved, Workspace, resolve
-from ._readable import Readable, shipped_readable
+from ._readable import Readable, readable_by
 
 if TYPE_CHECKING:
+    from ...policy import Gate
     from ..skills import Memory, SkillCatalog
 
 __all__ = [
-    "STAMP",
     "Args",
     "Files",
-    "RedirectTargets",
     "Tool",
     "ToolContext",
     "ToolError",
@@ -44,11 +38,7 @@ __all__ = [
     "text",
 ]
 
-STAMP = STAMP_ARG
-
 Args = Mapping[str, object]
-# The names a line's redirects would write, as (raw, where it leads) pairs: the policy's reader.
-RedirectTargets = Callable[[str, Workspace, str], Sequence[tuple[str, str]]]
 
 
 class Files(Protocol):
@@ -63,31 +53,34 @@ class Files(Protocol):
 
 @dataclass(frozen=True, slots=True)
 class ToolContext:
-    """Where a tool acts: the workspace, the process's stamper (None: stamps are not checked and
-    a stamped call is refused), the read bound, the root-relative working directory, where a
-    command's output goes as it arrives, the policy's reader of redirect targets (None: a
-    line stamp cannot be checked, so a line-stamped call is refused), and the event that, once
-    set, ends a running command's process group (Ctrl-C); `readable` is the policy's word on which
-    files below a decided path a walking tool may open (None: the shipped rules'); `secrets` are
-    the secret-looking path patterns the gate's git plans exclude (a re-check with others renders
-    another plan, which is refused); `sandbox` is the user's sandbox settings (the kernel's
-    confinement of every command bash starts); `skills` and `memory` are the session's (None: the
-    session has none, and the skill and memory tools refuse); `files` is where read, write and
+    """Where a tool acts: the session's gate (its workspace, root-relative working directory and
+    read bound are the tools'; a stamped call runs only if the gate clears its stamp: the gate
+    that made it, which decided with the same secret patterns), where a command's output goes as it
+    arrives, and the event that, once set, ends a running command's process group (Ctrl-C);
+    `sandbox` is the user's sandbox settings (the kernel's confinement
+    of every command bash starts); `skills` and `memory` are the session's (None: the session has
+    none, and the skill and memory tools refuse); `files` is where read, write and
     edit find a file's text instead of the disk (None: the disk)."""
 
-    ws: Workspace
-    stamper: Stamper | None
-    max_read_bytes: int = DEFAULT_MAX_READ_BYTES
-    cwd: str = "."
+    gate: Gate
     on_output: Callable[[str], None] | None = None
-    redirect_targets: RedirectTargets | None = None
     cancel: threading.Event | None = None
-    readable: Readable | None = None
-    secrets: tuple[str, ...] = SECRET_PATHS
     sandbox: SandboxConfig = SandboxConfig()
     skills: SkillCatalog | None = None
     memory: Memory | None = None
     files: Files | None = None
+
+    @property
+    def ws(self) -> Workspace:
+        return self.gate.ws
+
+    @property
+    def cwd(self) -> str:
+        return self.gate.cwd
+
+    @property
+    def max_read_bytes(self) -> int:
+        return self.gate.max_read_bytes
 
 
 class ToolError(BastionError):
@@ -135,7 +128,7 @@ class Tool:
 def schema(properties: dict[str, Any], required: Iterable[str]) -> dict[str, Any]:
     """A JSON schema object with the stamp field every tool carries."""
     props = dict(properties)
-    props[STAMP] = {"type": "string", "description": "Set by bastion; leave it out."}
+    props[STAMP_ARG] = {"type": "string", "description": "Set by bastion; leave it out."}
     return {"type": "object", "properties": props, "required": list(required), "additionalProperties": False}
 
 
@@ -183,16 +176,14 @@ def confined(ctx: ToolContext, raw: str) -> Resolved:
 
 
 def readable(ctx: ToolContext) -> Readable:
-    """Which files a walk below a decided path may open: the session's policy, else the shipped rules."""
-    return ctx.readable if ctx.readable is not None else shipped_readable()
+    """Which files a walk below a decided path may open: the gate's policy says."""
+    return readable_by(ctx.gate.settings.policy)
 
 
 def check_path_stamp(tool: str, args: Args, names: tuple[str, ...], ctx: ToolContext) -> None:
     """A stamped call runs only while its paths lead where they led when it was allowed."""
-    stamp = args.get(STAMP)
-    if stamp is None:
-        return
-    if ctx.stamper is None or not ctx.stamper.verify_path(stamp, tool, names, ctx.ws, ctx.cwd):
+    stamp = args.get(STAMP_ARG)
+    if stamp is not None and not ctx.gate.paths_hold(tool, names, stamp):
         raise ToolError(CHANGED_PATHS)
 
 

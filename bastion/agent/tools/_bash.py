@@ -1,9 +1,10 @@
 """bash: a command line in the working directory, with a timeout and its output streamed.
 
-With a stamp, what runs is what was decided: the line is analysed again and runs as its rendered
-plan (in the neutralising environment, URL userinfo masked) only if the plan stamp verifies, or,
-outside the subset, as typed only if the line stamp over its redirect targets verifies. Anything
-else is refused and nothing runs. Without a stamp the line runs as typed.
+With a stamp, what runs is what was decided: the gate that stamped it clears it right before it runs
+(`Gate.cleared`: the line analysed again, as the gate decided it), and it runs as its rendered plan
+(in the neutralising environment, URL userinfo masked) only if the plan stamp verifies, or, outside
+the subset, as typed only if the line stamp over its redirect targets verifies. Anything else is
+refused and nothing runs. Without a stamp the line runs as typed.
 
 A line that is not the plan holds the workspace's write lock while it runs (tools/_writing.py).
 Every command runs in the kernel's sandbox (bastion.sandbox) unless the user turned it off: the
@@ -18,41 +19,31 @@ import os
 import re
 from collections.abc import Callable, Sequence
 
-from ...analyzer import CHANGED_COMMAND, analyze, neutral_env, redact_userinfo
+from ...analyzer import CHANGED_COMMAND, neutral_env, redact_userinfo
+from ...policy import STAMP_ARG, Cleared
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
-from ...workspace import FactsChanged, Recheck
-from ._base import STAMP, Args, Tool, ToolContext, ToolError, number, schema, text
+from ...workspace import MAX_OUTPUT, ExecRequest, FactsChanged, Recheck
+from ._base import Args, Tool, ToolContext, ToolError, number, schema, text
 from ._executor_setup import executor_landlock
 from ._terminal import OutputStream
 from ._writing import writing
 
 __all__ = ["BASH", "MAX_OUTPUT"]
 
-MAX_OUTPUT = 51_200
 DEFAULT_TIMEOUT = 120
 # A URL cut by the output cap before its `@`: its userinfo would escape the redaction.
 _CUT_USERINFO = re.compile(r"(://)[^/@\s]*\Z")
 
 
-def _decided(line: str, stamp: object, ctx: ToolContext) -> tuple[str, dict[str, str], bool, Recheck]:
-    """The line to run, its environment, whether to mask userinfo, and the facts its stamp verified
-    on (which an executor reads again where it runs); or CHANGED_COMMAND."""
-    if ctx.stamper is None:
-        raise ToolError(CHANGED_COMMAND)
+def _decided(line: str, stamp: object, ctx: ToolContext) -> Cleared:
+    """What the stamped line runs, as the gate clears it right before it runs; or CHANGED_COMMAND."""
     try:
-        analysis = analyze(line, ctx.ws, ctx.cwd, max_read_bytes=ctx.max_read_bytes, secrets=ctx.secrets)
-        if analysis.auto and analysis.rendered is not None:
-            facts = ctx.stamper.verify_plan(stamp, analysis, ctx.ws)
-            if facts is not None:
-                return analysis.rendered, neutral_env(ctx.ws.env()), True, facts
-        elif analysis.outside is not None and ctx.redirect_targets is not None:
-            targets = ctx.redirect_targets(line, ctx.ws, ctx.cwd)
-            facts = ctx.stamper.verify_line(stamp, line, targets, ctx.ws) if targets else None
-            if facts is not None:
-                return line, ctx.ws.env(), False, facts
+        cleared = ctx.gate.cleared(line, stamp)
     except Exception as err:  # a re-check that fails refuses
         raise ToolError(CHANGED_COMMAND) from err
-    raise ToolError(CHANGED_COMMAND)
+    if cleared is None:
+        raise ToolError(CHANGED_COMMAND)
+    return cleared
 
 
 def _execute(
@@ -73,16 +64,17 @@ def _execute(
     stream = OutputStream(ctx.on_output, mask) if ctx.on_output is not None else None
     try:
         result = ctx.ws.exec(
-            argv,
-            cwd=ctx.cwd,
-            env=env,
-            timeout=timeout,
-            max_output=MAX_OUTPUT,
-            on_output=stream.feed if stream is not None else None,
-            cancel=ctx.cancel,
-            sandbox=sandbox,
-            contain=True,
-            facts=facts,
+            ExecRequest(
+                argv,
+                cwd=ctx.cwd,
+                env=env,
+                timeout=timeout,
+                on_output=stream.feed if stream is not None else None,
+                cancel=ctx.cancel,
+                sandbox=sandbox,
+                contain=True,
+                facts=facts,
+            )
         )
     except FactsChanged as err:
         raise ToolError(CHANGED_COMMAND) from err
@@ -116,15 +108,18 @@ def _run(args: Args, ctx: ToolContext) -> str:
     if not line.strip():
         raise ToolError("the command is empty")
     timeout = number(args, "timeout_seconds", DEFAULT_TIMEOUT, low=1, high=3600)
-    stamp = args.get(STAMP)
+    stamp = args.get(STAMP_ARG)
     if stamp is None:
         with writing(ctx):
             return _execute(ctx, ["bash", "-c", line], ctx.ws.env(), timeout, redact=False, read_only=False)
-    runs, env, redact, facts = _decided(line, stamp, ctx)
-    # Redacted is the analyzer's plan, which it proved read-only (it needs no write lock); a
-    # line-stamped line is approved, and may write.
-    with contextlib.nullcontext() if redact else writing(ctx):
-        return _execute(ctx, ["bash", "-c", runs], env, timeout, redact, read_only=redact, facts=facts)
+    cleared = _decided(line, stamp, ctx)
+    # The analyzer's plan, which it proved read-only, runs in the neutralising environment with
+    # userinfo masked (it needs no write lock); a line-stamped line is approved, and may write.
+    plan = cleared.plan
+    env = neutral_env(ctx.ws.env()) if plan else ctx.ws.env()
+    argv = ["bash", "-c", cleared.line]
+    with contextlib.nullcontext() if plan else writing(ctx):
+        return _execute(ctx, argv, env, timeout, plan, read_only=plan, facts=cleared.facts)
 
 
 BASH = Tool(

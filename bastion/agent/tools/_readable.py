@@ -14,8 +14,8 @@ A bare `ask grep` is about the call, which was decided already: it counts as the
 ranks above them, so it may be what hides one), closing a file only if read is not open either. The
 fallback says nothing about one file and skips none. A bare `ask read` or `deny read` skips all.
 
-This is the one seam between the tools and the policy: the toolbox passes the session's policy;
-a tool context built without one gets the shipped rules.
+This is the one seam between the tools and the policy: the walk asks the policy of the gate the
+tool context holds (a gate built on `Policy()` has the shipped rules).
 """
 
 from __future__ import annotations
@@ -25,7 +25,7 @@ from collections.abc import Callable
 
 from ...policy import Decision, Policy, Subject
 
-__all__ = ["Readable", "readable_by", "shipped_readable"]
+__all__ = ["Readable", "readable_by"]
 
 # Whether a file may be opened by a walk, given the root-relative names it goes by.
 Readable = Callable[[tuple[str, ...]], bool]

@@ -19,9 +19,7 @@ from ..runtime import Events, Gatekeeper, Tools, ToolSpec
 from ..runtime.harness import BUILTIN_SOURCE, MEMORY_SOURCE, SKILL_SOURCE
 
 if TYPE_CHECKING:
-    from ...analyzer import Stamper
-    from ...policy import Claims, Settings
-    from ...workspace import Workspace
+    from ...policy import Claims, Gate
     from ..skills import Deciding, Grants, Memory, Skill, SkillCatalog
     from . import ToolContext
 
@@ -131,9 +129,7 @@ def _enabled(flag: bool | None, configured: bool | None) -> bool:
 
 
 def session_extras(
-    settings: Settings,
-    ws: Workspace,
-    stamper: Stamper,
+    gate: Gate,
     home: str,
     where: str,
     *,
@@ -141,11 +137,13 @@ def session_extras(
     memory: bool | None = None,
     trust_skills: bool = False,
 ) -> SessionExtras:
-    """Find the skills (yours, then the project's) and open the memory, as the settings and flags
-    say. Raises ConfigError for a `skills_dirs` entry that is not a directory."""
+    """Find the skills (yours, then the project's) and open the memory, as the gate's settings and
+    the flags say; the gate's claims become the skills' (what a skill call reads). Raises
+    ConfigError for a `skills_dirs` entry that is not a directory."""
     from . import ToolContext
 
-    extras = SessionExtras(ToolContext(ws, stamper, settings.max_read_bytes))
+    settings, ws = gate.settings, gate.ws
+    extras = SessionExtras(ToolContext(gate))
     if _enabled(skills, settings.agent.skills):
         from ..skills import Found, Grants, SkillCatalog, project_skills, skills_dirs, your_skills
 
@@ -166,4 +164,5 @@ def session_extras(
         if extras.memory.fixed:
             extras.notes.append(extras.memory.fixed)
     extras.ctx = replace(extras.ctx, skills=extras.catalog, memory=extras.memory)
+    gate.claims = extras.claims
     return extras

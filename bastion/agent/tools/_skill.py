@@ -8,7 +8,8 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 
-from ._base import STAMP, Args, Tool, ToolContext, ToolError, schema
+from ...policy import STAMP_ARG
+from ._base import Args, Tool, ToolContext, ToolError, schema
 
 __all__ = ["SKILL"]
 
@@ -18,14 +19,13 @@ def _run(args: Args, ctx: ToolContext) -> str:
 
     if ctx.skills is None:
         raise ToolError("this session has no skills")
-    stamp = args.get(STAMP)
-    stamper = ctx.stamper
+    stamp = args.get(STAMP_ARG)
 
     def verify(names: Sequence[str]) -> bool:
-        return stamper is not None and stamper.verify_path(stamp, "skill", names, ctx.ws, ctx.cwd)
+        return ctx.gate.paths_hold("skill", names, stamp)
 
     try:
-        return ctx.skills.load(args, verify if stamper is not None else None)
+        return ctx.skills.load(args, verify if ctx.gate.stamper is not None else None)
     except SkillError as err:
         raise ToolError(f"skill: {err}") from None
 

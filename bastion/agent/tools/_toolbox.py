@@ -7,13 +7,11 @@ import threading
 from collections.abc import Callable, Mapping, Sequence
 from typing import TYPE_CHECKING
 
-from ...analyzer import SECRET_PATHS, Stamper
 from ...sandbox import SandboxConfig
-from ...workspace import Workspace
 from ..runtime import ToolSpec
 
 if TYPE_CHECKING:
-    from ...policy import Policy
+    from ...policy import Gate
     from . import WriteLock
     from ._base import Files
 
@@ -23,32 +21,18 @@ __all__ = ["Toolbox"]
 class Toolbox:
     def __init__(
         self,
-        ws: Workspace,
-        stamper: Stamper,
-        max_read_bytes: int,
+        gate: Gate,
         on_output: Callable[[str], None] | None = None,
-        policy: Policy | None = None,
         sandbox: SandboxConfig | None = None,
     ) -> None:
-        """`policy` (the session's) says which files below a decided path grep may open and which
-        secret-looking paths git plans exclude (as the gate does); without one, the shipped rules do.
-        `sandbox` confines every command bash starts (None: the default, "auto")."""
-        from ...policy import redirect_targets, secrets_in_force
-        from . import TOOLS, ToolContext
-        from ._readable import readable_by
+        """The tools act through `gate` (the session's: its workspace and directory, its read bound,
+        the check of every stamp it made; its policy says which files below a decided path grep may
+        open). `sandbox` confines every command bash starts (None: the default, "auto")."""
+        from . import AGENT_TOOLS, ToolContext
 
-        self._tools = TOOLS
-        self._ctx = ToolContext(
-            ws,
-            stamper,
-            max_read_bytes,
-            on_output=on_output,
-            redirect_targets=redirect_targets,
-            readable=readable_by(policy) if policy is not None else None,
-            secrets=secrets_in_force(policy) if policy is not None else SECRET_PATHS,
-            sandbox=sandbox or SandboxConfig(),
-        )
-        self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in TOOLS.values()]
+        self._tools = AGENT_TOOLS
+        self._ctx = ToolContext(gate, on_output=on_output, sandbox=sandbox or SandboxConfig())
+        self._specs = [ToolSpec(t.name, t.description, t.parameters) for t in AGENT_TOOLS.values()]
 
     def specs(self) -> Sequence[ToolSpec]:
         return self._specs

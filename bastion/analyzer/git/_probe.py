@@ -30,7 +30,7 @@ import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
-from ...workspace import System, Workspace, resolve
+from ...workspace import ExecRequest, System, Workspace, resolve
 from ._discovery import bare_on_the_way, located, unusable
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
@@ -313,7 +313,9 @@ class _Probe:
             directory = posixpath.dirname(directory)
 
     def _git(self, run_in: str, argv: list[str]) -> tuple[int, bytes]:
-        result = self.ws.exec(argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT)
+        result = self.ws.exec(
+            ExecRequest(argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT)
+        )
         if result.timed_out or result.exit_code is None:
             raise _Unreadable(f"git's configuration could not be read: {argv[-1]} did not finish")
         if result.omitted:
