@@ -327,6 +327,30 @@ def test_the_server_holds_no_key_and_ends_when_idle(
     assert not os.path.lexists(path)
 
 
+def _children(pid: int) -> list[int]:
+    with open(f"/proc/{pid}/task/{pid}/children", encoding="ascii") as f:
+        return [int(p) for p in f.read().split()]
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", encoding="ascii") as f:
+            return f.read().rsplit(")", 1)[1].split()[0] == "Z"  # a zombie: ended, not yet reaped
+    except FileNotFoundError:
+        return True
+
+
+def test_a_server_killed_with_sigkill_leaves_no_spare_waiting_for_ever(home: pathlib.Path) -> None:
+    pid, path = _start()
+    until(lambda: _children(pid) != [], "the server's spare child")
+    spares = _children(pid)
+    os.kill(pid, signal.SIGKILL)
+    os.waitpid(pid, 0)
+    until(
+        lambda: all(_gone(spare) for spare in spares), f"the spare children {spares} to end with their server"
+    )
+
+
 def test_no_server_is_used_or_started_with_bastion_no_server(
     home: pathlib.Path, tmp_path: pathlib.Path
 ) -> None:

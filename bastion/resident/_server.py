@@ -15,6 +15,7 @@ program itself, and ends after `idle` seconds without a call or when its socket 
 from __future__ import annotations
 
 import contextlib
+import ctypes
 import fcntl
 import gc
 import io
@@ -236,11 +237,19 @@ class _Served(NamedTuple):
     warm: Callable[[], object]
 
 
-def _spare(listener: socket.socket, lock: int, took: int, served: _Served) -> int:
+_PR_SET_PDEATHSIG = 1
+
+
+def _spare(listener: socket.socket, lock: int, took: int, served: _Served, parent: int) -> int:
     """A child that waits for the next call (so a call does not wait for a fork): it warms what is
-    pure, accepts, tells the parent (a byte on `took`) and answers."""
+    pure, accepts, tells the parent (a byte on `took`) and answers. It dies with the server
+    (PR_SET_PDEATHSIG: a server killed, even with SIGKILL, leaves no spare waiting in accept for
+    ever on a socket nobody will reach again), and at once if the server is already gone."""
     status = 1
     try:
+        ctypes.CDLL(None, use_errno=True).prctl(_PR_SET_PDEATHSIG, signal.SIGKILL, 0, 0, 0)
+        if os.getppid() != parent:
+            return status
         os.close(lock)
         served.warm()
         listener.settimeout(None)
@@ -275,6 +284,7 @@ def serve(
     served = _Served(print_, code_manifest(package), _status("self"), decide, warm)
     gc.freeze()  # the children then leave the parent's objects' pages unwritten by the collector
     children: set[int] = set()
+    server = os.getpid()
     spare = 0
     took, tell = os.pipe()
     try:
@@ -288,7 +298,7 @@ def serve(
                 spare = os.fork()
                 if spare == 0:
                     os.close(took)
-                    _spare(listener, lock, tell, served)
+                    _spare(listener, lock, tell, served, server)
                 children.add(spare)
             woke, _, _ = select.select([took], [], [], idle)
             if not woke:
