@@ -44,7 +44,7 @@ class Program:
     ) -> None:
         if not os.path.isdir(cwd):
             raise WorkspaceError(errno.ENOTDIR, f"its cwd {cwd} is not a directory")
-        from ..sandbox._confine import launch
+        from ..sandbox import launch
 
         self._say = say
         self._inputs: queue.Queue[bytes | None] = queue.Queue()
