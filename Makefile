@@ -55,9 +55,9 @@ conformance: $(VENV)/.installed
 
 # The real agent CLIs (pinned in integration/package-lock.json, installed with npm ci into the git-ignored
 # integration/node_modules) against bastion's hooks; every cell skipped, exit 0, without node and npm.
+# The hooks' resident server (bastion/resident) ends 10 s after the run's last call, not 300 s: a CI job
+# that waits for every process it started is not kept waiting.
 integration: $(VENV)/.installed
-	# the hooks' resident server (bastion/resident) ends 10 s after the run's last call, not 300 s: a CI job
-	# that waits for every process it started is not kept waiting
 	BASTION_SERVER_IDLE=10 $(BIN)/python -m integration
 
 clean:
