@@ -108,7 +108,7 @@ class Price(NamedTuple):
 
 
 class HarnessSection(NamedTuple):
-    """[harness]: the agent's slots (bastion.agent.harness reads it; an unknown slot or id there is
+    """[harness]: the agent's slots (bastion.agent.runtime.harness reads it; an unknown slot or id there is
     warned of, not an error). Only the user's file may have it."""
 
     profile: str | None = None  # the profile in force at start
@@ -132,7 +132,7 @@ class UserSettings(NamedTuple):
 class AgentConfig(NamedTuple):
     """The user's file's keys the agent reads (top-level keys, beside UserSettings'); None: unset."""
 
-    # The provider's settings (checked by bastion/agent/_settings.py: the providers, URLs, efforts).
+    # The provider's settings (checked by bastion/agent/providers/_settings.py: the providers, URLs, efforts).
     provider: str | None = None
     model: str | None = None
     base_url: str | None = None
@@ -156,12 +156,12 @@ class AgentConfig(NamedTuple):
     # [pricing."MODEL"]: the price of a model the provider does not report a cost for.
     pricing: Mapping[str, Price] | None = None
     harness: HarnessSection | None = None
-    # Skills (bastion/agent/_skills.py): offered unless false, when any is found.
+    # Skills (bastion/agent/skills/_skills.py): offered unless false, when any is found.
     skills: bool | None = None
     # More skill directories of yours, after ~/.bastion/skills: each must exist; `~` is expanded
     # and a relative one is relative to this file. Their skills are yours (--trust-skills grants).
     skills_dirs: tuple[Name, ...] | None = None
-    # The model's memory (bastion/agent/_memory.py): offered unless false.
+    # The model's memory (bastion/agent/skills/_memory.py): offered unless false.
     memory: bool | None = None
     # Where the memory is kept (default ~/.bastion/memory, made 0700); `~` is expanded.
     memory_dir: Name | None = None

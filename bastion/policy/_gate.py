@@ -31,7 +31,7 @@ if TYPE_CHECKING:
 __all__ = ["Claims", "Cleared", "Decided", "Gate", "bash_subjects", "secrets_in_force"]
 
 # What a call of a held tool (`skill`) reads of the workspace: root-relative names, () for nothing
-# of it, None when not known (the call then asks). The session's skills say (bastion/agent/_skills.py).
+# of it, None when not known (the call then asks). The session's skills say (bastion/agent/skills/_skills.py).
 Claims = Callable[[str, Mapping[str, object]], Sequence[str] | None]
 
 

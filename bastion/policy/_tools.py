@@ -96,7 +96,7 @@ TOOLS: dict[str, ToolInfo] = {
             ),
         ),
         ToolInfo("ls", "path", ".", reads=True, types=(("path", "string"),)),
-        # A sub-agent (bastion/agent/_subagent.py): its subject is its kind; every call the child
+        # A sub-agent (bastion/agent/subagents/_subagent.py): its subject is its kind; every call the child
         # makes is decided on its own, by the same policy.
         # The kinds of sub-agent: `explore` is given the looking tools and bash, `general` every tool.
         ToolInfo(
@@ -106,10 +106,10 @@ TOOLS: dict[str, ToolInfo] = {
             choices=("explore", "general"),
             types=(("kind", "string"), ("prompt", "string")),
         ),
-        # A skill (bastion/agent/_skills.py): its subject is its name; the files of the workspace a
+        # A skill (bastion/agent/skills/_skills.py): its subject is its name; the files of the workspace a
         # project's skill reads are reads held to read's asks and denies.
         ToolInfo("skill", "name", held_to="read", types=(("name", "string"), ("file", "string"))),
-        # The model's memory (bastion/agent/_memory.py), outside the workspace: its subject is the
+        # The model's memory (bastion/agent/skills/_memory.py), outside the workspace: its subject is the
         # action; the shipped rules allow `memory(read)` and ask for the others.
         ToolInfo(
             "memory",
