@@ -5,6 +5,7 @@ execute DIR` is). Each contract test runs against both."""
 from __future__ import annotations
 
 import os
+import shlex
 import sys
 from collections.abc import Iterator
 from pathlib import Path
@@ -28,6 +29,25 @@ TRANSPORT_ENV = {
 def execute_argv(root: Path | str) -> list[str]:
     """`bastion execute ROOT` as a process on this machine."""
     return [sys.executable, "-m", "bastion", "execute", str(root)]
+
+
+def session_argv(url: str, executor: list[str]) -> list[str]:
+    """`bastion -p go` against the scripted model at `url`, as JSON, its questions answered from
+    standard input, its tools acting through `executor` (the command that starts `bastion execute`)."""
+    return [
+        "-p",
+        "go",
+        "--output-format",
+        "json",
+        "--yes-to",
+        "stdin",
+        "--base-url",
+        url + "/v1",
+        "--provider",
+        "openai",
+        "--executor",
+        shlex.join(executor),
+    ]
 
 
 def connect(root: Path | str, env: dict[str, str] | None = None) -> ExecutorWorkspace:

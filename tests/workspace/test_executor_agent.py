@@ -6,12 +6,12 @@ key reaches neither the executor nor its commands."""
 from __future__ import annotations
 
 import json
-import shlex
 import sys
 from pathlib import Path
 
 from tests.agent.agent_fixtures import run_main
 from tests.agent.scripted_server import ScriptedServer
+from tests.workspace.conftest import session_argv
 
 KEY = "sk-test-canary-0123456789abcdef"
 
@@ -28,7 +28,7 @@ def test_a_session_with_an_executor_acts_in_its_root(tmp_path: Path) -> None:
         {"calls": [{"name": "write", "arguments": {"path": "new.txt", "content": "made there\n"}}]},
         {"text": "done"},
     ]
-    executor = shlex.join([sys.executable, "-m", "bastion", "execute", str(there), "--kind", "container"])
+    executor = [sys.executable, "-m", "bastion", "execute", str(there), "--kind", "container"]
     env = {
         "BASTION_HOME": str(tmp_path / "h" / ".bastion"),
         "HOME": str(tmp_path / "h"),
@@ -37,21 +37,7 @@ def test_a_session_with_an_executor_acts_in_its_root(tmp_path: Path) -> None:
         "BASTION_RETRY_CAP": "0.01",
     }
     with ScriptedServer(rounds) as server:
-        argv = [
-            "-p",
-            "go",
-            "--output-format",
-            "json",
-            "--yes-to",
-            "stdin",
-            "--base-url",
-            server.url + "/v1",
-            "--provider",
-            "openai",
-            "--executor",
-            executor,
-        ]
-        code, out, err = run_main(argv, cwd=str(here), env=env, stdin="y\ny\n")
+        code, out, err = run_main(session_argv(server.url, executor), cwd=str(here), env=env, stdin="y\ny\n")
         requests = server.requests
     assert code == 0, err
     assert "executor: bastion" in err and "container" in err and str(there) in err

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import shlex
 import shutil
 import signal
 import sys
@@ -22,6 +21,7 @@ import pytest
 from tests.agent.agent_fixtures import run_main
 from tests.agent.scripted_server import ScriptedServer
 from tests.waits import PATIENCE, until
+from tests.workspace.conftest import session_argv
 
 KEY = "sk-test-canary-mcp-0123456789abcdef"
 SERVER = Path(__file__).resolve().parents[1] / "agent" / "mcp_server.py"
@@ -52,23 +52,6 @@ def _places(tmp: Path, policy: str = 'allow = ["mcp(docs:*)"]') -> tuple[Path, P
     return here, there, env
 
 
-def _argv(server: ScriptedServer, executor: list[str]) -> list[str]:
-    return [
-        "-p",
-        "go",
-        "--output-format",
-        "json",
-        "--yes-to",
-        "stdin",
-        "--base-url",
-        server.url + "/v1",
-        "--provider",
-        "openai",
-        "--executor",
-        shlex.join(executor),
-    ]
-
-
 def _results(requests: list[dict[str, Any]]) -> list[str]:
     return [str(m["content"]) for m in requests[-1]["body"]["messages"] if m.get("role") == "tool"]
 
@@ -83,7 +66,7 @@ def test_an_mcp_server_starts_on_the_executor_and_answers_from_its_root(tmp_path
     ]
     executor = [sys.executable, "-m", "bastion", "execute", str(there)]
     with ScriptedServer(rounds) as server:
-        code, out, err = run_main(_argv(server, executor), cwd=str(here), env=env)
+        code, out, err = run_main(session_argv(server.url, executor), cwd=str(here), env=env)
         requests = server.requests
     assert code == 0, err
     where, names, parent = _results(requests)
@@ -125,7 +108,9 @@ def test_a_connection_that_drops_mid_call_fails_it_and_ends_the_run(tmp_path: Pa
     killer.start()
     with ScriptedServer(rounds) as server:
         try:
-            code, out, err = run_main(_argv(server, executor), cwd=str(here), env=env, stdin="y\ny\n")
+            code, out, err = run_main(
+                session_argv(server.url, executor), cwd=str(here), env=env, stdin="y\ny\n"
+            )
         finally:
             done.set()
             killer.join(PATIENCE)
