@@ -12,10 +12,12 @@ import os
 import shutil
 from pathlib import Path
 
+import pytest
+
 from bastion.analyzer import Analysis
 from bastion.grammar import Word, render_word
 
-__all__ = ["by_name", "fake_program"]
+__all__ = ["by_name", "fake_program", "needs"]
 
 
 def by_name(analysis: Analysis) -> str | None:
@@ -45,3 +47,9 @@ def fake_program(directory: Path, name: str, like: str = "true") -> Path:
     shutil.copy(source, target)
     target.chmod(0o755)
     return target
+
+
+def needs(program: str) -> pytest.MarkDecorator:
+    """Skips a test that runs `program` for real on a machine that has none (tree is not on every
+    machine); a test of the decision alone puts a fake_program on PATH instead."""
+    return pytest.mark.skipif(shutil.which(program) is None, reason=f"{program} is not installed")

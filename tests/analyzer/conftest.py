@@ -91,11 +91,21 @@ def run(ws: LocalWorkspace) -> Analyse:
     return _run
 
 
+def _on_path(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch, name: str) -> Path:
+    """A `name` first on PATH (a copy of `true`: this machine may have none, and a plan runs only a
+    program it found), in a directory outside every workspace."""
+    bin_dir = tmp_path_factory.mktemp(f"{name}bin")
+    fake_program(bin_dir, name)
+    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
+    return bin_dir / name
+
+
 @pytest.fixture
 def go_on_path(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
-    """A `go` first on PATH (a copy of `true`: this machine may have none, and a plan runs only a
-    program it found), in a directory outside every workspace."""
-    bin_dir = tmp_path_factory.mktemp("gobin")
-    fake_program(bin_dir, "go")
-    monkeypatch.setenv("PATH", f"{bin_dir}{os.pathsep}{os.environ.get('PATH', os.defpath)}")
-    return bin_dir / "go"
+    return _on_path(tmp_path_factory, monkeypatch, "go")
+
+
+@pytest.fixture
+def tree_on_path(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> Path:
+    """For a test of tree's decision alone: tree is not on every machine."""
+    return _on_path(tmp_path_factory, monkeypatch, "tree")

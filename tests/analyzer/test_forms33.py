@@ -25,6 +25,7 @@ RUNS = [
 ]
 
 
+@pytest.mark.usefixtures("tree_on_path")
 @pytest.mark.parametrize("line", RUNS)
 def test_the_form_runs_unasked(run: Analyse, line: str) -> None:
     a = run(line)

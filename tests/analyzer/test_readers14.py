@@ -379,6 +379,7 @@ NAMES_ASK = [
 ]
 
 
+@pytest.mark.usefixtures("tree_on_path")
 @pytest.mark.parametrize("line", NAMES_RUN)
 def test_a_lister_of_names_inside_runs_unasked(run: Analyse, line: str) -> None:
     a = run(line)
