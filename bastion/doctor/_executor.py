@@ -1,8 +1,8 @@
 """doctor's "Where the tools act" section: this machine, or the executor `--executor` (or the user
 config's `executor`) starts, reached as a session reaches it (the same scrubbed environment for its
 transport) and closed again: its bastion's version, the workspace's kind, ref and root, and the
-Landlock ABI of its kernel, against which the sandbox's mode is decided (the confinement is applied
-there). The executor's package is loaded only when one is named."""
+Landlock ABI of its kernel, against which the sandbox's mode is decided, and what the confinement
+applied there allows. The executor's package is loaded only when one is named."""
 
 from __future__ import annotations
 
@@ -29,7 +29,7 @@ def executor(context: Context) -> Section:
     if argv is None:
         here = f"this machine, in {context.root} (no executor: --executor or executor in your config)"
         return Section("executor", TITLE, (Fact("workspace", here),))
-    from ..sandbox import enforced
+    from ..sandbox import describe, enforced
 
     try:
         ws = context.open_executor(argv)
@@ -55,6 +55,10 @@ def executor(context: Context) -> Section:
                 Status.FAIL if missing else Status.OK if info.landlock else Status.WARN,
                 tuple(enforced(info.landlock)),
                 'sandbox = "require": every bash command will be refused there' if missing else "",
+            ),
+            *(
+                Fact(kind, describe(settings.sandbox, read_only=read_only, root=ws.root, abi=info.landlock))
+                for kind, read_only in (("auto-allowed lines there", True), ("approved lines there", False))
             ),
         )
     finally:

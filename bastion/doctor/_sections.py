@@ -232,6 +232,8 @@ def git(context: Context) -> Section:
 
 
 def sandbox(context: Context) -> Section:
+    """The sandbox's mode and this kernel's Landlock; with an executor named, the commands are
+    confined there, by its kernel: what that allows is in the executor's section."""
     if context.settings is None:
         return context.unchecked("sandbox", "Sandbox")
     from ..sandbox import describe, enforced, landlock_abi
@@ -240,6 +242,17 @@ def sandbox(context: Context) -> Section:
     version = landlock_abi()
     kernel = f"{platform.system()} {platform.release()} {platform.machine()}"
     sources = ", ".join(context.settings.sources) or "no config file: the default"
+    if _executor_named(context):
+        there = "run in the executor, confined by its kernel's Landlock (see Where the tools act)"
+        return Section(
+            "sandbox",
+            "Sandbox",
+            (
+                Fact("sandbox", f"{mode.mode!r} ({sources})"),
+                Fact("Landlock here", f"ABI {version} ({kernel})" if version else f"none ({kernel})"),
+                Fact("commands", there),
+            ),
+        )
     missing = version == 0 and mode.mode == "require"
     facts = [
         Fact(
@@ -258,6 +271,18 @@ def sandbox(context: Context) -> Section:
     for kind, read_only in (("auto-allowed lines", True), ("approved lines", False)):
         facts.append(Fact(kind, describe(mode, read_only=read_only, root=context.real_root)))
     return Section("sandbox", "Sandbox", tuple(facts))
+
+
+def _executor_named(context: Context) -> bool:
+    """Whether a session would run its tools in an executor (a bad --executor is one: its section
+    says what is wrong with it)."""
+    assert context.settings is not None
+    from ..agent.tools import executor_argv
+
+    try:
+        return executor_argv(context.executor, context.settings.agent) is not None
+    except BastionError:
+        return True
 
 
 def sample(context: Context) -> Section:

@@ -50,17 +50,17 @@ def forbids(conf: Confinement, version: int, root: str) -> str:
     return "; ".join(parts)
 
 
-def describe(config: SandboxConfig, *, read_only: bool, root: str) -> str:
-    """The sandbox a call would run under, for `bastion check --explain`."""
+def describe(config: SandboxConfig, *, read_only: bool, root: str, abi: int | None = None) -> str:
+    """The sandbox a call would run under, for doctor; `abi` is the Landlock ABI of the kernel the
+    command runs on (an executor's; None: this one's)."""
     if config.mode == "off":
         return 'none: sandbox = "off" in your config, so the command runs unconfined'
-    version = landlock_abi()
+    version = landlock_abi() if abi is None else abi
+    kernel = "this kernel" if abi is None else "the executor's kernel"
     if version == 0:
         if config.mode == "require":
-            return (
-                'required (sandbox = "require") but this kernel has no Landlock: the command would be refused'
-            )
-        return 'none: this kernel has no Landlock, and sandbox = "auto" runs commands unconfined'
+            return f'required (sandbox = "require") but {kernel} has no Landlock: the command is refused'
+        return f'none: {kernel} has no Landlock, and sandbox = "auto" runs commands unconfined'
     conf = Confinement(True) if read_only else Confinement(False, config.writable, config.network)
     kind = "read-only (the analyzer's plan)" if read_only else "workspace (an approved line)"
     return f"{kind}, Landlock ABI {version}: {forbids(conf, version, root)}"

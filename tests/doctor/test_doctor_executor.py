@@ -90,3 +90,34 @@ def test_doctors_mcp_servers_start_on_the_executor(tmp_path: Path) -> None:
     (fact,) = found["mcp"].values()
     assert code == 0 and fact["status"] == "ok", fact
     assert "mcp__docs__where" in fact["details"]
+
+
+def test_with_an_executor_the_sandbox_section_says_the_commands_are_confined_there(tmp_path: Path) -> None:
+    """This machine's kernel is not what confines an executor's commands: the sandbox section says
+    so (and fails nothing on this kernel's account), and the executor's section says what the
+    confinement there allows, with its root and its kernel's ABI."""
+    fake = shlex.join([sys.executable, str(FAKE), "stall"])  # says hello with Landlock ABI 0
+    code, found = _doctor(
+        tmp_path, 'sandbox = "require"\n', "--section", "sandbox", "--section", "executor", "--executor", fake
+    )
+    sandbox, there = found["sandbox"], found["executor"]
+    assert code == 1 and "Landlock" not in sandbox and "auto-allowed lines" not in sandbox
+    assert "run in the executor" in sandbox["commands"]["value"]
+    assert all(fact["status"] == "info" for fact in sandbox.values()), sandbox
+    refused = 'required (sandbox = "require") but the executor\'s kernel has no Landlock'
+    assert there["auto-allowed lines there"]["value"].startswith(refused)
+    assert there["approved lines there"]["value"].startswith(refused)
+
+
+def test_the_executors_confinement_is_described_for_its_root(tmp_path: Path) -> None:
+    there = tmp_path / "elsewhere" / "root"
+    there.mkdir(parents=True)
+    _, found = _doctor(tmp_path, "", "--section", "executor", "--executor", _execute(there))
+    facts = found["executor"]
+    approved = facts["approved lines there"]["value"]
+    if facts["Landlock there"]["value"] == "none":
+        assert approved.startswith("none: the executor's kernel has no Landlock")
+    else:
+        assert str(there) in approved
+    _, here = _doctor(tmp_path, "", "--section", "sandbox")
+    assert "Landlock" in here["sandbox"] and "commands" not in here["sandbox"]
