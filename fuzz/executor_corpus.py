@@ -5,7 +5,9 @@ reason and plan must be the same. Cases with a policy of their own are left out 
 runner writes their config; the executor reads the project's through itself, which the tests
 cover). Prints the counts and every disagreement; exits 1 on any.
 
-    nice -n 10 .venv/bin/python fuzz/executor_corpus.py [--limit N] [--seconds S]
+    nice -n 10 .venv/bin/python fuzz/executor_corpus.py [--limit N] [--seconds S] [--shard K/N]
+
+`--shard K/N` takes every N-th case from the K-th (1-based), so N processes share one run.
 """
 
 from __future__ import annotations
@@ -34,7 +36,14 @@ def main() -> int:
     p = argparse.ArgumentParser()
     p.add_argument("--limit", type=int, default=0, help="at most this many cases (0: all)")
     p.add_argument("--seconds", type=float, default=0, help="stop after this long (0: no bound)")
+    p.add_argument("--shard", default="1/1", help="K/N: the K-th of N interleaved parts (default 1/1)")
     args = p.parse_args()
+    try:
+        part, parts = (int(n) for n in args.shard.split("/"))
+        if not 1 <= part <= parts:
+            raise ValueError
+    except ValueError:
+        p.error(f"--shard {args.shard!r}: K/N with 1 <= K <= N")
     sys.path.insert(0, str(ROOT))
     sys.path.insert(0, str(CORPUS))
     from fixture import build  # type: ignore[import-not-found]
@@ -45,11 +54,14 @@ def main() -> int:
 
     env = {"PATH": os.environ.get("PATH", os.defpath), "HOME": os.environ.get("HOME", "/"), "LC_ALL": "C"}
     began = time.monotonic()
-    compared, differ = 0, []
+    compared, differ, seen = 0, [], 0
     for name in ("cases.jsonl", "real_cases.jsonl"):
         for text in (CORPUS / name).read_text().splitlines():
             case = json.loads(text) if text.strip() else {}
             if "cmd" not in case or case.get("policy") or case.get("project_policy"):
+                continue
+            seen += 1
+            if seen % parts != part - 1:
                 continue
             if (args.limit and compared >= args.limit) or (
                 args.seconds and time.monotonic() - began > args.seconds
@@ -70,7 +82,10 @@ def main() -> int:
     for d in differ:
         print(d)
     took = time.monotonic() - began
-    print(f"executor corpus: {compared} cases decided, {len(differ)} disagreements, {took:.0f} s")
+    print(
+        f"executor corpus (part {part}/{parts}): {compared} cases decided, {len(differ)} disagreements, "
+        f"{took:.0f} s"
+    )
     return 1 if differ else 0
 
 
