@@ -181,18 +181,77 @@ def _ssh_cell(checkout: Path) -> tuple[str, str]:
     return ("fail", why) if why else ("pass", f"ssh to 127.0.0.1:{port}, {len(LINES)} lines decided alike")
 
 
-def _container_cell() -> tuple[str, str]:
-    engine = _found("docker") or _found("podman")
-    if engine is None:
+def _container_cell(checkout: Path) -> tuple[str, str]:
+    """`ENGINE exec -i NAME python -m bastion execute ROOT` into a container of this run's own: an
+    image imported from a root of a few directories and links (no registry is reached), this
+    machine's /usr, /etc, Python and the checkout mounted read-only at their own paths, the
+    workspace read-write at its own (so both sides name the same root), no network."""
+    engines = [e for e in (_found("docker"), _found("podman")) if e is not None]
+    if not engines:
         return "skip", "neither Docker nor Podman is installed"
-    info = subprocess.run([engine, "info"], capture_output=True, text=True, check=False, timeout=PATIENCE)
-    if info.returncode != 0:
-        said = " ".join((info.stderr or info.stdout).split())[:200]
-        return "skip", f"{os.path.basename(engine)} does not run here: {said}"
-    return (
-        "skip",
-        "no image with bastion installed is built by this run yet (the container cell is not built)",
+    idle = []
+    for engine in engines:
+        info = subprocess.run([engine, "info"], capture_output=True, text=True, check=False, timeout=PATIENCE)
+        if info.returncode == 0:
+            break
+        idle.append(f"{os.path.basename(engine)} does not run here: {_said(info)}")
+    else:
+        return "skip", "; ".join(idle)
+    with tempfile.TemporaryDirectory(prefix="bastion-container-") as t:
+        tmp = Path(t)
+        root = tmp / "work" / "root"
+        _fixture(root)
+        with _container(engine, tmp, checkout, root) as (started, why):
+            if why:
+                return "skip", f"{os.path.basename(engine)} cannot start a container here: {why}"
+            python = str(checkout / ".venv" / "bin" / "python")
+            argv = [engine, "exec", "-i", started, python, "-m", "bastion", "execute", str(root)]
+            argv += ["--kind", "container", "--ref", started]
+            remote = ExecutorWorkspace(
+                argv, {"PATH": os.environ.get("PATH", os.defpath)}, reply_timeout=PATIENCE
+            )
+            try:
+                why = _check(remote, root)
+            finally:
+                remote.close()
+    engine_name = os.path.basename(engine)
+    return ("fail", why) if why else ("pass", f"{engine_name} exec, {len(LINES)} lines decided alike")
+
+
+def _said(done: subprocess.CompletedProcess[str]) -> str:
+    return " ".join((done.stderr or done.stdout).split())[:200]
+
+
+@contextlib.contextmanager
+def _container(engine: str, tmp: Path, checkout: Path, root: Path) -> Iterator[tuple[str, str]]:
+    """The running container's name and "", or "" and why it could not start (its engine's
+    words); removed, with its image, at the end."""
+    image = f"localhost/bastion-integration:{os.getpid()}"
+    base = tmp / "image"
+    for name in ("etc", "tmp", "root", "proc", "dev", "sys", "run"):
+        (base / name).mkdir(parents=True)
+    for name in ("bin", "lib", "lib64", "sbin"):
+        (base / name).symlink_to(f"usr/{name}")
+    subprocess.run(["tar", "-C", str(base), "-cf", str(tmp / "image.tar"), "."], check=True)
+    made = subprocess.run(
+        [engine, "import", str(tmp / "image.tar"), image], capture_output=True, text=True, timeout=PATIENCE
     )
+    if made.returncode != 0:
+        yield "", f"import: {_said(made)}"
+        return
+    name = f"bastion-integration-{os.getpid()}"
+    mounts = ["/usr", "/etc", sys.base_prefix, str(checkout)]
+    volumes = [f"-v{m}:{m}:ro" for m in dict.fromkeys(mounts) if not m.startswith("/usr/")]
+    # The engine's own limits may be above this machine's (which a container may not raise).
+    limits = ["--ulimit", "nofile=1024:1024", "--ulimit", "nproc=4096:4096"]
+    run = [engine, "run", "-d", "--rm", "--name", name, "--network", "none", *limits, *volumes]
+    run += [f"-v{root}:{root}", image, "/usr/bin/sleep", "infinity"]
+    try:
+        started = subprocess.run(run, capture_output=True, text=True, timeout=PATIENCE)
+        yield (name, "") if started.returncode == 0 else ("", f"run: {_said(started)}")
+    finally:
+        for end in (["rm", "-f", name], ["rmi", "-f", image]):
+            subprocess.run([engine, *end], capture_output=True, timeout=PATIENCE, check=False)
 
 
 def executor_cells(checkout: Path) -> list[tuple[str, str, str]]:
@@ -200,7 +259,7 @@ def executor_cells(checkout: Path) -> list[tuple[str, str, str]]:
     cells = []
     runs: tuple[tuple[str, Callable[[], tuple[str, str]]], ...] = (
         ("ssh", lambda: _ssh_cell(checkout)),
-        ("container", _container_cell),
+        ("container", lambda: _container_cell(checkout)),
     )
     for name, cell in runs:
         try:
