@@ -1,6 +1,8 @@
-"""A first git decision spawns git once (issue 31), and what the probe no longer asks git is what
-git would have said: where git finds the repository (`_discovery`) and the gitlinks of the index
-(`_index`), each held to git itself on the same repositories."""
+"""A first git decision spawns no git (issue 31; once per process where git's system config must be
+found), and what the probe no longer asks git is what git would have said: its config
+(`_configread`, held to git in test_git_configread.py), where git finds the repository
+(`_discovery`) and the gitlinks of the index (`_index`), each held to git itself on the same
+repositories."""
 
 from __future__ import annotations
 
@@ -73,28 +75,51 @@ def _then(repo: Path, *args: str) -> Path:
 
 @pytest.mark.parametrize("shape", sorted(SHAPES))
 @pytest.mark.parametrize("line", ["git status", "git log --oneline", "git diff", "git show"])
-def test_a_first_git_decision_in_a_repository_spawns_git_once(tmp_path: Path, shape: str, line: str) -> None:
+def test_a_first_git_decision_in_a_repository_spawns_no_git(tmp_path: Path, shape: str, line: str) -> None:
+    """git's config is read from its files (`_configread`): no system file to find (GIT_ENV has
+    GIT_CONFIG_NOSYSTEM), so no process at all."""
     repo = SHAPES[shape](tmp_path / "repo")
     ws = Counting(str(repo), GIT_ENV)
     a = analyze(line, ws)
     assert a.auto, [r.why for r in a.stages]
-    assert len(ws.argvs) == 1 and _listing(ws.argvs[0]), ws.argvs
+    assert ws.argvs == []
     analyze(line, ws)
-    assert len(ws.argvs) == 1, "a decided directory's probe is remembered while nothing changed"
+    assert ws.argvs == []
 
 
-def test_a_hook_call_for_git_status_spawns_git_once(tmp_path: Path, spawns: list[list[str]]) -> None:
-    repo = make_repo(tmp_path / "repo")
-    payload = {
-        "session_id": "s",
-        "cwd": str(repo),
-        "hook_event_name": "PreToolUse",
-        "tool_name": "Bash",
-        "tool_input": {"command": "git status"},
-    }
-    answer = claude_code_hook(json.dumps(payload), os.devnull)
-    assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow", answer
-    assert len([a for a in spawns if a[0] == "git"]) == 1, spawns
+@pytest.fixture
+def unlearnt(monkeypatch: pytest.MonkeyPatch) -> None:
+    """A process that has not yet asked git where its system config is."""
+    monkeypatch.setattr("bastion.analyzer.git._configread._learnt", {})
+
+
+@pytest.mark.usefixtures("unlearnt")
+def test_the_system_files_path_is_asked_of_git_once_per_process(tmp_path: Path) -> None:
+    env = {k: v for k, v in GIT_ENV.items() if k != "GIT_CONFIG_NOSYSTEM"}
+    for name in ("one", "two", "three"):
+        ws = Counting(str(make_repo(tmp_path / name)), env)
+        assert analyze("git status", ws).auto
+        asked = [["git", "config", "--system", "--list", "-z", "--show-origin"]] if name == "one" else []
+        assert ws.argvs == asked, ws.argvs
+
+
+@pytest.mark.usefixtures("unlearnt")
+def test_a_hook_call_for_git_status_spawns_git_at_most_once(tmp_path: Path, spawns: list[list[str]]) -> None:
+    """The hook's first call in a process asks git where the system config is; the next, in
+    another fresh repository, spawns nothing."""
+    for name, expected in (("repo", 1), ("other", 0)):
+        repo = make_repo(tmp_path / name)
+        payload = {
+            "session_id": "s",
+            "cwd": str(repo),
+            "hook_event_name": "PreToolUse",
+            "tool_name": "Bash",
+            "tool_input": {"command": "git status"},
+        }
+        answer = claude_code_hook(json.dumps(payload), os.devnull)
+        assert answer is not None and answer["hookSpecificOutput"]["permissionDecision"] == "allow", answer
+        assert len([a for a in spawns if a[0] == "git"]) == expected, spawns
+        spawns.clear()
 
 
 def test_a_repository_with_a_submodule_spawns_once_for_the_top_and_twice_for_the_submodule(
@@ -105,7 +130,8 @@ def test_a_repository_with_a_submodule_spawns_once_for_the_top_and_twice_for_the
     ws = Counting(str(repo), GIT_ENV)
     a = analyze("git status", ws)
     assert a.auto and not a.submodules_hidden, a.submodules_hidden
-    # The top's listing (the submodule's config included); where it is and its gitlinks: read.
+    # The top's listing (git asked: the submodule's config is included on its command line); where
+    # it is and its gitlinks: read.
     # The submodule: git asked where its repository is, and its config.
     assert [next(w for w in argv[1:] if not w.startswith("-") and "=" not in w) for argv in ws.argvs] == [
         "config",
@@ -130,7 +156,7 @@ def test_a_repository_found_from_the_walk_is_where_git_finds_it(tmp_path: Path, 
     repo = make_repo(tmp_path / "repo", {"pkg/deep/a.go": "package a\n", "pkg/HEAD": "not a ref\n"})
     ws = Counting(str(repo), GIT_ENV)
     assert probe_git(ws, where, strict=False) == ""
-    assert len(ws.argvs) == 1, ws.argvs  # the directory holding a file named HEAD is no git directory
+    assert ws.argvs == []  # the directory holding a file named HEAD is no git directory
     assert _rev_parse(repo / where) == (0, [str(repo / ".git"), str(repo)])
 
 

@@ -236,6 +236,7 @@ class Recording(LocalWorkspace):
 
 def test_a_probe_that_times_out_asks(tmp_path: Path) -> None:
     repo = make_repo(tmp_path / "repo")
+    set_config(repo, "include.path", "extra")  # an include: git is asked (the files are not read here)
     ws = Recording(str(repo), GIT_ENV, hang=True)
     assert "could not be read" in probe_git(ws, ".", strict=False)
     assert not analyze("git status", ws).auto
@@ -679,8 +680,8 @@ def test_a_link_made_deep_in_the_git_directory_changes_the_fingerprint_and_the_c
     ws = Recording(str(repo), GIT_ENV)
     before = git_fingerprint(ws, ".")
     assert probe_git(ws, ".", strict=False, subcommands=frozenset({"status"})) == ""
-    assert ws.spawns == 1
-    assert git_fingerprint(ws, ".") == before and ws.spawns == 1
+    assert ws.spawns == 0  # git's config read from its files (analyzer/git/_configread.py)
+    assert git_fingerprint(ws, ".") == before and ws.spawns == 0
     _replace_with_link(repo / ".git" / "refs" / "heads" / "topic" / "a", "../../../../.env")
     assert git_fingerprint(ws, ".") != before
     assert "symbolic link" in probe_git(ws, ".", strict=False, subcommands=frozenset({"status"}))

@@ -7,9 +7,9 @@ every submodule. The user's own scopes (system, global, command) are trusted; th
 (local, worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for
 lines run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
-A first probe spawns git once (design rule 85): the listing, which reads the submodule configs too
-(each is passed as a command-line `include.path`, so its entries come back with scope `command`
-and their own file as origin). Where git finds the repository is shown from the walk
+A first probe spawns no git where the config files can be read as git reads them (`_configread`,
+rule 117), else git once (rule 85): the listing, which reads the submodule configs too (each passed
+as a command-line `include.path`, its entries come back with scope `command` and their own origin). Where git finds the repository is shown from the walk
 (`_discovery`: a bare repository on the way, or a `.git` git would skip, is a reason), and
 `git rev-parse` is asked only where it cannot be (`core.worktree`, a true `core.bare`, another
 file system on the way); the gitlinks are read from the index (`_index`), and `git ls-files` is
@@ -24,13 +24,13 @@ from __future__ import annotations
 
 import os
 import posixpath
-import re
 import stat
 import threading
 from collections import OrderedDict
 from typing import NamedTuple
 
-from ...workspace import ExecRequest, System, Workspace, resolve
+from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
+from ._configread import ConfigFile, ListingError, learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
@@ -233,7 +233,7 @@ class _Probe:
         return name if kind == "ws" else None
 
     def entries(self, out: bytes, repo: str) -> tuple[Entry, ...]:
-        return parse_listing(out, repo)
+        return _parsed(out, repo)
 
     def look(self, absolute: str) -> Place:
         place = _place(self.ws, absolute)
@@ -267,7 +267,7 @@ class _Probe:
             gitdir = self._walk(abs_cwd)
             configs = self._scan(gitdir) if gitdir else []
             repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
-            entries = self._list(real.real, repo, configs)
+            entries = self._list(real.real, repo, gitdir, configs)
             try:
                 self._where(real.real, abs_cwd, gitdir, entries)
             except _Redirect as err:
@@ -322,19 +322,36 @@ class _Probe:
             raise _Unreadable("git's configuration could not be read: the listing is too large")
         return result.exit_code, result.output
 
-    def _list(self, run_in: str, repo: str, configs: list[str]) -> tuple[Entry, ...]:
+    def _list(self, run_in: str, repo: str, gitdir: str, configs: list[str]) -> tuple[Entry, ...]:
+        if not configs and isinstance(self.ws.system, LocalSystem):
+            read = self._read(run_in, gitdir)
+            if read is not None:
+                return read
         includes = [a for c in configs for a in ("-c", f"include.path={c}")]
         argv = ["git", *includes, "config", "--list", "-z", "--show-scope", "--show-origin"]
         code, out = self._git(run_in, argv)
         if code != 0:
             text = out.decode("utf-8", "replace").strip()[:300]
             raise _Unreadable(f"git's configuration could not be read: {text or f'exit {code}'}")
-        entries = parse_listing(out, repo)
+        entries = _parsed(out, repo)
         for entry in entries:
             if entry.origin:
                 self.look(entry.origin)
                 if _token(self.ws, _place(self.ws, entry.origin)) == "missing":
                     raise _Unreadable(f"git read a config file the probe cannot find: {entry.origin}")
+        return entries
+
+    def _read(self, run_in: str, gitdir: str) -> tuple[Entry, ...] | None:
+        """The listing read from the files themselves, where that is git's own (`_configread`),
+        each file read or found missing a place; None: git is asked."""
+        if bare_on_the_way(self.dirs, gitdir, self._lstat_abs, self.ws.system):
+            return None  # git would list that repository's config
+        looked: list[ConfigFile] = []
+        system = lambda: learn_system(self.env, lambda argv: self.try_git(run_in, argv))  # noqa: E731
+        entries = read_configs(self.env, system, gitdir, read_local, os.lstat, looked)
+        if entries is not None:
+            for path, st in looked:
+                self.known[self.look(path)] = "missing" if st is None else _identity(st)
         return entries
 
     def _where(self, run_in: str, abs_cwd: str, walked: str, entries: tuple[Entry, ...]) -> None:
@@ -376,28 +393,8 @@ def _take(ws: Workspace, cwd: str) -> _Snapshot:
     return _Probe(ws, cwd).run()
 
 
-_SCOPES = frozenset({"system", "global", "command", "local", "worktree"})
-_FILE = re.compile(r"file:(.*)", re.DOTALL)
-
-
-def parse_listing(out: bytes, repo: str) -> tuple[Entry, ...]:
-    """Entries of `git config --list -z --show-scope --show-origin`; relative origins are relative to
-    the repository's top directory `repo`."""
-    fields = out.split(b"\0")
-    if fields[-1] != b"" or (len(fields) - 1) % 3:
-        raise _Unreadable("git's configuration could not be read: the listing is not in the expected form")
-    entries: list[Entry] = []
-    for i in range(0, len(fields) - 1, 3):
-        scope, origin, pair = (f.decode("utf-8", "surrogateescape") for f in fields[i : i + 3])
-        if scope not in _SCOPES:
-            raise _Unreadable(f"git's configuration could not be read: unknown scope {scope!r}")
-        key, newline, value = pair.partition("\n")
-        match = _FILE.fullmatch(origin)
-        if match:
-            path = posixpath.normpath(posixpath.join(repo, match.group(1)))
-        elif origin == "command line:" and scope == "command" or scope in ("system", "global"):
-            path = ""
-        else:
-            raise _Unreadable(f"git's configuration could not be read: {key} comes from {origin!r}")
-        entries.append(Entry(scope, path, key, value if newline else None))
-    return tuple(entries)
+def _parsed(out: bytes, repo: str) -> tuple[Entry, ...]:
+    try:
+        return parse_listing(out, repo)
+    except ListingError as err:
+        raise _Unreadable(f"git's configuration could not be read: {err}") from None
