@@ -269,8 +269,21 @@ def serve_main(path: str, idle: str, expected: str) -> int:
     except Exception:
         return 1
     return serve(
-        path, seconds, bytes.fromhex(expected), os.path.dirname(__file__), __version__, _command, _warm
+        path, seconds, bytes.fromhex(expected), os.path.dirname(__file__), __version__, _command, _warm_spare
     )
+
+
+def _warm_spare() -> None:
+    """A spare child's warming: the server's (`_warm`), and where git keeps its system config
+    (a spawn of git, which the server itself never does: design rule 117), so a call's first git
+    decision spawns nothing. A failure only leaves that to the call."""
+    import contextlib
+
+    from .analyzer import learn_git_system
+
+    _warm()
+    with contextlib.suppress(Exception):
+        learn_git_system(os.environ)
 
 
 def _warm() -> None:

@@ -34,6 +34,10 @@ SITES = {
         "a bash line: the workspace's scrubbed env (an auto-allowed plan: that, neutralised)",
         "tests/agent/test_keys.py::test_the_keys_variable_is_not_in_the_commands_environment",
     ),
+    ("bastion/analyzer/git/_configread.py", "ask"): (
+        "where git keeps its system config, learnt by a server's spare child: PATH alone, neutralised",
+        "tests/test_spawn_sites.py::test_the_spares_git_gets_no_key",
+    ),
     ("bastion/analyzer/git/_probe.py", "_git"): (
         "the git probe: the workspace's scrubbed env, neutralised (a hook's workspace: empty)",
         "tests/test_spawn_sites.py::test_the_hooks_git_gets_no_key",
@@ -228,6 +232,19 @@ def test_the_hooks_git_gets_no_key(tmp_path: Path) -> None:
     assert any("/git" in line.split(",")[0] for line in execs)  # the probe ran git
     assert [line for line in execs[1:] if KEY in line] == []  # execs[0]: strace starting the hook
     assert sum(line.split(",")[0].endswith(f'"{sys.executable}"') for line in execs) == 1  # not again
+
+
+def test_the_spares_git_gets_no_key(tmp_path: Path) -> None:
+    trace = tmp_path / "trace"
+    code = "import os; from bastion.analyzer import learn_git_system; learn_git_system(os.environ)"
+    env = {**os.environ, "OPENAI_API_KEY": KEY, "PYTHONPATH": str(ROOT)}
+    subprocess.run(
+        ["strace", "-f", "-qq", "-v", "-s", "65535", "-e", "trace=execve", "-o", str(trace), sys.executable,
+         "-c", code], env=env, check=True, timeout=120,
+    )  # fmt: skip
+    execs = [line for line in trace.read_text().splitlines() if "execve(" in line]
+    assert any("/git" in line.split(",")[0] for line in execs)  # it asked git
+    assert [line for line in execs[1:] if KEY in line] == []
 
 
 @pytest.mark.parametrize(

@@ -11,6 +11,7 @@ from ._secrets import SECRET_PATHS
 if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts, recheck_digest
     from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
+    from .git._configread import learn_git_system
     from .git._finding import GitFinding
     from .git._neutral import neutral_env, redact_userinfo
     from .git._probe import find_git, git_fingerprint, probe_git
@@ -19,6 +20,7 @@ if typing.TYPE_CHECKING:
 _LAZY = {
     **dict.fromkeys(("Fact", "FactError", "plan_facts", "recheck_digest"), "_facts"),
     **dict.fromkeys(("GitFinding",), "git._finding"),
+    **dict.fromkeys(("learn_git_system",), "git._configread"),
     **dict.fromkeys(("find_git", "git_fingerprint", "probe_git"), "git._probe"),
     **dict.fromkeys(("neutral_env", "redact_userinfo"), "git._neutral"),
     **dict.fromkeys(("CHANGED_COMMAND", "CHANGED_PATHS", "Stamper", "StampError"), "_stamp"),
@@ -52,6 +54,7 @@ __all__ = [
     "analyze",
     "find_git",
     "git_fingerprint",
+    "learn_git_system",
     "neutral_env",
     "plan_facts",
     "recheck_digest",

@@ -22,12 +22,14 @@ import re
 import stat
 from collections.abc import Callable, Mapping
 
-from ...workspace import LocalSystem
+from ...workspace import ExecRequest, LocalSystem, LocalWorkspace
 from ._keys import Entry
+from ._neutral import neutral_env
 
 __all__ = [
     "ConfigFile",
     "ListingError",
+    "learn_git_system",
     "learn_system",
     "parse_config",
     "parse_listing",
@@ -154,6 +156,21 @@ def learn_system(env: Mapping[str, str], ask: Callable[[list[str]], tuple[int, b
         got = ask(["git", "config", "--system", "--list", "-z", "--show-origin"])
         _learnt[key] = None if got is None else system_path_from(*got)
     return _learnt[key]
+
+
+def learn_git_system(environ: Mapping[str, str]) -> None:
+    """Learn, for this process, where the git that PATH in `environ` finds keeps its system config
+    (one spawn of it, in the probe's environment made of PATH alone: no other variable of
+    `environ` reaches it): what a resident server's spare child does before its call, so the
+    call's first git decision spawns nothing."""
+    env = {**neutral_env({"PATH": environ["PATH"]} if "PATH" in environ else {}), "LC_ALL": "C"}
+    here = LocalWorkspace("/", env)
+
+    def ask(argv: list[str]) -> tuple[int, bytes] | None:
+        done = here.exec(ExecRequest(argv, env=env, timeout=10.0, max_output=1 << 16))
+        return None if done.exit_code is None or done.omitted else (done.exit_code, done.output)
+
+    learn_system(env, ask)
 
 
 def _git_on_path(path: str) -> tuple[object, ...] | None:

@@ -9,15 +9,15 @@ lines run neutralised, the deny-list for lines run as typed. Anything unreadable
 
 A first probe spawns no git where the config files can be read as git reads them (`_configread`,
 rule 117), else git once (rule 85): the listing, which reads the submodule configs too (each passed
-as a command-line `include.path`, its entries come back with scope `command` and their own origin). Where git finds the repository is shown from the walk
-(`_discovery`: a bare repository on the way, or a `.git` git would skip, is a reason), and
-`git rev-parse` is asked only where it cannot be (`core.worktree`, a true `core.bare`, another
-file system on the way); the gitlinks are read from the index (`_index`), and `git ls-files` is
-asked only where the reader is not sure. The gitlinks' checked-out repositories (submodules and
-embedded repositories) are probed by `_submodules` (git asked twice each). Results are cached per
-directory while a fingerprint of every file and directory the probe looked at (each directory of
-the git directory included, HEAD and the index, and each place the submodules' probe read) is
-unchanged.
+as a command-line `include.path`, its entries come back with scope `command` and their own origin).
+Where git finds the repository is shown from the walk (`_discovery`: a bare repository on the way,
+or a `.git` git would skip, is a reason), and `git rev-parse` is asked only where it cannot be
+(`core.worktree`, a true `core.bare`, another file system on the way); the gitlinks are read from
+the index (`_index`), and `git ls-files` is asked only where the reader is not sure. The gitlinks'
+checked-out repositories (submodules and embedded repositories) are probed by `_submodules` (git
+asked twice each). Results are cached per directory while a fingerprint of every file and directory
+the probe looked at (each directory of the git directory included, HEAD and the index, and each
+place the submodules' probe read) is unchanged.
 """
 
 from __future__ import annotations
