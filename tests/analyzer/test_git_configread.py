@@ -1,8 +1,8 @@
 """git's config read without git (`analyzer/git/_configread.py`, design rule 117) is git's own
 listing wherever it answers: held to `git config --list` on generated files (headers, keys, values,
 comments and the near-misses git reads otherwise), on realistic ones, and in each case it leaves to
-git; and the probe that uses it spawns no git, still finds what the judge refuses, and notices a
-file that appears."""
+git; and the probe that uses it spawns no git, still finds what the judge refuses, and makes
+the fingerprint git's listing would."""
 
 from __future__ import annotations
 
@@ -25,7 +25,6 @@ from bastion.analyzer.git._configread import (
 )
 from bastion.analyzer.git._keys import Entry
 from bastion.analyzer.git._neutral import neutral_env
-from bastion.analyzer.git._probe import printed_credentials
 
 from .gitrepo import GIT_ENV, make_repo
 from .test_git_one_spawn import Counting
@@ -269,21 +268,21 @@ def test_a_hostile_key_is_found_without_a_spawn(tmp_path: Path) -> None:
     assert ws.argvs == []
 
 
-def test_a_global_file_that_appears_after_a_probe_is_read(tmp_path: Path) -> None:
-    """The file git would read but did not find is a place too: once it exists the cached
-    answer is not used."""
-    home = tmp_path / "home"
-    home.mkdir()
-    repo = make_repo(tmp_path / "repo")
-    env = {k: v for k, v in GIT_ENV.items() if k != "GIT_CONFIG_GLOBAL"} | {"HOME": str(home)}
-    ws = Counting(str(repo), env)
-    before = git_fingerprint(ws, ".")
-    assert probe_git(ws, ".", strict=True) == ""
-    assert printed_credentials(ws, ".", ("remote.origin.url",)) == ""
-    (home / ".gitconfig").write_text('[remote "origin"]\n\turl = https://u:hunter2@example.com/r\n')
-    assert git_fingerprint(ws, ".") != before
-    assert "remote.origin.url" in printed_credentials(ws, ".", ("remote.origin.url",))
-    assert ws.argvs == []
+@pytest.mark.parametrize("files", [{}, {"global": REALISTIC["a user's"], "local": REALISTIC["a clone's"]}])
+def test_the_fingerprint_is_the_same_whether_read_or_asked_of_git(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, files: dict[str, bytes]
+) -> None:
+    """A stamp made where the files are read verifies where git is asked (an executor's recheck
+    reads them, its client asked git), and the reverse: the places are git's origins either way."""
+    repo, env = _setup(tmp_path, files)
+    env = {k: v for k, v in env.items() if not k.startswith("GIT_CONFIG_") or k == "GIT_CONFIG_SYSTEM"}
+    read_ws = Counting(str(repo), env)
+    read = git_fingerprint(read_ws, ".")
+    assert read_ws.argvs == []
+    monkeypatch.setattr("bastion.analyzer.git._probe.read_configs", lambda *args: None)
+    asked_ws = Counting(str(repo), {**env, "BASTION_TEST": "asked"})  # another cache key
+    assert git_fingerprint(asked_ws, ".") == read
+    assert [a[:2] for a in asked_ws.argvs] == [["git", "config"]]
 
 
 def test_a_file_left_to_git_is_asked_of_git(tmp_path: Path) -> None:

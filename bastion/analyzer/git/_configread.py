@@ -28,7 +28,6 @@ from ._neutral import neutral_env
 
 __all__ = [
     "ConfigFile",
-    "ListingError",
     "learn_git_system",
     "learn_system",
     "parse_config",
@@ -55,25 +54,21 @@ ConfigFile = tuple[str, "os.stat_result | None"]
 Reader = Callable[[str], "tuple[os.stat_result, bytes] | None"]
 
 
-class ListingError(ValueError):
-    """git's listing is not in the form asked for."""
-
-
 _SCOPES = frozenset({"system", "global", "command", "local", "worktree"})
 _FILE = re.compile(r"file:(.*)", re.DOTALL)
 
 
 def parse_listing(out: bytes, repo: str) -> tuple[Entry, ...]:
     """Entries of `git config --list -z --show-scope --show-origin`; relative origins are relative to
-    the repository's top directory `repo`. ListingError for a listing not in that form."""
+    the repository's top directory `repo`. ValueError for a listing not in that form."""
     fields = out.split(b"\0")
     if fields[-1] != b"" or (len(fields) - 1) % 3:
-        raise ListingError("the listing is not in the expected form")
+        raise ValueError("the listing is not in the expected form")
     entries: list[Entry] = []
     for i in range(0, len(fields) - 1, 3):
         scope, origin, pair = (f.decode("utf-8", "surrogateescape") for f in fields[i : i + 3])
         if scope not in _SCOPES:
-            raise ListingError(f"unknown scope {scope!r}")
+            raise ValueError(f"unknown scope {scope!r}")
         key, newline, value = pair.partition("\n")
         match = _FILE.fullmatch(origin)
         if match:
@@ -81,7 +76,7 @@ def parse_listing(out: bytes, repo: str) -> tuple[Entry, ...]:
         elif origin == "command line:" and scope == "command" or scope in ("system", "global"):
             path = ""
         else:
-            raise ListingError(f"{key} comes from {origin!r}")
+            raise ValueError(f"{key} comes from {origin!r}")
         entries.append(Entry(scope, path, key, value if newline else None))
     return tuple(entries)
 

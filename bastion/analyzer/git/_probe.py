@@ -7,17 +7,16 @@ every submodule. The user's own scopes (system, global, command) are trusted; th
 (local, worktree, and files they include) are judged by `_keys`: an allow-list per subcommand for
 lines run neutralised, the deny-list for lines run as typed. Anything unreadable is a reason.
 
-A first probe spawns no git where the config files can be read as git reads them (`_configread`,
-rule 117), else git once (rule 85): the listing, which reads the submodule configs too (each passed
-as a command-line `include.path`, its entries come back with scope `command` and their own origin).
-Where git finds the repository is shown from the walk (`_discovery`: a bare repository on the way,
-or a `.git` git would skip, is a reason), and `git rev-parse` is asked only where it cannot be
-(`core.worktree`, a true `core.bare`, another file system on the way); the gitlinks are read from
-the index (`_index`), and `git ls-files` is asked only where the reader is not sure. The gitlinks'
-checked-out repositories (submodules and embedded repositories) are probed by `_submodules` (git
-asked twice each). Results are cached per directory while a fingerprint of every file and directory
-the probe looked at (each directory of the git directory included, HEAD and the index, and each
-place the submodules' probe read) is unchanged.
+A first probe spawns no git where the config files can be read as git reads them (`_configread`, rule
+117), else git once (rule 85): the listing, which reads the submodule configs too (each passed as a
+command-line `include.path`, its entries come back with scope `command` and their own origin). Where git
+finds the repository is shown from the walk (`_discovery`: a bare repository on the way, or a `.git` git
+would skip, is a reason), and `git rev-parse` is asked only where it cannot be (`core.worktree`, a true
+`core.bare`, another file system on the way); the gitlinks are read from the index (`_index`), and `git
+ls-files` is asked only where the reader is not sure. The gitlinks' checked-out repositories (submodules
+and embedded repositories) are probed by `_submodules` (git asked twice each). Results are cached per
+directory while a fingerprint of every file and directory the probe looked at (each directory of the git
+directory included, HEAD and the index, and each place the submodules' probe read) is unchanged.
 """
 
 from __future__ import annotations
@@ -30,7 +29,7 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
-from ._configread import ConfigFile, ListingError, learn_system, parse_listing, read_configs, read_local
+from ._configread import ConfigFile, learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
@@ -343,15 +342,16 @@ class _Probe:
 
     def _read(self, run_in: str, gitdir: str) -> tuple[Entry, ...] | None:
         """The listing read from the files themselves, where that is git's own (`_configread`),
-        each file read or found missing a place; None: git is asked."""
+        each file it came from a place; None: git is asked."""
         if bare_on_the_way(self.dirs, gitdir, self._lstat_abs, self.ws.system):
             return None  # git would list that repository's config
         looked: list[ConfigFile] = []
         system = lambda: learn_system(self.env, lambda argv: self.try_git(run_in, argv))  # noqa: E731
         entries = read_configs(self.env, system, gitdir, read_local, os.lstat, looked)
         if entries is not None:
-            for path, st in looked:
-                self.known[self.look(path)] = "missing" if st is None else _identity(st)
+            read = {path: st for path, st in looked if st is not None}  # git's places: its origins
+            for origin in dict.fromkeys(e.origin for e in entries if e.origin):
+                self.known[self.look(origin)] = _identity(read[origin])
         return entries
 
     def _where(self, run_in: str, abs_cwd: str, walked: str, entries: tuple[Entry, ...]) -> None:
@@ -396,5 +396,5 @@ def _take(ws: Workspace, cwd: str) -> _Snapshot:
 def _parsed(out: bytes, repo: str) -> tuple[Entry, ...]:
     try:
         return parse_listing(out, repo)
-    except ListingError as err:
+    except ValueError as err:
         raise _Unreadable(f"git's configuration could not be read: {err}") from None
