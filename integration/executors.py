@@ -78,6 +78,15 @@ def _check(remote: ExecutorWorkspace, root: Path) -> str:
     return "a plan whose read changed after its stamp ran"
 
 
+def _through(argv: list[str], root: Path) -> str:
+    """_check of the executor `argv` starts, closed at the end."""
+    remote = ExecutorWorkspace(argv, {"PATH": os.environ.get("PATH", os.defpath)}, reply_timeout=PATIENCE)
+    try:
+        return _check(remote, root)
+    finally:
+        remote.close()
+
+
 def _relayed(remote: ExecutorWorkspace, root: Path) -> str:
     """ "" when a program started there (as an MCP stdio server is) relays its pipes both ways."""
     program = remote.spawn(["sh", "-c", "pwd; cat"], cwd=None, env={})
@@ -171,13 +180,7 @@ def _ssh_cell(checkout: Path) -> tuple[str, str]:
                 "--ref",
                 "127.0.0.1",
             ]
-            remote = ExecutorWorkspace(
-                argv, {"PATH": os.environ.get("PATH", os.defpath)}, reply_timeout=PATIENCE
-            )
-            try:
-                why = _check(remote, root)
-            finally:
-                remote.close()
+            why = _through(argv, root)
     return ("fail", why) if why else ("pass", f"ssh to 127.0.0.1:{port}, {len(LINES)} lines decided alike")
 
 
@@ -207,13 +210,7 @@ def _container_cell(checkout: Path) -> tuple[str, str]:
             python = str(checkout / ".venv" / "bin" / "python")
             argv = [engine, "exec", "-i", started, python, "-m", "bastion", "execute", str(root)]
             argv += ["--kind", "container", "--ref", started]
-            remote = ExecutorWorkspace(
-                argv, {"PATH": os.environ.get("PATH", os.defpath)}, reply_timeout=PATIENCE
-            )
-            try:
-                why = _check(remote, root)
-            finally:
-                remote.close()
+            why = _through(argv, root)
     engine_name = os.path.basename(engine)
     return ("fail", why) if why else ("pass", f"{engine_name} exec, {len(LINES)} lines decided alike")
 
