@@ -9,6 +9,7 @@ from __future__ import annotations
 import os
 import subprocess
 import tempfile
+from collections import OrderedDict
 from pathlib import Path
 
 import pytest
@@ -40,7 +41,7 @@ def _git_says(repo: Path, env: dict[str, str]) -> tuple[Entry, ...] | None:
 
 def _read(repo: Path, env: dict[str, str], system: str | None = None) -> tuple[Entry, ...] | None:
     gitdir = str(repo / ".git") if (repo / ".git").is_dir() else ""
-    return read_configs(env, lambda: system, gitdir, read_local, os.lstat, [])
+    return read_configs(env, lambda: system, gitdir, read_local, os.lstat, {})
 
 
 def _setup(base: Path, files: dict[str, bytes]) -> tuple[Path, dict[str, str]]:
@@ -280,7 +281,8 @@ def test_the_fingerprint_is_the_same_whether_read_or_asked_of_git(
     read = git_fingerprint(read_ws, ".")
     assert read_ws.argvs == []
     monkeypatch.setattr("bastion.analyzer.git._probe.read_configs", lambda *args: None)
-    asked_ws = Counting(str(repo), {**env, "BASTION_TEST": "asked"})  # another cache key
+    monkeypatch.setattr("bastion.analyzer.git._probe._cache", OrderedDict())
+    asked_ws = Counting(str(repo), env)
     assert git_fingerprint(asked_ws, ".") == read
     assert [a[:2] for a in asked_ws.argvs] == [["git", "config"]]
 

@@ -18,9 +18,10 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import analyze, probe_git
+from bastion.analyzer import analyze, neutral_env, probe_git
 
-# Private: the gitlink reader is the seam that replaces a second git process.
+# Private: the gitlink reader and the config reader are the seams that replace git processes.
+from bastion.analyzer.git._configread import read_configs, read_local, system_path_from
 from bastion.analyzer.git._index import gitlinks
 from bastion.audit import claude_code_hook
 from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace
@@ -89,7 +90,16 @@ def test_a_first_git_decision_in_a_repository_spawns_no_git(tmp_path: Path, shap
 
 @pytest.fixture
 def unlearnt(monkeypatch: pytest.MonkeyPatch) -> None:
-    """A process that has not yet asked git where its system config is."""
+    """A process that has not yet asked git where its system config is, on a machine whose system
+    config the reader takes (else git is asked for every listing, rightly: skipped, saying so)."""
+    env = {"PATH": os.environ.get("PATH", os.defpath), "LC_ALL": "C"}
+    done = subprocess.run(
+        ["git", "config", "--system", "--list", "-z", "--show-origin"], env=env, capture_output=True
+    )
+    system = system_path_from(done.returncode, done.stdout + done.stderr)
+    plain = {**neutral_env(env), "GIT_CONFIG_GLOBAL": "/dev/null"}
+    if system is None or read_configs(plain, lambda: system, "", read_local, os.lstat, {}) is None:
+        pytest.skip(f"this machine's system git config ({system or 'its path not shown'}) is left to git")
     monkeypatch.setattr("bastion.analyzer.git._configread._learnt", {})
 
 

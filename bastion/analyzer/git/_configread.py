@@ -23,11 +23,10 @@ import stat
 from collections.abc import Callable, Mapping
 
 from ...workspace import ExecRequest, LocalSystem, LocalWorkspace
-from ._keys import Entry
+from ._keys import GIT_FALSE, GIT_TRUE, Entry
 from ._neutral import neutral_env
 
 __all__ = [
-    "ConfigFile",
     "learn_git_system",
     "learn_system",
     "parse_config",
@@ -45,11 +44,7 @@ _KEY = re.compile(rb"[A-Za-z][A-Za-z0-9-]*")
 _HEADER = re.compile(rb'\[([A-Za-z0-9-]+)(?:[ \t]+"([^"\\\n\0]*)")?\][ \t]*(?:[#;][^\n]*)?')
 _PAIR = re.compile(rb"([A-Za-z][A-Za-z0-9-]*)[ \t]*(?:=[ \t]*([^\"\\#;\n]*))?")
 _MISSING_SYSTEM = re.compile(r"fatal: unable to read config file '(/[^'\n]*)': No such file or directory\n?")
-_TRUE = frozenset({"1", "true", "yes", "on"})
-_FALSE = frozenset({"0", "false", "no", "off", ""})
 
-# A file the reading looked at: its absolute path and what lstat gave (None: it does not exist).
-ConfigFile = tuple[str, "os.stat_result | None"]
 # Reads an absolute path: (what lstat gave, the bytes) or None for a missing file; raises OSError.
 Reader = Callable[[str], "tuple[os.stat_result, bytes] | None"]
 
@@ -208,7 +203,7 @@ def _flag(env: Mapping[str, str], name: str) -> bool | None:
     if value is None:
         return False
     value = value.lower()
-    return True if value in _TRUE else False if value in _FALSE else None
+    return True if value in GIT_TRUE else False if value in GIT_FALSE else None
 
 
 def _files(
@@ -280,7 +275,7 @@ def _setup_reads(key: str, value: str | None) -> bool:
     if key == "core.worktree":
         return False
     if key == "core.bare":
-        return value is None or value.lower() in _TRUE | _FALSE
+        return value is None or value.lower() in GIT_TRUE | GIT_FALSE
     return key != "core.repositoryformatversion" or value in ("0", "1")
 
 
@@ -307,12 +302,12 @@ def read_configs(
     gitdir: str,
     read: Reader,
     lstat: Callable[[str], os.stat_result],
-    looked: list[ConfigFile],
+    read_from: dict[str, os.stat_result],
 ) -> tuple[Entry, ...] | None:
     """Every entry `git config --list` would list in the environment `env` for the repository
     whose git directory is `gitdir` ("" for none), `system()` giving git's system file (asked only
-    when git would read it; None: not known); None where git must be asked. `looked` gets each
-    file read or found missing, as it was read."""
+    when git would read it; None: not known); None where git must be asked. `read_from` gets each
+    file read, with what lstat gave as it was read."""
     command = _command(env)
     files = _files(env, system, gitdir) if command is not None else None
     if files is None or command is None:
@@ -327,10 +322,10 @@ def read_configs(
             found = read(path)
         except OSError:
             return None
-        looked.append((path, None if found is None else found[0]))
         if found is None:
             continue
         st, data = found
+        read_from[path] = st
         if not stat.S_ISREG(st.st_mode) or len(data) >= MAX_CONFIG_BYTES:
             return None
         pairs = parse_config(data)

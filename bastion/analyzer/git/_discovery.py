@@ -30,7 +30,7 @@ import stat
 from collections.abc import Callable, Iterable, Sequence
 
 from ...workspace import System
-from ._keys import Entry
+from ._keys import GIT_FALSE, Entry
 
 __all__ = ["bare_on_the_way", "located", "unusable"]
 
@@ -40,7 +40,6 @@ Lstat = Callable[[str], os.stat_result]
 _HEAD_LIMIT = 255  # what git reads of HEAD to validate it
 _HEAD = re.compile(rb"ref:[ \t]*refs/|[0-9a-f]{40}")
 # What git reads as false: `git init` writes core.bare = false.
-_FALSE = frozenset({"false", "no", "off", "0", ""})
 
 
 def _exists(lstat: Lstat, path: str) -> bool:
@@ -113,7 +112,7 @@ def located(dirs: Sequence[str], gitdir: str, entries: Iterable[Entry], lstat: L
     entries = tuple(e for e in entries if e.scope != "command")
     for e in entries:
         key = e.key.lower()
-        if key == "core.worktree" or key == "core.bare" and (e.value or "true").lower() not in _FALSE:
+        if key == "core.worktree" or key == "core.bare" and (e.value or "true").lower() not in GIT_FALSE:
             return False
     if not gitdir:
         # No repository on the way: git reads no repository's config (else ask git why).

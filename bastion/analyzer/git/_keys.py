@@ -27,7 +27,9 @@ __all__ = ["READ_ONLY", "Entry", "bad_key", "judge_entries", "split_key", "subco
 TRUSTED_SCOPES = frozenset({"system", "global"})
 
 _BOOLISH = frozenset({"", "true", "false", "yes", "no", "on", "off", "1", "0"})
-_TRUE = frozenset({"true", "yes", "on", "1"})
+# git's boolean words (git_parse_maybe_bool_text, compared lowered); "" is false.
+GIT_TRUE = frozenset({"true", "yes", "on", "1"})
+GIT_FALSE = frozenset({"false", "no", "off", "0", ""})
 _RESTRICTS = frozenset({"never", "user"})
 
 _EXEC = re.compile(
@@ -224,7 +226,7 @@ _VALUE_RULES: dict[str, Callable[[str], bool]] = {
     "alias": lambda _: True,
 }
 _VALUE_OF: dict[str, Callable[[str], bool]] = {
-    "core.bare": lambda v: v.lower() not in _TRUE,
+    "core.bare": lambda v: v.lower() not in GIT_TRUE,
     "submodule.*.update": lambda v: not v.startswith("!"),
     "protocol.allow": lambda v: v.lower() in _RESTRICTS,
     "protocol.*.allow": lambda v: v.lower() in _RESTRICTS,
@@ -300,7 +302,7 @@ def bad_key(key: str, value: str | None, *, strict: bool, submodule: bool = Fals
         return "allows every transport, including ones that run commands"
     if k == "core.worktree":
         return "moves the work tree away from the checked directory"
-    if k == "core.bare" and v.lower() in _TRUE:
+    if k == "core.bare" and v.lower() in GIT_TRUE:
         return "makes git treat the directory as a bare repository"
     if k.startswith("extensions."):
         return "changes how git reads the repository"

@@ -29,7 +29,7 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
-from ._configread import ConfigFile, learn_system, parse_listing, read_configs, read_local
+from ._configread import learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
@@ -345,13 +345,11 @@ class _Probe:
         each file it came from a place; None: git is asked."""
         if bare_on_the_way(self.dirs, gitdir, self._lstat_abs, self.ws.system):
             return None  # git would list that repository's config
-        looked: list[ConfigFile] = []
+        read_from: dict[str, os.stat_result] = {}
         system = lambda: learn_system(self.env, lambda argv: self.try_git(run_in, argv))  # noqa: E731
-        entries = read_configs(self.env, system, gitdir, read_local, os.lstat, looked)
-        if entries is not None:
-            read = {path: st for path, st in looked if st is not None}  # git's places: its origins
-            for origin in dict.fromkeys(e.origin for e in entries if e.origin):
-                self.known[self.look(origin)] = _identity(read[origin])
+        entries = read_configs(self.env, system, gitdir, read_local, os.lstat, read_from)
+        for origin in dict.fromkeys(e.origin for e in entries or () if e.origin):  # git's places
+            self.known[self.look(origin)] = _identity(read_from[origin])
         return entries
 
     def _where(self, run_in: str, abs_cwd: str, walked: str, entries: tuple[Entry, ...]) -> None:
