@@ -14,6 +14,7 @@ tests/test_file_opens.py finds every other open in bastion/ and checks it is one
 from __future__ import annotations
 
 import errno
+import functools
 import os
 import stat
 
@@ -57,10 +58,16 @@ def is_null_device(path: str) -> bool:
     """Whether `path` is /dev/null (by the device it names, not opened): `--config /dev/null` is an
     empty config, as git's GIT_CONFIG_GLOBAL=/dev/null is."""
     try:
-        st, null = os.stat(path), os.stat(os.devnull)
+        st = os.stat(path)
+        return stat.S_ISCHR(st.st_mode) and st.st_rdev == _null_rdev()
     except OSError:
         return False
-    return stat.S_ISCHR(st.st_mode) and st.st_rdev == null.st_rdev
+
+
+@functools.cache
+def _null_rdev() -> int:
+    """The null device's number (what a device is, whatever its name: learnt once)."""
+    return os.stat(os.devnull).st_rdev
 
 
 def _refuse(path: str, mode: int) -> NotRegularFile:

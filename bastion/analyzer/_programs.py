@@ -18,17 +18,25 @@ each asks, but for the scripts read and pinned in `PINNED_SCRIPTS` by their SHA-
 `PYTHON_SCRIPTS`, a Python console script whose interpreter is an ELF file outside the workspace
 (mypy's entry point). A pinned or Python script's interpreter is a program the plan starts too.
 
-The lookup outside the workspace is remembered per (PATH, command, workspace) with the identity of
-every directory it looked in before the hit and of every file it found (device, inode, size, times,
-mode), and used again only while a `stat` of each gives the same (design rule 12); the entries
-inside the workspace are looked up again every time. `program_identity` is what a stamp binds.
+The lookup is made once per process for every workspace (per PATH, command and machine): each
+entry up to the first holding the name, with its path once its links are followed, and the file's
+judgement. It rests on the identity (device, inode, size, times, mode) of every entry it looked
+in, of every file it found and of every directory on the way to where each of them leads, and is
+used again only while a `stat` of each gives the same (design rule 12): a file put in an entry, a
+link made, moved or removed on the way to one, changes one of them. What depends on the workspace
+is judged on every decision from it: which entries and programs lie inside its root (those entries
+are looked up again every time, and the lookup goes on past one that holds the name, as it does
+for that workspace alone). `program_identity` is what a stamp binds.
 """
 
 from __future__ import annotations
 
+import functools
 import os
+import posixpath
 import re
 import stat
+import weakref
 from collections.abc import Mapping
 from typing import NamedTuple
 
@@ -107,17 +115,29 @@ def program_identity(system: System, path: str) -> Identity:
     return (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
 
 
-class _Lookup(NamedTuple):
-    """The lookup of one command on one PATH for one workspace: the entries before the hit that lie
-    inside the workspace or are relative (looked up again each time), the program found (or why
-    none), and the identities it rests on."""
+class _Walk(NamedTuple):
+    """The lookup of one command on one PATH on one machine, the same for every workspace: each
+    entry up to the first that holds an executable file of that name (an absolute one with its
+    path once its links are followed, a relative one with ""), that file's judgement (None: no
+    entry holds one), the rest of PATH after it, and the identities all of it rests on."""
 
-    inside: tuple[str, ...]
-    program: Program
+    system: weakref.ref[System]  # not kept alive by this memo (an executor's, once closed)
+    entries: tuple[tuple[str, str], ...]
+    hit: _Judged | None
+    rest: tuple[str, ...]
     rests_on: tuple[tuple[str, Identity], ...]
 
 
-_memo: dict[tuple[str, str, str, str, int], _Lookup] = {}
+class _Judged(NamedTuple):
+    """A file found on PATH as it is on any workspace: the program, or why it asks, once none of
+    the paths of `inside` (each with why it asks if there) lies inside the workspace, in order."""
+
+    program: Program
+    inside: tuple[tuple[str, str], ...]
+
+
+_memo: dict[tuple[tuple[str, ...], str, int], _Walk] = {}
+_UNSEEN = (0,)  # not yet stat'ed in this decision
 
 
 def find_program(
@@ -129,20 +149,57 @@ def find_program(
         if shell.exports(command):
             return Program(why=f"an exported function {command} runs instead of the builtin where this runs")
         return Program()
-    key = (shell.path, command, ws.root, ws.real_root, id(ws.system))
-    found = _memo.get(key)
-    if found is None or not _unchanged(ws.system, found.rests_on, seen):
-        found = _lookup(ws, shell.path, command)
-        if len(_memo) >= _MAX_MEMO:
-            _memo.clear()
-        _memo[key] = found
-    for entry in found.inside:
+    inside: list[str] = []
+    names = _entries(shell.path)
+    roots = tuple(dict.fromkeys(root.rstrip("/") for root in (ws.root, ws.real_root)))
+    while True:  # past a hit whose entry lies inside this workspace, the lookup goes on after it
+        walk = _walked(ws.system, names, command, seen)
+        entered = [_entered(roots, entry, real) for entry, real in walk.entries]
+        inside.extend(name for name in entered if name is not None)
+        if walk.hit is None or entered[-1] is None:
+            break
+        names = walk.rest
+    for entry in inside:
         if why := _shadowed(ws, cwd, entry, command):
             return Program(why=why)
-    program = found.program
+    if walk.hit is None:
+        return Program(why=f"{command} is not on PATH ({shell.path})")
+    for real, why in walk.hit.inside:
+        if root_relative(ws, real) is not None:
+            return Program(why=why)
+    program = walk.hit.program
     if program.path and shell.exports(program.path):  # bash lets a function's name hold a `/`
         return Program(why=f"an exported function {program.path} runs instead of it where this runs")
     return program
+
+
+def _walked(system: System, names: tuple[str, ...], command: str, seen: dict[str, Identity] | None) -> _Walk:
+    """The walk of `command` on the PATH entries `names`, remembered while what it rests on is
+    unchanged."""
+    key = (names, command, id(system))
+    found = _memo.get(key)
+    if found is None or found.system() is not system or not _unchanged(system, found.rests_on, seen):
+        found = _walk(system, names, command)
+        if len(_memo) >= _MAX_MEMO:
+            _memo.clear()
+        _memo[key] = found
+    return found
+
+
+def _entered(roots: tuple[str, ...], entry: str, real: str) -> str | None:
+    """A PATH entry as the lookup inside the workspace takes it: a relative one as it is, an
+    absolute one (normalised, as `real` is) inside the workspace (its `roots` without a trailing
+    `/`), as written or with its links followed, by its root-relative name after a `/`; None for an
+    entry outside. It is `root_relative` on paths already normal, once per entry of every line."""
+    if not real:
+        return entry
+    for path in (entry, real) if real != entry else (entry,):
+        for root in roots:
+            if path == (root or "/"):
+                return "/."
+            if path.startswith(root + "/"):
+                return f"/{path[len(root) + 1 :]}"
+    return None
 
 
 def _unchanged(
@@ -150,53 +207,66 @@ def _unchanged(
 ) -> bool:
     """Whether every directory and file a lookup rested on is what it was (each stat'ed once per
     decision when `seen` is given)."""
+    seen = {} if seen is None else seen
+    look = system.stat
     for path, known in rests_on:
-        if seen is None:
-            now = program_identity(system, path)
-        elif path in seen:
-            now = seen[path]
-        else:
-            now = seen[path] = program_identity(system, path)
+        now = seen.get(path, _UNSEEN)
+        if now is _UNSEEN:  # program_identity, inline: this loop is most of a first decision's time
+            try:
+                st = look(path)
+            except OSError:
+                now = None
+            else:
+                now = (st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns, st.st_ctime_ns, st.st_mode)
+            seen[path] = now
         if now != known:
             return False
     return True
 
 
-def _entries(path: str) -> list[str]:
+@functools.lru_cache(maxsize=64)
+def _entries(path: str) -> tuple[str, ...]:
     """PATH's entries in order, each once (a later repeat can never be where bash finds one)."""
-    return list(dict.fromkeys(entry or "." for entry in path.split(os.pathsep)))
+    return tuple(dict.fromkeys(entry or "." for entry in path.split(os.pathsep)))
 
 
-def _inside(ws: Workspace, entry: str) -> str | None:
-    """An absolute entry's root-relative name when it lies inside the workspace (as written or with
-    its links followed), else None."""
-    name = root_relative(ws, entry)
-    return name if name is not None else root_relative(ws, ws.system.realpath(entry))
-
-
-def _lookup(ws: Workspace, path: str, command: str) -> _Lookup:
-    inside: list[str] = []
-    rests_on: list[tuple[str, Identity]] = []
-    for entry in _entries(path):
+def _walk(system: System, names: tuple[str, ...], command: str) -> _Walk:
+    """The lookup on this machine, and the identities it rests on (`_followed`)."""
+    entries: list[tuple[str, str]] = []
+    rested: dict[str, Identity] = {}
+    for i, entry in enumerate(names):
         if not entry.startswith("/"):
-            inside.append(entry)
+            entries.append((entry, ""))
             continue
-        name = _inside(ws, entry)
-        if name is not None:
-            inside.append(f"/{name}")  # root-relative, marked as coming from an absolute entry
-            continue
-        rests_on.append((entry, program_identity(ws.system, entry)))
+        entries.append((posixpath.normpath(entry), _followed(system, entry, rested)))
         candidate = os.path.join(entry, command)
         try:
-            st = ws.system.stat(candidate)
+            st = system.stat(candidate)
         except OSError:
             continue
-        if not stat.S_ISREG(st.st_mode) or not ws.system.executable(candidate):
+        if not stat.S_ISREG(st.st_mode) or not system.executable(candidate):
             continue
-        program = _judge(ws, command, candidate)
-        rests_on.extend((p, program_identity(ws.system, p)) for p in (candidate, *program.starts))
-        return _Lookup(tuple(inside), program, tuple(rests_on))
-    return _Lookup(tuple(inside), Program(why=f"{command} is not on PATH ({path})"), tuple(rests_on))
+        hit = _judge(system, command, candidate, rested)
+        return _Walk(weakref.ref(system), tuple(entries), hit, names[i + 1 :], tuple(rested.items()))
+    return _Walk(weakref.ref(system), tuple(entries), None, (), tuple(rested.items()))
+
+
+_NEVER: Identity = (-1, -1, -1, -1, -1, -1)  # what no stat gives: a lookup made while a link moved
+
+
+def _followed(system: System, path: str, rested: dict[str, Identity]) -> str:
+    """`path` with its links followed, resting on the identity of the path and of every directory
+    on the way to where it leads, each taken before the path is followed again to make sure: a
+    link made, moved or removed on the way changes one of them, so the walk is made again."""
+    real = system.realpath(path)
+    rested.setdefault(path, program_identity(system, path))
+    along = "/"
+    for part in real.split("/"):
+        along = os.path.join(along, part)
+        rested.setdefault(along, program_identity(system, along))
+    if system.realpath(path) != real:
+        rested[path] = _NEVER
+    return real
 
 
 def _shadowed(ws: Workspace, cwd: str, entry: str, command: str) -> str:
@@ -218,36 +288,39 @@ def _shadowed(ws: Workspace, cwd: str, entry: str, command: str) -> str:
     return ""
 
 
-def _judge(ws: Workspace, command: str, found: str) -> Program:
+def _judge(system: System, command: str, found: str, rested: dict[str, Identity]) -> _Judged:
     """The file found on PATH: outside the workspace once its links are followed, and an ELF binary,
     a pinned script or (for PYTHON_SCRIPTS) a Python script, whose interpreter is an ELF binary."""
-    real = ws.system.realpath(found)
-    if root_relative(ws, real) is not None:
-        return Program(
-            why=f"{command} on PATH is {found}, which leads inside the working directory: the project's code"
-        )
-    head, why = _head(ws.system, command, found, real)
+    real = _followed(system, found, rested)
+    inside = (
+        (real, f"{command} on PATH is {found}, which leads inside the working directory: the project's code"),
+    )
+    head, why = _head(system, command, found, real)
     if why:
-        return Program(why=why)
+        return _Judged(Program(why=why), inside)
     if head.startswith(b"\x7fELF"):
-        return Program(found, (found,))
+        return _Judged(Program(found, (found,)), inside)
     script = f"{command} on PATH ({found}) is a script"
     if not head.startswith(b"#!"):
-        return Program(why=f"{command} on PATH ({found}) is neither a binary nor a script with a #! line")
+        why = f"{command} on PATH ({found}) is neither a binary nor a script with a #! line"
+        return _Judged(Program(why=why), inside)
     if command in PYTHON_SCRIPTS:
         python = _PYTHON.match(head)
         if python is None:
-            return Program(why=f"{script}, but not a Python one: it runs programs of its own")
-        return _interpreted(ws, script, found, os.fsdecode(python.group(1)))
-    if _digest(ws.system, real) not in PINNED_SCRIPTS:
-        return Program(
-            why=f"{script}, which runs programs of its own (a version manager's shim reads the "
+            return _Judged(
+                Program(why=f"{script}, but not a Python one: it runs programs of its own"), inside
+            )
+        return _interpreted(system, script, found, os.fsdecode(python.group(1)), inside, rested)
+    if _digest(system, real) not in PINNED_SCRIPTS:
+        why = (
+            f"{script}, which runs programs of its own (a version manager's shim reads the "
             "project's settings); bastion runs only the scripts it has read"
         )
+        return _Judged(Program(why=why), inside)
     shebang = _SHEBANG.match(head)
     if shebang is None:
-        return Program(why=f"{script} whose interpreter bastion cannot read")
-    return _interpreted(ws, script, found, os.fsdecode(shebang.group(1)))
+        return _Judged(Program(why=f"{script} whose interpreter bastion cannot read"), inside)
+    return _interpreted(system, script, found, os.fsdecode(shebang.group(1)), inside, rested)
 
 
 def _head(system: System, command: str, found: str, real: str) -> tuple[bytes, str]:
@@ -266,12 +339,18 @@ def _digest(system: System, path: str) -> str:
         return ""
 
 
-def _interpreted(ws: Workspace, script: str, found: str, interpreter: str) -> Program:
+def _interpreted(
+    system: System,
+    script: str,
+    found: str,
+    interpreter: str,
+    inside: tuple[tuple[str, str], ...],
+    rested: dict[str, Identity],
+) -> _Judged:
     """A script's program: the script, and its interpreter, an ELF binary outside the workspace."""
-    real = ws.system.realpath(interpreter)
-    if root_relative(ws, real) is not None:
-        return Program(why=f"{script} run by {interpreter}, inside the working directory")
-    head, why = _head(ws.system, os.path.basename(found), interpreter, real)
+    real = _followed(system, interpreter, rested)
+    inside = (*inside, (real, f"{script} run by {interpreter}, inside the working directory"))
+    head, why = _head(system, os.path.basename(found), interpreter, real)
     if why or not head.startswith(b"\x7fELF"):
-        return Program(why=why or f"{script} run by {interpreter}, which is not a binary")
-    return Program(found, (found, interpreter))
+        return _Judged(Program(why=why or f"{script} run by {interpreter}, which is not a binary"), inside)
+    return _Judged(Program(found, (found, interpreter)), inside)

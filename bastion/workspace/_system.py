@@ -10,12 +10,36 @@ this machine's.
 from __future__ import annotations
 
 import os
+import stat
 from typing import Protocol, runtime_checkable
 
 from .._files import open_regular
 from ._gitdir import GitDirScan, scan_gitdir
 
-__all__ = ["LocalSystem", "System", "read_fd"]
+__all__ = ["LOCAL_SYSTEM", "LocalSystem", "System", "read_fd", "real_path"]
+
+
+def real_path(path: str) -> str:
+    """os.path.realpath(path), a path of no link, `.` or `..` (most roots and PATH entries) settled
+    by an lstat of each component in a loop of its own; any other taken by os.path.realpath."""
+    if (
+        not path.startswith("/")
+        or "//" in path
+        or "/./" in path
+        or "/../" in path
+        or path.endswith(("/.", "/.."))
+    ):
+        return os.path.realpath(path)
+    along = ""
+    for part in path.strip("/").split("/"):
+        along = f"{along}/{part}"
+        try:
+            mode = os.lstat(along).st_mode
+        except OSError:
+            return os.path.realpath(path)
+        if stat.S_ISLNK(mode):
+            return os.path.realpath(path)
+    return along or "/"
 
 
 def read_fd(fd: int, limit: int) -> bytes:
@@ -73,7 +97,7 @@ class LocalSystem:
         return os.lstat(path)
 
     def realpath(self, path: str) -> str:
-        return os.path.realpath(path)
+        return real_path(path)
 
     def executable(self, path: str) -> bool:
         return os.access(path, os.X_OK)
@@ -87,3 +111,6 @@ class LocalSystem:
 
     def scan_gitdir(self, gitdir: str) -> GitDirScan:
         return scan_gitdir(gitdir)
+
+
+LOCAL_SYSTEM = LocalSystem()  # what every LocalWorkspace looks at (it holds no state)

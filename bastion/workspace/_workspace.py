@@ -19,7 +19,7 @@ from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
 
 from .._errors import BastionError
 from .._files import NotRegularFile, open_regular
-from ._system import LocalSystem, System, read_fd
+from ._system import LOCAL_SYSTEM, System, read_fd, real_path
 
 if TYPE_CHECKING:
     import threading
@@ -178,13 +178,13 @@ class LocalWorkspace:
         self, root: str, env: Mapping[str, str] | None = None, *, recheck: Rechecker | None = None
     ) -> None:
         self._root = os.path.abspath(root)
-        self._real_root = os.path.realpath(self._root)
+        self._real_root = real_path(self._root)
         self._env = dict(env if env is not None else {})
         # The facts of a stamped call are read again before it runs when this workspace serves an
         # executor (the stamp was verified in the session's process); in that process the
         # verification just made through this same root is that check.
         self._recheck = recheck
-        self._system = LocalSystem()
+        self._system = LOCAL_SYSTEM  # one for every workspace: what is remembered of it is shared
         self._fd: int | None = None
         self._closer: weakref.finalize[[int], LocalWorkspace] | None = None
         self._closed = False

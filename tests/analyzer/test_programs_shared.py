@@ -1,0 +1,123 @@
+"""The PATH lookup is remembered once per process for every workspace (analyzer/_programs.py): a
+directory where one workspace's line runs unasked must still ask in the workspace the same PATH
+entry or program leads into, whichever of the two was decided first."""
+
+from __future__ import annotations
+
+import os
+import shutil
+from pathlib import Path
+
+import pytest
+
+from bastion.analyzer import analyze
+from bastion.workspace import LocalWorkspace
+from tests.plans import fake_program
+
+ORDERS = pytest.mark.parametrize("order", ["other first", "project first"])
+
+
+def _analyses(order: str, other: Path, project: Path, line: str) -> dict[Path, tuple[bool, str, str | None]]:
+    """The analysis of `line` in both workspaces, in `order`: (auto, why, rendered) of each."""
+    found = {}
+    for root in (other, project) if order == "other first" else (project, other):
+        a = analyze(line, LocalWorkspace(str(root)))
+        found[root] = (a.auto, a.stages[0].why, a.rendered)
+    return found
+
+
+@ORDERS
+def test_a_path_entry_leading_into_one_workspace_asks_there_and_names_the_program_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
+) -> None:
+    project, other = tmp_path / "project", tmp_path / "other"
+    fake_program(project / "tools", "cat")
+    other.mkdir()
+    (tmp_path / "links").mkdir()
+    os.symlink(project / "tools", tmp_path / "links" / "tools")  # outside as written, inside once followed
+    monkeypatch.setenv("PATH", f"{tmp_path / 'links' / 'tools'}:/usr/bin:/bin")
+    found = _analyses(order, other, project, "cat x")
+    auto, why, _ = found[project]
+    assert not auto and "the project's own program" in why
+    auto, why, rendered = found[other]
+    assert auto, why
+    assert rendered is not None and rendered.startswith(f"'{tmp_path / 'links' / 'tools' / 'cat'}'")
+
+
+@ORDERS
+def test_a_program_leading_into_one_workspace_asks_there_and_runs_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
+) -> None:
+    project, other = tmp_path / "project", tmp_path / "other"
+    fake_program(project / "tools", "cat")
+    other.mkdir()
+    (tmp_path / "bin").mkdir()
+    os.symlink(project / "tools" / "cat", tmp_path / "bin" / "cat")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
+    found = _analyses(order, other, project, "cat x")
+    auto, why, _ = found[project]
+    assert not auto and "leads inside the working directory" in why
+    auto, why, _ = found[other]
+    assert auto, why
+
+
+@ORDERS
+def test_an_entry_inside_one_workspace_holding_the_name_asks_there_and_is_the_program_elsewhere(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
+) -> None:
+    """The lookup shared goes on past an entry that lies inside the workspace at hand."""
+    project, other = tmp_path / "project", tmp_path / "other"
+    fake_program(project / "bin", "cat")
+    other.mkdir()
+    monkeypatch.setenv("PATH", f"{project / 'bin'}:/usr/bin:/bin")
+    found = _analyses(order, other, project, "cat x")
+    auto, why, _ = found[project]
+    assert not auto and "the project's own program" in why
+    auto, why, rendered = found[other]
+    assert auto and rendered is not None and rendered.startswith(f"'{project / 'bin' / 'cat'}'"), why
+
+
+def test_a_directory_moved_into_a_workspace_behind_a_remembered_entry_is_looked_at_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The entry's path with its links followed is remembered while what both name is the same: a
+    directory moved into the project, and the link made again to it, makes the entry inside."""
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    fake_program(tmp_path / "tools", "cat")
+    link = tmp_path / "links" / "tools"
+    link.parent.mkdir()
+    os.symlink(tmp_path / "tools", link)
+    monkeypatch.setenv("PATH", f"{link}:/usr/bin:/bin")
+    for root in (other, project):  # both remembered with the entry outside
+        a = analyze("cat x", LocalWorkspace(str(root)))
+        assert a.auto, a.stages[0].why
+    shutil.move(tmp_path / "tools", project / "tools")
+    link.unlink()
+    os.symlink(project / "tools", link)
+    a = analyze("cat x", LocalWorkspace(str(project)))
+    assert not a.auto and "the project's own program" in a.stages[0].why
+    assert analyze("cat x", LocalWorkspace(str(other))).auto
+
+
+def test_a_link_put_on_the_way_to_a_remembered_entry_is_noticed_though_the_entry_names_the_same(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The directory an entry leads to stays the same one (a stat of the entry and of its followed
+    path give what they gave), but a directory above it moved into the project, a link left in its
+    place: every directory on the followed path is part of what the lookup rests on."""
+    project, other = tmp_path / "project", tmp_path / "other"
+    project.mkdir()
+    other.mkdir()
+    fake_program(tmp_path / "T" / "a" / "b", "cat")
+    entry = tmp_path / "links" / "b"
+    entry.parent.mkdir()
+    os.symlink(tmp_path / "T" / "a" / "b", entry)
+    monkeypatch.setenv("PATH", f"{entry}:/usr/bin:/bin")
+    for root in (other, project):
+        assert analyze("cat x", LocalWorkspace(str(root))).auto
+    os.rename(tmp_path / "T" / "a", project / "a")
+    os.symlink(project / "a", tmp_path / "T" / "a")
+    a = analyze("cat x", LocalWorkspace(str(project)))
+    assert not a.auto and "the project's own program" in a.stages[0].why
