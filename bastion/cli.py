@@ -63,7 +63,7 @@ def _print_human(result: dict[str, Any], stream: TextIO, cwd: str) -> None:
     if result.get("rule"):
         out.write(f"  rule: {result['rule']} ({result['source']})\n")
     if result.get("plan"):
-        from .audit._plan_words import short_plan  # its neutralising settings summarised (--json: whole)
+        from .audit import short_plan  # its neutralising settings summarised (--json: whole)
 
         out.write(f"  runs: {short_plan(result['plan'])}\n")
     if result.get("submodules_hidden"):
@@ -202,7 +202,7 @@ def _by_server(args: list[str]) -> int | None:
     """The server's answer, its bytes written here; None to decide in-process (standard input, when
     a hook's was read for the server, is read again from the start)."""
     from . import __version__
-    from .resident._client import ask_server, read_stdin, replay_stdin
+    from .resident import ask_server, read_stdin, replay_stdin
 
     stdin, whole = read_stdin() if args[0] == "hook" and sys.stdin is not None else (b"", True)
     answer = ask_server(args, stdin, __version__, os.path.dirname(__file__)) if whole else None
@@ -261,7 +261,7 @@ _WARM_LINES = (
 def serve_main(path: str, idle: str, expected: str) -> int:
     """The resident server's process (started by a client: bastion/resident/_client.py)."""
     from . import __version__
-    from .resident._server import serve
+    from .resident import serve
 
     try:
         seconds = float(idle)

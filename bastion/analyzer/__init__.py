@@ -11,18 +11,32 @@ from ._secrets import SECRET_PATHS
 if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts, recheck_digest
     from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
-    from .git._configread import learn_git_system
-    from .git._finding import GitFinding
-    from .git._neutral import neutral_env, redact_userinfo
-    from .git._probe import find_git, git_fingerprint, probe_git
+    from .git import (
+        GitFinding,
+        find_git,
+        git_fingerprint,
+        learn_git_system,
+        neutral_env,
+        probe_git,
+        redact_userinfo,
+    )
 
 # What the dry-run of a line without git never needs is loaded when first named (PEP 562).
 _LAZY = {
     **dict.fromkeys(("Fact", "FactError", "plan_facts", "recheck_digest"), "_facts"),
-    **dict.fromkeys(("GitFinding",), "git._finding"),
-    **dict.fromkeys(("learn_git_system",), "git._configread"),
-    **dict.fromkeys(("find_git", "git_fingerprint", "probe_git"), "git._probe"),
-    **dict.fromkeys(("neutral_env", "redact_userinfo"), "git._neutral"),
+    # git's names through git's own lazy face, which loads each one's module when it is first named
+    **dict.fromkeys(
+        (
+            "GitFinding",
+            "find_git",
+            "git_fingerprint",
+            "learn_git_system",
+            "neutral_env",
+            "probe_git",
+            "redact_userinfo",
+        ),
+        "git",
+    ),
     **dict.fromkeys(("CHANGED_COMMAND", "CHANGED_PATHS", "Stamper", "StampError"), "_stamp"),
 }
 

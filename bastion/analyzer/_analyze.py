@@ -13,7 +13,7 @@ from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResu
 from ._secrets import SECRET_PATHS
 
 if TYPE_CHECKING:
-    from .git._finding import GitFinding
+    from .git import GitFinding
 
 __all__ = ["GOVERNED", "analyze"]
 
@@ -26,7 +26,7 @@ _UNGOVERNED = Check(ok=True, auto=False)
 
 def _first(ctx: Context, stage: Stage) -> Check:
     if stage.command == "git":
-        from .git._check import check_git  # loaded with the first git line
+        from .git import check_git  # loaded with the first git line
 
         return check_git(ctx, stage)
     if stage.command == "cd":
@@ -195,9 +195,7 @@ def _probe(
 ) -> tuple[list[StageResult], GitFinding | None, tuple[str, ...]]:
     """Ask git's configuration once per directory holding a governed, ok git stage, for the
     subcommands run there. The first finding marks the first ok git stage as failing, naming the key."""
-    from .git._finding import GitFinding
-    from .git._keys import subcommand
-    from .git._probe import find_git
+    from .git import GitFinding, find_git, subcommand
 
     dirs: dict[str, frozenset[str]] = {}
     for r in results:
@@ -229,7 +227,7 @@ def _probe(
 def _credentials(ws: Workspace, results: list[StageResult]) -> str:
     """Which config value an auto-allowed line's git stages print holds a URL's credentials ("" for
     none)."""
-    from .git._probe import printed_credentials
+    from .git import printed_credentials
 
     for r in results:
         if r.check.git and r.check.prints:
@@ -242,9 +240,7 @@ def _credentials(ws: Workspace, results: list[StageResult]) -> str:
 def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageResult], str]:
     """An auto-allowed line's git status and diff stages, showing submodules where every one was
     probed clean (and there are some), and why they stay hidden elsewhere ("" for nowhere)."""
-    from .git._keys import subcommand
-    from .git._plan import NO_SUBMODULES, SHOWN_SUBMODULES, showing_submodules
-    from .git._probe import submodules_of
+    from .git import NO_SUBMODULES, SHOWN_SUBMODULES, showing_submodules, subcommand, submodules_of
 
     out, hidden = list(results), ""
     for i, r in enumerate(out):
@@ -280,7 +276,7 @@ def _runnable(plan: Plan, choices: tuple[Choice, ...]) -> Plan:
     pipelines = []
     operators = plan.operators
     if any(git for _, _, git in choices):
-        from .git._plan import UNSET_GIT_STEERING
+        from .git import UNSET_GIT_STEERING
 
         pipelines.append(Pipeline((Stage(tuple(Word(w) for w in UNSET_GIT_STEERING)),)))
         operators = (Operator.AND, *operators)

@@ -294,7 +294,7 @@ def _stream(ctx: Context, stage: Stage, position: int, before: dict[int, _Stream
         found = found_names(ctx, stage, parts)
         return _found_stream(found)
     if command == "git":
-        from .git._check import check_git
+        from .git import check_git
 
         tracked = tracked_names(ctx, stage, check_git(ctx, stage))
         return _Stream(tracked.check, tracked.names)

@@ -17,7 +17,7 @@ from .._errors import BastionError
 from ..workspace import Recheck, Workspace, root_relative, walk
 from ._programs import program_identity
 from ._result import Analysis
-from .git._probe import git_fingerprint
+from .git import git_fingerprint
 
 __all__ = [
     "Fact",

@@ -10,7 +10,7 @@ from ..workspace import Workspace
 from ._secrets import SECRET_PATHS
 
 if TYPE_CHECKING:
-    from .git._finding import GitFinding
+    from .git import GitFinding
 
 __all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
 

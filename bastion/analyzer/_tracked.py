@@ -110,7 +110,7 @@ def tracked_names(ctx: Context, stage: Stage, git_check: Check) -> Tracked:
                 f"git ls-files lists more than {MAX_TREE_FILES} names, too many to judge one by one; "
                 "narrow the pathspec"
             )
-    from .git._plan import plan_words
+    from .git import plan_words
 
     words = plan_words(("ls-files",), None, ("-z", *kept, "--", *specs))
     depends = (*git_check.depends, gitdir, index)
@@ -162,7 +162,7 @@ Entries = tuple[tuple[bytes, int], ...]
 def _index(ctx: Context) -> tuple[str, str, str, Entries] | str:
     """The repository git finds from the stage's directory (its top, git directory and index, each
     root-relative) and the index's entries (name, mode), or why they cannot be known."""
-    from .git._index import MAX_INDEX, index_entries
+    from .git import MAX_INDEX, index_entries
 
     parts = [] if ctx.cwd == "." else ctx.cwd.split("/")
     if ".git" in (p.lower() for p in parts):
@@ -250,7 +250,7 @@ def _pattern(spec: bytes) -> re.Pattern[bytes]:
 def _judged(ctx: Context, prefix: str, raw: bytes, mode: int) -> tuple[str, str]:
     """Why the index name `raw` (mode `mode`) may not be handed on ("" when it may), and the name
     as git prints it from the stage's directory."""
-    from .git._index import GITLINK, SYMLINK
+    from .git import GITLINK, SYMLINK
 
     try:
         name = raw.decode("utf-8")

@@ -15,6 +15,7 @@ if typing.TYPE_CHECKING:
     from ._hook import claude_code_hook
     from ._hooks import codex_hook, gemini_hook
     from ._inputs import FORMATS, Call, Problem, detect, read_calls
+    from ._plan_words import short_plan
     from ._suggest import suggest
 
 __all__ = [
@@ -38,6 +39,7 @@ __all__ = [
     "gemini_hook",
     "hook_main",
     "read_calls",
+    "short_plan",
     "suggest",
 ]
 
@@ -51,6 +53,7 @@ _LAZY = {
     "claude_code_hook": "_hook",
     **dict.fromkeys(("codex_hook", "gemini_hook"), "_hooks"),
     **dict.fromkeys(("FORMATS", "Call", "Problem", "detect", "read_calls"), "_inputs"),
+    "short_plan": "_plan_words",
     "suggest": "_suggest",
 }
 

@@ -11,6 +11,26 @@ environment, umask, argv and standard input, and returns the bytes the command w
 status. Any doubt (no server, another install, a peer of another user or another namespace, a
 stale or foreign socket, garbage, a timeout) and the client decides in-process: the server is a
 cache of imports, never a source of answers that the process itself would not give.
-The client imports only os, sys and _socket (docs/design.md, rules 111-113)."""
+The client imports only os, sys and _socket (docs/design.md, rules 111-113).
 
-__all__: list[str] = []
+Its face is what bastion/cli.py runs: the client's three names and the server's `serve`, each
+loaded with its own module when first named (PEP 562, without importlib or typing), so the console
+script still imports only what the client needs (none of the server)."""
+
+TYPE_CHECKING = False  # typing's own constant would import typing (and re) into the client
+if TYPE_CHECKING:
+    from ._client import ask_server, read_stdin, replay_stdin
+    from ._server import serve
+del TYPE_CHECKING
+
+__all__ = ["ask_server", "read_stdin", "replay_stdin", "serve"]
+
+_LAZY = {**dict.fromkeys(("ask_server", "read_stdin", "replay_stdin"), "_client"), "serve": "_server"}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(__import__(f"{__name__}.{_LAZY[name]}", fromlist=(name,)), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")

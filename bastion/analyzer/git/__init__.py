@@ -1,7 +1,71 @@
-"""git under the analyzer: the checker of git lines (`_check`) and its flags, the plan a line runs
-as (`_plan`), the neutral environment it runs in (`_neutral`), and the probe of the repository's
-configuration (`_probe`: the git directory's walk in `_dir`, the keys judged in `_keys`, what it
-found as a value in `_finding`). Nothing here is imported until a line runs git: each module is
-named by its path, and this package exports nothing of its own."""
+"""git under the analyzer: the checker of git lines (`_check`) and its flags (`_flags`), `REV:path`
+(`_objects`), the plan a line runs as (`_plan`), the neutral environment it runs in (`_neutral`),
+and the probe of the repository's configuration (`_probe`: where git finds the repository in
+`_discovery`, git's config files read in `_configread`, the keys judged in `_keys`, the index in
+`_index`, the submodules in `_submodules`, the printed values holding a URL's credentials in
+`_urls`, what it found as a value in `_finding`).
 
-__all__: list[str] = []
+Its face (below) is what the rest of the analyzer imports, each name loaded with its module when
+first named (PEP 562): importing the package loads none of its modules, and the dry-run of a line
+without git imports not even the package (tests/test_layering.py)."""
+
+import importlib
+import typing
+
+if typing.TYPE_CHECKING:
+    from ._check import check_git
+    from ._configread import learn_git_system
+    from ._finding import GitFinding
+    from ._index import GITLINK, MAX_INDEX, SYMLINK, index_entries
+    from ._keys import subcommand
+    from ._neutral import neutral_env, redact_userinfo
+    from ._plan import NO_SUBMODULES, SHOWN_SUBMODULES, UNSET_GIT_STEERING, plan_words, showing_submodules
+    from ._probe import find_git, git_fingerprint, printed_credentials, probe_git, submodules_of
+
+_LAZY = {
+    "check_git": "_check",
+    "learn_git_system": "_configread",
+    "GitFinding": "_finding",
+    **dict.fromkeys(("GITLINK", "MAX_INDEX", "SYMLINK", "index_entries"), "_index"),
+    "subcommand": "_keys",
+    **dict.fromkeys(("neutral_env", "redact_userinfo"), "_neutral"),
+    **dict.fromkeys(
+        ("NO_SUBMODULES", "SHOWN_SUBMODULES", "UNSET_GIT_STEERING", "plan_words", "showing_submodules"),
+        "_plan",
+    ),
+    **dict.fromkeys(
+        ("find_git", "git_fingerprint", "printed_credentials", "probe_git", "submodules_of"), "_probe"
+    ),
+}
+
+
+def __getattr__(name: str) -> object:
+    if name in _LAZY:
+        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
+        globals()[name] = value
+        return value
+    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+
+
+__all__ = [
+    "GITLINK",
+    "MAX_INDEX",
+    "NO_SUBMODULES",
+    "SHOWN_SUBMODULES",
+    "SYMLINK",
+    "UNSET_GIT_STEERING",
+    "GitFinding",
+    "check_git",
+    "find_git",
+    "git_fingerprint",
+    "index_entries",
+    "learn_git_system",
+    "neutral_env",
+    "plan_words",
+    "printed_credentials",
+    "probe_git",
+    "redact_userinfo",
+    "showing_submodules",
+    "subcommand",
+    "submodules_of",
+]
