@@ -121,3 +121,34 @@ def test_a_link_put_on_the_way_to_a_remembered_entry_is_noticed_though_the_entry
     os.symlink(project / "a", tmp_path / "T" / "a")
     a = analyze("cat x", LocalWorkspace(str(project)))
     assert not a.auto and "the project's own program" in a.stages[0].why
+
+
+def test_fresh_directories_share_one_lookup_and_follow_no_entry_again(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """The PATH's entries are followed (realpath) once per process, whatever the number of
+    directories (issue 31): each fresh directory's first `cat` only checks what the lookup rests on."""
+    from bastion.policy import DryRun
+    from bastion.workspace import LocalSystem
+
+    followed: list[str] = []
+    real = LocalSystem.realpath
+
+    def counting(self: LocalSystem, path: str) -> str:
+        followed.append(path)
+        return real(self, path)
+
+    monkeypatch.setattr(LocalSystem, "realpath", counting)
+    fake_program(tmp_path / "tools", "cat")
+    monkeypatch.setenv("PATH", f"{tmp_path / 'empty'}:{tmp_path / 'tools'}:/usr/bin:/bin")
+    dirs = [tmp_path / f"d{i}" for i in range(80)]  # more than the dry-run keeps workspaces of
+    for d in dirs:  # made first: a name made beside an entry (in tmp_path) changes what it rests on
+        d.mkdir()
+        (d / "a.txt").write_text("a\n")
+    dry = DryRun(os.devnull)
+    request = {"tool": "bash", "args": {"command": "cat a.txt"}}
+    decisions = [dry.request({"cwd": str(d), **request}) for d in dirs]
+    assert {a["decision"] for a in decisions} == {"allow"}
+    assert {a["plan"] for a in decisions} == {f"'{tmp_path / 'tools' / 'cat'}' 'a.txt'"}
+    once = sorted(set(followed))
+    assert len(followed) == 2 * len(once), followed  # each entry and the program: followed twice, once
