@@ -37,6 +37,7 @@ Decide = Callable[[list[str], TextIO, TextIO, TextIO], int]
 STALE = 3  # a child's exit status: a file of the loaded code changed, and the server ends
 _MAX_CHILDREN = 32
 _READ_SECONDS = 10.0  # a client sends its whole call at once
+_CALM = 1.0  # the longest the next spare waits for the call before it to be answered
 # The lines of /proc/PID/status that must match the server's own.
 _STATUS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
 
@@ -261,6 +262,22 @@ def _spare(listener: socket.socket, lock: int, took: int, served: _Served, paren
         os._exit(status)
 
 
+def _after(listener: socket.socket, serving: int) -> None:
+    """Until the child that took the last call has answered and ended, or another call waits at
+    the socket (at most _CALM seconds): the next spare's fork and warming (which may start git) do
+    not take a core from the call being answered."""
+    if not serving:
+        return
+    try:
+        ended = os.pidfd_open(serving)
+    except (OSError, AttributeError):  # gone already, or no pidfd here: fork at once, as before
+        return
+    try:
+        select.select([ended, listener.fileno()], [], [], _CALM)
+    finally:
+        os.close(ended)
+
+
 def serve(
     path: str, idle: float, expected: bytes, package: str, version: str, decide: Decide,
     warm: Callable[[], object] = lambda: None,
@@ -285,7 +302,7 @@ def serve(
     gc.freeze()  # the children then leave the parent's objects' pages unwritten by the collector
     children: set[int] = set()
     server = os.getpid()
-    spare = 0
+    spare = serving = 0
     took, tell = os.pipe()
     try:
         while True:
@@ -295,6 +312,7 @@ def serve(
                 if os.waitstatus_to_exitcode(status) == STALE:
                     return 0
             if not spare:
+                _after(listener, serving)
                 spare = os.fork()
                 if spare == 0:
                     os.close(took)
@@ -303,9 +321,11 @@ def serve(
             woke, _, _ = select.select([took], [], [], idle)
             if not woke:
                 break  # idle
-            spare = 0 if os.read(took, 1) else spare
+            if os.read(took, 1):
+                serving, spare = spare, 0
             if _reap(children) or _replaced(path, ident):
                 break
+            serving = serving if serving in children else 0  # reaped: its pid may be another's now
     finally:
         if spare:
             with contextlib.suppress(OSError):
