@@ -5,10 +5,15 @@ still see the disk."""
 
 from __future__ import annotations
 
+import concurrent.futures
 import os
 from pathlib import Path
 from typing import Any
 
+from acp.schema import ReadTextFileResponse
+
+from bastion.agent.acp._files import EditorFiles
+from bastion.agent.acp._turns import Control
 from bastion.agent.tools import AGENT_TOOLS
 from bastion.workspace import LocalWorkspace
 from tests.contexts import tool_context
@@ -141,6 +146,42 @@ def test_an_editor_that_never_answers_fails_the_call_at_the_file_timeout(tmp_pat
     assert read == f"notes.txt cannot be read through the editor: {said}"
 
 
+def test_a_silent_editor_is_waited_for_once_in_a_prompt_and_asked_again_at_the_next(tmp_path: Path) -> None:
+    """Closes an editor that never answers costing --file-timeout per call: an edit that asks would
+    wait for its question's diff, then again for its own read, then every later call again."""
+    work = _work(tmp_path)
+    edit = {"name": "edit", "arguments": {"path": "notes.txt", "old_string": "two", "new_string": "2"}}
+    editor = Editor(["allow"], buffers={}, fs=NEVER)
+    rounds = [
+        {"calls": [edit, _read("notes.txt")]},
+        {"text": "failed"},
+        {"calls": [_read("notes.txt")]},
+        {"text": "x"},
+    ]
+    asked: list[int] = []
+
+    async def body() -> str:
+        async with editor_session(tmp_path, server.url, editor, *flags) as (conn, session, _):
+            await prompt(conn, session, "go")
+            asked.append(len(editor.fs_calls))
+            return await prompt(conn, session, "again")
+
+    flags = ("--file-timeout", "0.5")  # the bound is not what is tested: a short one
+    with ScriptedServer(rounds) as server:
+        assert run(body) == "end_turn"
+    assert len(editor.questions) == 1
+    assert asked == [1]  # the first diff shown asked the editor; the edit's read and the read did not
+    assert len(editor.fs_calls) == 2  # the next prompt asked it again
+    edited, read = _results(server)
+    cannot = "notes.txt cannot be read through the editor"
+    earlier = "the editor has not answered an earlier request (none within 0.5 s, --file-timeout)"
+    assert edited == f"{cannot}: {earlier}; it is asked again at the next prompt"
+    assert read == edited
+    (again,) = _results(server, 3)[2:]
+    assert again == f"{cannot}: no answer from the editor within 0.5 s (--file-timeout)"
+    assert (work / "notes.txt").read_text() == DISK
+
+
 def test_a_hard_linked_file_is_asked_about_and_written_on_the_disk_never_through_its_other_names(
     tmp_path: Path,
 ) -> None:
@@ -187,3 +228,30 @@ def test_a_file_swapped_while_the_editor_reads_it_is_not_shown(tmp_path: Path) -
     out = AGENT_TOOLS["read"].run({"path": "notes.txt"}, ctx)
     assert out.is_error and "changed while the editor read it" in out.text
     assert "PRIVATE" not in out.text
+
+
+def test_a_late_answer_ends_the_editor_s_silence_within_the_prompt() -> None:
+    sent: list[concurrent.futures.Future[Any]] = []
+
+    def read(path: str) -> concurrent.futures.Future[Any]:
+        sent.append(concurrent.futures.Future())
+        return sent[-1]
+
+    files = EditorFiles(read, None, Control(), timeout=0.0)  # the bound is not what is tested: none
+    for said in ("no answer from the editor", "has not answered an earlier request"):
+        try:
+            files.text_of("/w/a.txt")
+        except TimeoutError as err:
+            assert said in str(err)
+        else:
+            raise AssertionError("a silent editor's read gave text")
+    assert len(sent) == 1  # the second read was not sent
+    sent[0].set_result(ReadTextFileResponse(content="late"))
+    files.read = lambda path: _answered(ReadTextFileResponse(content="now"))
+    assert files.text_of("/w/a.txt") == "now"
+
+
+def _answered(value: Any) -> Any:
+    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    done.set_result(value)
+    return done

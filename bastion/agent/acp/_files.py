@@ -6,7 +6,10 @@ Only the asking is the editor's. What is read or written, and whether, is decide
 without the editor, on the disk's names (`agent/tools/_held.py`: inside the workspace, no link
 out, the stamp, a regular file; the gate's secret and hard-link asks). A request the editor does
 not answer within `--file-timeout`, one it refuses, an editor that goes away and a run cancelled
-meanwhile fail that call, said to the model, and the file is left as it was."""
+meanwhile fail that call, said to the model, and the file is left as it was. An editor silent past
+`--file-timeout` is not asked again in that prompt until it answers: the calls after fail at once
+(a question's diff, then the tool's own read, or ten reads, wait once in all, not once each); the
+next prompt asks it again."""
 
 from __future__ import annotations
 
@@ -46,20 +49,35 @@ class EditorFiles:
         self.write = write
         self.control = control
         self.timeout = timeout
+        # The request the editor left unanswered past the timeout, and in which run (Control.runs).
+        self._unanswered: tuple[concurrent.futures.Future[Any], int] | None = None
 
     def text_of(self, path: str) -> str | None:
-        if self.read is None:
+        read = self.read
+        if read is None:
             return None
-        answer = self._wait(self.read(path))
+        answer = self._wait(self._ask(lambda: read(path)))
         if not isinstance(answer, ReadTextFileResponse):
             raise OSError("the editor's answer is not a file's text")
         return answer.content
 
     def put_text(self, path: str, text: str) -> bool:
-        if self.write is None:
+        write = self.write
+        if write is None:
             return False
-        self._wait(self.write(path, text))
+        self._wait(self._ask(lambda: write(path, text)))
         return True
+
+    def _ask(self, send: Callable[[], concurrent.futures.Future[Any]]) -> concurrent.futures.Future[Any]:
+        """The request sent; TimeoutError at once where the editor left one of this run unanswered."""
+        unanswered = self._unanswered
+        if unanswered is not None and not unanswered[0].done() and unanswered[1] == self.control.runs:
+            raise TimeoutError(
+                f"the editor has not answered an earlier request (none within {self.timeout:g} s,"
+                " --file-timeout); it is asked again at the next prompt"
+            )
+        self._unanswered = None
+        return send()
 
     def _wait(self, pending: concurrent.futures.Future[Any]) -> Any:
         deadline = time.monotonic() + self.timeout
@@ -70,8 +88,8 @@ class EditorFiles:
                 if self.control.cancelled.is_set():
                     pending.cancel()
                     raise InterruptedError("the run was cancelled while it waited for the editor") from None
-                if time.monotonic() > deadline:
-                    pending.cancel()
+                if time.monotonic() > deadline:  # left pending: a late answer ends the silence
+                    self._unanswered = (pending, self.control.runs)
                     raise TimeoutError(
                         f"no answer from the editor within {self.timeout:g} s (--file-timeout)"
                     ) from None

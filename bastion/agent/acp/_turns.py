@@ -29,6 +29,7 @@ class Control:
         self._in_model = False
         self._raised = False
         self._loop_cancel: threading.Event | None = None
+        self.runs = 0  # how many runs have begun (a prompt is one)
 
     @property
     def running(self) -> bool:
@@ -39,6 +40,7 @@ class Control:
         with self._lock:
             self.cancelled.clear()
             self._raised = False
+            self.runs += 1
             self._thread = threading.get_ident()
             self._loop_cancel = loop_cancel
 
