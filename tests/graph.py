@@ -119,7 +119,8 @@ def cycles(graph: Mapping[str, Iterable[str]]) -> list[list[str]]:
 def private_target(imported: str) -> str | None:
     """The package whose private part `imported` names (`bastion.agent.tools._base.X`:
     `bastion.agent.tools`), None when every part is public. The root's own modules (`bastion._errors`,
-    `_safe`, `_files`, `_handover`, `_argv`: the shared bottom every package may use) do not count."""
+    `_safe`, `_files`, `_handover`, `_argv`, `_lazy`: the shared bottom every package may use) do
+    not count."""
     parts = imported.split(".")
     for i, part in enumerate(parts):
         if part.startswith("_") and not part.startswith("__"):

@@ -65,6 +65,7 @@ def test_importing_the_core_and_the_check_command_loads_no_heavy_module() -> Non
 # The layers, bottom first: a module may import bastion's modules of its own package or of a lower
 # layer, never of its own layer's other packages (audit and agent stand side by side) nor above.
 LAYERS = {
+    "bastion._lazy": -1,  # the packages' faces that load a name's module when first named: sys only
     "bastion._errors": 0,
     "bastion._safe": 0,  # redaction and safe display: the standard library only
     "bastion._handover": 2,  # the key variables out of the process at start (uses _safe, _files)

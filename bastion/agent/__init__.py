@@ -5,8 +5,9 @@ used; the provider's setup (for `bastion doctor`) is loaded when first named.
 """
 
 import collections.abc
-import importlib
 import typing
+
+from .._lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from ._setup import ProviderSetup, config_key_names, provider_setup
@@ -16,12 +17,7 @@ __all__ = ["ProviderSetup", "config_key_names", "main", "provider_setup"]
 _LAZY = dict.fromkeys(("ProviderSetup", "config_key_names", "provider_setup"), "_setup")
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 def main(argv: collections.abc.Sequence[str]) -> int:

@@ -1,8 +1,8 @@
 """The analyzer: a line of the subset, checked stage by stage against allow-lists, as a plan."""
 
-import importlib
 import typing
 
+from .._lazy import lazy_names as _lazy_names
 from ._analyze import GOVERNED, analyze
 from ._programs import Shell, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
@@ -41,12 +41,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [

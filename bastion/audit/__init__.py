@@ -4,8 +4,9 @@ It imports only the policy core (grammar, analyzer, policy) and never runs a cal
 its module when first used, so a hook call loads the hook's modules and not the audit's.
 """
 
-import importlib
 import typing
+
+from .._lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from ._audit import Report, audit
@@ -58,9 +59,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)

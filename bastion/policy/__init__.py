@@ -3,10 +3,10 @@
 The environment scrubbing and the MCP names load when first used (a dry-run of a bash line needs
 neither)."""
 
-import importlib
 import typing
 
 from .._errors import ConfigError
+from .._lazy import lazy_names as _lazy_names
 from ._config import (
     PROJECT_CONFIG,
     PolicyFlags,
@@ -108,9 +108,4 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)

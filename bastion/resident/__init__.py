@@ -14,8 +14,10 @@ cache of imports, never a source of answers that the process itself would not gi
 The client imports only os, sys and _socket (docs/design.md, rules 111-113).
 
 Its face is what bastion/cli.py runs: the client's three names and the server's `serve`, each
-loaded with its own module when first named (PEP 562, without importlib or typing), so the console
+loaded with its own module when first named (PEP 562, `bastion/_lazy.py`), so the console
 script still imports only what the client needs (none of the server)."""
+
+from .._lazy import lazy_names as _lazy_names
 
 TYPE_CHECKING = False  # typing's own constant would import typing (and re) into the client
 if TYPE_CHECKING:
@@ -28,9 +30,4 @@ __all__ = ["ask_server", "read_stdin", "replay_stdin", "serve"]
 _LAZY = {**dict.fromkeys(("ask_server", "read_stdin", "replay_stdin"), "_client"), "serve": "_server"}
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(__import__(f"{__name__}.{_LAZY[name]}", fromlist=(name,)), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)

@@ -8,9 +8,9 @@ root of its errors; the system calls (ctypes) load only when a command runs or t
 reported on.
 """
 
-import importlib
 import typing
 
+from .._lazy import lazy_names as _lazy_names
 from ._types import (
     MODES,
     Confinement,
@@ -33,12 +33,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -6,9 +6,9 @@ the other end being `serve`, over the frames of `_wire`) is another implementati
 first named. The analyzer and the tools stand on it; it imports nothing of bastion but the sandbox
 and the root of its errors."""
 
-import importlib
 import typing
 
+from .._lazy import lazy_names as _lazy_names
 from ._gitdir import GitDirScan
 from ._paths import Resolved, join, resolve
 from ._system import LocalSystem, System
@@ -38,12 +38,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [

@@ -26,20 +26,31 @@ def _analyses(order: str, other: Path, project: Path, line: str) -> dict[Path, t
     return found
 
 
+def _workspaces(tmp: Path, tools: str) -> tuple[Path, Path]:
+    """The project (its own `cat` in `tools`) and another directory beside it."""
+    project, other = tmp / "project", tmp / "other"
+    fake_program(project / tools, "cat")
+    other.mkdir()
+    return project, other
+
+
+def _asks_in_project(order: str, other: Path, project: Path, said: str) -> tuple[bool, str, str | None]:
+    """`cat x` asks in the project, saying `said`; how it was decided in the other directory."""
+    found = _analyses(order, other, project, "cat x")
+    auto, why, _ = found[project]
+    assert not auto and said in why
+    return found[other]
+
+
 @ORDERS
 def test_a_path_entry_leading_into_one_workspace_asks_there_and_names_the_program_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
 ) -> None:
-    project, other = tmp_path / "project", tmp_path / "other"
-    fake_program(project / "tools", "cat")
-    other.mkdir()
+    project, other = _workspaces(tmp_path, "tools")
     (tmp_path / "links").mkdir()
     os.symlink(project / "tools", tmp_path / "links" / "tools")  # outside as written, inside once followed
     monkeypatch.setenv("PATH", f"{tmp_path / 'links' / 'tools'}:/usr/bin:/bin")
-    found = _analyses(order, other, project, "cat x")
-    auto, why, _ = found[project]
-    assert not auto and "the project's own program" in why
-    auto, why, rendered = found[other]
+    auto, why, rendered = _asks_in_project(order, other, project, "the project's own program")
     assert auto, why
     assert rendered is not None and rendered.startswith(f"'{tmp_path / 'links' / 'tools' / 'cat'}'")
 
@@ -48,16 +59,11 @@ def test_a_path_entry_leading_into_one_workspace_asks_there_and_names_the_progra
 def test_a_program_leading_into_one_workspace_asks_there_and_runs_elsewhere(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
 ) -> None:
-    project, other = tmp_path / "project", tmp_path / "other"
-    fake_program(project / "tools", "cat")
-    other.mkdir()
+    project, other = _workspaces(tmp_path, "tools")
     (tmp_path / "bin").mkdir()
     os.symlink(project / "tools" / "cat", tmp_path / "bin" / "cat")
     monkeypatch.setenv("PATH", f"{tmp_path / 'bin'}:/usr/bin:/bin")
-    found = _analyses(order, other, project, "cat x")
-    auto, why, _ = found[project]
-    assert not auto and "leads inside the working directory" in why
-    auto, why, _ = found[other]
+    auto, why, _ = _asks_in_project(order, other, project, "leads inside the working directory")
     assert auto, why
 
 
@@ -66,14 +72,9 @@ def test_an_entry_inside_one_workspace_holding_the_name_asks_there_and_is_the_pr
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch, order: str
 ) -> None:
     """The lookup shared goes on past an entry that lies inside the workspace at hand."""
-    project, other = tmp_path / "project", tmp_path / "other"
-    fake_program(project / "bin", "cat")
-    other.mkdir()
+    project, other = _workspaces(tmp_path, "bin")
     monkeypatch.setenv("PATH", f"{project / 'bin'}:/usr/bin:/bin")
-    found = _analyses(order, other, project, "cat x")
-    auto, why, _ = found[project]
-    assert not auto and "the project's own program" in why
-    auto, why, rendered = found[other]
+    auto, why, rendered = _asks_in_project(order, other, project, "the project's own program")
     assert auto and rendered is not None and rendered.startswith(f"'{project / 'bin' / 'cat'}'"), why
 
 

@@ -9,8 +9,9 @@ Its face (below) is what the rest of the analyzer imports, each name loaded with
 first named (PEP 562): importing the package loads none of its modules, and the dry-run of a line
 without git imports not even the package (tests/test_layering.py)."""
 
-import importlib
 import typing
+
+from ..._lazy import lazy_names as _lazy_names
 
 if typing.TYPE_CHECKING:
     from ._check import check_git
@@ -39,12 +40,7 @@ _LAZY = {
 }
 
 
-def __getattr__(name: str) -> object:
-    if name in _LAZY:
-        value = getattr(importlib.import_module(f"{__name__}.{_LAZY[name]}"), name)
-        globals()[name] = value
-        return value
-    raise AttributeError(f"module {__name__!r} has no attribute {name!r}")
+__getattr__ = _lazy_names(__name__, _LAZY)
 
 
 __all__ = [
