@@ -4,8 +4,8 @@ Every command the bash tool starts runs under a Landlock ruleset, applied by a s
 the child before exec. An auto-allowed plan may write nothing (but /dev/null and the terminal) and
 make no TCP connection; an approved line may write only in the workspace, a private temporary
 directory and the paths the user's config names. This package imports nothing of bastion but the
-root of its errors; the system calls (ctypes) load only when a command runs or the sandbox is
-reported on.
+root of its errors and the lazy face (bastion/_lazy.py); the system calls (ctypes) load only when
+a command runs or the sandbox is reported on.
 """
 
 import typing

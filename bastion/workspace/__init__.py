@@ -3,8 +3,8 @@ names relative to it (`Workspace`, `LocalWorkspace`), the walk of a name one com
 (`walk`), a path operand resolved through its links and held inside the root (`resolve`), and the
 processes a command runs (loaded only when one runs). An executor's workspace (`ExecutorWorkspace`,
 the other end being `serve`, over the frames of `_wire`) is another implementation, loaded when
-first named. The analyzer and the tools stand on it; it imports nothing of bastion but the sandbox
-and the root of its errors."""
+first named. The analyzer and the tools stand on it; it imports nothing of bastion but the sandbox,
+the root of its errors and the lazy face."""
 
 import typing
 
