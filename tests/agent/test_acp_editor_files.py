@@ -10,6 +10,7 @@ import os
 from pathlib import Path
 from typing import Any
 
+import pytest
 from acp.schema import ReadTextFileResponse
 
 from bastion.agent.acp._files import EditorFiles
@@ -231,27 +232,22 @@ def test_a_file_swapped_while_the_editor_reads_it_is_not_shown(tmp_path: Path) -
 
 
 def test_a_late_answer_ends_the_editor_s_silence_within_the_prompt() -> None:
-    sent: list[concurrent.futures.Future[Any]] = []
+    late: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    now: concurrent.futures.Future[Any] = concurrent.futures.Future()
+    now.set_result(ReadTextFileResponse(content="now"))
+    answers = [late, now]
+    sent: list[str] = []
 
     def read(path: str) -> concurrent.futures.Future[Any]:
-        sent.append(concurrent.futures.Future())
-        return sent[-1]
+        sent.append(path)
+        return answers.pop(0)
 
     files = EditorFiles(read, None, Control(), timeout=0.0)  # the bound is not what is tested: none
-    for said in ("no answer from the editor", "has not answered an earlier request"):
-        try:
-            files.text_of("/w/a.txt")
-        except TimeoutError as err:
-            assert said in str(err)
-        else:
-            raise AssertionError("a silent editor's read gave text")
+    with pytest.raises(TimeoutError, match="no answer from the editor"):
+        files.text_of("/w/a.txt")
+    with pytest.raises(TimeoutError, match="has not answered an earlier request"):
+        files.text_of("/w/a.txt")
     assert len(sent) == 1  # the second read was not sent
-    sent[0].set_result(ReadTextFileResponse(content="late"))
-    files.read = lambda path: _answered(ReadTextFileResponse(content="now"))
+    late.set_result(ReadTextFileResponse(content="late"))
     assert files.text_of("/w/a.txt") == "now"
-
-
-def _answered(value: Any) -> Any:
-    done: concurrent.futures.Future[Any] = concurrent.futures.Future()
-    done.set_result(value)
-    return done
+    assert len(sent) == 2
