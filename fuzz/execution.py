@@ -235,9 +235,12 @@ class ReadOnlyRunner:
         variant = VARIANTS.get(hostile) if isinstance(hostile, str) else None
         path = variant.path(ws_path) if variant is not None and variant.path is not None else None
         base_env = scratch_env(self.work / "home", self.work / "tmp", path)
+        extra = variant.env(ws_path) if variant is not None and variant.env is not None else {}
+        base_env.update(extra)
         shell: tuple[str, ...] = ("bash", "-c")
         if agent in HOOK_AGENTS:
-            with _process_path(base_env["PATH"]):  # the hook runs in the other agent's environment
+            # the hook runs in the other agent's environment
+            with _process_path(base_env["PATH"]), _process_env(extra):
                 out, command = self._hook(line, hostile, ws_path, agent)
             env = cli_env(agent, base_env)
             script = None if command is None else as_the_cli_runs(agent, command)[-1]
@@ -416,6 +419,21 @@ def _process_path(path: str) -> Iterator[None]:
             del os.environ["PATH"]
         else:
             os.environ["PATH"] = before
+
+
+@contextlib.contextmanager
+def _process_env(extra: dict[str, str]) -> Iterator[None]:
+    """This process's environment with `extra` set for a while (a variant's variables)."""
+    before = {name: os.environ.get(name) for name in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _slug(hostile: Fixture) -> str:

@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
 from ._commands import FILTERS, FIRST_STAGE, check_cd
+from ._loaders import refuse_loading
 from ._programs import Identity, Program, Shell, find_program, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
@@ -110,7 +111,10 @@ def analyze(
     hidden = ""
     programs: tuple[str, ...] = ()
     if auto:
-        results, programs = _programs(ws, shell or shell_of(ws), results)
+        shell = shell or shell_of(ws)
+        results, programs = _programs(ws, shell, results)
+        if all(r.ok for r in results):  # the variables where it runs, for what it starts (rule 42)
+            results = refuse_loading(ws, shell, results, programs)
         auto = all(r.ok for r in results)
     if probe and git:
         results, found, probed = _probe(ws, results, strict=not auto)

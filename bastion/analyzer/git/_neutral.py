@@ -8,6 +8,8 @@ from __future__ import annotations
 import re
 from collections.abc import Mapping
 
+from .._loaders import dropped_from_plans
+
 __all__ = ["GIT_STEERING", "NEUTRAL_GIT_CONFIG", "neutral_env", "redact_userinfo"]
 
 # Config keys that make read-only git commands run a program or write, pinned to harmless values.
@@ -114,11 +116,17 @@ _USERINFO = re.compile(r"(://)[^/@\s]+@")
 
 
 def _dropped(name: str) -> bool:
-    return name in _DROPPED_EXACT or name in _SHELL_STEERING or name.startswith(_DROPPED_PREFIXES)
+    return (
+        name in _DROPPED_EXACT
+        or name in _SHELL_STEERING
+        or name.startswith(_DROPPED_PREFIXES)
+        or dropped_from_plans(name)  # what makes a program load code (analyzer/_loaders.py)
+    )
 
 
 def neutral_env(base: Mapping[str, str]) -> dict[str, str]:
-    """`base` without the variables that steer git, plus the neutralising git config."""
+    """`base` without the variables that steer git or the shell, or make a program load code from
+    a directory (but the user's own configuration's), plus the neutralising git config."""
     env = {k: v for k, v in base.items() if not _dropped(k)}
     env["GIT_CONFIG_COUNT"] = str(len(NEUTRAL_GIT_CONFIG))
     for i, (key, value) in enumerate(NEUTRAL_GIT_CONFIG):
