@@ -249,7 +249,7 @@ class Session(Recording):
         finds broken is refused, saying how to repair it, unless `repair` (then it is repaired).
         `workspace` is given where the session's tools last acted (`recorded_workspace`) and may
         refuse it (a ConfigError) before anything is recorded."""
-        path = session_path(home, session_id, "--resume")
+        path = session_path(home, session_id, "--resume", write=True)
         fd = open_locked(path, session_id, "--resume")
         try:
             return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace)

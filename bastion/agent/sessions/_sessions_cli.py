@@ -88,7 +88,7 @@ def list_here(home: str, cwd: str) -> int:
 
 
 def _verify(home: str, session_id: str) -> int:
-    found = verify_record(read_record(session_path(home, session_id, "verify")))
+    found = verify_record(read_record(session_path(home, session_id, "verify", write=False)))
     for problem in found.problems:
         print(f"{session_id}: {problem}")
     verdict = "verified" if not found.problems else "NOT verified"
@@ -98,7 +98,7 @@ def _verify(home: str, session_id: str) -> int:
 
 
 def _repair(home: str, session_id: str) -> int:
-    path = session_path(home, session_id, "repair")
+    path = session_path(home, session_id, "repair", write=True)
     fd = open_locked(path, session_id, "repair")
     try:
         found = verify_record(read_record(path))
@@ -131,7 +131,7 @@ def _in_use(path: str) -> bool:
 
 
 def _export(home: str, session_id: str, target: str) -> int:
-    record = read_record(session_path(home, session_id, "export"))
+    record = read_record(session_path(home, session_id, "export", write=False))
     if not record.events or record.events[0].get("type") != "session":
         raise ConfigError(f"export: session {session_id} has no header line")
     base = str(record.events[0].get("cwd", ""))
