@@ -8,9 +8,10 @@ failed (`slot_failed`). Keys and headers are never in an event. `bastion audit` 
 the reply messages and the directory from the header and resumes. The conversation is rebuilt from the
 message events on --resume, each `compaction` event (its summary, how many messages it replaced)
 applied where it stands. Every line ends with its hash chain (sessions._records); a torn last line
-is cut off on resume and reported; a record whose chain breaks is resumed only once repaired
-(--repair); a full disk keeps the lines in memory until there is room, and a run's JSON says what never
-got in. The store and the lock that keeps a record to one process are bastion.agent.sessions._store.
+is cut off on resume and reported; a record with a line that is not a JSON object, or whose chain
+breaks, is resumed only once repaired (--repair); a full disk keeps the lines in memory until there
+is room, and a run's JSON says what never got in. The store and the lock that keeps a record to
+one process are bastion.agent.sessions._store.
 """
 
 from __future__ import annotations
@@ -72,13 +73,15 @@ def new_session_id() -> str:
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
     """A session as --list and --continue see it: `cwd` is the directory it last ran in (its
-    header's, or its last resume's), `written` when its file was last written to."""
+    header's, or its last resume's; "" when its record does not say), `written` when its file was
+    last written to, `damaged` the first problem `sessions verify` finds in it ("" for none)."""
 
     id: str
     created: str
     cwd: str
     first_prompt: str
     written: float = 0.0
+    damaged: str = ""
 
 
 def recorded_cwd(events: Sequence[Mapping[str, Any]]) -> str | None:
@@ -290,8 +293,8 @@ class Session(Recording):
                 f"--resume: session {session_id}: its record is broken ({found.problems[0]}; "
                 f"`bastion sessions verify {session_id}` lists every problem); add --repair to keep "
                 "what verifies (the lines before the first that breaks, chained anew) and go on, or run "
-                f"`bastion sessions repair {session_id}` (either way the record as it was is kept in "
-                f"{path}.broken)"
+                f"`bastion sessions repair {session_id}` (either way the record as it was is kept beside "
+                f"it, in {path}.broken or, after an earlier repair, .broken.2 ...)"
             )
         if found.problems:
             repaired = repair_record(fd, path)
@@ -384,28 +387,32 @@ class Session(Recording):
             self._fd = None
 
 
-def _events(path: str) -> list[dict[str, Any]]:
-    """The record's events, a torn last line left out (it is repaired when resumed)."""
-    return read_record(path).events
-
-
 def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
-    """Sessions last run in `cwd` that hold a prompt, least recently written first."""
+    """Sessions last run in `cwd` that hold a prompt or are damaged (`damaged`: the first problem
+    verify finds), least recently written first; then the damaged records whose readable lines do
+    not say where they ran (`cwd` ""), so that no record is left out unsaid."""
     store = os.path.join(home, "sessions")
     if not os.path.isdir(store):
         return []
-    found = []
+    found, unplaced = [], []
     for name in sorted(os.listdir(store)):
         if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):
             continue
         path = os.path.join(store, name)
         try:
-            events = _events(path)
+            record = read_record(path)
             written = os.stat(path).st_mtime
-        except (ConfigError, OSError):
+        except OSError:
             continue
-        if not events or events[0].get("type") != "session" or recorded_cwd(events) != cwd:
+        events = record.events
+        if not events or events[0].get("type") != "session":
+            if record.unreadable is not None or record.torn is not None:
+                problem = verify_record(record).problems[0]
+                unplaced.append(SessionInfo(name[:-6], "", "", "", written, problem))
             continue
+        if recorded_cwd(events) != cwd:
+            continue
+        problems = verify_record(record).problems
         first = next(
             (
                 e["message"].get("text", "")
@@ -416,7 +423,9 @@ def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
             ),
             "",
         )
-        if not isinstance(first, str) or not first.strip():
+        first = first if isinstance(first, str) else ""
+        if not first.strip() and not problems:
             continue
-        found.append(SessionInfo(name[:-6], str(events[0].get("created", "")), cwd, first, written))
-    return sorted(found, key=lambda info: (info.written, info.id))
+        created = str(events[0].get("created", ""))
+        found.append(SessionInfo(name[:-6], created, cwd, first, written, problems[0] if problems else ""))
+    return sorted(found, key=lambda info: (info.written, info.id)) + unplaced

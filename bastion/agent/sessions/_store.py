@@ -123,7 +123,7 @@ def _holder(path: str) -> str:
         for event in parse_lines(read_regular(path)).events:
             if event.get("type") in ("session", "resumed") and isinstance(event.get("pid"), int):
                 pid = event["pid"]
-    except (OSError, ConfigError):
+    except OSError:
         pass
     if pid is None:
         return "another process"
