@@ -120,12 +120,27 @@ def test_resume_with_repair_and_export_go_past_a_line_of_nuls(tmp_path: Path) ->
     assert not verify_record(read_record(str(path))).problems
 
 
-def test_a_record_broken_on_its_first_line_is_listed_in_every_directory_as_damaged(tmp_path: Path) -> None:
+def test_a_record_broken_on_its_first_line_is_listed_everywhere_then_resumed_here_once_repaired(
+    tmp_path: Path,
+) -> None:
     session_id, work, path, _ = _damaged(tmp_path, "a garbage line")
     path.write_bytes(b"\0" * 40 + path.read_bytes())
-    code, out, _ = run_main(["sessions", "list"], cwd=str(tmp_path), env=_env(tmp_path))
+    env = _env(tmp_path)
+    code, out, _ = run_main(["sessions", "list"], cwd=str(tmp_path), env=env)
     assert out.splitlines()[0] == f"no sessions with a prompt in {tmp_path}"
     assert f"{session_id}  damaged, its directory unknown: line 1: not JSON: it holds 40 NUL bytes" in out
+    code, out, err = run_main(["sessions", "repair", session_id], cwd=str(work), env=env)
+    assert code == 0 and "repaired: 0 lines kept, 9 cut off" in out, out + err
+    with ScriptedServer([{"text": "went on"}]) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1"]
+        code, out, err = run_main(
+            ["-p", "start again", "--resume", session_id, *base], cwd=str(work), env=env
+        )
+    assert code == 0 and out.strip() == "went on", err
+    # Its header is gone, but its resume says where it runs now: listed there, and nowhere else.
+    code, out, _ = run_main(["sessions", "list"], cwd=str(work), env=env)
+    assert out.startswith(f"{session_id}    'start again'"), out
+    assert session_id not in run_main(["sessions", "list"], cwd=str(tmp_path), env=env)[1]
 
 
 def test_each_repair_keeps_the_record_as_it_was_in_a_fresh_file_of_its_own(tmp_path: Path) -> None:

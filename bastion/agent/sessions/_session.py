@@ -405,12 +405,14 @@ def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
         except OSError:
             continue
         events = record.events
-        if not events or events[0].get("type") != "session":
-            if record.unreadable is not None or record.torn is not None:
-                problem = verify_record(record).problems[0]
-                unplaced.append(SessionInfo(name[:-6], "", "", "", written, problem))
+        where = recorded_cwd(events)
+        if where is None:  # no header or resume can be read (line 1 damaged, or cut off by a repair)
+            if events or record.unreadable is not None or record.torn is not None:
+                problems = verify_record(record).problems
+                said = problems[0] if problems else "no line says where it ran"
+                unplaced.append(SessionInfo(name[:-6], "", "", "", written, said))
             continue
-        if recorded_cwd(events) != cwd:
+        if where != cwd:
             continue
         problems = verify_record(record).problems
         first = next(
@@ -426,6 +428,6 @@ def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
         first = first if isinstance(first, str) else ""
         if not first.strip() and not problems:
             continue
-        created = str(events[0].get("created", ""))
+        created = str(events[0].get("created", "")) if events[0].get("type") == "session" else ""
         found.append(SessionInfo(name[:-6], created, cwd, first, written, problems[0] if problems else ""))
     return sorted(found, key=lambda info: (info.written, info.id)) + unplaced
