@@ -162,42 +162,27 @@ def _safe_error(exc: Exception) -> str:
     return said
 
 
-# The commands that never read the working directory: a hook is told where its call runs (and
-# answers "ask" for a directory that is gone), --version reads nothing.
+# The commands that never read the working directory (a hook is told where its call runs).
 NOWHERE = ("--version", "hook")
-
-
-def _gone() -> str | None:
-    """What to say when this process's working directory was removed after it was entered (every
-    relative name, the project's config, the sessions of "here" would fail on it), else None."""
-    try:
-        os.getcwd()
-    except FileNotFoundError:
-        try:
-            where = os.readlink("/proc/self/cwd").removesuffix(" (deleted)") + " "
-        except OSError:
-            where = ""
-        from ._safe import safe_line  # a directory's name is shown safe
-
-        return (
-            safe_line(
-                f"bastion: the working directory {where}no longer exists (removed after it was entered); "
-                "cd to one that does"
-            )
-            + "\n"
-        )
-    return None
 
 
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line `argv`, or this process's own (sys.argv), which is first executed again
     without its key variables when it holds a key (bastion/_handover.py). A command run from a
     working directory that was removed is one line saying so (exit 2)."""
-    words = list(sys.argv[1:] if argv is None else argv)
-    gone = None if words[:1] and words[0] in NOWHERE else _gone()
-    if gone is not None:
-        sys.stderr.write(gone)
-        return USAGE
+    if ((sys.argv[1:2] if argv is None else list(argv[:1])) or [""])[0] not in NOWHERE:
+        from ._files import removed_cwd  # not on --version's path
+
+        gone = removed_cwd()
+        if gone is not None:
+            from ._safe import safe_line  # a directory's name is shown safe
+
+            said = f"the working directory {gone + ' ' if gone else ''}no longer exists"
+            sys.stderr.write(
+                safe_line(f"bastion: {said} (removed after it was entered); cd to one that does")
+            )
+            sys.stderr.write("\n")
+            return USAGE
     if argv is None and (sys.argv[1:2] or [""])[0] not in KEYLESS:
         from ._handover import keep_keys_out
 

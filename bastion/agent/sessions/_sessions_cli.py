@@ -22,16 +22,17 @@ import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..._files import open_regular
 from ..._safe import safe_line
 from ..runtime import ConfigError
 from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
-from ._session import list_sessions, new_session_id
+from ._session import new_session_id, recorded_cwd
 from ._store import SESSION_ID, bastion_home, open_locked, session_path, sessions_dir
 
-__all__ = ["list_here", "sessions_main"]
+__all__ = ["SessionInfo", "list_here", "list_sessions", "sessions_main"]
 
 _AGE = re.compile(r"([0-9]{1,6})([dh])")
 # A session's files: its record, its torn lines, each repair's copy of the record as it was, and
@@ -81,6 +82,66 @@ def _moved(events: Sequence[Mapping[str, Any]], where: Any) -> list[dict[str, An
             event["cwd"] = where(event["cwd"])
         out.append(event)
     return out
+
+
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A session as --list and --continue see it: `cwd` is the directory it last ran in (its
+    header's, or its last resume's; "" when its record does not say), `written` when its file was
+    last written to, `damaged` the first problem `sessions verify` finds in it ("" for none)."""
+
+    id: str
+    created: str
+    cwd: str
+    first_prompt: str
+    written: float = 0.0
+    damaged: str = ""
+
+
+def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
+    """Sessions last run in `cwd` that hold a prompt or are damaged (`damaged`: the first problem
+    verify finds), least recently written first; then the damaged records whose readable lines do
+    not say where they ran (`cwd` ""), so that no record is left out unsaid."""
+    store = os.path.join(home, "sessions")
+    if not os.path.isdir(store):
+        return []
+    found, unplaced = [], []
+    for name in sorted(os.listdir(store)):
+        if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):
+            continue
+        path = os.path.join(store, name)
+        try:
+            record = read_record(path)
+            written = os.stat(path).st_mtime
+        except OSError:
+            continue
+        events = record.events
+        where = recorded_cwd(events)
+        if where is None:  # no header or resume can be read (line 1 damaged, or cut off by a repair)
+            if events or record.unreadable is not None or record.torn is not None:
+                problems = verify_record(record).problems
+                said = problems[0] if problems else "no line says where it ran"
+                unplaced.append(SessionInfo(name[:-6], "", "", "", written, said))
+            continue
+        if where != cwd:
+            continue
+        problems = verify_record(record).problems
+        first = next(
+            (
+                e["message"].get("text", "")
+                for e in events
+                if e.get("type") == "message"
+                and isinstance(e.get("message"), dict)
+                and e["message"].get("role") == "user"
+            ),
+            "",
+        )
+        first = first if isinstance(first, str) else ""
+        if not first.strip() and not problems:
+            continue
+        created = str(events[0].get("created", "")) if events[0].get("type") == "session" else ""
+        found.append(SessionInfo(name[:-6], created, cwd, first, written, problems[0] if problems else ""))
+    return sorted(found, key=lambda info: (info.written, info.id)) + unplaced
 
 
 def list_here(home: str, cwd: str) -> int:
