@@ -162,9 +162,27 @@ def _safe_error(exc: Exception) -> str:
     return said
 
 
+# The commands that never read the working directory (a hook is told where its call runs).
+NOWHERE = ("--version", "hook")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line `argv`, or this process's own (sys.argv), which is first executed again
-    without its key variables when it holds a key (bastion/_handover.py)."""
+    without its key variables when it holds a key (bastion/_handover.py). A command run from a
+    working directory that was removed is one line saying so (exit 2)."""
+    if ((sys.argv[1:2] if argv is None else list(argv[:1])) or [""])[0] not in NOWHERE:
+        from ._files import removed_cwd  # not on --version's path
+
+        gone = removed_cwd()
+        if gone is not None:
+            from ._safe import safe_line  # a directory's name is shown safe
+
+            said = f"the working directory {gone + ' ' if gone else ''}no longer exists"
+            sys.stderr.write(
+                safe_line(f"bastion: {said} (removed after it was entered); cd to one that does")
+            )
+            sys.stderr.write("\n")
+            return USAGE
     if argv is None and (sys.argv[1:2] or [""])[0] not in KEYLESS:
         from ._handover import keep_keys_out
 

@@ -152,7 +152,7 @@ def _stray_word(argv: Sequence[str]) -> str | None:
 
 
 def _latest_session(home: str, cwd: str) -> str:
-    found = list_sessions(home, cwd)
+    found = [info for info in list_sessions(home, cwd) if info.cwd == cwd]
     if not found:
         raise ConfigError(f"--continue: no session has run in {cwd} (bastion --list)")
     return found[-1].id
