@@ -1,7 +1,6 @@
 """A plan switches off every filter driver by the name git compares the attribute's value with (the
 subsection, case kept: dots, quotes and the empty name too); a name git's `-c` cannot spell, or more
-drivers than a plan carries, asks; and a user's config git would read from the directory it runs in
-is no user's config."""
+drivers than a plan carries, asks."""
 
 from __future__ import annotations
 
@@ -15,7 +14,6 @@ from bastion.analyzer.git._keys import Entry  # private: a listing's entries, as
 from bastion.workspace import LocalWorkspace
 
 from .gitfilters import STRACE, Driven, driven, started, traced
-from .gitrepo import GIT_ENV, make_repo
 
 _NEEDS_STRACE = pytest.mark.skipif(STRACE is None, reason="strace is not installed: nothing can be traced")
 _NAMES = ("NbStrip", "nbstrip", "a.b", "it's", "", "ünï")
@@ -90,24 +88,3 @@ def test_more_drivers_than_a_plan_carries_ask_where_git_hashes_files(tmp_path: P
     d = driven(tmp_path, {"a.txt": "a\n"}, user=user, attributes="*.txt filter=d0\n")
     auto, _, why = _decided(d, "git diff --stat")
     assert not auto and f"more than {MAX_DRIVERS}" in why
-
-
-@pytest.mark.parametrize(
-    "variable,value,where",
-    [
-        ("GIT_CONFIG_GLOBAL", ".gitconfig", ".gitconfig"),
-        ("HOME", ".", ".gitconfig"),
-        ("XDG_CONFIG_HOME", ".", "git/config"),
-        ("GIT_CONFIG_SYSTEM", "etc/gitconfig", "etc/gitconfig"),
-    ],
-)
-def test_a_users_config_named_relative_to_where_git_runs_asks(
-    tmp_path: Path, variable: str, value: str, where: str
-) -> None:
-    # the repository's own file, read as the user's (trusted) config, would make git log print .env
-    files = {".env": "TOKEN=hunter2\n", where: "[mailmap]\n\tfile = .env\n", "a.txt": "a\n"}
-    repo = make_repo(tmp_path / "repo", files)
-    env = {k: v for k, v in GIT_ENV.items() if not k.startswith("GIT_CONFIG")}
-    ws = LocalWorkspace(str(repo), env={**env, variable: value})
-    a = analyze("git log", ws)
-    assert not a.auto and f"{variable} is a relative path" in a.git_reason

@@ -17,7 +17,6 @@ __all__ = [
     "neutral_env",
     "probed_env",
     "redact_userinfo",
-    "relative_config",
 ]
 
 # Config keys that make read-only git commands run a program or write, pinned to harmless values.
@@ -157,15 +156,6 @@ def probed_env(ws_env: Mapping[str, str]) -> dict[str, str]:
     if ws_env:
         return dict(ws_env)
     return {name: os.environ[name] for name in _CONFIG_FILES if name in os.environ}
-
-
-def relative_config(env: Mapping[str, str]) -> str:
-    """Why git in `env` would take a file of the directory it runs in (which the repository may
-    hold) for the user's or the system's config, trusted as theirs ("" when it would not)."""
-    for name in _CONFIG_FILES[:-1]:
-        if env.get(name, "/")[:1] not in ("/", ""):
-            return f"{name} is a relative path: git would read the user's config from where it runs"
-    return ""
 
 
 def redact_userinfo(text: str) -> str:

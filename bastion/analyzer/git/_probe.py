@@ -34,7 +34,7 @@ from ._discovery import bare_on_the_way, located, unusable
 from ._filters import REHASHES, Drivers, drivers_of
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
-from ._neutral import neutral_env, probed_env, relative_config
+from ._neutral import neutral_env, probed_env
 from ._submodules import Submodules, probe_submodules
 from ._urls import credential_finding
 
@@ -274,8 +274,6 @@ class _Probe:
 
     def run(self) -> _Snapshot:
         try:
-            if relative_config(self.env):
-                raise _Redirect(relative_config(self.env))
             real = resolve(self.ws, ".", self.cwd)
             if not real.ok or not real.is_dir:
                 why = real.why or "not a directory"
