@@ -36,7 +36,8 @@ def one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, bui
     """Run -p's prompt in a session `build` makes; the exit status."""
     began = time.monotonic()
     as_json = args.output_format == "json"
-    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, colour=colour_for(sys.stderr, environ))
+    colour = colour_for(sys.stderr, environ)
+    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, hold_text=True, colour=colour)
     model_name = args.model or ""
     result: RunResult | None = None
     error: AgentError | None = None
