@@ -28,8 +28,8 @@ _OPENAI = "https://api.openai.com/v1"
 _WINDOW_FIELDS = ("max_model_len", "context_length", "context_window", "max_context_length")
 
 _TTL = 24 * 3600.0
-# The longest a lookup waits; never longer than stream_idle_timeout (a silent server is given up as
-# the request would be).
+# The longest a lookup waits; never longer than stream_idle_timeout or request_timeout (a silent
+# server is given up as a request to it would be).
 _TIMEOUT = 10.0
 # vertex: the context window of every model of a family it serves (Claude 3 and later, Gemini 1.5 and
 # later); the output limit is not the same across a family, so it is left unknown.
@@ -52,7 +52,7 @@ def _field(item: object, name: str) -> object:
 
 def _ask(connection: Connection, model: str) -> ModelLimits | None:
     provider = connection.provider
-    wait = min(_TIMEOUT, connection.timeouts.idle)
+    wait = min(_TIMEOUT, connection.timeouts.idle, connection.timeouts.total)
     if provider == "anthropic":
         info = connection.anthropic().models.retrieve(model, timeout=wait)
         return ModelLimits(_int(info.max_input_tokens), _int(info.max_tokens))
