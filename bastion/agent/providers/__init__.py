@@ -7,7 +7,7 @@ from ._catalogue import listed_models
 from ._clients import Connection
 from ._failures import KINDS, RetryPolicy, Timeouts, classify
 from ._google import VertexSetup, refused_model, vertex_base_url, vertex_location, vertex_setup
-from ._keys import KeySource
+from ._keys import KeySource, NoKey
 from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
 from ._pricing import Price, prices_of
@@ -23,6 +23,7 @@ __all__ = [
     "KNOWN_WINDOWS",
     "KeySource",
     "ModelLimits",
+    "NoKey",
     "PROVIDERS",
     "Price",
     "ProviderConfig",

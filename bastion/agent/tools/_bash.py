@@ -97,7 +97,7 @@ def _execute(
     if result.timed_out:
         return out + f"[killed after {timeout}s]"
     if result.cancelled:
-        return out + "[interrupted: killed by Ctrl-C]"
+        return out + "[interrupted: killed as the run was stopped]"
     if result.exit_code is None:
         return out + f"[killed by signal {result.signal}]"
     return out + f"[exit {result.exit_code}]"
