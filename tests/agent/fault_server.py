@@ -5,7 +5,8 @@ should hold. Every request to the model takes the next scenario; a lookup (a GET
 limits) takes the `lookup` scenario, a 404 unless given:
 
   {"hang": true}                     the request is read, and nothing is ever sent (not a status
-                                     line) until the server stops
+                                     line); the time the client gave up (closed) is kept as the
+                                     request's "gave_up"
   {"close": true}                    the request is read, then the connection closes unanswered
   {"trickle": seconds}               a 200 event stream whose body is one SSE comment every
                                      `seconds`, for ever: bytes come, an answer never does
@@ -104,24 +105,29 @@ class FaultServer:
     def _serve(self, conn: socket.socket) -> None:
         with conn:
             try:
-                while (request := self._read_request(conn)) is not None:
-                    method, path = request
+                while (read := self._read_request(conn)) is not None:
+                    method, path = read
+                    request: dict[str, Any] = {"method": method, "path": path, "at": time.monotonic()}
                     with self._lock:
-                        self.requests.append({"method": method, "path": path, "at": time.monotonic()})
+                        self.requests.append(request)
                         scenario = self.scenarios[0] if self.scenarios else {"close": True}
                         if method == "GET":
                             scenario = self.lookup or {"status": 404}
                         elif self.scenarios and not scenario.get("repeat"):
                             self.scenarios.pop(0)
-                    if not self._answer(conn, path, scenario):
+                    if not self._answer(conn, request, scenario):
                         return
             except OSError:  # the client went away: nothing more to send
                 return
 
-    def _answer(self, conn: socket.socket, path: str, scenario: dict[str, Any]) -> bool:
+    def _answer(self, conn: socket.socket, request: dict[str, Any], scenario: dict[str, Any]) -> bool:
         """Answer one request as `scenario` says; False when the connection is done with."""
+        path = request["path"]
         if scenario.get("hang"):
-            self._stopping.wait()
+            while conn.recv(65536):  # until the client gives up (or the server stops): then kept
+                pass
+            with self._lock:
+                request["gave_up"] = time.monotonic()
             return False
         if scenario.get("close"):
             return False
