@@ -35,7 +35,7 @@ from .scripted_server import sse_frames
 
 # Text a huge reply is made of, and the marker its template is cut at.
 _FILL = b"abcdefghij" * 6553 + b"abcdef"  # 64 KiB
-_MARK = "\u2603MARK\u2603"
+_MARK = "@@HUGE-REPLY-MARK@@"
 
 
 def huge_frames(path: str, size: int, piece: int = len(_FILL)) -> Iterator[bytes]:

@@ -12,6 +12,7 @@ from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
 from ._pricing import Price, prices_of
 from ._settings import PROVIDERS, ProviderConfig, merge_flags, provider_config
+from ._sse import MAX_EVENT, MAX_REPLY
 from ._windows import DEFAULT_WINDOW, KNOWN_AS_OF, KNOWN_WINDOWS, Window, known_window, window_of
 
 __all__ = [
@@ -22,6 +23,8 @@ __all__ = [
     "KNOWN_AS_OF",
     "KNOWN_WINDOWS",
     "KeySource",
+    "MAX_EVENT",
+    "MAX_REPLY",
     "ModelLimits",
     "NoKey",
     "PROVIDERS",
