@@ -88,7 +88,9 @@ class ResponsesModel:
         calls: list[ToolCall] = []
         kept = Kept(provider)
         create = self.connection.openai().responses.with_streaming_response.create
-        with create(**params, **self.connection.openai_extras()) as response:
+        # The body goes as extra_body, sent as it is (the SDK's conversion of each item: _chat.py).
+        extras = self.connection.openai_extras()
+        with create(model=params["model"], stream=True, extra_body=params, **extras) as response:
             surfaced.answered = True
             for _, data in events(provider, response.iter_bytes()):
                 event = loads(provider, data)
