@@ -15,8 +15,8 @@ would (benchmarks/memory.py).
 
 from __future__ import annotations
 
+import codecs
 import json
-import re
 from collections.abc import Iterable, Iterator
 from typing import Any
 
@@ -31,8 +31,6 @@ DONE = "[DONE]"
 MAX_REPLY = 8_000_000
 # The longest line of a body: a reply's whole text in one event, JSON-escaped, and its framing.
 MAX_EVENT = 2 * MAX_REPLY + 1_000_000
-# Where a line ends, as server-sent events say: CRLF, LF or CR.
-_BREAK = re.compile(rb"\r\n|\r|\n")
 
 
 def _too_long(provider: str, what: str, bound: int) -> ModelError:
@@ -58,27 +56,28 @@ class Kept:
 
 
 def _lines(provider: str, chunks: Iterable[bytes]) -> Iterator[str]:
-    """The body's lines, decoded as UTF-8 (a byte that is not: U+FFFD), none held past MAX_EVENT."""
-    line = bytearray()
-    after_cr = False  # a CR ended the last chunk: an LF starting the next one belongs to it
+    """The body's lines, ended by CRLF, LF or CR as server-sent events say, decoded as UTF-8 (a
+    byte that is not: U+FFFD), none held past MAX_EVENT characters. A chunk is decoded and split
+    whole (in C); a line that goes on past it is kept in pieces, joined once it ends."""
+    decoder = codecs.getincrementaldecoder("utf-8")("replace")
+    held: list[str] = []  # the pieces of the line still going on
+    size = 0
+    cr = False  # the last chunk ended in a CR: it ends a line, and with an LF after it, one line
     for chunk in chunks:
-        if not chunk:
-            continue
-        start = 1 if after_cr and chunk[:1] == b"\n" else 0
-        after_cr = False
-        for found in _BREAK.finditer(chunk, start):
-            line += chunk[start : found.start()]
-            if len(line) > MAX_EVENT:
-                raise _too_long(provider, "an event of the stream", MAX_EVENT)
-            yield line.decode("utf-8", "replace")
-            line.clear()
-            start = found.end()
-            after_cr = found.group() == b"\r" and start == len(chunk)
-        line += chunk[start:]
-        if len(line) > MAX_EVENT:
+        text = ("\r" if cr else "") + decoder.decode(chunk)
+        cr = text.endswith("\r")
+        parts = (text[:-1] if cr else text).replace("\r\n", "\n").replace("\r", "\n").split("\n")
+        if size + len(parts[0]) > MAX_EVENT or max(map(len, parts)) > MAX_EVENT:
             raise _too_long(provider, "an event of the stream", MAX_EVENT)
-    if line:
-        yield line.decode("utf-8", "replace")
+        if len(parts) > 1:
+            yield "".join([*held, parts[0]])
+            yield from parts[1:-1]
+            held, size = [], 0
+        held.append(parts[-1])
+        size += len(parts[-1])
+    held.append(decoder.decode(b"", final=True))
+    if cr or any(held):
+        yield "".join(held)
 
 
 def events(provider: str, chunks: Iterable[bytes]) -> Iterator[tuple[str, str]]:
