@@ -80,8 +80,11 @@ def test_a_server_that_accepts_and_never_answers_is_given_up_at_the_idle_bound(
 
 
 @pytest.mark.parametrize("fmt", SDK_FORMATS)
-def test_a_silent_server_is_given_up_at_the_total_bound_not_the_idle_one(tmp_path: Path, fmt: str) -> None:
-    with FaultServer([{"hang": True, "repeat": True}]) as server:
+@pytest.mark.parametrize("fault", [{"hang": True}, {"trickle": 0.05}], ids=["silent", "trickling"])
+def test_a_silent_or_trickling_server_is_given_up_at_the_total_bound_not_the_idle_one(
+    tmp_path: Path, fmt: str, fault: dict[str, Any]
+) -> None:
+    with FaultServer([{**fault, "repeat": True}]) as server:
         code, doc, err = run_against(tmp_path, fmt, server.url, "request_timeout = 1\n")
     assert (code, doc["outcome"]["failure"]["kind"]) == (17, "network")
     assert doc["outcome"]["message"].endswith(": no complete answer within 1 s (request_timeout)")
