@@ -46,8 +46,10 @@ __all__ = [
     "running_call",
 ]
 
-INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
-NOT_RUN = "not run: the run was aborted (Ctrl-C) before this call started"
+# The words for a call a stopped run cut off, whatever stopped it: Ctrl-C, SIGTERM or SIGHUP, an
+# editor's cancel or its going away, and (said on --resume) a kill -9 or a crash.
+INTERRUPTED = "interrupted: the run was stopped before this call finished; it may have partly run"
+NOT_RUN = "not run: the run was stopped before this call started"
 # A call left unrun because the workspace was lost: the run ends (nothing runs on this machine instead).
 LOST_NOT_RUN = "not run: the workspace is lost ({why}); the run ended"
 # Ends the text of a reply the person cut short with Ctrl-C (kept in the conversation).
