@@ -17,6 +17,9 @@ each asks, but for the scripts read and pinned in `PINNED_SCRIPTS` by their SHA-
 `which`: a `/bin/sh` script that runs only the shell's builtins) and, for the commands in
 `PYTHON_SCRIPTS`, a Python console script whose interpreter is an ELF file outside the workspace
 (mypy's entry point). A pinned or Python script's interpreter is a program the plan starts too.
+A binary, or an interpreter, that is not the program its name says asks as a script does: a
+multiplexer reached by a link of another name, by its own name, in a shim directory or as a file of
+several hard links (_shims.py: a mise shim runs what the project's `.tool-versions` picks).
 
 The lookup is made once per process for every workspace (per PATH, command and machine): each
 entry up to the first holding the name, with its path once its links are followed, and the file's
