@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance integration clean
+.PHONY: run test lint fuzz bench conformance integration shims clean
 
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
@@ -36,7 +36,7 @@ lint: $(VENV)/.installed
 
 # The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
 # and the last lines say which of the three failed.
-test: lint
+test: lint shims
 	@failed=""; \
 	$(BIN)/python -m pytest || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
@@ -60,5 +60,18 @@ conformance: $(VENV)/.installed
 integration: $(VENV)/.installed
 	BASTION_SERVER_IDLE=10 $(BIN)/python -m integration
 
+# Real multiplexers the tests and the execution property put on PATH (fuzz/multiplexers.py), each
+# installed when missing, pinned: ccache from Debian (as root, with apt-get), mise from npm (npm ci
+# of fuzz/npm into its git-ignored node_modules). Never fails: a test whose multiplexer is missing
+# skips, naming it.
+CCACHE_DEB := 4.8+really4.7.5-1
+shims:
+	@test -e /usr/lib/ccache/gcc || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+		&& { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ccache=$(CCACHE_DEB); } \
+		>/dev/null 2>&1; } || echo "make shims: ccache $(CCACHE_DEB) not installed: its tests skip"
+	@test -x fuzz/npm/node_modules/@jdxcode/mise/bin/mise || { command -v npm >/dev/null \
+		&& timeout 600 npm ci --no-audit --no-fund --loglevel=error --prefix fuzz/npm >/dev/null 2>&1; } \
+		|| echo "make shims: mise (fuzz/npm) not installed: its tests skip"
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis integration/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis integration/node_modules fuzz/npm/node_modules
