@@ -84,11 +84,11 @@ SITES = {
     ),
     ("bastion/resident/_client.py", "_start"): (
         "the resident server: the locale's variables only (LANG, LC_ALL, LC_CTYPE)",
-        "tests/test_resident.py::test_the_server_holds_no_key_and_ends_when_idle",
+        "tests/resident/test_resident.py::test_the_server_holds_no_key_and_ends_when_idle",
     ),
     ("bastion/resident/_server.py", "serve"): (
         "the server forks a child per call, which runs no program and takes one client's env",
-        "tests/test_resident.py::test_the_environment_the_call_runs_in_is_the_one_decided_in",
+        "tests/resident/test_resident.py::test_the_environment_the_call_runs_in_is_the_one_decided_in",
     ),
 }  # fmt: skip
 
