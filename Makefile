@@ -2,9 +2,9 @@
 # Both create the virtual environment from constraints.txt (the pinned lock) when it is missing or stale.
 # The editable install is a plain path in a .pth (compat mode): setuptools' default import finder costs
 # about 20 ms at every start. bastion's bytecode is compiled once here, so a start does not compile it
-# when PYTHONDONTWRITEBYTECODE is set (Python still checks each .pyc against its source). pip's console
-# script imports re (about 10 ms a start on a busy machine) only to take a Windows suffix off argv[0],
-# which bastion never reads: it is written again without it, under pip's own first line.
+# when PYTHONDONTWRITEBYTECODE is set (Python still checks each .pyc against its source). The command,
+# .venv/bin/bastion, is bin/bastion as the install puts it there: a /bin/sh launcher that starts the
+# venv's Python isolated (-I) before anything is imported (no console script: see pyproject.toml).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
@@ -16,12 +16,11 @@ SECONDS ?= 20
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
 
-$(VENV)/.installed: pyproject.toml constraints.txt $(GRAMMARS)
+$(VENV)/.installed: pyproject.toml bin/bastion constraints.txt $(GRAMMARS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]' \
 		--config-settings editable_mode=compat
-	{ head -n 1 $(BIN)/bastion; printf 'import sys\nfrom bastion.cli import main\n\nif __name__ == "__main__":\n    sys.exit(main())\n'; } > $(BIN)/.bastion.new
-	chmod 755 $(BIN)/.bastion.new && mv $(BIN)/.bastion.new $(BIN)/bastion
+	cmp bin/bastion $(BIN)/bastion  # the launcher, as the install put it
 	$(BIN)/python -m bastion.grammar
 	$(BIN)/python -m compileall -q bastion
 	touch $@
