@@ -16,7 +16,7 @@ SECONDS ?= 20
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
 
-$(VENV)/.installed: pyproject.toml bin/bastion constraints.txt $(GRAMMARS)
+$(VENV)/.installed: pyproject.toml setup.py bin/bastion constraints.txt $(GRAMMARS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]' \
 		--config-settings editable_mode=compat
@@ -29,9 +29,9 @@ run: $(VENV)/.installed
 	$(BIN)/bastion $(ARGS)
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check bastion tests fuzz benchmarks integration
-	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration
-	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration
+	$(BIN)/ruff check bastion tests fuzz benchmarks integration setup.py
+	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration setup.py
+	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration setup.py
 
 # The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
 # and the last lines say which of the three failed.
