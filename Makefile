@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance integration clean
+.PHONY: run test lint fuzz bench conformance integration installed clean
 
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
@@ -58,6 +58,12 @@ conformance: $(VENV)/.installed
 # that waits for every process it started is not kept waiting.
 integration: $(VENV)/.installed
 	BASTION_SERVER_IDLE=10 $(BIN)/python -m integration
+
+# The wheel built from the checkout's files, installed into a fresh virtual environment another user
+# owns (made with useradd when run as root), run read-only: fails if the tables are missing or built,
+# or anything is written into the install; prints `bastion check -- ls`'s time against the checkout's.
+installed: $(VENV)/.installed
+	$(BIN)/python benchmarks/installed.py
 
 clean:
 	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis integration/node_modules
