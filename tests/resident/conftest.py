@@ -9,15 +9,15 @@ import pytest
 
 
 @pytest.fixture
-def home(
-    tmp_path: pathlib.Path, tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch
-) -> pathlib.Path:
-    """A private runtime directory (beside the test's directory, never inside the one a call is
-    decided in), a home and an empty user config; the server switched on."""
+def home(tmp_path_factory: pytest.TempPathFactory, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
+    """A private runtime directory, a home and an empty user config, each beside the test's
+    directory (never inside the one a call is decided in: a socket there is never used, and a home
+    there makes a dry-run ask); the server switched on."""
     run = tmp_path_factory.mktemp("run")
     run.chmod(0o700)
+    user = tmp_path_factory.mktemp("home")
     monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
+    monkeypatch.setenv("HOME", str(user))
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(user / "xdg"))
     monkeypatch.delenv("BASTION_NO_SERVER", raising=False)
     return run
