@@ -46,7 +46,8 @@ ALLOWED = {
     # O_NOFOLLOW, and O_RDWR (which does not wait for a FIFO's other end) or O_NONBLOCK.
     ("bastion/resident/_server.py", "path + '.lock'"): "its own lock file, O_RDWR | O_NOFOLLOW, private dir",
     ("bastion/resident/_server.py", "path + '.none'"): "its own marker, O_NONBLOCK | O_NOFOLLOW, private dir",
-    ("bastion/resident/_server.py", "f'/proc/{pid}/status'"): "procfs, made by the kernel",
+    ("bastion/resident/_wire.py", "f'/proc/{pid}/status'"): "procfs, made by the kernel",
+    ("bastion/resident/_wire.py", "f'/proc/{pid}/attr/current'"): "procfs, made by the kernel",
 }
 # Flags with which an open cannot block: a descriptor of a path only, a directory, or a new file.
 _CANNOT_BLOCK = ("O_PATH", "O_DIRECTORY", "O_EXCL", "_DIR_FLAGS")
