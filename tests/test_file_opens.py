@@ -180,7 +180,10 @@ def test_the_users_config_as_a_fifo_is_refused_at_once(tmp_path: pathlib.Path) -
 
 
 def test_config_dev_null_is_still_an_empty_config(tmp_path: pathlib.Path) -> None:
-    done = _bastion(["check", "--config", os.devnull, "--json", "--", "ls"], tmp_path)
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()  # HOME outside the project: one inside makes a dry-run ask (design rule 118)
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
+    done = _bastion(["check", "--config", os.devnull, "--json", "--", "ls"], project, env)
     assert done.returncode == 0 and json.loads(done.stdout)["decision"] == "allow", done.stderr
 
 

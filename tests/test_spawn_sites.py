@@ -58,7 +58,7 @@ SITES = {
         "an MCP header's command: your env less the key variables",
         "tests/test_spawn_sites.py::test_a_header_command_gets_no_key_variable",
     ),
-    ("bastion/agent/mcp/_client.py", "_connect"): (
+    ("bastion/agent/mcp/_stdio.py", "local_stdio"): (
         "a stdio MCP server: the scrubbed env plus its own",
         "tests/agent/test_key_leaks.py::test_no_child_finds_a_key_in_bastions_own_proc_entry_and_nothing_written_holds_one",
     ),
