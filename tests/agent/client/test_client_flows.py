@@ -344,3 +344,66 @@ def test_a_command_s_output_shows_over_the_input_and_a_line_it_cannot_run_is_giv
             assert server.requests[0]["body"]["model"] == "gpt-5"
 
     asyncio.run(scenario())
+
+
+def test_a_running_command_shows_its_last_line_on_its_row(tmp_path: Path) -> None:
+    command = "echo step-one; echo step-two; while [ ! -e go ]; do sleep 0.05; done"
+    rounds = [{"calls": [{"name": "bash", "arguments": {"command": command}}]}, {"text": "ran"}]
+
+    async def scenario() -> None:
+        with ScriptedServer(rounds) as server:
+            app = client_for(tmp_path, server.url)
+            async with app.run_test(size=(80, 30)) as pilot:
+                await ready(pilot)
+                await send(pilot, "build")
+                await until(pilot, lambda: app.panel.asked is not None, "the question")
+                await pilot.press("y")
+                rows = app.conversation.rows
+                await until(
+                    pilot,
+                    lambda: any(r.row.tail == "step-two" for r in rows.values()),
+                    "the last line on its row",
+                )
+                (row,) = app.conversation.rows.values()
+                assert row.row.state == "running" and "│ step-two" in str(row.render())
+                (tmp_path / "work" / "go").touch()
+                await settled(pilot)
+                assert [row.row.state] == ["done"] and "2 lines printed" in str(row.render())
+            assert len(server.requests) == 2
+
+    asyncio.run(scenario())
+
+
+def test_ctrl_o_opens_a_call_whole_and_ctrl_r_the_reasoning(tmp_path: Path) -> None:
+    rounds = [
+        {
+            "thinking": "first I list\nthen I answer",
+            "calls": [{"name": "bash", "arguments": {"command": "ls"}}],
+        },
+        {"text": "listed"},
+    ]
+    (tmp_path / "work").mkdir()
+    for name in ("a.txt", "b.txt", "c.txt"):
+        (tmp_path / "work" / name).write_text("x\n")
+
+    async def scenario() -> None:
+        with ScriptedServer(rounds) as server:
+            app = client_for(tmp_path, server.url, "--think")
+            async with app.run_test(size=(80, 30)) as pilot:
+                await ready(pilot)
+                await send(pilot, "list")
+                await settled(pilot)
+                from bastion.agent.client._view import Thinking  # private: how the reasoning is drawn
+
+                thinking = app.conversation.query(Thinking).last()
+                assert "Ctrl-R shows it" in str(thinking.render())
+                await pilot.press("ctrl+r")
+                assert "first I list" in str(thinking.render())
+                (row,) = app.conversation.rows.values()
+                assert "3 lines printed" in str(row.render()) and "b.txt" not in str(row.render())
+                await pilot.press("ctrl+o")  # no call selected: every call
+                assert "b.txt" in str(row.render())
+                await pilot.press("ctrl+p", "ctrl+o")  # the selected call: closed again
+                assert "b.txt" not in str(row.render())
+
+    asyncio.run(scenario())
