@@ -22,7 +22,7 @@ from typing import NamedTuple, TextIO, cast
 from ..._safe import SafeStream, safe_line
 from ...policy import Decided, Verdict
 from ..front import Asker, CallKey, Colour, Learning, Printer, Question, RuleOffer, RunControl
-from ..runtime import Answer, Assistant, Failure, Message, ModelError, ToolCall, Usage, running_call
+from ..runtime import Answer, Assistant, Message, ModelError, ToolCall, Usage, running_call
 from ..runtime.harness import SlotFailure, failure_words
 
 __all__ = [
@@ -75,9 +75,8 @@ class Note(NamedTuple):
 
 
 class Retried(NamedTuple):
-    """A request failed and is tried again: the text of the reply that broke off is taken back."""
-
-    said: str
+    """A request failed and is tried again: the text of the reply that broke off is taken back (a
+    note says why and when)."""
 
 
 class Asked(NamedTuple):
@@ -111,13 +110,6 @@ class Held(io.TextIOBase):
             if line.strip():
                 self.post(Note(safe_line(line)))
         return len(text)
-
-
-RETRY_WORDS = {
-    Failure.RATE_LIMITED: "rate limited",
-    Failure.UNAVAILABLE: "the service is unavailable",
-    Failure.NETWORK: "network error",
-}
 
 
 class Feed(Printer):
@@ -186,12 +178,9 @@ class Feed(Printer):
         self.err.write(f"bastion: {text}\n")
 
     def retried(self, failure: ModelError, wait: float) -> None:
-        what = RETRY_WORDS.get(failure.kind, str(failure.kind.value).replace("_", " "))
-        if failure.kind is Failure.NETWORK and failure.answered:
-            what = "the answer broke off or stalled"
         self._text, self._thought = SafeStream(), SafeStream()
-        count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
-        self.post(Retried(f"{what}, retrying in {wait:.1f} s{count}"))
+        self.post(Retried())
+        super().retried(failure, wait)  # why and when, in the REPL's words: a note
 
     def cleared(self) -> None:
         self.post(Told("cleared"))

@@ -102,7 +102,6 @@ class Conversation(VerticalScroll):
                 if widget is not None:
                     await widget.remove()
             self._reply, self._thinking = None, None
-            self.say(what.said)
 
     def say(self, text: str, error: bool = False) -> None:
         self.mount(NoteLine(text, error))

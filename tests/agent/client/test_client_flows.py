@@ -407,3 +407,23 @@ def test_ctrl_o_opens_a_call_whole_and_ctrl_r_the_reasoning(tmp_path: Path) -> N
                 assert "b.txt" not in str(row.render())
 
     asyncio.run(scenario())
+
+
+def test_a_retry_is_said_in_the_repl_s_words_and_the_reply_comes_after_it(tmp_path: Path) -> None:
+    rounds: list[dict[str, object]] = [{"status": 429, "retry_after": "0"}, {"text": "after the retry"}]
+
+    async def scenario() -> None:
+        with ScriptedServer(rounds) as server:
+            app = client_for(tmp_path, server.url)
+            async with app.run_test(size=(80, 24)) as pilot:
+                await ready(pilot)
+                await send(pilot, "go")
+                await settled(pilot)
+                from bastion.agent.client._view import NoteLine, Reply  # private: how they are drawn
+
+                notes = [str(n.render()) for n in app.conversation.query(NoteLine)]
+                assert any(n.startswith("rate limited, retrying in") for n in notes), notes
+                assert app.conversation.query(Reply).last().text == "after the retry"
+                assert any(line.startswith("rate limited") for line in app.held.lines)
+
+    asyncio.run(scenario())
