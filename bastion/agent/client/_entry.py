@@ -25,7 +25,9 @@ def client_main(
 ) -> int:
     pick = None
     if args.resume == "" or args.continue_:
-        pick = list_sessions(bastion_home(environ), cwd if args.continue_ else None)
+        # A record that does not say where it ran cannot be resumed: `bastion --list` names it.
+        found = list_sessions(bastion_home(environ), cwd if args.continue_ else None)
+        pick = [info for info in found if info.cwd]
         if not pick:
             where = f"in {cwd}" if args.continue_ else "yet"
             print(f"bastion: no session with a prompt has run {where} (bastion --list)", file=sys.stderr)

@@ -146,6 +146,8 @@ class PickerScreen(Screen[str | None]):
         )
         where = "here" if info.cwd == self.cwd else info.cwd
         shown.append(f"\n  {safe_line(where)} · {age(self.now() - info.written)} · {turns}", style="dim")
+        if info.damaged:  # resumed only with --repair: its resume says so
+            shown.append(safe_line(f" · damaged: {info.damaged}"), style="red")
         return shown
 
     def on_option_list_option_selected(self, event: OptionList.OptionSelected) -> None:
