@@ -276,7 +276,7 @@ def test_a_key_typed_at_the_repl_is_kept_out_of_the_history_and_the_session(tmp_
     with ScriptedServer([{"text": "noted"}]) as server:
         child = pexpect.spawn(
             sys.executable,
-            ["-m", "bastion", "--provider", "openai", "--base-url", server.url + "/v1"],
+            ["-m", "bastion", "--front", "repl", "--provider", "openai", "--base-url", server.url + "/v1"],
             cwd=str(tmp_path / "work"),
             env={**_env(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"},
             encoding="utf-8",
