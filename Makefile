@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance integration clean
+.PHONY: run test lint fuzz bench conformance integration clean awks
 
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
@@ -34,9 +34,20 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration
 	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration
 
+# The real awks the differential property holds bastion's awk grammar to (mawk is Debian's default):
+# installed from these pinned Debian versions when missing and make runs as root with apt-get;
+# otherwise tests/analyzer/test_awk_differential.py skips, naming the one missing.
+AWKS := gawk=1:5.2.1-2 busybox=1:1.35.0-4+deb12u1+b1
+
+awks:
+	@missing=""; for pin in $(AWKS); do command -v $${pin%%=*} >/dev/null || missing="$$missing $$pin"; done; \
+	if [ -n "$$missing" ] && [ "$$(id -u)" = 0 ] && command -v apt-get >/dev/null; then \
+		apt-get update -q >/dev/null && apt-get install -y -q --no-install-recommends $$missing >/dev/null \
+			|| echo "make: could not install$$missing (the awk differential tests skip)"; fi
+
 # The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
 # and the last lines say which of the three failed.
-test: lint
+test: lint awks
 	@failed=""; \
 	$(BIN)/python -m pytest || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
