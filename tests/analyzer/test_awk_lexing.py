@@ -26,10 +26,10 @@ REGEX_AFTER = frozenset(
     {START, "LPAR", "COMMA", "LBRACE", "RBRACE", "SEMI", "NL", "NOT", "MATCH", "AND", "OR", "RELOP", "ASSIGN"}
     | {"PLUS", "MINUS", "STAR", "PERCENT", "SLASH", "CARET", "LSQB", "PRINT"}
 )
-# Where all three divide: after a number, a string, a name (a variable, `$x`, NF), `)` or `]`. Not
-# after a postfix ++/-- (mawk: a regular expression), `length` (mawk: a regular expression), a
-# regular expression (gawk's grammar), `$` (an operand follows).
-DIVISION_AFTER = frozenset({"NUMBER", "STRING", "NAME", "RPAR", "RSQB"})
+# Where all three divide: after a number (a field's too: `$1`), a string, a name (a variable, `$x`,
+# NF), `)` or `]`. Not after a postfix ++/-- (mawk: a regular expression), `length` (mawk: a
+# regular expression), a regular expression (gawk's grammar), `$` (an operand follows).
+DIVISION_AFTER = frozenset({"NUMBER", "INDEX", "STRING", "NAME", "RPAR", "RSQB"})
 
 
 def previous_tokens() -> list[frozenset[str]]:
@@ -110,6 +110,8 @@ DIFFERENT = [
     ("{ print 1e+ }", "mawk: 1, e, +"),
     ("{ print 1.5.3 }", "busybox refuses; mawk 1.5 then .3"),
     ("{ print 1x }", "a name glued to a number"),
+    ("{ print $1.5 }", "mawk: an invalid field index"),
+    ("{ print $ 1e0, $.5 }", "the same"),
     ('{ print "a\\\nb" }', "a continuation inside a string"),
     (
         "{ print x \\\n y }",
