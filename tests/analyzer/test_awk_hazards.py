@@ -69,15 +69,16 @@ def test_the_line_of_the_report_asks(ws: LocalWorkspace) -> None:
     assert _decide(ws, THE_LINE) is Decision.ASK
 
 
+@pytest.mark.parametrize("place", sorted(PLACES))
 @pytest.mark.parametrize("hazard", sorted(HAZARDS))
 def test_bastion_check_asks_for_a_hazard_between_two_divisions(
-    ws: LocalWorkspace, hazard: str, capsys: pytest.CaptureFixture[str]
+    ws: LocalWorkspace, hazard: str, place: str, capsys: pytest.CaptureFixture[str]
 ) -> None:
-    line = PLACES["action"].format(HAZARDS[hazard])
+    line = PLACES[place].format(HAZARDS[hazard])
     code = main(["check", "--config", os.devnull, "--cwd", ws.root, "--json", "--", line])
     answer = json.loads(capsys.readouterr().out)
     assert (code, answer["decision"]) == (3, "ask"), answer
-    sibling = PLACES["action"].format("n++")
+    sibling = PLACES[place].format("n++")
     assert main(["check", "--config", os.devnull, "--cwd", ws.root, "--json", "--", sibling]) == 0
 
 
@@ -101,13 +102,13 @@ def _hook(ws: LocalWorkspace, line: str) -> str:
     )
 
 
+@pytest.mark.parametrize("place", sorted(PLACES))
 @pytest.mark.parametrize("hazard", sorted(HAZARDS))
 def test_the_claude_code_hook_asks_for_a_hazard_between_two_divisions(
-    ws: LocalWorkspace, hazard: str
+    ws: LocalWorkspace, hazard: str, place: str
 ) -> None:
-    assert _hook(ws, PLACES["action"].format(HAZARDS[hazard])) == "ask"
-    assert _hook(ws, PLACES["begin"].format(HAZARDS[hazard])) == "ask"
-    assert _hook(ws, PLACES["action"].format("n++")) == "allow"
+    assert _hook(ws, PLACES[place].format(HAZARDS[hazard])) == "ask"
+    assert _hook(ws, PLACES[place].format("n++")) == "allow"
 
 
 NEAR_MISSES = [
