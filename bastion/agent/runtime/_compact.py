@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 from ..._errors import BastionError
 from ...config import AgentConfig
+from ._options import ModelRequest
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
 from .harness import SummarizerInput, TriggerInput
 from .seams import ContextWindow, Conversation
@@ -319,7 +320,7 @@ class Compactor:
         """What the turn's summarizer writes for `shown` (its requests' usage counted to the run)."""
 
         def ask(system: str, prompt: str) -> str:
-            reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
+            reply = agent.model.stream(ModelRequest(agent.model.options, system, (User(prompt),)))
             agent.usage.add(reply.usage)
             return reply.message.text
 
