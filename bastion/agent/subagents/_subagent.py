@@ -418,9 +418,6 @@ class Subagents:
             model = self.choose_model(kind)
         except Exception as err:  # a choice that fails runs nothing
             return f"error: no model for the sub-agent: {type(err).__name__}: {err}", True
-        # The child's own copy: its model_selector swaps its options for each request, which must
-        # touch neither the session's model nor a sibling's running at the same time.
-        model = copy.copy(model)
         record = _ChildRecord(self.sink, parent_id, number)
         record.record("start", kind=kind, model=model.options.model, prompt=prompt)
         checkpoint = _Shared(self.checkpoint, self._keeping) if self.checkpoint is not None else None
