@@ -15,7 +15,7 @@ from typing import Any
 import pytest
 
 from bastion.agent.front import Tally
-from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.providers import DEFAULT_WINDOW, Window, subagent_model_setting
 from bastion.agent.runtime import (
     GO_ON,
     INTERRUPTED,
@@ -41,7 +41,6 @@ from bastion.agent.subagents import (
     Subagents,
     TaskTools,
     configured_model,
-    subagent_model_setting,
 )
 from bastion.agent.tools import Toolbox
 from bastion.analyzer import Stamper

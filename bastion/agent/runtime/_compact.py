@@ -198,6 +198,15 @@ class Compactor:
         self._before_refused_turn = -1
         self._warned_turn = -1
 
+    def for_child(self, record: Record, label: str) -> Compactor:
+        """A sub-agent's compactor: the same windows and compact_at, its compactions written by
+        `record` among its lines and said under its `label` ("[task 1: explore]")."""
+
+        def said(text: str) -> None:
+            self.say(f"{label[1:-1]}: {text}")
+
+        return Compactor(self._window_of, self.compact_at, record, said)
+
     def window(self, agent: Conversation) -> ContextWindow:
         """The window of the model the agent talks to now."""
         name = agent.model.options.model
