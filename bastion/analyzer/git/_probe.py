@@ -29,10 +29,10 @@ from collections import OrderedDict
 from typing import NamedTuple
 
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
+from .._result import GitFinding
 from ._configread import learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._filters import REHASHES, Drivers, drivers_of
-from ._finding import GitFinding
 from ._keys import Entry, judge_entries
 from ._neutral import neutral_env, probed_env
 from ._submodules import Submodules, probe_submodules
