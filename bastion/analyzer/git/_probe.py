@@ -29,7 +29,7 @@ from ...workspace import Workspace
 from ._filters import REHASHES, Drivers, drivers_of
 from ._finding import GitFinding
 from ._neutral import probed_env
-from ._prober import Snapshot, take_snapshot, tokens_of
+from ._prober import Snapshot, plan_git, take_snapshot, tokens_of
 from ._submodules import Submodules
 from ._urls import credential_finding
 
@@ -111,17 +111,19 @@ def git_fingerprint(ws: Workspace, cwd: str) -> str:
     return digest.hexdigest()
 
 
-def _key(ws: Workspace, cwd: str) -> tuple[object, ...]:
-    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, frozenset(probed_env(ws.env()).items()))
+def _key(ws: Workspace, cwd: str, git: tuple[str, str]) -> tuple[object, ...]:
+    env = frozenset(probed_env(ws.env()).items())
+    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, env, git)
 
 
 def _snapshot(ws: Workspace, cwd: str) -> Snapshot:
-    key = _key(ws, cwd)
+    git = plan_git(ws, cwd)
+    key = _key(ws, cwd, git)
     with _lock:
         cached = _cache.get(key)
     if cached is not None and tokens_of(ws, cached.places) == cached.tokens:
         return cached
-    snap = take_snapshot(ws, cwd)
+    snap = take_snapshot(ws, cwd, git)
     if snap.cacheable:
         with _lock:
             _cache[key] = snap

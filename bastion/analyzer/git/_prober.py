@@ -16,7 +16,8 @@ import stat
 from typing import NamedTuple
 
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
-from ._configread import learn_system, parse_listing, read_configs, read_local
+from .._programs import find_program, shell_of
+from ._configread import config_files, learn_system, learnt_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._filters import drivers_of
 from ._finding import GitFinding
@@ -24,7 +25,7 @@ from ._keys import Entry, judge_entries
 from ._neutral import neutral_env, probed_env
 from ._submodules import Submodules, probe_submodules
 
-__all__ = ["Place", "Probe", "Snapshot", "Token", "take_snapshot", "tokens_of"]
+__all__ = ["Place", "Probe", "Snapshot", "Token", "plan_git", "take_snapshot", "tokens_of"]
 
 TIMEOUT_SECONDS = 10.0
 MAX_OUTPUT = 8 * 1024 * 1024
@@ -109,9 +110,10 @@ def tokens_of(ws: Workspace, places: tuple[Place, ...]) -> tuple[Token, ...]:
 class Probe:
     """One probe of one directory, collecting every place it looked at."""
 
-    def __init__(self, ws: Workspace, cwd: str) -> None:
+    def __init__(self, ws: Workspace, cwd: str, git: tuple[str, str]) -> None:
         self.ws = ws
         self.cwd = cwd
+        self.git, self.no_git = git  # the git the plan runs (absolute), or why none can be named
         self.places: list[Place] = []
         # The directories the walk up looked at, from the working directory on.
         self.dirs: list[str] = []
@@ -170,6 +172,9 @@ class Probe:
 
     def run(self) -> Snapshot:
         try:
+            if self.no_git or not self.git:
+                why = self.no_git or "git is a builtin here"
+                raise _Unreadable(f"the git a plan would run here cannot be probed: {why}")
             real = resolve(self.ws, ".", self.cwd)
             if not real.ok or not real.is_dir:
                 why = real.why or "not a directory"
@@ -179,6 +184,7 @@ class Probe:
             configs = self._scan(gitdir) if gitdir else []
             repo = posixpath.dirname(gitdir) if gitdir else abs_cwd
             entries = self._list(real.real, repo, gitdir, configs)
+            self._absent(gitdir)
             try:
                 self._where(real.real, abs_cwd, gitdir, entries)
             except _Redirect as err:
@@ -225,7 +231,16 @@ class Probe:
                 return ""
             directory = posixpath.dirname(directory)
 
+    def _absent(self, gitdir: str) -> None:
+        """Every config file git may read is a place, present or not: one created after the
+        decision (a `~/.gitconfig`, a `config.worktree`) changes the fingerprint."""
+        system = learnt_system(self.git) if isinstance(self.ws.system, LocalSystem) else None
+        for path in config_files(self.env, system, gitdir):
+            self.look(path)
+
     def _git(self, run_in: str, argv: list[str]) -> tuple[int, bytes]:
+        if argv[:1] == ["git"]:  # the plan's own git, by its absolute path (not the probe's PATH)
+            argv = [self.git, *argv[1:]]
         result = self.ws.exec(
             ExecRequest(argv, cwd=run_in, env=self.env, timeout=TIMEOUT_SECONDS, max_output=MAX_OUTPUT)
         )
@@ -260,7 +275,7 @@ class Probe:
         if bare_on_the_way(self.dirs, gitdir, self._lstat_abs, self.ws.system):
             return None  # git would list that repository's config
         read_from: dict[str, os.stat_result] = {}
-        system = lambda: learn_system(self.env, lambda argv: self.try_git(run_in, argv))  # noqa: E731
+        system = lambda: learn_system(self.git, lambda argv: self.try_git(run_in, argv))  # noqa: E731
         entries = read_configs(self.env, system, gitdir, read_local, os.lstat, read_from)
         for origin in dict.fromkeys(e.origin for e in entries or () if e.origin):  # git's places
             self.known[self.look(origin)] = _identity(read_from[origin])
@@ -297,9 +312,20 @@ class Probe:
         return _lstat(self.ws, _place(self.ws, absolute))
 
 
-def take_snapshot(ws: Workspace, cwd: str) -> Snapshot:
-    """Probe the root-relative directory `cwd` of `ws` now."""
-    return Probe(ws, cwd).run()
+def plan_git(ws: Workspace, cwd: str) -> tuple[str, str]:
+    """The git program a plan decided in the root-relative `cwd` of `ws` runs (found as
+    analyzer/_programs.py finds every command, on the PATH where the plan runs), and why none can
+    be named ("" when one can): the probe runs that git, never one of its own PATH."""
+    try:
+        found = find_program(ws, cwd, shell_of(ws), "git")
+    except Exception as err:  # a lookup that fails asks
+        return "", f"{type(err).__name__}: {err}"
+    return found.path, found.why
+
+
+def take_snapshot(ws: Workspace, cwd: str, git: tuple[str, str]) -> Snapshot:
+    """Probe the root-relative directory `cwd` of `ws` now, with the git `plan_git` named."""
+    return Probe(ws, cwd, git).run()
 
 
 def _parsed(out: bytes, repo: str) -> tuple[Entry, ...]:
