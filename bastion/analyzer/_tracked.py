@@ -26,6 +26,7 @@ A pathspec with `[` or `\\`, an absolute one, one with a `..` component, and `gi
 
 from __future__ import annotations
 
+import errno
 import posixpath
 import re
 import stat
@@ -38,7 +39,7 @@ from ._grepr import MAX_TREE_FILES
 from ._result import Check, Context
 from ._secrets import hidden_by
 
-__all__ = ["Tracked", "tracked_names"]
+__all__ = ["Tracked", "linked_directory", "tracked_names"]
 
 _KEPT = {"-c": "-c", "--cached": "-c", "-z": "", "--deduplicate": "--deduplicate"}
 _KEPT["--error-unmatch"] = "--error-unmatch"
@@ -115,6 +116,46 @@ def tracked_names(ctx: Context, stage: Stage, git_check: Check) -> Tracked:
     words = plan_words(("ls-files",), None, ("-z", *kept, "--", *specs))
     depends = (*git_check.depends, gitdir, index)
     return Tracked(tuple(names), git_check._replace(words=words, depends=depends))
+
+
+def linked_directory(ctx: Context, form: str) -> tuple[str, tuple[str, ...]]:
+    """Why `form` (git ls-files --eol, or a --format: git opens every tracked file it lists, and
+    reads the attributes beside it, by its path from the top, following a link on the way) would
+    leave the work tree through a tracked directory that is a link now ("" when none can), and
+    the names the answer rests on: the index and every tracked directory (each a directory or
+    absent), bound into the stamp so that one swapped for a link after the decision refuses it.
+    git status and git diff take such an entry for deleted (`has_symlink_leading_path`)."""
+    found = _index(ctx)
+    if isinstance(found, str):
+        return found.replace("git ls-files:", f"{form}:", 1), ()
+    top, gitdir, index, entries = found
+    directories: dict[bytes, None] = {}
+    for name, _ in entries:
+        parts = name.split(b"/")[:-1]
+        directories.update(dict.fromkeys(b"/".join(parts[: i + 1]) for i in range(len(parts))))
+    if len(directories) > MAX_TREE_FILES:
+        return f"{form} opens files in more than {MAX_TREE_FILES} tracked directories, too many to judge", ()
+    depends = [gitdir, index]
+    for raw in directories:  # a directory comes before the ones below it
+        try:
+            text = raw.decode("utf-8")
+        except UnicodeDecodeError:
+            return f"{form}: a tracked directory's name is not UTF-8, so it cannot be examined", ()
+        path = text if top == "." else posixpath.join(top, text)
+        depends.append(path)
+        try:
+            mode = ctx.ws.lstat(path).st_mode
+        except OSError as err:
+            if err.errno in (errno.ENOENT, errno.ENOTDIR):
+                continue  # absent: git opens nothing there (bound: one made later refuses the stamp)
+            return f"{form}: the tracked directory {path!r} cannot be examined ({err.strerror or err})", ()
+        if stat.S_ISLNK(mode):
+            return (
+                f"{form} opens every tracked file it lists, and the tracked directory {path!r} is a "
+                "symbolic link now, which git follows (out of the workspace, or into a directory no "
+                "check names)"
+            ), ()
+    return "", tuple(depends)
 
 
 def _arguments(args: Sequence[str]) -> tuple[tuple[str, ...], tuple[str, ...]] | str:
