@@ -28,9 +28,8 @@ from ._neutral import neutral_env
 
 __all__ = [
     "learn_git_system",
-    "learn_system",
-    "learnt_system",
     "config_files",
+    "learn_system",
     "parse_config",
     "parse_listing",
     "read_configs",
@@ -150,12 +149,6 @@ def learn_system(git: str, ask: Callable[[list[str]], tuple[int, bytes] | None])
     return _learnt[key]
 
 
-def learnt_system(git: str) -> str | None:
-    """The system config's path of the git program `git` if this process learnt it (nothing run)."""
-    key = _program(git)
-    return None if key is None else _learnt.get(key)
-
-
 def learn_git_system(environ: Mapping[str, str]) -> None:
     """Learn, for this process, where the git that PATH in `environ` finds keeps its system config
     (one spawn of it, in the probe's environment made of PATH alone: no other variable of
@@ -257,13 +250,15 @@ def _files(
     return files
 
 
-def config_files(env: Mapping[str, str], system: str | None, gitdir: str) -> tuple[str, ...]:
+def config_files(env: Mapping[str, str], gitdir: str) -> tuple[str, ...]:
     """Every config file git may read in `env` for the git directory `gitdir` ("" for none), present
-    or not (the system file where its path `system` is known, and the worktree file that
-    `extensions.worktreeConfig` adds): places whose absence a decision rests on, so that one
-    created later changes its fingerprint. Empty where the paths are not known."""
-    unknown = system is None and "GIT_CONFIG_SYSTEM" not in env
-    files = _files({**env, "GIT_CONFIG_NOSYSTEM": "1"} if unknown else env, lambda: system, gitdir)
+    or not: places whose absence a decision rests on, so that one created later changes its
+    fingerprint. The user's files, the repository's `config` and the `config.worktree` that
+    `extensions.worktreeConfig` adds, and the system file where GIT_CONFIG_SYSTEM names it; its
+    compiled-in path is left out (learnt only where files are read, so an executor's recheck and
+    its client would disagree, and only root makes it). Empty where the paths are not known."""
+    named = "GIT_CONFIG_SYSTEM" in env and _flag(env, "GIT_CONFIG_NOSYSTEM") is False
+    files = _files(env if named else {**env, "GIT_CONFIG_NOSYSTEM": "1"}, lambda: None, gitdir)
     if files is None:
         return ()
     worktree = (posixpath.join(gitdir, "config.worktree"),) if gitdir else ()

@@ -17,7 +17,7 @@ from typing import NamedTuple
 
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
 from .._programs import find_program, shell_of
-from ._configread import config_files, learn_system, learnt_system, parse_listing, read_configs, read_local
+from ._configread import config_files, learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._filters import drivers_of
 from ._finding import GitFinding
@@ -234,8 +234,7 @@ class Probe:
     def _absent(self, gitdir: str) -> None:
         """Every config file git may read is a place, present or not: one created after the
         decision (a `~/.gitconfig`, a `config.worktree`) changes the fingerprint."""
-        system = learnt_system(self.git) if isinstance(self.ws.system, LocalSystem) else None
-        for path in config_files(self.env, system, gitdir):
+        for path in config_files(self.env, gitdir):
             self.look(path)
 
     def _git(self, run_in: str, argv: list[str]) -> tuple[int, bytes]:
