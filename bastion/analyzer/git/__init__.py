@@ -30,6 +30,7 @@ if typing.TYPE_CHECKING:
         probe_git,
         submodules_of,
     )
+    from ._worktree import linked_directory, tracked_index
 
 _LAZY = {
     "check_git": "_check",
@@ -53,6 +54,7 @@ _LAZY = {
         ),
         "_probe",
     ),
+    **dict.fromkeys(("linked_directory", "tracked_index"), "_worktree"),
 }
 
 
@@ -73,6 +75,7 @@ __all__ = [
     "git_fingerprint",
     "index_entries",
     "learn_git_system",
+    "linked_directory",
     "neutral_env",
     "plan_words",
     "printed_credentials",
@@ -82,4 +85,5 @@ __all__ = [
     "subcommand",
     "submodules_of",
     "switched_off",
+    "tracked_index",
 ]
