@@ -35,6 +35,7 @@ from .runtime import (
     ConfigError,
     SystemPrompt,
     compact_at_setting,
+    personal_instructions,
     windows_setting,
 )
 from .runtime.harness import harness_config, load_harness
@@ -114,7 +115,10 @@ def build(
     say = _said(printer)
     compactor = Compactor(windows, compact_at_setting(settings.agent), session.compaction, say)
     checkpoints = Checkpoints(ws)
-    system = SystemPrompt(ws, extras.sections())  # made for each turn's catalog (AGENTS.md read once, here)
+    yours = personal_instructions(settings.agent, user_config, home)
+    # Made for each turn's catalog (the instruction files read once, here).
+    system = SystemPrompt(ws, extras.sections(), yours.found)
+    _notes(printer, [*yours.notes, *system.notes, _instructions_line(system.sources)])
     tools = builtin if servers is None else servers
     subagents = Subagents(
         tools,
@@ -172,6 +176,11 @@ def _notes(printer: Printer, lines: Iterable[str | None]) -> None:
     for line in lines:
         if line is not None:
             printer.err.write(f"bastion: {line}\n")
+
+
+def _instructions_line(sources: list[str]) -> str | None:
+    """The start line naming the instruction files the model is given, yours first."""
+    return "instructions: " + ", ".join(sources) if sources else None
 
 
 def _said(printer: Printer) -> Callable[[str], None]:
