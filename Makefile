@@ -35,7 +35,7 @@ lint: $(VENV)/.installed
 
 # The real awks the differential property holds bastion's awk grammar to (mawk is Debian's default):
 # gawk and busybox installed when missing, pinned, from Debian (as root, with apt-get). Never fails:
-# tests/analyzer/test_awk_differential.py skips, naming the one missing.
+# tests/analyzer/commands/test_awk_differential.py skips, naming the one missing.
 AWKS_DEB := gawk=1:5.2.1-2 busybox=1:1.35.0-4+deb12u1+b1
 awks:
 	@missing=""; for pin in $(AWKS_DEB); do command -v $${pin%%=*} >/dev/null || missing="$$missing $$pin"; done; \

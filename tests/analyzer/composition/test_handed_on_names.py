@@ -17,8 +17,7 @@ import pytest
 from bastion.analyzer import analyze
 from bastion.policy import Decision, DryRun
 from bastion.workspace import LocalWorkspace
-
-from .conftest import Analyse
+from tests.analyzer.conftest import Analyse
 
 CANARY = "CANARY-33-"
 # A workspace whose names a stream carries: secrets by name and by directory, links out and to a

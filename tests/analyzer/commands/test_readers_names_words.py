@@ -18,8 +18,7 @@ from bastion.analyzer import analyze
 # Private: sed's flag table and script judge, and the version queries, are the checker internals tested.
 from bastion.analyzer.commands._sed import SED_FLAGS, script_prints_only
 from bastion.workspace import LocalWorkspace
-
-from .conftest import Analyse
+from tests.analyzer.conftest import Analyse
 
 
 def _asks(run: Analyse, line: str, what: str) -> None:
