@@ -146,7 +146,8 @@ def main() -> None:
                 times[name].append(_one(name, tmp, work, code))
     median = {name: statistics.median(t) for name, t in times.items()}
     base = median["python -c pass"]
-    print(f"{'one-shot prompt, whole process':44} {'median':>8} {'fastest':>8} {'x python':>9} {'x agent':>8}")
+    head = ("one-shot prompt, whole process", "median", "fastest", "x python", "x agent")
+    print(f"{head[0]:44} {head[1]:>8} {head[2]:>8} {head[3]:>9} {head[4]:>8}")
     for name, t in times.items():
         beside = FORMATS.get(name.removeprefix("bastion ").split(" (")[0], ("",))[0]
         ratio = f"{median[name] / median[beside]:.2f}" if beside in median else ""
