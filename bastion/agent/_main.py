@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from .._handover import environ as process_environ
 from .._safe import holding, redacting, safe_line
 from .front import read_prompt
-from .providers import PROVIDERS
+from .providers import PROVIDERS, preload
 from .runtime import EFFORTS, ConfigError, UsageError
 from .sessions import bastion_home, list_sessions
 
@@ -225,6 +225,8 @@ def main(argv: Sequence[str]) -> int:
     if refused is not None:
         print(f"bastion: {refused}", file=sys.stderr)
         return 2
+    if args.provider:  # its SDK imports while the session is made (else once the config names it)
+        preload(args.provider)
     # The keys this run reads are let go when it ends; whatever it prints is redacted.
     with holding(), redacting():
         try:

@@ -27,7 +27,7 @@ from ..workspace import ExecutorWorkspace, LocalWorkspace
 from ._setup import key_names
 from .front import Asker, Built, CallKey, Fanout, Printer
 from .mcp import with_servers
-from .providers import ProviderFlags, session_provider, windows_of
+from .providers import ProviderFlags, preload, session_provider, windows_of
 from .runtime import (
     Agent,
     Answerer,
@@ -72,6 +72,7 @@ def build(
     )
     model, scrub = provider.model, provider.scrub
     kind, name = provider.cfg.provider, model.options.model  # the provider's and the model's names
+    preload(kind)  # its SDK imports while the workspace, the tools and the session are made
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
     reload = partial(load_settings, user_config=args.config, flags=policy_flags)  # read in an executor
