@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance integration clean
+.PHONY: run test lint tools fuzz bench conformance integration clean
 
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
@@ -34,9 +34,19 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration
 	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration
 
+# The Debian programs the differential tests hold bastion's readers to, pinned, installed when missing
+# (busybox's sed; the locales package's sources, from which localedef builds zh_CN.GB18030). Where
+# apt-get cannot install them (no root, no network) the tests that need them skip, naming them.
+DEBIAN_TOOLS := busybox=1:1.35.0-4+deb12u1+b1 locales=2.36-9+deb12u14
+
+tools:
+	@command -v busybox >/dev/null && test -e /usr/share/i18n/charmaps/GB18030.gz || \
+		apt-get install -y -q --no-install-recommends $(DEBIAN_TOOLS) >/dev/null 2>&1 || \
+		echo "make: $(DEBIAN_TOOLS) not installed; the tests that need them skip"
+
 # The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
 # and the last lines say which of the three failed.
-test: lint
+test: lint tools
 	@failed=""; \
 	$(BIN)/python -m pytest || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
