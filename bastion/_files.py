@@ -9,6 +9,7 @@ act. Every such open goes through `open_regular` (reading) or `open_append` / `o
 opened is looked at again (the name may have been swapped in between). Anything but a regular file
 is NotRegularFile, an OSError whose strerror says what it is, never a hang.
 tests/test_file_opens.py finds every other open in bastion/ and checks it is one that cannot block.
+A relative name is opened against the working directory: `removed_cwd` says when that was removed.
 """
 
 from __future__ import annotations
@@ -28,6 +29,7 @@ __all__ = [
     "open_regular",
     "open_replacing",
     "read_regular",
+    "removed_cwd",
 ]
 
 _READ = os.O_RDONLY | os.O_NONBLOCK | os.O_NOCTTY | os.O_CLOEXEC
@@ -145,3 +147,17 @@ def open_replacing(path: str, mode: int = 0o600) -> int:
         os.close(fd)
         raise
     return fd
+
+
+def removed_cwd() -> str | None:
+    """The name of this process's working directory when it was removed after it was entered
+    (getcwd fails: no relative name can be opened, no project config found), "" when that name
+    cannot be read; None while it exists."""
+    try:
+        os.getcwd()
+    except FileNotFoundError:
+        try:
+            return os.readlink("/proc/self/cwd").removesuffix(" (deleted)")
+        except OSError:
+            return ""
+    return None

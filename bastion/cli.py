@@ -162,9 +162,27 @@ def _safe_error(exc: Exception) -> str:
     return said
 
 
+# The commands that never read the working directory (a hook is told where its call runs).
+NOWHERE = ("--version", "hook")
+
+
 def main(argv: Sequence[str] | None = None) -> int:
     """The command line `argv`, or this process's own (sys.argv), which is first executed again
-    without its key variables when it holds a key (bastion/_handover.py)."""
+    without its key variables when it holds a key (bastion/_handover.py). A command run from a
+    working directory that was removed is one line saying so (exit 2)."""
+    if ((sys.argv[1:2] if argv is None else list(argv[:1])) or [""])[0] not in NOWHERE:
+        from ._files import removed_cwd  # not on --version's path
+
+        gone = removed_cwd()
+        if gone is not None:
+            from ._safe import safe_line  # a directory's name is shown safe
+
+            said = f"the working directory {gone + ' ' if gone else ''}no longer exists"
+            sys.stderr.write(
+                safe_line(f"bastion: {said} (removed after it was entered); cd to one that does")
+            )
+            sys.stderr.write("\n")
+            return USAGE
     if argv is None and (sys.argv[1:2] or [""])[0] not in KEYLESS:
         from ._handover import keep_keys_out
 
@@ -192,8 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _resident(args: list[str]) -> bool:
     """Whether the command is one the resident server answers (bastion/resident): a hook call, or
     a `check` of one call (not --jsonl, whose stream is one process already); never with
-    BASTION_NO_SERVER set to anything but 0."""
-    if os.environ.get("BASTION_NO_SERVER", "0") != "0":
+    BASTION_NO_SERVER set to anything but 0, and only in an isolated interpreter (`python -I`, as
+    bastion's command starts it), whose module search path holds no PYTHONPATH entry and not the
+    current directory: the server is started with that path and serves every call that has it."""
+    if os.environ.get("BASTION_NO_SERVER", "0") != "0" or not sys.flags.isolated:
         return False
     return args[:1] == ["hook"] or (args[:1] == ["check"] and not any(a.startswith("--jsonl") for a in args))
 

@@ -6,7 +6,8 @@ under `strace -f` no file is opened for writing (outside /dev/null and /dev/tty)
 canary is opened at all, no file is created, removed, renamed, linked or re-moded, and no program
 runs but the plan's own commands, bash and git's own helpers, none of them from the fixture's
 directory (a program of the repository's on PATH, whatever its name). A variant with a PATH of its
-own is decided and run with it: bastion's workspace has it, and a hook decides under it.
+own, or variables of its own (the user's or the system's git config: fuzz/filters43.py), is decided
+and run with them: bastion's workspace has them, and a hook decides under them.
 
 A line is run as bastion runs it (the rendered plan in the neutral environment when stamped, else
 the line as typed) or, with `agent=` "claude", "codex" or "gemini", as that CLI runs what bastion's
@@ -235,9 +236,12 @@ class ReadOnlyRunner:
         variant = VARIANTS.get(hostile) if isinstance(hostile, str) else None
         path = variant.path(ws_path) if variant is not None and variant.path is not None else None
         base_env = scratch_env(self.work / "home", self.work / "tmp", path)
+        extra = variant.env(ws_path) if variant is not None and variant.env is not None else {}
+        base_env.update(extra)
         shell: tuple[str, ...] = ("bash", "-c")
         if agent in HOOK_AGENTS:
-            with _process_path(base_env["PATH"]):  # the hook runs in the other agent's environment
+            # the hook runs in the other agent's environment
+            with _process_path(base_env["PATH"]), _process_env(extra):
                 out, command = self._hook(line, hostile, ws_path, agent)
             env = cli_env(agent, base_env)
             script = None if command is None else as_the_cli_runs(agent, command)[-1]
@@ -416,6 +420,21 @@ def _process_path(path: str) -> Iterator[None]:
             del os.environ["PATH"]
         else:
             os.environ["PATH"] = before
+
+
+@contextlib.contextmanager
+def _process_env(extra: dict[str, str]) -> Iterator[None]:
+    """This process's environment with `extra` set for a while (a variant's variables)."""
+    before = {name: os.environ.get(name) for name in extra}
+    os.environ.update(extra)
+    try:
+        yield
+    finally:
+        for name, value in before.items():
+            if value is None:
+                del os.environ[name]
+            else:
+                os.environ[name] = value
 
 
 def _slug(hostile: Fixture) -> str:

@@ -10,10 +10,14 @@ nested with a hostile one inside, a git directory outside, a hostile config of t
 7 a history big enough that `sort` spills to temporary files; issue 30's 304 secret-looking
 directories with children (names and contents canaries) and 305 a PATH whose relative or
 in-workspace entry holds a fake of every command (each run leaves a marker); issue 33's 331 tracked
-names `git ls-files` hands to xargs (split on a blank, a link, a gitlink). Class 6 (the plan run by another
-agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
+names `git ls-files` hands to xargs (split on a blank, a link, a gitlink); issue 43's 432 a
+PATH whose first entry holds multiplexers under the tools' names (fuzz/multiplexers.py). Class 6
+(the plan run by another agent, in its environment) is a way of running, not a fixture:
+`ReadOnlyRunner(agent="claude")`.
 Classes 31-33 are issue 30's classes 1-3 (fuzz/hostile30.py): names that reach a secret's blob,
-credentials at rest in the git directory, and an index whose stat data matches no file.
+credentials at rest in the git directory, and an index whose stat data matches no file. Class 433
+(fuzz/filters43.py) is the run environment's git config: filter drivers of the user's, the system's
+or the environment's config that the repository's attributes choose.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from .filters43 import VARIANTS43
 from .hostile30 import VARIANTS30
+from .multiplexers import SHIM_VARIANTS
 
 __all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
 
@@ -45,6 +51,11 @@ CLASSES = {
     304: "names inside secret-looking directories, listed or walked into",
     331: "a name git ls-files hands to xargs that is not what it looks like (split, a link, a gitlink)",
     305: "a program of the workspace on PATH (a relative or an in-workspace entry)",
+    # issue 43 (numbered 43N: part N of that issue)
+    432: "a multiplexer on PATH under a tool's name (ccache's masquerade directory, mise's shims, a link)",
+    433: "a filter or diff driver of the user's, the system's or the environment's config, chosen by the"
+    " repository's attributes",
+    434: "a variable where the plan runs that loads the project's code (PYTHONPATH, LD_LIBRARY_PATH...)",
 }
 
 # Classes whose fix is not merged on this branch: tests/soundness expects their attacks to succeed
@@ -59,6 +70,9 @@ class Variant(NamedTuple):
     fresh: bool = False  # the scratch copy keeps its index as copied (class 33)
     # The PATH the line is decided and run with, from the scratch workspace (None: the fixed one).
     path: Callable[[Path], str] | None = None
+    # More variables the line is decided and run with (bastion's workspace has them, a hook decides
+    # under them, the other agent runs the plan with them), from the scratch workspace.
+    env: Callable[[Path], dict[str, str]] | None = None
 
 
 def _outside(ws: Path) -> str:
@@ -309,6 +323,54 @@ def _fakes(where: str) -> Callable[[Path, Git], None]:
 _SYSTEM_PATH = "/usr/local/bin:/usr/bin:/bin"
 
 
+# Issue 43, part 4: project code that leaves a marker in HOME and the tree wherever it is loaded: a
+# Python package on PYTHONPATH (what mypy imports first), libraries ls, grep and git load on
+# LD_LIBRARY_PATH (built with gcc; without it the variant has none), a file BASH_ENV names.
+_PY_MARK = 'import os\nfor d in (os.environ.get("HOME", "."), "."):\n    open(d + "/pwned-python", "w")\n'
+_LIB_MARK = r"""
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <unistd.h>
+__attribute__((constructor)) static void mark(void) {
+    char path[4096];
+    snprintf(path, sizeof path, "%s/pwned-library", getenv("HOME") ? getenv("HOME") : ".");
+    close(open(path, O_WRONLY | O_CREAT, 0644));
+    close(open("pwned-library", O_WRONLY | O_CREAT, 0644));
+}
+"""
+_LIBRARIES = ("libselinux.so.1", "libpcre2-8.so.0", "libz.so.1")
+
+
+def _python_path(ws: Path, git: Git) -> None:
+    for package in ("mypy", "encodings"):
+        (ws / "src" / package).mkdir(parents=True)
+        (ws / "src" / package / "__init__.py").write_text(_PY_MARK)
+
+
+def _library_path(ws: Path, git: Git) -> None:
+    import subprocess
+
+    gcc = shutil.which("gcc")
+    if gcc is None:
+        return
+    (ws / "lib").mkdir(exist_ok=True)  # the fixture's lib/ (secret-looking .go files) holds them too
+    source = ws.parent / "mark.c"
+    source.write_text(_LIB_MARK)
+    for name in _LIBRARIES:
+        subprocess.run([gcc, "-shared", "-fPIC", "-o", str(ws / "lib" / name), str(source)], check=True)
+
+
+def _bash_env(ws: Path, git: Git) -> None:
+    (ws / ".bashenv").write_text('touch "$HOME/pwned-bash-env" pwned-bash-env 2>/dev/null\n')
+
+
+def _interpreter_path(ws: Path) -> str:
+    import sys
+
+    return f"{os.path.dirname(sys.executable)}:{_SYSTEM_PATH}"  # mypy, outside the fixture
+
+
 def _variants() -> dict[str, Variant]:
     out: dict[str, Variant] = {}
     for key in FILE_KEYS:
@@ -336,6 +398,15 @@ def _variants() -> dict[str, Variant]:
         305, _fakes("node_modules/.bin"), path=lambda ws: f"node_modules/.bin:.:{_SYSTEM_PATH}"
     )
     out["path-inside"] = Variant(305, _fakes(".venv/bin"), path=lambda ws: f"{ws}/.venv/bin:{_SYSTEM_PATH}")
+    out["env-pythonpath"] = Variant(
+        434, _python_path, path=_interpreter_path, env=lambda ws: {"PYTHONPATH": f"{ws}/src"}
+    )
+    out["env-library-path"] = Variant(434, _library_path, env=lambda ws: {"LD_LIBRARY_PATH": "lib"})
+    out["env-bash-env"] = Variant(434, _bash_env, env=lambda ws: {"BASH_ENV": ".bashenv"})
+    for name, (make, env) in VARIANTS43.items():
+        out[name] = Variant(433, make, fresh=True, env=env)
+    for name, (klass, shims, path) in SHIM_VARIANTS.items():
+        out[name] = Variant(klass, shims, path=path)
     return out
 
 

@@ -135,7 +135,7 @@ def build(
     if executor is not None:  # the project's config is the executor's (a local one has no say there)
         settings = load_settings(ws, args.config, flags=flags)  # a ConfigError names the file
         printer.err.write(f"bastion: {executor_line(ws)}\n")
-    policy_gate = Gate(settings, ws, Stamper())
+    policy_gate = Gate(settings, ws, Stamper(), whole=True)  # the agent's calls run as given
     extras = session_extras(
         policy_gate,
         home,

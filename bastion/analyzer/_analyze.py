@@ -8,6 +8,7 @@ from typing import TYPE_CHECKING
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
 from ._commands import FILTERS, FIRST_STAGE, check_cd
+from ._loaders import refuse_loading
 from ._programs import Identity, Program, Shell, find_program, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
 from ._secrets import SECRET_PATHS
@@ -110,13 +111,17 @@ def analyze(
     hidden = ""
     programs: tuple[str, ...] = ()
     if auto:
-        results, programs = _programs(ws, shell or shell_of(ws), results)
+        shell = shell or shell_of(ws)
+        results, programs = _programs(ws, shell, results)
+        if all(r.ok for r in results):  # the variables where it runs, for what it starts (rule 42)
+            results = refuse_loading(ws, shell, results, programs)
         auto = all(r.ok for r in results)
     if probe and git:
         results, found, probed = _probe(ws, results, strict=not auto)
         auto = auto and found is None
         if auto:
             results, hidden = _submodules(ws, results)
+            results = _filters(ws, results)
     credentials = _credentials(ws, results) if auto and git else ""
     rendered = None
     if auto:
@@ -256,6 +261,19 @@ def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageRe
         elif found.gitlinks:
             hidden = hidden or found.hidden
     return out, hidden
+
+
+def _filters(ws: Workspace, results: list[StageResult]) -> list[StageResult]:
+    """An auto-allowed line's git stages that hash work-tree files, with every filter driver git
+    reads switched off (the probe found none it cannot switch off: `find_git`)."""
+    from .git import REHASHES, filter_drivers, subcommand, switched_off
+
+    out = list(results)
+    for i, r in enumerate(out):
+        if r.check.git and r.check.words and subcommand(w.text for w in r.stage.args) in REHASHES:
+            words = switched_off(r.check.words, filter_drivers(ws, r.check.runs_in or r.cwd))
+            out[i] = r._replace(check=r.check._replace(words=words))
+    return out
 
 
 # What a stage's check chose for the plan: its words (None: as typed), its program, whether it is git's.

@@ -25,8 +25,11 @@ GIT_DIR_SECRETS: tuple[str, ...] = (
     ".git/config*", ".git/worktrees/*/config*", ".git/modules/*/config*", ".git/remotes/*", ".git/branches/*",
 )  # fmt: skip
 SECRET_PATHS: tuple[str, ...] = (
-    ".env*", ".npmrc", ".netrc", ".pgpass", ".git-credentials", "id_*", "credentials*", "*.pem", "*.key",
-    "*.p12", "*.pfx", "*secret*", ".kube/config", ".docker/config.json", ".aws/**", ".ssh/**", ".aws", ".ssh",
+    # Beyond the reference: `*.env` and `*.env.*` (docker's --env-file, compose's env_file:
+    # prod.env, app.env.local); not `*.env*`, which would take app.environment.ts and x.envs/ too.
+    ".env*", "*.env", "*.env.*",
+    ".npmrc", ".netrc", ".pgpass", ".git-credentials", "id_*", "credentials*", "*.pem", "*.key", "*.p12",
+    "*.pfx", "*secret*", ".kube/config", ".docker/config.json", ".aws/**", ".ssh/**", ".aws", ".ssh",
     # gcloud's logins and Application Default Credentials (vertex signs in with the latter).
     ".config/gcloud/**", ".config/gcloud", "application_default_credentials.json",
     *GIT_DIR_SECRETS,

@@ -15,13 +15,14 @@ if typing.TYPE_CHECKING:
     from ._decide import Decider, Outcome
     from ._hook import claude_code_hook
     from ._hooks import codex_hook, gemini_hook
-    from ._inputs import FORMATS, Call, Problem, detect, read_calls
+    from ._inputs import FORMATS, MAX_LINE, Call, Problem, detect, read_calls
     from ._plan_words import short_plan
     from ._suggest import suggest
 
 __all__ = [
     "CODEX_TRUST",
     "FORMATS",
+    "MAX_LINE",
     "Call",
     "CodexHook",
     "CodexHooks",
@@ -53,7 +54,7 @@ _LAZY = {
     **dict.fromkeys(("Decider", "Outcome"), "_decide"),
     "claude_code_hook": "_hook",
     **dict.fromkeys(("codex_hook", "gemini_hook"), "_hooks"),
-    **dict.fromkeys(("FORMATS", "Call", "Problem", "detect", "read_calls"), "_inputs"),
+    **dict.fromkeys(("FORMATS", "MAX_LINE", "Call", "Problem", "detect", "read_calls"), "_inputs"),
     "short_plan": "_plan_words",
     "suggest": "_suggest",
 }

@@ -10,7 +10,7 @@ from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, TextIO
 
 from .._argv import Reading, read_plainly
-from .._files import read_regular
+from .._files import open_regular
 from .._safe import safe_lines
 
 if TYPE_CHECKING:
@@ -50,12 +50,6 @@ def _audit_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _read(name: str, stdin: TextIO) -> str:
-    if name == "-":
-        return stdin.read()
-    return read_regular(name).decode("utf-8", "surrogateescape")
-
-
 def audit_main(
     argv: Sequence[str], stdin: TextIO = sys.stdin, out: TextIO = sys.stdout, err: TextIO = sys.stderr
 ) -> int:
@@ -81,12 +75,16 @@ def audit_main(
     calls: list[Call] = []
     problems: list[Problem] = []
     for name in args.files:
+        # A line at a time (_inputs.py): standard input as bytes where it has them, like a file.
         try:
-            text = _read(name, stdin)
+            if name == "-":
+                found, bad, _ = read_calls("<stdin>", getattr(stdin, "buffer", stdin), args.format)
+            else:
+                with os.fdopen(open_regular(name), "rb") as stream:
+                    found, bad, _ = read_calls(name, stream, args.format)
         except OSError as exc:
             say.write(f"bastion audit: {name}: {exc.strerror or exc}\n")
             return USAGE
-        found, bad, _ = read_calls("<stdin>" if name == "-" else name, text, args.format)
         calls += found
         problems += bad
     report = audit(calls, decider, progress=err)

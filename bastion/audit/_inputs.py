@@ -16,25 +16,35 @@ Formats (`--format`, or detected from the first lines of the file):
                the "session" header (or of the latest "resumed" record)
     claude     Claude Code transcripts: assistant messages with {"type": "tool_use", ...} items
     codex      Codex rollouts: function_call (shell), local_shell_call and apply_patch records
+
+A file is read a line at a time (split at a newline, a carriage return before it dropped), never
+whole: what an audit holds grows with the calls it found, not with the file. A line longer than
+MAX_LINE is read through in pieces and never held: it is a problem ("longer than 32 MiB, not
+read"), and a call in it goes unaudited, said so.
 """
 
 from __future__ import annotations
 
+import io
+import itertools
 import json
 import re
-from collections.abc import Iterator, Mapping
-from typing import NamedTuple
+from collections.abc import Iterable, Iterator, Mapping
+from typing import IO, NamedTuple
 
 from ..policy import load_json
 from ._tools import claude_call, codex_calls
 
-__all__ = ["FORMATS", "Call", "Problem", "detect", "read_calls"]
+__all__ = ["FORMATS", "MAX_LINE", "Call", "Problem", "detect", "read_calls"]
 
 FORMATS = ("lines", "bash", "zsh", "jsonl", "bastion", "claude", "codex")
 
 _ZSH = re.compile(r": \d+:\d+;")
 _BASH_TIME = re.compile(r"#\d+\s*$")
 _DETECT_LINES = 50
+# The longest line an audit reads (bytes of a file, characters of a text stream): a longer one is
+# not held, so one line of a huge tool output cannot take the memory a whole transcript would.
+MAX_LINE = 32 << 20
 
 
 class Call(NamedTuple):
@@ -56,6 +66,44 @@ class Problem(NamedTuple):
 class _Read(NamedTuple):
     calls: list[Call]
     problems: list[Problem]
+
+
+class _TooLong(NamedTuple):
+    """A line longer than MAX_LINE, read through and dropped: its length."""
+
+    size: int
+
+
+Line = str | _TooLong
+
+
+def _lines(stream: IO[bytes] | IO[str]) -> Iterator[Line]:
+    """Each line of `stream`, read one at a time: split at a newline, a carriage return before it
+    dropped, bytes decoded as UTF-8 (a byte that is not kept as it was); one longer than MAX_LINE
+    is read through in pieces and given as its length only."""
+    while True:
+        raw: bytes | str = stream.readline(MAX_LINE + 1)
+        if not raw:
+            return
+        newline = b"\n" if isinstance(raw, bytes) else "\n"
+        whole = raw[-1:] == newline
+        if not whole and len(raw) > MAX_LINE:
+            size = len(raw)
+            while raw and raw[-1:] != newline:
+                raw = stream.readline(1 << 20)
+                size += len(raw)
+            yield _TooLong(size)
+            continue
+        line = raw.decode("utf-8", "surrogateescape") if isinstance(raw, bytes) else raw
+        line = line[:-1] if whole else line
+        yield line[:-1] if line.endswith("\r") else line
+
+
+def _too_long(line: _TooLong) -> str:
+    return (
+        f"longer than {MAX_LINE >> 20} MiB ({line.size:,} characters): not read, so a call in it is "
+        "not audited"
+    )
 
 
 def _json_kind(record: object) -> str | None:
@@ -80,7 +128,11 @@ def _json_kind(record: object) -> str | None:
 
 def detect(text: str) -> str:
     """The format of a file's text, from its first lines."""
-    lines = [line for line in text.splitlines()[:_DETECT_LINES] if line.strip()]
+    return _detect(list(itertools.islice(_lines(io.StringIO(text)), _DETECT_LINES)))
+
+
+def _detect(head: Iterable[Line]) -> str:
+    lines = [line for line in head if isinstance(line, str) and line.strip()]
     if not lines:
         return "lines"
     if lines[0].lstrip().startswith("{"):
@@ -116,10 +168,13 @@ def _unmetafy(text: str) -> str:
     return out.decode("utf-8", "surrogateescape")
 
 
-def _text_calls(name: str, text: str, fmt: str, read: _Read) -> None:
+def _text_calls(name: str, lines: Iterable[Line], fmt: str, read: _Read) -> None:
     pending: list[str] = []
     start = 0
-    for number, raw in enumerate(text.splitlines(), 1):
+    for number, raw in enumerate(lines, 1):
+        if isinstance(raw, _TooLong):
+            read.problems.append(Problem(f"{name}:{number}", _too_long(raw)))
+            continue
         line = raw
         if fmt == "zsh":
             if not pending:
@@ -213,13 +268,16 @@ def _claude(record: Mapping[str, object], where: str) -> Iterator[Call | str]:
                 yield Call(found[0], found[1], where, cwd if isinstance(cwd, str) else None)
 
 
-def _json_calls(name: str, text: str, fmt: str, read: _Read) -> None:
+def _json_calls(name: str, lines: Iterable[Line], fmt: str, read: _Read) -> None:
     codex_cwd: str | None = None
     bastion_cwd: str | None = None
-    for number, line in enumerate(text.splitlines(), 1):
+    for number, line in enumerate(lines, 1):
+        where = f"{name}:{number}"
+        if isinstance(line, _TooLong):
+            read.problems.append(Problem(where, _too_long(line)))
+            continue
         if not line.strip():
             continue
-        where = f"{name}:{number}"
         try:
             record = load_json(line)
         except ValueError as err:
@@ -255,14 +313,19 @@ def _codex_cwd(record: Mapping[str, object]) -> str | None:
     return None
 
 
-def read_calls(name: str, text: str, fmt: str | None = None) -> tuple[list[Call], list[Problem], str]:
-    """The calls and problems of one file's text, and the format it was read as."""
-    fmt = fmt or detect(text)
-    if fmt not in FORMATS:
+def read_calls(
+    name: str, source: str | IO[bytes] | IO[str], fmt: str | None = None
+) -> tuple[list[Call], list[Problem], str]:
+    """The calls and problems of one file's text (or of a stream, read a line at a time), and the
+    format it was read as (`fmt`, or found in its first lines)."""
+    if fmt is not None and fmt not in FORMATS:
         raise ValueError(f"unknown format {fmt!r} (one of {', '.join(FORMATS)})")
+    lines = _lines(io.StringIO(source) if isinstance(source, str) else source)
+    head = list(itertools.islice(lines, _DETECT_LINES))
+    fmt = fmt or _detect(head)
     read = _Read([], [])
     if fmt in ("lines", "bash", "zsh"):
-        _text_calls(name, text, fmt, read)
+        _text_calls(name, itertools.chain(head, lines), fmt, read)
     else:
-        _json_calls(name, text, fmt, read)
+        _json_calls(name, itertools.chain(head, lines), fmt, read)
     return read.calls, read.problems, fmt

@@ -19,7 +19,7 @@ from ..grammar import prepare
 from ..workspace import LocalWorkspace
 from ._config import Settings, load_settings
 from ._gate import Decided, Gate
-from ._tools import wrong_type
+from ._tools import argument_problem
 from ._types import Decision
 
 __all__ = ["KEPT_DIRECTORIES", "MAX_JSON_DEPTH", "DryRun", "RequestError", "load_json", "verdict_json"]
@@ -148,11 +148,9 @@ class DryRun:
         args = request.get("args", {})
         if not isinstance(args, Mapping):
             raise RequestError("`args` must be a JSON object")
-        if tool == "bash" and not isinstance(args.get("command"), str):
-            raise RequestError("`args.command` must be a string for the bash tool")
-        wrong = wrong_type(tool, args)
+        wrong = argument_problem(tool, args)
         if wrong is not None:
-            raise RequestError(wrong)
+            raise RequestError(f"the {tool} tool: {wrong}")
         try:
             return self.check(cwd, tool, args)
         except ConfigError as err:

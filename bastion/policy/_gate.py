@@ -19,7 +19,7 @@ from ..analyzer import SECRET_PATHS, Analysis, analyze, shell_of
 from ..grammar import Outside, oversized
 from ..workspace import Recheck, Workspace
 from ._subjects import failed_subjects, held_subjects, path_subjects, redirect_targets, subjects_of
-from ._tools import HELD_TOOLS, NAMED_TOOLS, PATH_TOOLS, STAMP_ARG, TOOLS
+from ._tools import HELD_TOOLS, NAMED_TOOLS, PATH_TOOLS, STAMP_ARG, TOOLS, argument_problem
 from ._types import Decision, Kind, Subject, Verdict
 from ._wrappers import unwrap
 
@@ -100,7 +100,9 @@ def secrets_in_force(policy: Policy) -> tuple[str, ...]:
 class Gate:
     """Decides tool calls for one workspace under one set of settings; `secrets` are the patterns
     a git plan excludes (`secrets_in_force`); `claims` says what a held tool's call reads (None:
-    nothing is known, so such a call asks)."""
+    nothing is known, so such a call asks); `whole`: its calls come with every argument the tool
+    will run with (the agent's), so one that leaves out an argument the tool requires is refused
+    (a dry run's may name only what the policy reads)."""
 
     def __init__(
         self,
@@ -109,7 +111,10 @@ class Gate:
         stamper: Stamper | None = None,
         cwd: str = ".",
         claims: Claims | None = None,
+        *,
+        whole: bool = False,
     ) -> None:
+        self.whole = whole
         self.settings = settings
         self.ws = ws
         self.stamper = stamper
@@ -166,6 +171,11 @@ class Gate:
                 return _refuse(
                     clean, f'argument "{variant}" is "{name}" in another case; write it once, as "{name}"'
                 )
+        # Every argument's type before anything is decided on one: a call the tool would refuse
+        # is refused here, never put to a person, nor decided on a value it would not run with.
+        problem = argument_problem(tool, clean, whole=self.whole)
+        if problem is not None:
+            return _refuse(clean, f"{tool} call could not be evaluated: {problem}")
         try:
             if tool == "bash":
                 return self._bash(clean)

@@ -27,8 +27,8 @@ __all__ = [
     "WRITE_TOOLS",
     "ArgType",
     "ToolInfo",
+    "argument_problem",
     "runs_alongside",
-    "wrong_type",
 ]
 
 # The tool a rule names MCP calls by (`mcp(docs:*)`), and how the model's name of one begins.
@@ -49,10 +49,12 @@ class ToolInfo(NamedTuple):
     memory); `default` the value a call that gives none is about (None: it must give one); `reads`:
     it only looks, so it runs alongside other such calls and its paths are reads; `writes`: it
     changes the file it names; `types`: the JSON type of each argument it takes (its schema for the
-    model says the same: tests check both ways), so a dry run refuses a call the tool itself would
-    refuse for the type of one; `choices`: the values its argument may take (empty: any non-empty
-    string); `held_to`: the files of the workspace a call reads are also decided as that tool's
-    reads, held to its ask and deny rules and never its allows (the gate's `claims` say which)."""
+    model says the same: tests check both ways), so the gate refuses a call the tool itself would
+    refuse for the type of one; `required`: the arguments a call must give (its schema's
+    "required"; the gate holds a whole call to them, argument_problem); `choices`: the values its
+    argument may take (empty: any non-empty string); `held_to`: the files of the workspace a call
+    reads are also decided as that tool's reads, held to its ask and deny rules and never its
+    allows (the gate's `claims` say which)."""
 
     name: str
     argument: str
@@ -60,6 +62,7 @@ class ToolInfo(NamedTuple):
     reads: bool = False
     writes: bool = False
     types: tuple[tuple[str, ArgType], ...] = ()
+    required: tuple[str, ...] = ()
     choices: tuple[str, ...] = ()
     held_to: str | None = None
 
@@ -67,21 +70,41 @@ class ToolInfo(NamedTuple):
 TOOLS: dict[str, ToolInfo] = {
     t.name: t
     for t in (
-        ToolInfo("bash", "command", types=(("command", "string"), ("timeout_seconds", "integer"))),
+        ToolInfo(
+            "bash",
+            "command",
+            types=(("command", "string"), ("timeout_seconds", "integer")),
+            required=("command",),
+        ),
         ToolInfo(
             "read",
             "path",
             reads=True,
             types=(("path", "string"), ("offset", "integer"), ("limit", "integer")),
+            required=("path",),
         ),
-        ToolInfo("write", "path", writes=True, types=(("path", "string"), ("content", "string"))),
+        ToolInfo(
+            "write",
+            "path",
+            writes=True,
+            types=(("path", "string"), ("content", "string")),
+            required=("path", "content"),
+        ),
         ToolInfo(
             "edit",
             "path",
             writes=True,
             types=(("path", "string"), ("old_string", "string"), ("new_string", "string")),
+            required=("path", "old_string", "new_string"),
         ),
-        ToolInfo("glob", "path", ".", reads=True, types=(("pattern", "string"), ("path", "string"))),
+        ToolInfo(
+            "glob",
+            "path",
+            ".",
+            reads=True,
+            types=(("pattern", "string"), ("path", "string")),
+            required=("pattern",),
+        ),
         ToolInfo(
             "grep",
             "path",
@@ -94,6 +117,7 @@ TOOLS: dict[str, ToolInfo] = {
                 ("ignore_case", "boolean"),
                 ("max_results", "integer"),
             ),
+            required=("pattern",),
         ),
         ToolInfo("ls", "path", ".", reads=True, types=(("path", "string"),)),
         # A sub-agent (bastion/agent/subagents/_subagent.py): its subject is its kind; every call the child
@@ -105,10 +129,17 @@ TOOLS: dict[str, ToolInfo] = {
             "explore",
             choices=("explore", "general"),
             types=(("kind", "string"), ("prompt", "string")),
+            required=("prompt",),
         ),
         # A skill (bastion/agent/skills/_skills.py): its subject is its name; the files of the workspace a
         # project's skill reads are reads held to read's asks and denies.
-        ToolInfo("skill", "name", held_to="read", types=(("name", "string"), ("file", "string"))),
+        ToolInfo(
+            "skill",
+            "name",
+            held_to="read",
+            types=(("name", "string"), ("file", "string")),
+            required=("name",),
+        ),
         # The model's memory (bastion/agent/skills/_memory.py), outside the workspace: its subject is the
         # action; the shipped rules allow `memory(read)` and ask for the others.
         ToolInfo(
@@ -116,6 +147,7 @@ TOOLS: dict[str, ToolInfo] = {
             "action",
             choices=("read", "write", "delete"),
             types=(("action", "string"), ("name", "string"), ("text", "string")),
+            required=("action",),
         ),
     )
 }
@@ -133,13 +165,42 @@ def _is(value: object, kind: ArgType) -> bool:
     return isinstance(value, int | float) and not isinstance(value, bool) and float(value).is_integer()
 
 
-def wrong_type(tool: str, args: Mapping[str, object]) -> str | None:
-    """The first argument of a call to one of bastion's tools whose value is not of the type the
-    tool takes, as `args.NAME must be a TYPE`; None when every argument it gives has its type."""
+def _json_type(value: object) -> str:
+    """What a JSON value is, as a person reads it."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "a boolean"
+    if isinstance(value, int | float):
+        return "a number" if float(value).is_integer() else "a fractional number"
+    if isinstance(value, str):
+        return "a string"
+    return "an array" if isinstance(value, list) else "an object"
+
+
+def argument_problem(tool: str, args: Mapping[str, object], *, whole: bool = False) -> str | None:
+    """What is wrong with the arguments of a call to one of bastion's tools, naming the argument and
+    its type, before anything is decided on them: a value not of the type the tool takes (null
+    included: no tool takes it), a missing value of the argument the call is decided on when the
+    tool has no default for it (read's path), and, for a `whole` call (the agent's, which the tool
+    runs as it is given), an argument the tool does not take or one it requires that the call
+    leaves out; None when the tool would take them. A dry run's call (check, audit, a hook) may
+    name only what the policy reads (a write's path, not its content), and another agent's names
+    for the same things (a hook's grep `glob`)."""
     info = TOOLS.get(tool)
-    for name, kind in info.types if info is not None else ():
+    if info is None:
+        return None
+    types = dict(info.types)
+    unknown = sorted(name for name in args if name not in types) if whole else []
+    if unknown:
+        return f"`args.{unknown[0]}` is not an argument of the {tool} tool (it takes {', '.join(types)})"
+    for name, kind in info.types:
+        a = "an" if kind == "integer" else "a"
         if name in args and not _is(args[name], kind):
-            return f"`args.{name}` must be a{'n' if kind == 'integer' else ''} {kind} for the {tool} tool"
+            return f"`args.{name}` must be {a} {kind}, not {_json_type(args[name])}"
+        needed = name in info.required if whole else name == info.argument and info.default is None
+        if needed and name not in args:
+            return f"`args.{name}` must be {a} {kind}; the call gives none"
     return None
 
 

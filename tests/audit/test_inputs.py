@@ -227,7 +227,8 @@ def test_a_session_file_nested_too_deeply_is_an_error_naming_its_line(tmp_path: 
     store.mkdir()
     header = json.dumps({"type": "session", "cwd": str(tmp_path), "created": "now"})
     (store / "20260101-000000-abcdef.jsonl").write_text(f"{header}\n{DEEP}\n")
-    assert list_sessions(str(tmp_path), str(tmp_path)) == []  # a file that cannot be read is not listed
+    ((listed),) = list_sessions(str(tmp_path), str(tmp_path))  # listed, and said to be damaged
+    assert listed.damaged == f"line 2: the JSON nests deeper than {MAX_JSON_DEPTH} levels"
     with pytest.raises(ConfigError, match=f"line 2: the JSON nests deeper than {MAX_JSON_DEPTH} levels"):
         Session.resume(str(tmp_path), "20260101-000000-abcdef", str(tmp_path))
 

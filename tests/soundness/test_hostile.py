@@ -74,6 +74,19 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
           ("tracked-names", "bastion", "git ls-files gl | xargs cat"),
           ("tracked-names", "bastion", "git ls-files 'notes .env x.go' | xargs cat"),
           (None, "claude", "git ls-files dash docs | xargs wc -l")),
+    # filter drivers of the run environment's config, chosen by the repository's attributes
+    433: (("filter:user", "bastion", "git status"), ("filter:nbstripout", "claude", "git diff"),
+          ("filter:system-lfs", "bastion", "git status -s"),
+          ("filter:include", "claude", "git blame main.go"),
+          ("filter:info-attributes", "bastion", "git diff --stat"),
+          ("filter:names", "claude", "git status"), ("filter:command-scope", "claude", "git status"),
+          ("filter:command-scope", "bastion", "git diff")),
+    # issue 43: a variable where the plan runs that loads the project's code
+    434: (("env-library-path", "claude", "ls -la"),
+          ("env-library-path", "bastion", "ls -la && grep -c a main.go"),
+          ("env-pythonpath", "claude", "mypy --version"), ("env-pythonpath", "bastion", "mypy --version"),
+          ("env-bash-env", "claude", "echo hi"), ("env-bash-env", "bastion", "cat main.go"),
+          ("env-library-path", "claude", "git status")),
 }  # fmt: skip
 # File tool calls (tool, arguments): class 7's grep tool reading secrets below a directory, class
 # 32's read and grep of the git directory's config files.
@@ -96,10 +109,11 @@ def hostile(tmp_path_factory: pytest.TempPathFactory) -> ReadOnlyRunner:
 
 
 def _plain(runner: ReadOnlyRunner, fixture: Fixture = None) -> dict[str, str]:
-    """The environment a line runs in as typed (with the variant's PATH, if it has one)."""
+    """The environment a line runs in as typed (with the variant's PATH and variables, if it has any)."""
     variant = VARIANTS.get(fixture) if isinstance(fixture, str) else None
     path = variant.path(runner._ws(fixture)) if variant is not None and variant.path is not None else None
-    return scratch_env(runner.work / "home", runner.work / "tmp", path)
+    env = scratch_env(runner.work / "home", runner.work / "tmp", path)
+    return {**env, **(variant.env(runner._ws(fixture)) if variant is not None and variant.env else {})}
 
 
 def _case(klass: int) -> object:

@@ -1,14 +1,18 @@
 """The fronts a person sees: the REPL (line editor, slash commands, /diff and /compact), -p's one
 run (its questions' answers, its JSON report and transcript), the screen (streamed text, each call
-and its result, the spinner), markdown, the questions and their words, `bastion config init`.
-`bastion acp` (the editor's front) stands on this one.
+and its result, the spinner), markdown, the questions and their words, `bastion config init`; and
+what a front that keeps the screen while a run goes on its own thread shares (stopping it, the text
+typed for it, the rule a question may offer). `bastion acp` (the editor's front) and the terminal
+client stand on this one.
 """
 
 from ._advice import advice
 from ._ask import DIFF_LIMIT, CallKey, TextNow, cannot_work, current_text, describe, may_always, parse_reply
 from ._colour import Colour, colour_for
 from ._config_init import config_main, config_text
-from ._front import Asker, Build, Built, Fanout
+from ._control import RunControl, Typed
+from ._front import Asker, Build, Built, Fanout, Question
+from ._learn import Learning, NoLearning, RuleOffer
 from ._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from ._one_shot import OUTPUT_CLOSED, one_shot
 from ._one_shot_answers import NO_TERMINAL
@@ -17,7 +21,7 @@ from ._prompt_input import read_prompt
 from ._render import MarkdownStream, rows_above
 from ._repl import repl
 from ._screen import EXPAND_KEPT, Printer, Spinner, collapsed, summary
-from ._slash import COMMANDS, ReplState, Tally, help_text, run_command
+from ._slash import COMMANDS, Command, ReplState, Tally, help_text, run_command, unknown
 
 __all__ = [
     "Asker",
@@ -25,19 +29,26 @@ __all__ = [
     "Built",
     "COMMANDS",
     "CallKey",
-    "DIFF_LIMIT",
     "Colour",
+    "Command",
+    "DIFF_LIMIT",
     "EXPAND_KEPT",
     "Fanout",
     "LONG_COMMANDS",
+    "Learning",
     "MarkdownStream",
     "NO_TERMINAL",
+    "NoLearning",
     "OUTPUT_CLOSED",
     "Printer",
+    "Question",
     "ReplState",
+    "RuleOffer",
+    "RunControl",
     "Spinner",
     "Tally",
     "TextNow",
+    "Typed",
     "UNDO_ACK",
     "UNDO_HEAD",
     "advice",
@@ -59,5 +70,6 @@ __all__ = [
     "rows_above",
     "run_command",
     "summary",
+    "unknown",
     "why",
 ]

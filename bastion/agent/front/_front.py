@@ -26,7 +26,7 @@ if TYPE_CHECKING:
     from ..sessions import Session
     from ..tools import SessionExtras, Toolbox
 
-__all__ = ["Asker", "Build", "Built", "Fanout", "Printer"]
+__all__ = ["Asker", "Build", "Built", "Fanout", "Printer", "Question"]
 
 
 class Asker:
@@ -81,27 +81,62 @@ class Asker:
         key = CallKey.of(call, args)
         if self.rules.allows(key):
             return Answer(True, "", by="session rule")
-        always = self.offer_always and may_always(verdict)
-        decided = self.recorder.decided(args) if self.recorder is not None else None
-        who = f"{label} {call.name}" if label else call.name
-        width = self.width()
-        plain = headline(call.name, args, verdict, decided.analysis if decided is not None else None)
-        shown = wrapped(safe_line(f"? {who}: {plain}"), width, paint=self.colour.bold)
-        said = wrapped(safe_line(detail(verdict)), width - 2, indent="", paint=self.colour.dim)
-        shown += [f"  {line}" for line in said]
-        shown += describe(call, args, decided, self.cwd, self.colour, self.text_now)
-        self.write("\n".join(shown) + "\n")
-        choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
-        prompt = f"allow {who}? {choices} "
-        if self.refuse_all:
-            self.write(prompt + "n (--yes-to none)\n")
-            return Answer(False, "", by="flag")
-        answer, again = parse_reply(self.read(prompt), always=always)
+        answer, again = self.put(self.question(call, args, verdict, label))
         if again:
             self.rules.add(key)
             if self.on_rule is not None:
                 self.on_rule(key)
         return answer
+
+    def question(
+        self, call: ToolCall, args: Mapping[str, object], verdict: Verdict, label: str = ""
+    ) -> Question:
+        """What a question about this call says, as facts."""
+        decided = self.recorder.decided(args) if self.recorder is not None else None
+        return Question(
+            call,
+            args,
+            verdict,
+            f"{label} {call.name}" if label else call.name,
+            headline(call.name, args, verdict, decided.analysis if decided is not None else None),
+            detail(verdict),
+            describe(call, args, decided, self.cwd, self.colour, self.text_now),
+            self.offer_always and may_always(verdict),
+        )
+
+    def put(self, question: Question) -> tuple[Answer, bool]:
+        """Show the question and read its answer: y, n or (where offered) a, with a note or a reason
+        after it; the second value says whether the call is allowed again for the session."""
+        width = self.width()
+        shown = wrapped(safe_line(f"? {question.who}: {question.plain}"), width, paint=self.colour.bold)
+        said = wrapped(safe_line(question.policy), width - 2, indent="", paint=self.colour.dim)
+        shown += [f"  {line}" for line in said]
+        shown += question.shown
+        self.write("\n".join(shown) + "\n")
+        always = question.always
+        choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
+        prompt = f"allow {question.who}? {choices} "
+        if self.refuse_all:
+            self.write(prompt + "n (--yes-to none)\n")
+            return Answer(False, "", by="flag"), False
+        return parse_reply(self.read(prompt), always=always)
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A question about one call, in fields: who asks (a sub-agent's label, the tool), what the call
+    would do in plain words, the policy's part (the rule that asked and its source, or that none
+    allows it), what the call would do shown (a diff, the command with a caret where bastion stopped
+    reading, the arguments), and whether "allow this exact call for the session" is offered."""
+
+    call: ToolCall
+    args: Mapping[str, object]
+    verdict: Verdict
+    who: str
+    plain: str
+    policy: str
+    shown: list[str]
+    always: bool
 
 
 class Fanout(Events):

@@ -1,5 +1,5 @@
 """Session records as files: the hash chain over their lines, the conversation they rebuild, a torn
-last line repaired, and `bastion sessions verify | export | import | gc`.
+last line repaired, a record with a line that is not a JSON object read up to it and repaired.
 
 Each line is one JSON event whose last key, "chain", is the SHA-256 of the previous line's chain and
 the line's own text without it: a line edited, removed, inserted or reordered breaks the chain from
@@ -16,10 +16,10 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from ..._files import open_append, read_regular
+from ..._files import open_append, open_replacing, read_regular
 from ..._safe import redact_data
 from ...policy import load_json
-from ..runtime import ConfigError, Message, User, message_from_dict, summary_messages, work_summary_messages
+from ..runtime import Message, User, message_from_dict, summary_messages, work_summary_messages
 
 __all__ = [
     "CHAIN",
@@ -101,43 +101,64 @@ def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
 
 @dataclass(slots=True)
 class Record:
-    """A record's events with their line texts (newline removed), and its torn last line, if any."""
+    """A record's events with their line texts (newline removed), read up to the first line that
+    is not a JSON object (`unreadable` says why, `after` counts the whole lines after it, not
+    read), and its torn last line, if any; `good_bytes` ends the last whole line."""
 
     events: list[dict[str, Any]] = field(default_factory=list)
     lines: list[str] = field(default_factory=list)
     torn: str | None = None
     good_bytes: int = 0
+    unreadable: str | None = None
+    after: int = 0
+
+    @property
+    def line_count(self) -> int:
+        """The whole lines of the record, read or not."""
+        return len(self.lines) + (0 if self.unreadable is None else 1 + self.after)
 
 
 def read_record(path: str) -> Record:
     """The record at `path`. A last line without its newline (a crash or a full disk cut it: a
-    line is written whole with its newline) is `torn`; a line that is not JSON is a ConfigError
-    naming it."""
-    return parse_lines(read_regular(path), path)
+    line is written whole with its newline) is `torn`; reading stops at a line that is not a JSON
+    object (a flipped bit, a crash's NULs, garbage), which is `unreadable`: never an error here,
+    a problem verify reports and repair cuts off."""
+    return parse_lines(read_regular(path))
 
 
-def parse_lines(data: bytes, path: str = "the record") -> Record:
-    """A record's bytes as read_record reads them (`path` names it in an error)."""
+def _why_unreadable(chunk: bytes, err: Exception) -> str:
+    nuls = chunk.count(b"\0")
+    if nuls:
+        return f"not JSON: it holds {nuls} NUL bytes (what a crash can leave)"
+    if isinstance(err, UnicodeDecodeError):
+        return f"not JSON: byte {err.start + 1} is not UTF-8 (a flipped bit?)"
+    if isinstance(err, json.JSONDecodeError):
+        return f"not JSON ({err.msg} at byte {err.pos + 1})"
+    return str(err)
+
+
+def parse_lines(data: bytes) -> Record:
+    """A record's bytes as read_record reads them."""
     record = Record()
     chunks = data.split(b"\n")
     tail = chunks.pop()  # after the last newline: b"" when the file ends whole
-    offset = 0
     for number, chunk in enumerate(chunks, 1):
         try:
             text = chunk.decode("utf-8")
             event = load_json(text)
-        except (json.JSONDecodeError, UnicodeDecodeError):
-            raise ConfigError(f"{path}: line {number} is not JSON") from None
-        except ValueError as err:
-            raise ConfigError(f"{path}: line {number}: {err}") from None
-        if not isinstance(event, dict):
-            raise ConfigError(f"{path}: line {number} is not a JSON object")
-        record.events.append(event)
-        record.lines.append(text)
-        offset += len(chunk) + 1
+        except ValueError as err:  # JSONDecodeError and UnicodeDecodeError are ValueErrors
+            record.unreadable = _why_unreadable(chunk, err)
+        else:
+            if isinstance(event, dict):
+                record.events.append(event)
+                record.lines.append(text)
+                continue
+            record.unreadable = "JSON, but not an object"
+        record.after = len(chunks) - number
+        break
     if tail:
         record.torn = tail.decode("utf-8", "replace")
-    record.good_bytes = offset
+    record.good_bytes = len(data) - len(tail)
     return record
 
 
@@ -185,7 +206,7 @@ class Verified:
 
 def verify_record(record: Record) -> Verified:
     """Check the chain of every line and rebuild every request the record says was sent."""
-    found = Verified(lines=len(record.lines))
+    found = Verified(lines=record.line_count)
     previous = ""
     rebuild = _Rebuild()
     for index, event in enumerate(record.events):
@@ -213,8 +234,11 @@ def verify_record(record: Record) -> Verified:
                     f"the request sent {body.get('messages')} messages; the record rebuilds "
                     f"{len(rebuild.messages)}",
                 )
-    if found.chained < found.lines:
-        found.problems.append(f"{found.lines - found.chained} lines carry no chain")
+    if record.unreadable is not None:
+        cut = f"; it and the {record.after} lines after it cannot be checked" if record.after else ""
+        found.bad(len(record.events), f"{record.unreadable}{cut}")
+    if found.chained < len(record.lines):
+        found.problems.append(f"{len(record.lines) - found.chained} lines carry no chain")
     if record.torn is not None:
         found.problems.append("the last line is torn (it is repaired when the session is resumed)")
     return found
@@ -230,21 +254,46 @@ class Repaired:
     original: str
 
 
+def _keep_broken(path: str, data: bytes) -> str:
+    """Keep `data` in a file of its own beside the record, and name it: PATH.broken, or
+    PATH.broken.2, .3 ... when earlier repairs kept theirs. It is written whole to PATH.broken.partial
+    (from empty: what a killed repair left there goes) and synced, then linked to the first free
+    name (a link never replaces a file) and the partial name removed: a repair killed midway
+    leaves no copy part-written, and one copy is never glued to another."""
+    partial = path + ".broken.partial"
+    with os.fdopen(open_replacing(partial), "wb") as out:
+        out.write(data)
+        out.flush()
+        os.fsync(out.fileno())
+    number = 1
+    while True:
+        name = path + ".broken" + (f".{number}" if number > 1 else "")
+        try:
+            os.link(partial, name)
+            break
+        except FileExistsError:
+            number += 1
+    os.unlink(partial)
+    directory = os.open(os.path.dirname(path) or ".", os.O_RDONLY | os.O_DIRECTORY)
+    try:
+        os.fsync(directory)
+    finally:
+        os.close(directory)
+    return name
+
+
 def repair_record(fd: int, path: str) -> Repaired:
     """Repair the record at `path`, open (and locked) as `fd` for appending: the lines before the
-    first whose chain breaks or that cannot be rebuilt stay, each chained anew (a line that carried
-    no chain gets one); the rest is cut off. The record as it was is added to PATH.broken first,
-    so nothing is lost. A torn last line is cut off first (repair_torn)."""
+    first that is not a JSON object, whose chain breaks or that cannot be rebuilt stay, each
+    chained anew (a line that carried no chain gets one); the rest is cut off. The record as it
+    was is kept first in a file of its own (_keep_broken), so nothing is lost. A torn last line is
+    cut off first (repair_torn)."""
     repair_torn(path)
     data = read_regular(path)
-    record = parse_lines(data, path)
+    record = parse_lines(data)
     found = verify_record(record)
     keep = len(record.events) if found.first_bad is None else found.first_bad
-    original = path + ".broken"
-    with os.fdopen(open_append(original), "ab") as kept:
-        kept.write(data)
-        kept.flush()
-        os.fsync(kept.fileno())
+    original = _keep_broken(path, data)
     chain = ""
     lines = []
     for event in record.events[:keep]:
@@ -256,4 +305,4 @@ def repair_record(fd: int, path: str) -> Repaired:
     while view:
         view = view[os.write(fd, view) :]
     os.fsync(fd)
-    return Repaired(keep, len(record.events) - keep, original)
+    return Repaired(keep, record.line_count - keep, original)

@@ -8,9 +8,10 @@ failed (`slot_failed`). Keys and headers are never in an event. `bastion audit` 
 the reply messages and the directory from the header and resumes. The conversation is rebuilt from the
 message events on --resume, each `compaction` event (its summary, how many messages it replaced)
 applied where it stands. Every line ends with its hash chain (sessions._records); a torn last line
-is cut off on resume and reported; a record whose chain breaks is resumed only once repaired
-(--repair); a full disk keeps the lines in memory until there is room, and a run's JSON says what never
-got in. The store and the lock that keeps a record to one process are bastion.agent.sessions._store.
+is cut off on resume and reported; a record with a line that is not a JSON object, or whose chain
+breaks, is resumed only once repaired (--repair); a full disk keeps the lines in memory until there
+is room, and a run's JSON says what never got in. The store and the lock that keeps a record to
+one process are bastion.agent.sessions._store.
 """
 
 from __future__ import annotations
@@ -24,7 +25,6 @@ import sys
 import threading
 import time
 from collections.abc import Callable, Mapping, Sequence
-from dataclasses import dataclass
 from typing import Any
 
 from ...policy import Verdict
@@ -51,13 +51,11 @@ from ._records import (
     repair_torn,
     verify_record,
 )
-from ._store import SESSION_ID, open_locked, session_path, sessions_dir
+from ._store import open_locked, session_path, sessions_dir
 
 __all__ = [
     "Recording",
     "Session",
-    "SessionInfo",
-    "list_sessions",
     "new_session_id",
     "recorded_cwd",
     "recorded_workspace",
@@ -67,18 +65,6 @@ __all__ = [
 
 def new_session_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-
-
-@dataclass(frozen=True, slots=True)
-class SessionInfo:
-    """A session as --list and --continue see it: `cwd` is the directory it last ran in (its
-    header's, or its last resume's), `written` when its file was last written to."""
-
-    id: str
-    created: str
-    cwd: str
-    first_prompt: str
-    written: float = 0.0
 
 
 def recorded_cwd(events: Sequence[Mapping[str, Any]]) -> str | None:
@@ -249,7 +235,7 @@ class Session(Recording):
         finds broken is refused, saying how to repair it, unless `repair` (then it is repaired).
         `workspace` is given where the session's tools last acted (`recorded_workspace`) and may
         refuse it (a ConfigError) before anything is recorded."""
-        path = session_path(home, session_id, "--resume")
+        path = session_path(home, session_id, "--resume", write=True)
         fd = open_locked(path, session_id, "--resume")
         try:
             return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace)
@@ -290,8 +276,8 @@ class Session(Recording):
                 f"--resume: session {session_id}: its record is broken ({found.problems[0]}; "
                 f"`bastion sessions verify {session_id}` lists every problem); add --repair to keep "
                 "what verifies (the lines before the first that breaks, chained anew) and go on, or run "
-                f"`bastion sessions repair {session_id}` (either way the record as it was is kept in "
-                f"{path}.broken)"
+                f"`bastion sessions repair {session_id}` (either way the record as it was is kept beside "
+                f"it, in {path}.broken or, after an earlier repair, .broken.2 ...)"
             )
         if found.problems:
             repaired = repair_record(fd, path)
@@ -382,41 +368,3 @@ class Session(Recording):
                 self._warn(text)
             os.close(self._fd)
             self._fd = None
-
-
-def _events(path: str) -> list[dict[str, Any]]:
-    """The record's events, a torn last line left out (it is repaired when resumed)."""
-    return read_record(path).events
-
-
-def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
-    """Sessions last run in `cwd` that hold a prompt, least recently written first."""
-    store = os.path.join(home, "sessions")
-    if not os.path.isdir(store):
-        return []
-    found = []
-    for name in sorted(os.listdir(store)):
-        if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):
-            continue
-        path = os.path.join(store, name)
-        try:
-            events = _events(path)
-            written = os.stat(path).st_mtime
-        except (ConfigError, OSError):
-            continue
-        if not events or events[0].get("type") != "session" or recorded_cwd(events) != cwd:
-            continue
-        first = next(
-            (
-                e["message"].get("text", "")
-                for e in events
-                if e.get("type") == "message"
-                and isinstance(e.get("message"), dict)
-                and e["message"].get("role") == "user"
-            ),
-            "",
-        )
-        if not isinstance(first, str) or not first.strip():
-            continue
-        found.append(SessionInfo(name[:-6], str(events[0].get("created", "")), cwd, first, written))
-    return sorted(found, key=lambda info: (info.written, info.id))

@@ -1,10 +1,11 @@
 """`bastion sessions list | verify ID | repair ID | export ID FILE | import FILE | gc --older-than AGE`.
 
-list shows this directory's sessions with a prompt (`bastion --list` is the same command, its alias
-beside `--resume` and `--continue`); verify checks the record's hash chain and rebuilds every
-request it says was sent; repair cuts a
-record verify finds broken back to its last good line, each line kept chained anew (the record as it
-was is added to ID.jsonl.broken first: nothing is lost), so it can be resumed; export writes
+list shows this directory's sessions with a prompt, a damaged one marked (`bastion --list` is the
+same command, its alias beside `--resume` and `--continue`), then the damaged records that do not
+say where they ran; verify checks that every line is a JSON object, the record's hash chain, and
+rebuilds every request it says was sent; repair cuts a record verify finds broken back to its last
+good line, each line kept chained anew (the record as it was is kept first in a file of its own,
+ID.jsonl.broken, or .broken.2 ... after earlier repairs: nothing is lost), so it can be resumed; export writes
 the record as one portable JSONL (the directories made relative to the session's own, the chain
 made anew); import takes such a file into this directory as a new session (its chain checked
 first: a file edited on the way is refused, naming the line); gc removes the records not written
@@ -21,18 +22,22 @@ import re
 import sys
 import time
 from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from ..._files import open_regular
 from ..._safe import safe_line
 from ..runtime import ConfigError
 from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
-from ._session import list_sessions, new_session_id
-from ._store import bastion_home, is_session_id, open_locked, session_path, sessions_dir
+from ._session import new_session_id, recorded_cwd
+from ._store import SESSION_ID, bastion_home, open_locked, session_path, sessions_dir
 
-__all__ = ["list_here", "sessions_main"]
+__all__ = ["SessionInfo", "list_here", "list_sessions", "sessions_main"]
 
 _AGE = re.compile(r"([0-9]{1,6})([dh])")
+# A session's files: its record, its torn lines, each repair's copy of the record as it was, and
+# the copy a killed repair left part-written.
+_SESSION_FILE = re.compile(rf"({SESSION_ID.pattern})\.jsonl(?:\.torn|\.broken(?:\.[0-9]+|\.partial)?)?")
 _DIRECTORY_EVENTS = ("session", "resumed")
 
 
@@ -40,9 +45,12 @@ def _parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(prog="bastion sessions", description="Check, move and clean session records.")
     sub = p.add_subparsers(dest="command", required=True)
     sub.add_parser("list", help="this directory's sessions with a prompt: ID, time, first prompt (or --list)")
-    sub.add_parser("verify", help="check the hash chain and rebuild every request").add_argument("id")
+    sub.add_parser("verify", help="check every line, the hash chain, and rebuild every request").add_argument(
+        "id"
+    )
     sub.add_parser(
-        "repair", help="cut a broken record back to its last good line (the old one kept in ID.jsonl.broken)"
+        "repair",
+        help="cut a broken record back to its last good line (the old one kept: ID.jsonl.broken[.N])",
     ).add_argument("id")
     export = sub.add_parser("export", help="write the session as one portable JSONL file")
     export.add_argument("id")
@@ -76,19 +84,93 @@ def _moved(events: Sequence[Mapping[str, Any]], where: Any) -> list[dict[str, An
     return out
 
 
+@dataclass(frozen=True, slots=True)
+class SessionInfo:
+    """A session as --list, --continue and the client's picker see it: `cwd` is the directory it
+    last ran in (its header's, or its last resume's; "" when its record does not say), `written`
+    when its file was last written to, `damaged` the first problem `sessions verify` finds in it
+    ("" for none), `turns` how many prompts it holds."""
+
+    id: str
+    created: str
+    cwd: str
+    first_prompt: str
+    written: float = 0.0
+    damaged: str = ""
+    turns: int = 0
+
+
+def list_sessions(home: str, cwd: str | None) -> list[SessionInfo]:
+    """Sessions last run in `cwd` (None: in any directory) that hold a prompt or are damaged
+    (`damaged`: the first problem verify finds), least recently written first; then the damaged
+    records whose readable lines do not say where they ran (`cwd` ""), so that no record is left
+    out unsaid."""
+    store = os.path.join(home, "sessions")
+    if not os.path.isdir(store):
+        return []
+    found, unplaced = [], []
+    for name in sorted(os.listdir(store)):
+        if not name.endswith(".jsonl") or not SESSION_ID.fullmatch(name[:-6]):
+            continue
+        path = os.path.join(store, name)
+        try:
+            record = read_record(path)
+            written = os.stat(path).st_mtime
+        except OSError:
+            continue
+        events = record.events
+        where = recorded_cwd(events)
+        if where is None:  # no header or resume can be read (line 1 damaged, or cut off by a repair)
+            if events or record.unreadable is not None or record.torn is not None:
+                problems = verify_record(record).problems
+                said = problems[0] if problems else "no line says where it ran"
+                unplaced.append(SessionInfo(name[:-6], "", "", "", written, said))
+            continue
+        if cwd is not None and where != cwd:
+            continue
+        problems = verify_record(record).problems
+        prompts = [
+            e["message"].get("text", "")
+            for e in events
+            if e.get("type") == "message"
+            and isinstance(e.get("message"), dict)
+            and e["message"].get("role") == "user"
+        ]
+        first = prompts[0] if prompts and isinstance(prompts[0], str) else ""
+        if not first.strip() and not problems:
+            continue
+        created = str(events[0].get("created", "")) if events[0].get("type") == "session" else ""
+        damaged = problems[0] if problems else ""
+        found.append(SessionInfo(name[:-6], created, where, first, written, damaged, len(prompts)))
+    return sorted(found, key=lambda info: (info.written, info.id)) + unplaced
+
+
 def list_here(home: str, cwd: str) -> int:
     """`bastion sessions list` (and `bastion --list`): the sessions last run in `cwd` that hold a
-    prompt, least recently written first."""
+    prompt, least recently written first, a damaged one marked with its first problem; then the
+    damaged records that do not say where they ran."""
     found = list_sessions(home, cwd)
-    if not found:
+    if not any(info.cwd for info in found):
         print(f"no sessions with a prompt in {cwd}")
     for info in found:
-        print(safe_line(f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"))
+        if not info.cwd:
+            print(safe_line(f"{info.id}  damaged, its directory unknown: {info.damaged}"))
+            continue
+        said = f"{info.id}  {info.created}  {info.first_prompt[:60]!r}"
+        if info.damaged:
+            said += f"  damaged: {info.damaged}"
+        print(safe_line(said))
+    damaged = next((info.id for info in found if info.damaged), None)
+    if damaged is not None:
+        print(
+            f"(bastion sessions verify {damaged} lists every problem; bastion sessions repair {damaged} "
+            "keeps the lines before the first)"
+        )
     return 0
 
 
 def _verify(home: str, session_id: str) -> int:
-    found = verify_record(read_record(session_path(home, session_id, "verify")))
+    found = verify_record(read_record(session_path(home, session_id, "verify", write=False)))
     for problem in found.problems:
         print(f"{session_id}: {problem}")
     verdict = "verified" if not found.problems else "NOT verified"
@@ -98,7 +180,7 @@ def _verify(home: str, session_id: str) -> int:
 
 
 def _repair(home: str, session_id: str) -> int:
-    path = session_path(home, session_id, "repair")
+    path = session_path(home, session_id, "repair", write=True)
     fd = open_locked(path, session_id, "repair")
     try:
         found = verify_record(read_record(path))
@@ -131,13 +213,19 @@ def _in_use(path: str) -> bool:
 
 
 def _export(home: str, session_id: str, target: str) -> int:
-    record = read_record(session_path(home, session_id, "export"))
+    record = read_record(session_path(home, session_id, "export", write=False))
     if not record.events or record.events[0].get("type") != "session":
         raise ConfigError(f"export: session {session_id} has no header line")
     base = str(record.events[0].get("cwd", ""))
     _write_new(target, _moved(record.events, lambda cwd: os.path.relpath(cwd, base)))
-    torn = " (its torn last line left out)" if record.torn is not None else ""
-    print(f"exported {session_id} to {target}{torn}")
+    left = []
+    if record.unreadable is not None:
+        first = len(record.events) + 1
+        left.append(f"lines {first}-{first + record.after} (line {first}: {record.unreadable})")
+    if record.torn is not None:
+        left.append("its torn last line")
+    out = f" ({' and '.join(left)} left out; bastion sessions verify {session_id})" if left else ""
+    print(f"exported {session_id} to {target}{out}")
     return 0
 
 
@@ -168,10 +256,11 @@ def _gc(home: str, age: str) -> int:
     removed, busy = 0, 0
     cutoff = time.time() - seconds
     for name in sorted(os.listdir(store)) if os.path.isdir(store) else []:
-        stem = name.removesuffix(".torn").removesuffix(".broken").removesuffix(".jsonl")
+        match = _SESSION_FILE.fullmatch(name)
         path = os.path.join(store, name)
-        if not is_session_id(stem) or not os.path.isfile(path) or os.lstat(path).st_mtime >= cutoff:
+        if match is None or not os.path.isfile(path) or os.lstat(path).st_mtime >= cutoff:
             continue
+        stem = match.group(1)
         if _in_use(os.path.join(store, stem + ".jsonl")):
             busy += name.endswith(".jsonl")
             continue

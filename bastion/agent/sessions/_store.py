@@ -100,11 +100,14 @@ def store_problem(home: str) -> str | None:
     return None
 
 
-def session_path(home: str, session_id: str, what: str) -> str:
-    """The record of a session ID, or a ConfigError saying what is wrong (`what` names the asker)."""
+def session_path(home: str, session_id: str, what: str, *, write: bool) -> str:
+    """The record of a session ID, or a ConfigError saying what is wrong (`what` names the asker).
+    Only an asker that will `write` the record makes the store or tightens its directories: a
+    command that only reads (verify, export) writes nothing, so it works on a read-only store."""
     if not is_session_id(session_id):
         raise ConfigError(f"{what}: {session_id!r} is not a session ID (see --list)")
-    path = os.path.join(sessions_dir(home), session_id + ".jsonl")
+    store = sessions_dir(home) if write else os.path.join(home, "sessions")
+    path = os.path.join(store, session_id + ".jsonl")
     if not os.path.isfile(path):
         raise ConfigError(f"{what}: no session {session_id} in {os.path.dirname(path)}")
     return path
@@ -120,7 +123,7 @@ def _holder(path: str) -> str:
         for event in parse_lines(read_regular(path)).events:
             if event.get("type") in ("session", "resumed") and isinstance(event.get("pid"), int):
                 pid = event["pid"]
-    except (OSError, ConfigError):
+    except OSError:
         pass
     if pid is None:
         return "another process"
