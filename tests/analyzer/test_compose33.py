@@ -87,6 +87,8 @@ RUNS = [
     "find . -name '*.py' -exec grep -l import {} \\; | xargs grep -n import",
     "grep -rl import . | xargs grep -n import",
     "grep -l import src/a.py src/b.py | xargs cat",
+    "grep -rlZ import . | xargs -0 wc -l",
+    "grep -rl --null import src odd | xargs -0 grep -n import",
     "cd odd && find . | xargs cat",
     "find . -maxdepth 1 -exec grep -n import {} \\;",
 ]
@@ -187,6 +189,9 @@ ASKS = [
     ("grep import src/a.py | xargs cat", "grep's lines are not names"),
     ("grep -c import src/a.py | xargs cat", "counts are not names"),
     ("grep -lc import src/a.py | xargs cat", "-c beside -l"),
+    ("grep -Z import src/a.py | xargs -0 cat", "-Z without -l: lines, NUL after each file name"),
+    ("grep -rlz import . | xargs -0 cat", "-z (--null-data) is not -Z"),
+    ("grep -rl --null-data import . | xargs -0 cat", "--null-data is not --null"),
     ("grep -l import .env | xargs cat", "a secret operand"),
     ("find . | grep py | xargs cat", "a filtered stream bastion did not check"),
     ("find . | xargs grep -l x | xargs rm", "a writing command at the end of a chain"),
