@@ -1,4 +1,4 @@
-"""GNU sed's own reading of a script beside bastion's (analyzer/sed_script.lark), and what GNU and
+"""GNU sed's own reading of a script beside bastion's (analyzer/commands/sed_script.lark), and what GNU and
 busybox sed do when they run it.
 
 GNU sed 4.9 prints the program it compiled with `--debug` (`SED PROGRAM:`, one command a line, as
@@ -20,7 +20,7 @@ from pathlib import Path
 from typing import NamedTuple
 
 # Private: the script judge and its grammar are what this oracle holds to sed's own reading.
-from bastion.analyzer._sed import SCRIPT, script_prints_only
+from bastion.analyzer.commands._sed import SCRIPT, script_prints_only
 from bastion.grammar import Tree
 
 __all__ = [

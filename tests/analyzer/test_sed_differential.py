@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 # Private: the script judge is what these tests hold to sed's own reading.
-from bastion.analyzer._sed import script_prints_only
+from bastion.analyzer.commands._sed import script_prints_only
 from fuzz.sed_oracle import BUSYBOX, GNU_SED, bastion_program, busybox_run, compare, gb18030, gnu_run, scratch
 from fuzz.sed_scripts import case
 
