@@ -1,4 +1,5 @@
-"""Generated sed scripts for the differential of analyzer/commands/sed_script.lark against GNU and busybox sed.
+"""Generated sed scripts for the differential of analyzer/commands/sed_script.lark against GNU and
+busybox sed.
 
 A script is drawn item by item from every token class the grammar has and the ones it does not:
 addresses (numbers with leading zeros, `$`, `first~step`, `/re/` with `I` and `M`, `,+N`, `,~N`,
