@@ -1,7 +1,7 @@
 """The policy: rules from ranked sources decide each subject of a tool call; config layers build it.
 
-The environment scrubbing and the MCP names load when first used (a dry-run of a bash line needs
-neither)."""
+The environment scrubbing, the MCP names and the narrowest rule for a subject load when first used
+(a dry-run of a bash line needs none of them)."""
 
 import typing
 
@@ -39,6 +39,7 @@ from ._words import KIND_WORDS, cited, kind_note, named, source_words
 if typing.TYPE_CHECKING:
     from ._env import child_env, without
     from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
+    from ._narrow import narrowed, rule_for, warnings_for
 
 __all__ = [
     "ALIASES",
@@ -89,21 +90,25 @@ __all__ = [
     "mcp_subjects",
     "mcp_tool_name",
     "named",
+    "narrowed",
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "rule_for",
     "runs_alongside",
     "secrets_in_force",
     "source_words",
     "split_mcp_name",
     "user_config_path",
     "verdict_json",
+    "warnings_for",
     "without",
 ]
 
 _LAZY = {
     "child_env": "_env",
     "without": "_env",
+    **dict.fromkeys(("narrowed", "rule_for", "warnings_for"), "_narrow"),
     **dict.fromkeys(("mcp_name_problem", "mcp_subjects", "mcp_tool_name", "split_mcp_name"), "_mcp"),
 }
 
