@@ -19,8 +19,10 @@ from ._table import (
     HarnessSection,
     PolicySection,
     Price,
+    ProjectScope,
     ProjectSettings,
     SandboxSection,
+    ScopePolicy,
     UserSettings,
 )
 
@@ -30,8 +32,10 @@ __all__ = [
     "HarnessSection",
     "PolicySection",
     "Price",
+    "ProjectScope",
     "ProjectSettings",
     "SandboxSection",
+    "ScopePolicy",
     "UserFile",
     "UserSettings",
     "lines_of",

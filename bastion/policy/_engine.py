@@ -75,6 +75,21 @@ class Layer(NamedTuple):
         return cls(source, 2, True, f"your config ({path})", tuple(allow), tuple(ask), tuple(deny))
 
     @classmethod
+    def scoped(
+        cls,
+        path: str,
+        root: str,
+        *,
+        allow: Sequence[Entry] = (),
+        ask: Sequence[Entry] = (),
+        deny: Sequence[Entry] = (),
+    ) -> Layer:
+        """The user's rules for one project (its [projects."ROOT".policy]): the user's source and rank."""
+        source = Source(Origin.USER, path)
+        label = f"your config ({path}) for {root}"
+        return cls(source, 2, True, label, tuple(allow), tuple(ask), tuple(deny))
+
+    @classmethod
     def project(cls, path: str, *, ask: Sequence[Entry] = (), deny: Sequence[Entry] = ()) -> Layer:
         source = Source(Origin.PROJECT, path)
         return cls(source, 0, False, f"the project config ({path})", (), tuple(ask), tuple(deny))
