@@ -1,7 +1,7 @@
 """The policy: rules from ranked sources decide each subject of a tool call; config layers build it.
 
-The environment scrubbing, the MCP names and the narrowest rule for a subject load when first used
-(a dry-run of a bash line needs none of them)."""
+The environment scrubbing, the MCP names, the narrowest rule for a subject and the rules a question
+offers to remember load when first used (a dry-run of a bash line needs none of them)."""
 
 import typing
 
@@ -38,6 +38,7 @@ from ._words import KIND_WORDS, cited, kind_note, named, source_words
 
 if typing.TYPE_CHECKING:
     from ._env import child_env, without
+    from ._learn import Offer, offer_for, remember
     from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
     from ._narrow import narrowed, rule_for, warnings_for
 
@@ -65,6 +66,7 @@ __all__ = [
     "Gate",
     "Kind",
     "Layer",
+    "Offer",
     "Origin",
     "Policy",
     "PolicyError",
@@ -91,9 +93,11 @@ __all__ = [
     "mcp_tool_name",
     "named",
     "narrowed",
+    "offer_for",
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "remember",
     "rule_for",
     "runs_alongside",
     "secrets_in_force",
@@ -108,6 +112,7 @@ __all__ = [
 _LAZY = {
     "child_env": "_env",
     "without": "_env",
+    **dict.fromkeys(("Offer", "offer_for", "remember"), "_learn"),
     **dict.fromkeys(("narrowed", "rule_for", "warnings_for"), "_narrow"),
     **dict.fromkeys(("mcp_name_problem", "mcp_subjects", "mcp_tool_name", "split_mcp_name"), "_mcp"),
 }

@@ -48,6 +48,7 @@ from ._types import Decision, Rule, Written
 
 __all__ = [
     "PROJECT_CONFIG",
+    "scope_layer",
     "PolicyFlags",
     "ProjectConfigError",
     "Settings",
@@ -193,6 +194,13 @@ def _user_data(data: bytes, path: str) -> _User | None:
         scopes[key] = _rules(scope.policy, text, path, project=False, table=table)
     sandbox = SandboxConfig(*settings.sandbox)
     return _User(rules, scopes, settings.policy, sandbox, settings.pass_env, settings.max_read_bytes, agent)
+
+
+def scope_layer(user_path: str, data: bytes, ws: Workspace) -> Layer | None:
+    """The layer of the user's rules for the project `ws` is (its root, as given or resolved), from
+    the user's file's bytes; None when it has none. Raises ConfigError."""
+    user = _user_data(data, user_path) if data else None
+    return _scope_of(user, user_path, ws)
 
 
 def _scope_of(user: _User | None, user_path: str, ws: Workspace) -> Layer | None:

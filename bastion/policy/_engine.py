@@ -34,7 +34,7 @@ from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import BUILTIN, FLAGS, Decision, Origin, Source, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
 
-__all__ = ["Layer", "Policy"]
+__all__ = ["Layer", "Policy", "lifted_by"]
 
 _LISTS = ("deny", "ask", "allow")
 
@@ -193,7 +193,7 @@ def _cancels(carve_out: _Compiled, rule: _Compiled, subject: Subject) -> bool:
     )
 
 
-def _lifts(rule: Rule) -> list[str]:
+def lifted_by(rule: Rule) -> list[str]:
     """The carve-outs a user's allow rule adds to the ask list: it opens what it names."""
     if rule.specifier is None or rule.carve_out or rule.tool_glob:
         return []
@@ -220,7 +220,7 @@ def _compile_layer(layer: Layer, roots: tuple[str, ...]) -> _LayerRules:
                 compiled = _compile(rule, layer, kind, roots)
                 lifted = [
                     c._replace(lift=True)
-                    for text in (_lifts(rule) if lifts else [])
+                    for text in (lifted_by(rule) if lifts else [])
                     for c in _compile(parse_rule(text), layer, "ask", roots)
                 ]
             except RuleError as err:
