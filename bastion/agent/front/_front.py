@@ -92,7 +92,8 @@ class Asker:
         shown += describe(call, args, decided, self.cwd, self.colour, self.text_now)
         self.write("\n".join(shown) + "\n")
         choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
-        prompt = f"allow {who}? {choices} "
+        # Broken between words to the terminal, as the lines above: never inside a word.
+        prompt = "\n".join(wrapped(safe_line(f"allow {who}? {choices}"), width, indent="")) + " "
         if self.refuse_all:
             self.write(prompt + "n (--yes-to none)\n")
             return Answer(False, "", by="flag")

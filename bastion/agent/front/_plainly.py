@@ -1,7 +1,8 @@
 """Words for people at the agent's screen, made here from the fields: what a call that asks would
 do, in plain words first (`rm -f README.md` deletes a file), then the policy's detail (the rule
 that asked and where it comes from, or that none allows it), wrapped at word boundaries to the
-terminal's width. No word of the policy's own vocabulary ("the subset", "vouch") reaches a question.
+terminal's width, and what bastion says of an error, wrapped the same way. No word of the
+policy's own vocabulary ("the subset", "vouch") reaches a question.
 """
 
 from __future__ import annotations
@@ -10,9 +11,10 @@ import shlex
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 
+from ..._safe import safe_line
 from ...policy import Decision, Verdict, cited, source_words
 
-__all__ = ["detail", "headline", "why", "wrapped"]
+__all__ = ["detail", "headline", "said", "why", "wrapped"]
 
 # What a command a person is asked about does, by its name: a phrase after the command's line.
 # Anything not here is "a program bastion does not know to be harmless".
@@ -201,3 +203,8 @@ def wrapped(text: str, width: int, indent: str = "  ", paint: Callable[[str], st
         break_on_hyphens=False,
     )
     return [paint(line) for line in lines or [""]]
+
+
+def said(text: str, columns: int) -> str:
+    """What bastion says (an error, a hint) made safe, in lines wrapped between words to `columns`."""
+    return "\n".join(wrapped(safe_line(text), columns))

@@ -16,7 +16,7 @@ from typing import Any, TextIO
 
 from ..._safe import SafeStream, safe_text
 
-__all__ = ["MarkdownStream", "rendered", "rows_above"]
+__all__ = ["MarkdownStream", "cells", "rendered", "rows_above"]
 
 _LEADING_BLANKS = re.compile(r"\A(?:[ \t]*(?:\x1b\[[0-9;]*m)*[ \t]*\n)+")
 
@@ -27,7 +27,8 @@ def _fence_open(text: str) -> bool:
     return fences % 2 == 1
 
 
-def _cells(text: str) -> int:
+def cells(text: str) -> int:
+    """How many columns of a terminal `text` (one line) takes: a wide character two, a combining one none."""
     from rich.cells import cell_len
 
     return cell_len(text.expandtabs())
@@ -37,8 +38,8 @@ def rows_above(text: str, columns: int) -> int:
     """How many rows the cursor moved down while `text` was written from a row's start on a
     terminal `columns` wide (a full row wraps only when the next character comes)."""
     *whole, last = text.split("\n")
-    rows = sum(max(1, -(-_cells(line) // columns)) for line in whole)
-    width = _cells(last)
+    rows = sum(max(1, -(-cells(line) // columns)) for line in whole)
+    width = cells(last)
     return rows + ((width - 1) // columns if width else 0)
 
 

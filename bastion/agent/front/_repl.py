@@ -19,8 +19,10 @@ from ..sessions import bastion_home
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Build, Fanout, Printer
+from ._plainly import wrapped
 from ._render import MarkdownStream, rendered
-from ._slash import COMMANDS, ReplState, Tally, run_command
+from ._screen import columns_of
+from ._slash import COMMANDS, ReplState, Tally, run_command, say
 
 if TYPE_CHECKING:
     from ..sessions import Session
@@ -126,7 +128,9 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
 
     colour = colour_for(sys.stdout, environ)
     markdown = MarkdownStream(sys.stdout, live=True) if colour.on else None
-    printer = Printer(sys.stdout, sys.stdout, colour=colour, markdown=markdown)
+    printer = Printer(
+        sys.stdout, sys.stdout, colour=colour, markdown=markdown, width=lambda: columns_of(sys.stdout)
+    )
 
     def expand() -> None:
         print("\n".join(safe_line(line) for line in printer.expanded() or ["(no result was collapsed yet)"]))
@@ -158,7 +162,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     state = ReplState(agent, session, asker, tally, built.connection, built.mcp, skills, printer)
     options = agent.model.options
     named = f"session {session.id}" if session.recorded else "not recorded"
-    print(f"bastion · {options.provider} {options.model} · {named} · /help for commands")
+    banner = f"bastion · {options.provider} {options.model} · {named} · /help for commands"
+    print("\n".join(wrapped(banner, columns_of(sys.stdout), indent="")))
     if args.resume and agent.messages:
         shown = (lambda text: rendered(text, markdown.console)) if markdown is not None else safe_text
         print("\n".join(["(the conversation so far ends with)", *recap(agent.messages, render=shown), ""]))
@@ -194,10 +199,11 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
             except (Cancelled, KeyboardInterrupt):
                 print("\n[aborted]" + _withdrawn(agent))
             except AgentError as err:
-                print("\n" + safe_line(f"bastion: {err}{_withdrawn(agent)}"))
+                print()
+                say(f"bastion: {err}{_withdrawn(agent)}")
                 hint = built.advice(err)
                 if hint is not None:
-                    print(safe_line(f"bastion: {hint}"))
+                    say(f"bastion: {hint}")
                 if err.kind is Failure.CONTEXT_EXCEEDED:
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:
