@@ -14,9 +14,21 @@ from ...policy import Gate, Verdict
 from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, TaskOrigin, ToolCall, Usage
 from ..runtime.harness import SlotFailure
 from ._advice import advice
-from ._ask import CallKey, Recorder, SessionRules, TextNow, cannot_work, describe, may_always, parse_reply
+from ._ask import (
+    PROJECT,
+    SESSION,
+    CallKey,
+    Recorder,
+    SessionRules,
+    TextNow,
+    cannot_work,
+    describe,
+    may_always,
+    parse_reply,
+)
 from ._colour import Colour
-from ._plainly import detail, headline, wrapped
+from ._learnt import Learning, Offer
+from ._plainly import choices, detail, headline, offer_lines, saved_line, wrapped
 from ._screen import Printer
 
 if TYPE_CHECKING:
@@ -31,8 +43,10 @@ __all__ = ["Asker", "Build", "Built", "Fanout", "Printer"]
 
 class Asker:
     """Asks a person about a call: says why it asks and what the call would do, then reads y, n or
-    (where offered) a. A call whose "yes" could not work is refused unasked; a call allowed with `a`
-    is allowed again, unasked, for the rest of the session (`on_rule` records it)."""
+    (where offered) a or r. A call whose "yes" could not work is refused unasked; a call allowed
+    with `a` is allowed again, unasked, for the rest of the session (`on_rule` records it); with
+    `r` (`offer_learn`, where the policy offers a rule: `learning`, made by `watch`), the rule is
+    saved to the user's file for this project and in force at once (`on_learnt` records it)."""
 
     def __init__(
         self,
@@ -44,6 +58,8 @@ class Asker:
         offer_always: bool = False,
         refuse_all: bool = False,
         on_rule: Callable[[CallKey], None] | None = None,
+        offer_learn: bool = False,
+        on_learnt: Callable[[Offer], None] | None = None,
     ) -> None:
         self.read = read
         self.write = write
@@ -52,17 +68,26 @@ class Asker:
         self.offer_always = offer_always
         self.refuse_all = refuse_all
         self.on_rule = on_rule
+        self.offer_learn = offer_learn
+        self.on_learnt = on_learnt
         self.rules = SessionRules()
         self.recorder: Recorder | None = None
+        self.learning: Learning | None = None
         # Where a question's diff reads the file's text (None: the disk; an editor's buffers).
         self.text_now: TextNow | None = None
         # The terminal's width, which a question's words are wrapped to.
         self.width: Callable[[], int] = lambda: shutil.get_terminal_size().columns
 
     def watch(self, gate: Gate) -> Recorder:
-        """The gate, wrapped so a question can show what the analyzer found (a caret)."""
+        """The gate, wrapped so a question can show what the analyzer found (a caret); `learning`
+        offers and saves rules for it."""
         self.recorder = Recorder(gate)
+        self.learning = Learning(gate, self.recorder, self._learnt)
         return self.recorder
+
+    def _learnt(self, offer: Offer) -> None:
+        if self.on_learnt is not None:
+            self.on_learnt(offer)
 
     def labelled(self, label: str) -> Answerer:
         """The questions of a sub-agent: asked as the others, its label before the tool's name."""
@@ -82,6 +107,8 @@ class Asker:
         if self.rules.allows(key):
             return Answer(True, "", by="session rule")
         always = self.offer_always and may_always(verdict)
+        learning = self.learning if self.offer_learn else None
+        offer = learning.offer(call, args, verdict) if learning is not None else None
         decided = self.recorder.decided(args) if self.recorder is not None else None
         who = f"{label} {call.name}" if label else call.name
         width = self.width()
@@ -90,18 +117,24 @@ class Asker:
         said = wrapped(safe_line(detail(verdict)), width - 2, indent="", paint=self.colour.dim)
         shown += [f"  {line}" for line in said]
         shown += describe(call, args, decided, self.cwd, self.colour, self.text_now)
+        if offer is not None:
+            shown += [safe_line(line) for line in offer_lines(offer, width, always)]
         self.write("\n".join(shown) + "\n")
-        choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
         # Broken between words to the terminal, as the lines above: never inside a word.
-        prompt = "\n".join(wrapped(safe_line(f"allow {who}? {choices}"), width, indent="")) + " "
+        prompt = (
+            "\n".join(wrapped(safe_line(f"allow {who}? {choices(always, offer)}"), width, indent="")) + " "
+        )
         if self.refuse_all:
             self.write(prompt + "n (--yes-to none)\n")
             return Answer(False, "", by="flag")
-        answer, again = parse_reply(self.read(prompt), always=always)
-        if again:
+        answer, keep = parse_reply(self.read(prompt), always=always, learn=offer is not None)
+        if keep == SESSION:
             self.rules.add(key)
             if self.on_rule is not None:
                 self.on_rule(key)
+        elif keep == PROJECT and offer is not None and learning is not None:
+            saved = saved_line(learning.save(offer))
+            self.write("\n".join(wrapped(safe_line(saved), width, paint=self.colour.dim)) + "\n")
         return answer
 
 

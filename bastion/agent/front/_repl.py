@@ -1,7 +1,7 @@
 """The REPL: a prompt-toolkit line editor over one session. Answers stream; a question shows what
-the call would do and is answered y, n or a on the next line; Ctrl-C aborts a run in flight (at a
-question too), clears a half-typed line, and twice on an empty line leaves; Ctrl-O (or /expand)
-shows the last collapsed result whole."""
+the call would do and is answered y, n, a or r (remember the rule it offers) on the next line;
+Ctrl-C aborts a run in flight (at a question too), clears a half-typed line, and twice on an empty
+line leaves; Ctrl-O (or /expand) shows the last collapsed result whole."""
 
 from __future__ import annotations
 
@@ -19,6 +19,7 @@ from ..sessions import bastion_home
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Build, Fanout, Printer
+from ._learnt import Offer
 from ._plainly import wrapped
 from ._render import MarkdownStream, rendered
 from ._screen import columns_of
@@ -152,7 +153,13 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
         if recorded:
             recorded[0].record("session_rule", tool=key.tool, arguments=key.arguments)
 
-    asker = Asker(ask, _write, cwd, colour, offer_always=True, on_rule=on_rule)
+    def on_learnt(offer: Offer) -> None:
+        if recorded:
+            recorded[0].record("learnt_rule", rules=list(offer.rules), config=offer.path, project=offer.root)
+
+    asker = Asker(
+        ask, _write, cwd, colour, offer_always=True, on_rule=on_rule, offer_learn=True, on_learnt=on_learnt
+    )
     built = build(args, environ, cwd, printer, asker)
     agent, session = built.agent, built.session
     recorded.append(session)

@@ -203,6 +203,13 @@ def _permissions(rest: str, state: ReplState) -> None:
         say("no calls allowed for this session (answer a to a question to add one)")
     for n, key in enumerate(rules.keys, 1):
         print(safe_line(f"{n}. {key.tool} {key.arguments}"))
+    learning = state.asker.learning
+    scope = learning.gate.settings.scope if learning is not None else None
+    if scope is not None and scope.allow:
+        where = learning.gate.settings.user_file if learning is not None else ""
+        say(f"allowed in this project by your config ({where}; `r` adds to it, edit it to drop one):")
+        for rule in scope.allow:
+            print(safe_line(f"  {getattr(rule, 'text', rule)}"))
 
 
 def _cost(rest: str, state: ReplState) -> None:
@@ -262,7 +269,9 @@ COMMANDS: dict[str, Command] = {
         "/skills", "the skills: where each is from, its allowed-tools, and what was left out", _skills
     ),
     "/permissions": Command(
-        "/permissions [drop N]", "the calls allowed for this session with `a`; drop N drops one", _permissions
+        "/permissions [drop N]",
+        "the calls allowed for this session with `a` (drop N drops one), and this project's rules of yours",
+        _permissions,
     ),
     "/expand": Command("/expand [N]", "a collapsed result whole: number N, or the last (Ctrl-O)", _expand),
     "/cost": Command("/cost", "the tokens (and cost, where known) of this session so far", _cost),
