@@ -2,26 +2,25 @@
 # Both create the virtual environment from constraints.txt (the pinned lock) when it is missing or stale.
 # The editable install is a plain path in a .pth (compat mode): setuptools' default import finder costs
 # about 20 ms at every start. bastion's bytecode is compiled once here, so a start does not compile it
-# when PYTHONDONTWRITEBYTECODE is set (Python still checks each .pyc against its source). pip's console
-# script imports re (about 10 ms a start on a busy machine) only to take a Windows suffix off argv[0],
-# which bastion never reads: it is written again without it, under pip's own first line.
+# when PYTHONDONTWRITEBYTECODE is set (Python still checks each .pyc against its source). The command,
+# .venv/bin/bastion, is bin/bastion as the install puts it there: a /bin/sh launcher that starts the
+# venv's Python isolated (-I) before anything is imported (no console script: see pyproject.toml).
 PYTHON ?= python3
 VENV := .venv
 BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance integration clean
+.PHONY: run test lint fuzz bench conformance integration shims installed clean
 
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
 
-$(VENV)/.installed: pyproject.toml constraints.txt $(GRAMMARS)
+$(VENV)/.installed: pyproject.toml setup.py bin/bastion constraints.txt $(GRAMMARS)
 	test -x $(BIN)/python || $(PYTHON) -m venv $(VENV)
 	$(BIN)/python -m pip install -q --disable-pip-version-check -c constraints.txt -e '.[dev]' \
 		--config-settings editable_mode=compat
-	{ head -n 1 $(BIN)/bastion; printf 'import sys\nfrom bastion.cli import main\n\nif __name__ == "__main__":\n    sys.exit(main())\n'; } > $(BIN)/.bastion.new
-	chmod 755 $(BIN)/.bastion.new && mv $(BIN)/.bastion.new $(BIN)/bastion
+	cmp bin/bastion $(BIN)/bastion  # the launcher, as the install put it
 	$(BIN)/python -m bastion.grammar
 	$(BIN)/python -m compileall -q bastion
 	touch $@
@@ -30,13 +29,13 @@ run: $(VENV)/.installed
 	$(BIN)/bastion $(ARGS)
 
 lint: $(VENV)/.installed
-	$(BIN)/ruff check bastion tests fuzz benchmarks integration
-	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration
-	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration
+	$(BIN)/ruff check bastion tests fuzz benchmarks integration setup.py
+	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration setup.py
+	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration setup.py
 
 # The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
 # and the last lines say which of the three failed.
-test: lint
+test: lint shims
 	@failed=""; \
 	$(BIN)/python -m pytest || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
@@ -60,5 +59,24 @@ conformance: $(VENV)/.installed
 integration: $(VENV)/.installed
 	BASTION_SERVER_IDLE=10 $(BIN)/python -m integration
 
+# Real multiplexers the tests and the execution property put on PATH (fuzz/multiplexers.py), each
+# installed when missing, pinned: ccache from Debian (as root, with apt-get), mise from npm (npm ci
+# of fuzz/npm into its git-ignored node_modules). Never fails: a test whose multiplexer is missing
+# skips, naming it.
+CCACHE_DEB := 4.8+really4.7.5-1
+shims:
+	@test -e /usr/lib/ccache/gcc || { command -v apt-get >/dev/null && [ "$$(id -u)" = 0 ] \
+		&& { apt-get update -qq && DEBIAN_FRONTEND=noninteractive apt-get install -y -qq ccache=$(CCACHE_DEB); } \
+		>/dev/null 2>&1; } || echo "make shims: ccache $(CCACHE_DEB) not installed: its tests skip"
+	@test -x fuzz/npm/node_modules/@jdxcode/mise/bin/mise || { command -v npm >/dev/null \
+		&& timeout 600 npm ci --no-audit --no-fund --loglevel=error --prefix fuzz/npm >/dev/null 2>&1; } \
+		|| echo "make shims: mise (fuzz/npm) not installed: its tests skip"
+
+# The wheel built from the checkout's files, installed into a fresh virtual environment another user
+# owns (made with useradd when run as root), run read-only: fails if the tables are missing or built,
+# or anything is written into the install; prints `bastion check -- ls`'s time against the checkout's.
+installed: $(VENV)/.installed
+	$(BIN)/python benchmarks/installed.py
+
 clean:
-	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis integration/node_modules
+	rm -rf $(VENV) .pytest_cache .mypy_cache .ruff_cache .hypothesis integration/node_modules fuzz/npm/node_modules

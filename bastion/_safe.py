@@ -2,9 +2,11 @@
 would obey made visible.
 
 Redaction: every key bastion holds (the provider's, an MCP server's header values), whole or any
-run of 8 or more of its characters, becomes `***`. A value under 8 characters is not taken for a key
-(a local server's placeholder, `none`, `x`): redacting it would blank ordinary words, and no real
-key is that short.
+run of 8 or more of its secret characters, becomes `***`. A value under 8 characters is not taken
+for a key (a local server's placeholder, `none`, `x`): redacting it would blank ordinary words, and
+no real key is that short. The prefix every key of its kind starts with (`sk-proj-`, `sk-ant-api03-`,
+`sk-or-v1-`, `AIza`...: _PUBLIC) is no secret: it is left where it stands alone (text about keys,
+another key of that provider), and before a redacted key (`sk-proj-***`).
 
 Display: escape sequences and C0/C1 controls (NUL included) are shown as `\\x1b`, `\\x00`...,
 bidirectional controls (U+202E...), line and paragraph separators as `\\u202e`..., a lone
@@ -53,13 +55,29 @@ _SHORT = {"\n": "\\n", "\r": "\\r"}
 T = TypeVar("T")
 
 
+# The public prefix of a kind of key: OpenAI's (sk-proj-, sk-svcacct-, sk-admin-, sk-None-, sk-),
+# Anthropic's (sk-ant-api03-, sk-ant-admin01-...), OpenRouter's (sk-or-v1-), Groq's (gsk_), xAI's
+# (xai-), Hugging Face's (hf_), GitHub's (ghp_..., github_pat_), GitLab's (glpat-), Google's (AIza).
+_PUBLIC = re.compile(
+    r"sk-(?:proj|svcacct|admin|None|or-v\d+|ant-[a-z]+\d*)-|sk-|gsk_|xai-|hf_|gh[pousr]_|github_pat_|glpat-|AIza"
+)
+
+
+def _secret_from(key: str) -> int:
+    """Where the secret part of `key` begins: after a public prefix that leaves RUN characters or
+    more; else at its start (the whole key is taken for secret)."""
+    found = _PUBLIC.match(key)
+    return found.end() if found is not None and len(key) - found.end() >= RUN else 0
+
+
 class _Keys:
-    """The keys held, and what finding their runs needs: each key's runs of RUN characters, and a
-    pattern for stretches of the keys' characters at least RUN long (the only places a run can be)."""
+    """The keys held, and what finding their runs needs: the runs of RUN characters of each key's
+    secret part, and a pattern for stretches of the keys' characters at least RUN long (the only
+    places a run can be)."""
 
     def __init__(self, keys: tuple[str, ...]) -> None:
         self.keys = keys
-        self.grams = frozenset(k[i : i + RUN] for k in keys for i in range(len(k) - RUN + 1))
+        self.grams = frozenset(k[i : i + RUN] for k in keys for i in range(_secret_from(k), len(k) - RUN + 1))
         chars = "".join(sorted({c for k in keys for c in k}))
         self.stretch = re.compile(f"[{re.escape(chars)}]{{{RUN},}}") if keys else None
         self.longest = max((len(k) for k in keys), default=0)
@@ -110,7 +128,8 @@ def _covered(segment: str, grams: frozenset[str]) -> list[tuple[int, int]]:
 
 
 def redact(text: str) -> str:
-    """`text` with every run of RUN or more characters of a held key replaced by REDACTED."""
+    """`text` with every run of RUN or more characters of a held key's secret part replaced by
+    REDACTED."""
     keys = _held
     if keys.stretch is None or len(text) < RUN:
         return text

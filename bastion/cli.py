@@ -210,8 +210,10 @@ def main(argv: Sequence[str] | None = None) -> int:
 def _resident(args: list[str]) -> bool:
     """Whether the command is one the resident server answers (bastion/resident): a hook call, or
     a `check` of one call (not --jsonl, whose stream is one process already); never with
-    BASTION_NO_SERVER set to anything but 0."""
-    if os.environ.get("BASTION_NO_SERVER", "0") != "0":
+    BASTION_NO_SERVER set to anything but 0, and only in an isolated interpreter (`python -I`, as
+    bastion's command starts it), whose module search path holds no PYTHONPATH entry and not the
+    current directory: the server is started with that path and serves every call that has it."""
+    if os.environ.get("BASTION_NO_SERVER", "0") != "0" or not sys.flags.isolated:
         return False
     return args[:1] == ["hook"] or (args[:1] == ["check"] and not any(a.startswith("--jsonl") for a in args))
 

@@ -261,8 +261,8 @@ HOOK_PAYLOAD = (
 
 
 def cold_starts(root: Path, configs: dict[str, str], runs: int = 15) -> dict[tuple[str, str], list[float]]:
-    """Wall time of whole processes (from outside the checkout, so that `python -m` finds the
-    installed package, as the console script does): `bastion check -- 'git status'` and `bastion
+    """Wall time of whole processes (`python -I -m bastion`, isolated as the command starts it, from
+    outside the checkout): `bastion check -- 'git status'` and `bastion
     hook claude-code` with a Bash payload, once per config, interleaved so drift hits all alike."""
     payload = HOOK_PAYLOAD.format(cwd=root).encode()
     kinds: dict[str, tuple[Callable[[str], list[str]], bytes]] = {
@@ -274,7 +274,7 @@ def cold_starts(root: Path, configs: dict[str, str], runs: int = 15) -> dict[tup
         for kind, (args, stdin) in kinds.items():
             for name, config in configs.items():
                 start = time.perf_counter()
-                argv = [sys.executable, "-m", "bastion", *args(config)]
+                argv = [sys.executable, "-I", "-m", "bastion", *args(config)]
                 subprocess.run(argv, input=stdin, capture_output=True, check=False, cwd=root)
                 times[(kind, name)].append((time.perf_counter() - start) * 1000)
     return times

@@ -55,7 +55,7 @@ def repl_to_prompt(python: str, url: str, tmp: str, code: str | None = None) -> 
     start = time.perf_counter()
     child = pexpect.spawn(
         python,
-        ["-c", CODE, "--provider", "openai", "--base-url", url + "/v1"],
+        ["-c", CODE, "--front", "repl", "--provider", "openai", "--base-url", url + "/v1"],
         cwd=tmp,
         env=_env(tmp, code),
         encoding="utf-8",

@@ -5,7 +5,8 @@ of each grammar against a line on a fast path, and the first decision in a fresh
 
 Every figure is a median over N runs (default 15), and each ratio is taken within one run, so a
 loaded machine weighs on both sides alike; the runs of every command (and of REF's code, with
---before, checked out in a temporary worktree and put first on PYTHONPATH) are interleaved.
+--before, checked out in a temporary worktree and put first on PYTHONPATH, or on the module search
+path of an isolated `python -I -c` where this checkout runs its command) are interleaved.
 
 - process starts, as ratios to `python -c pass` of the same interpreter: Python's own modules any
   decision imports (`import re, json, typing, enum`: the floor under the next two), `bastion --version`,
@@ -89,6 +90,11 @@ def _plain(root: Path, count: int, prefix: str, git: bool = False) -> list[Path]
     return made
 
 
+# REF's code (--before) run as bastion's command runs its own, isolated, with REF's checkout first
+# on the module search path (the command's own -I leaves PYTHONPATH out).
+_COMMAND = "import sys; sys.path.insert(0, {code!r}); from bastion.cli import main; sys.exit(main())"
+
+
 class Bench:
     """Runs the commands of one run for each version of the code (None: this checkout's)."""
 
@@ -130,6 +136,8 @@ class Bench:
         config: bool = False,
         server: bool = True,
     ) -> float:
+        if code is not None and argv[0] == self.bastion:  # the launcher's -I would drop PYTHONPATH
+            argv = [self.python, "-I", "-c", _COMMAND.format(code=code), *argv[1:]]
         start = time.perf_counter()
         env = self.env(code, config, server)
         done = subprocess.run(argv, input=stdin, capture_output=True, cwd=cwd, env=env)

@@ -6,7 +6,8 @@ under `strace -f` no file is opened for writing (outside /dev/null and /dev/tty)
 canary is opened at all, no file is created, removed, renamed, linked or re-moded, and no program
 runs but the plan's own commands, bash and git's own helpers, none of them from the fixture's
 directory (a program of the repository's on PATH, whatever its name). A variant with a PATH of its
-own is decided and run with it: bastion's workspace has it, and a hook decides under it.
+own, or variables of its own (the user's or the system's git config: fuzz/filters43.py), is decided
+and run with them: bastion's workspace has them, and a hook decides under them.
 
 A line is run as bastion runs it (the rendered plan in the neutral environment when stamped, else
 the line as typed) or, with `agent=` "claude", "codex" or "gemini", as that CLI runs what bastion's

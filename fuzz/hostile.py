@@ -10,10 +10,14 @@ nested with a hostile one inside, a git directory outside, a hostile config of t
 7 a history big enough that `sort` spills to temporary files; issue 30's 304 secret-looking
 directories with children (names and contents canaries) and 305 a PATH whose relative or
 in-workspace entry holds a fake of every command (each run leaves a marker); issue 33's 331 tracked
-names `git ls-files` hands to xargs (split on a blank, a link, a gitlink). Class 6 (the plan run by another
-agent, in its environment) is a way of running, not a fixture: `ReadOnlyRunner(agent="claude")`.
+names `git ls-files` hands to xargs (split on a blank, a link, a gitlink); issue 43's 432 a
+PATH whose first entry holds multiplexers under the tools' names (fuzz/multiplexers.py). Class 6
+(the plan run by another agent, in its environment) is a way of running, not a fixture:
+`ReadOnlyRunner(agent="claude")`.
 Classes 31-33 are issue 30's classes 1-3 (fuzz/hostile30.py): names that reach a secret's blob,
-credentials at rest in the git directory, and an index whose stat data matches no file.
+credentials at rest in the git directory, and an index whose stat data matches no file. Class 433
+(fuzz/filters43.py) is the run environment's git config: filter drivers of the user's, the system's
+or the environment's config that the repository's attributes choose.
 """
 
 from __future__ import annotations
@@ -24,7 +28,9 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import NamedTuple
 
+from .filters43 import VARIANTS43
 from .hostile30 import VARIANTS30
+from .multiplexers import SHIM_VARIANTS
 
 __all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
 
@@ -46,6 +52,9 @@ CLASSES = {
     331: "a name git ls-files hands to xargs that is not what it looks like (split, a link, a gitlink)",
     305: "a program of the workspace on PATH (a relative or an in-workspace entry)",
     # issue 43 (numbered 43N: part N of that issue)
+    432: "a multiplexer on PATH under a tool's name (ccache's masquerade directory, mise's shims, a link)",
+    433: "a filter or diff driver of the user's, the system's or the environment's config, chosen by the"
+    " repository's attributes",
     434: "a variable where the plan runs that loads the project's code (PYTHONPATH, LD_LIBRARY_PATH...)",
 }
 
@@ -394,6 +403,10 @@ def _variants() -> dict[str, Variant]:
     )
     out["env-library-path"] = Variant(434, _library_path, env=lambda ws: {"LD_LIBRARY_PATH": "lib"})
     out["env-bash-env"] = Variant(434, _bash_env, env=lambda ws: {"BASH_ENV": ".bashenv"})
+    for name, (make, env) in VARIANTS43.items():
+        out[name] = Variant(433, make, fresh=True, env=env)
+    for name, (klass, shims, path) in SHIM_VARIANTS.items():
+        out[name] = Variant(klass, shims, path=path)
     return out
 
 

@@ -22,7 +22,7 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 # The `bastion` processes tests start decide in-process, as they did before the resident server
 # (bastion/resident): a test that counts a hook's spawns or traces it sees them in that process.
-# tests/test_resident.py starts servers of its own.
+# tests/resident/test_resident.py starts servers of its own.
 os.environ["BASTION_NO_SERVER"] = "1"
 
 

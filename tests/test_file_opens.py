@@ -46,7 +46,8 @@ ALLOWED = {
     # O_NOFOLLOW, and O_RDWR (which does not wait for a FIFO's other end) or O_NONBLOCK.
     ("bastion/resident/_server.py", "path + '.lock'"): "its own lock file, O_RDWR | O_NOFOLLOW, private dir",
     ("bastion/resident/_server.py", "path + '.none'"): "its own marker, O_NONBLOCK | O_NOFOLLOW, private dir",
-    ("bastion/resident/_server.py", "f'/proc/{pid}/status'"): "procfs, made by the kernel",
+    ("bastion/resident/_wire.py", "f'/proc/{pid}/status'"): "procfs, made by the kernel",
+    ("bastion/resident/_wire.py", "f'/proc/{pid}/attr/current'"): "procfs, made by the kernel",
 }
 # Flags with which an open cannot block: a descriptor of a path only, a directory, or a new file.
 _CANNOT_BLOCK = ("O_PATH", "O_DIRECTORY", "O_EXCL", "_DIR_FLAGS")
@@ -179,7 +180,10 @@ def test_the_users_config_as_a_fifo_is_refused_at_once(tmp_path: pathlib.Path) -
 
 
 def test_config_dev_null_is_still_an_empty_config(tmp_path: pathlib.Path) -> None:
-    done = _bastion(["check", "--config", os.devnull, "--json", "--", "ls"], tmp_path)
+    project, home = tmp_path / "project", tmp_path / "home"
+    project.mkdir()  # HOME outside the project: one inside makes a dry-run ask (design rule 118)
+    env = {"HOME": str(home), "XDG_CONFIG_HOME": str(home / "xdg")}
+    done = _bastion(["check", "--config", os.devnull, "--json", "--", "ls"], project, env)
     assert done.returncode == 0 and json.loads(done.stdout)["decision"] == "allow", done.stderr
 
 

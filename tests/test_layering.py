@@ -20,9 +20,10 @@ from tests.loaded import modules_loaded
 ROOT = pathlib.Path(__file__).resolve().parents[1]
 CORE = ("grammar", "analyzer", "config", "policy")
 # The vendor SDKs and the HTTP client they bring (httpx2), and what else only the agent needs (`acp`: the
-# Agent Client Protocol's SDK, `bastion acp`'s).
+# Agent Client Protocol's SDK, `bastion acp`'s; `textual`: the terminal client's).
 FORBIDDEN = (
     "bastion.agent", "anthropic", "openai", "httpx2", "httpx", "prompt_toolkit", "mcp", "rich", "acp",
+    "textual",
 )  # fmt: skip
 
 
@@ -137,8 +138,8 @@ def test_the_layer_check_sees_upward_and_sideways_imports() -> None:
 # The agent's rooms, bottom first (docs/design.md, "The agent's rooms"): the runtime (the loop, its
 # seams, the conversation's values, compaction, the harness) stands on nothing else of the agent;
 # providers, skills and sessions on the runtime; the tools on skills; MCP's tools beside them; the
-# fronts a person sees on all of those; sub-agents and the editor's front on the fronts; and the
-# agent package itself (the command line, the wiring, doctor's provider facts) on top.
+# fronts a person sees on all of those; sub-agents, the editor's front and the terminal client on the
+# fronts; and the agent package itself (the command line, the wiring, doctor's provider facts) on top.
 AGENT_ROOMS = {
     "bastion.agent.runtime": 0,
     "bastion.agent.providers": 1,
@@ -149,6 +150,7 @@ AGENT_ROOMS = {
     "bastion.agent.front": 4,
     "bastion.agent.subagents": 5,
     "bastion.agent.acp": 5,
+    "bastion.agent.client": 5,
     "bastion.agent": 6,
 }
 AGENT = [m for m in MODULES if _owner(m[1], AGENT_ROOMS) is not None]
@@ -241,15 +243,33 @@ def test_the_hooks_and_audit_load_no_sdk_or_http_client(
     assert modules_loaded(code, FORBIDDEN, env) == []
 
 
-def test_the_agent_s_other_fronts_do_not_load_the_editor_protocol() -> None:
-    # The ACP SDK (`acp`) is `bastion acp`'s alone: the REPL, -p and the sessions' commands never load it.
+def test_the_agent_s_other_fronts_do_not_load_the_editor_protocol_nor_the_terminal_client() -> None:
+    # The ACP SDK (`acp`) is `bastion acp`'s alone, Textual the terminal client's: the REPL, -p and the
+    # sessions' commands never load either.
     code = (
-        "import sys, bastion.cli, bastion.agent._main, bastion.agent.front._repl\n"
+        "import sys, bastion.cli, bastion.agent._main, bastion.agent.front._repl, bastion.agent._wiring\n"
         "import bastion.agent.sessions._sessions_cli\n"
-        "print(sorted(m for m in sys.modules if m == 'acp' or m.startswith(('acp.', 'bastion.agent.acp'))))"
+        "heavy = ('acp', 'textual', 'bastion.agent.acp', 'bastion.agent.client')\n"
+        "print(sorted(m for m in sys.modules if m in heavy or m.startswith(tuple(h + '.' for h in heavy))))"
     )
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True).stdout
     assert out.strip() == "[]"
+
+
+def test_a_p_run_loads_nothing_of_the_terminal_client(tmp_path: pathlib.Path) -> None:
+    from tests.agent.scripted_server import ScriptedServer
+
+    with ScriptedServer([{"text": "answered"}]) as server:
+        argv = ["-p", "hi", "--provider", "openai", "--base-url", server.url + "/v1", "--config", os.devnull]
+        code = (
+            "import contextlib, io\n"
+            "from bastion.agent import main\n"
+            "with contextlib.redirect_stdout(io.StringIO()) as out:\n"
+            f"    assert main({argv!r}) == 0\n"
+            "assert 'answered' in out.getvalue(), out.getvalue()\n"
+        )
+        env = {**os.environ, "BASTION_HOME": str(tmp_path / "home"), "OPENAI_API_KEY": "sk-test"}
+        assert modules_loaded(code, ("textual", "bastion.agent.client"), env) == []
 
 
 # What a dry-run of a line inside the subset, without git and without a config, never needs: the

@@ -42,7 +42,7 @@ async def _session(config: str, cwd: Path, calls: list[tuple[str, dict[str, Any]
     params = StdioServerParameters(
         command=sys.executable,
         args=["-m", "bastion", "mcp", "serve", "--config", config, "--cwd", str(cwd)],
-        env={"PATH": os.environ["PATH"], "HOME": str(cwd)},
+        env={"PATH": os.environ["PATH"], "HOME": str(cwd.parent)},  # outside: rule 118
     )
     answers = []
     with open(os.devnull, "w") as errlog:

@@ -78,15 +78,44 @@ def test_a_held_key_whole_or_any_run_of_8_is_redacted_in_text_data_and_streams()
     with holding():
         hold(key)
         hold("short")  # under 8 characters: not a key, ordinary words stay
-        assert redact(f"x {key} y") == f"x {REDACTED} y"
-        assert redact("prefix sk-proj-**** and EFGHIJKL end") == f"prefix {REDACTED}**** and {REDACTED} end"
+        assert redact(f"x {key} y") == f"x sk-proj-{REDACTED} y"
+        assert redact("sk-proj-ABCD and EFGHIJKL end") == f"sk-proj-ABCD and {REDACTED} end"
         assert redact("a short word") == "a short word"
-        assert redact_data({"m": [f"k={key}"], key: 1}) == {"m": [f"k={REDACTED}"], REDACTED: 1}
+        assert redact_data({"m": [f"k={key}"], key: 1}) == {
+            "m": [f"k=sk-proj-{REDACTED}"],
+            f"sk-proj-{REDACTED}": 1,
+        }
         stream = SafeStream()
         pieces = [stream.feed(c) for c in f"say {key} ok"]  # a character at a time, as tokens come
-        assert "".join(pieces) + stream.end() == f"say {REDACTED} ok"
-        assert safe_line(f"\x1b{key}") == f"\\x1b{REDACTED}"
+        assert "".join(pieces) + stream.end() == f"say sk-proj-{REDACTED} ok"
+        assert safe_line(f"\x1b{key}") == f"\\x1bsk-proj-{REDACTED}"
     assert redact(key) == key  # let go when the run ended
+
+
+@pytest.mark.parametrize(
+    ("key", "prefix"),
+    [
+        ("sk-proj-ABCDEFGHIJKLMNOP1234", "sk-proj-"),
+        ("sk-ant-api03-ABCDEFGHIJKLMNOP", "sk-ant-api03-"),
+        ("sk-or-v1-0123456789abcdef0123", "sk-or-v1-"),
+        ("sk-svcacct-ABCDEFGHIJKLMNOP12", "sk-svcacct-"),
+        ("AIzaSyABCDEFGHIJKLMNOP", "AIza"),
+    ],
+)
+def test_a_providers_public_key_prefix_is_left_in_ordinary_text_and_only_the_secret_hidden(
+    key: str, prefix: str
+) -> None:
+    other = prefix + "ZYXWVUTSRQPONMLK"  # another key of that provider: shares only the prefix
+    with holding():
+        hold(key)
+        assert redact(f"keys look like {prefix}... and {other}") == f"keys look like {prefix}... and {other}"
+        assert redact(f"mine: {key}") == f"mine: {prefix}{REDACTED}"
+
+
+def test_a_key_whose_prefix_leaves_under_8_secret_characters_is_redacted_whole() -> None:
+    with holding():
+        hold("sk-proj-abc1234")  # 7 after the prefix: the whole value is taken for secret
+        assert redact("it is sk-proj-abc1234") == f"it is {REDACTED}"
 
 
 @pytest.fixture

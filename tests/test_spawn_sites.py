@@ -58,7 +58,7 @@ SITES = {
         "an MCP header's command: your env less the key variables",
         "tests/test_spawn_sites.py::test_a_header_command_gets_no_key_variable",
     ),
-    ("bastion/agent/mcp/_client.py", "_connect"): (
+    ("bastion/agent/mcp/_stdio.py", "local_stdio"): (
         "a stdio MCP server: the scrubbed env plus its own",
         "tests/agent/test_key_leaks.py::test_no_child_finds_a_key_in_bastions_own_proc_entry_and_nothing_written_holds_one",
     ),
@@ -82,13 +82,17 @@ SITES = {
         "bastion itself, executed again: your env less the key variables",
         "tests/agent/test_key_leaks.py::test_the_re_executed_bastion_keeps_piped_input_and_a_signal_ends_it_as_before",
     ),
+    ("bastion/__main__.py", "<module>"): (
+        "`python -m bastion` without -I, executed again with -I: its own env (a key then leaves by _again)",
+        "tests/test_entry_isolated.py::test_python_m_bastion_is_executed_again_isolated_then_without_its_key",
+    ),
     ("bastion/resident/_client.py", "_start"): (
         "the resident server: the locale's variables only (LANG, LC_ALL, LC_CTYPE)",
-        "tests/test_resident.py::test_the_server_holds_no_key_and_ends_when_idle",
+        "tests/resident/test_resident.py::test_the_server_holds_no_key_and_ends_when_idle",
     ),
     ("bastion/resident/_server.py", "serve"): (
         "the server forks a child per call, which runs no program and takes one client's env",
-        "tests/test_resident.py::test_the_environment_the_call_runs_in_is_the_one_decided_in",
+        "tests/resident/test_resident.py::test_the_environment_the_call_runs_in_is_the_one_decided_in",
     ),
 }  # fmt: skip
 
@@ -224,7 +228,7 @@ def test_the_hooks_git_gets_no_key(tmp_path: Path) -> None:
            "PYTHONPATH": str(ROOT)}  # fmt: skip
     done = subprocess.run(
         ["strace", "-f", "-qq", "-v", "-s", "65535", "-e", "trace=execve", "-o", str(trace),
-         sys.executable, "-m", "bastion", "hook", "claude-code"],
+         sys.executable, "-I", "-m", "bastion", "hook", "claude-code"],
         input=json.dumps(call), env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert json.loads(done.stdout)["hookSpecificOutput"]["permissionDecision"] == "allow", done.stdout

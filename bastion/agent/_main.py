@@ -1,6 +1,7 @@
-"""`bastion [flags]`: the agent's command line. Its flags read; then the REPL, or one prompt with -p
-(bastion/agent/front), --list and --resume for sessions, and the agent's subcommands (`sessions`,
-`config`, `acp`), each session made by the wiring (bastion/agent/_wiring.py)."""
+"""`bastion [flags]`: the agent's command line. Its flags read; then the terminal client (on a
+terminal: bastion/agent/client), the REPL, or one prompt with -p (bastion/agent/front), --list and
+--resume for sessions, and the agent's subcommands (`sessions`, `config`, `acp`), each session made
+by the wiring (bastion/agent/_wiring.py)."""
 
 from __future__ import annotations
 
@@ -8,7 +9,7 @@ import argparse
 import difflib
 import os
 import sys
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 
 from .._handover import environ as process_environ
 from .._safe import holding, redacting, safe_line
@@ -105,12 +106,26 @@ def _parser() -> argparse.ArgumentParser:
     p.add_argument(
         "--list", action="store_true", help="list the sessions of this directory (bastion sessions list)"
     )
-    p.add_argument("--resume", metavar="ID", help="continue a session (in the directory it ran in)")
+    p.add_argument(
+        "--resume",
+        metavar="ID",
+        nargs="?",
+        const="",
+        help="continue a session (in the directory it ran in); without an ID, the terminal client "
+        "lists every session to choose one",
+    )
     p.add_argument(
         "--continue",
         dest="continue_",
         action="store_true",
-        help="continue the latest session of this directory",
+        help="continue the latest session of this directory (the terminal client lists this "
+        "directory's sessions, the latest selected)",
+    )
+    p.add_argument(
+        "--front",
+        choices=FRONTS,
+        help="client: the full-screen terminal client (the default when standard input, output and "
+        "error are a terminal); repl: the line REPL (the default otherwise)",
     )
     p.add_argument(
         "--here", action="store_true", help="with --resume: continue the session in this directory"
@@ -132,6 +147,10 @@ def _positive(text: str) -> int:
     if value <= 0:
         raise argparse.ArgumentTypeError(f"{text!r} is not a whole number above 0")
     return value
+
+
+# The fronts a person can choose with --front (-p is a front of its own, chosen by -p).
+FRONTS = ("client", "repl")
 
 
 # The subcommands bastion/cli.py dispatches before the agent's flags are read.
@@ -199,12 +218,24 @@ def main(argv: Sequence[str]) -> int:
         from .sessions import list_here
 
         return list_here(home, cwd)
+    front = (
+        "p" if args.prompt is not None else args.front or ("client" if _on_a_terminal(environ) else "repl")
+    )
+    refused = _front_refused(front, args, environ)
+    if refused is not None:
+        print(f"bastion: {refused}", file=sys.stderr)
+        return 2
     # The keys this run reads are let go when it ends; whatever it prints is redacted.
     with holding(), redacting():
         try:
+            from ._wiring import build
+
+            if front == "client":
+                from .client import client_main  # Textual: on this path alone
+
+                return client_main(args, environ, cwd, build)
             if args.continue_:
                 args.resume = _latest_session(home, cwd)
-            from ._wiring import build
             from .front import one_shot, repl
 
             if args.prompt is not None:
@@ -217,15 +248,35 @@ def main(argv: Sequence[str]) -> int:
             return 1
 
 
+def _on_a_terminal(environ: Mapping[str, str]) -> bool:
+    """Whether the client can have the screen: standard input, output and error are a terminal
+    (it draws on standard error, reads keys on standard input) and the terminal is not dumb."""
+    streams = (sys.stdin, sys.stdout, sys.stderr)
+    return all(s is not None and s.isatty() for s in streams) and environ.get("TERM", "") != "dumb"
+
+
+def _front_refused(front: str, args: argparse.Namespace, environ: Mapping[str, str]) -> str | None:
+    """Why the front chosen cannot run what the flags ask (None: it can)."""
+    if front == "client" and not _on_a_terminal(environ):
+        return (
+            "--front client needs a terminal (standard input, output and error); --front repl works anywhere"
+        )
+    if front != "client" and args.resume == "":
+        return "--resume without an ID lists the sessions in the terminal client; give an ID (bastion --list)"
+    return None
+
+
 def _usage(args: argparse.Namespace) -> None:
     """Flags that do not go together."""
     if args.transcript and args.prompt is None:
         raise UsageError("--transcript needs -p (a transcript is of one run)")
     if args.max_turns and args.prompt is None:
         raise UsageError("--max-turns needs -p (in the REPL, Ctrl-C stops a run)")
-    if args.continue_ and args.resume:
+    if args.continue_ and args.resume is not None:
         raise UsageError("--continue resumes the latest session; --resume ID names one: give one of them")
-    if args.here and not (args.resume or args.continue_):
+    if args.front == "client" and args.prompt is not None:
+        raise UsageError("--front client and -p are two fronts: give one of them")
+    if args.here and args.resume is None and not args.continue_:
         raise UsageError("--here goes with --resume or --continue")
-    if args.repair and not (args.resume or args.continue_):
+    if args.repair and args.resume is None and not args.continue_:
         raise UsageError("--repair goes with --resume or --continue")

@@ -121,6 +121,7 @@ def analyze(
         auto = auto and found is None
         if auto:
             results, hidden = _submodules(ws, results)
+            results = _filters(ws, results)
     credentials = _credentials(ws, results) if auto and git else ""
     rendered = None
     if auto:
@@ -260,6 +261,19 @@ def _submodules(ws: Workspace, results: list[StageResult]) -> tuple[list[StageRe
         elif found.gitlinks:
             hidden = hidden or found.hidden
     return out, hidden
+
+
+def _filters(ws: Workspace, results: list[StageResult]) -> list[StageResult]:
+    """An auto-allowed line's git stages that hash work-tree files, with every filter driver git
+    reads switched off (the probe found none it cannot switch off: `find_git`)."""
+    from .git import REHASHES, filter_drivers, subcommand, switched_off
+
+    out = list(results)
+    for i, r in enumerate(out):
+        if r.check.git and r.check.words and subcommand(w.text for w in r.stage.args) in REHASHES:
+            words = switched_off(r.check.words, filter_drivers(ws, r.check.runs_in or r.cwd))
+            out[i] = r._replace(check=r.check._replace(words=words))
+    return out
 
 
 # What a stage's check chose for the plan: its words (None: as typed), its program, whether it is git's.

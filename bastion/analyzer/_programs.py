@@ -17,6 +17,9 @@ each asks, but for the scripts read and pinned in `PINNED_SCRIPTS` by their SHA-
 `which`: a `/bin/sh` script that runs only the shell's builtins) and, for the commands in
 `PYTHON_SCRIPTS`, a Python console script whose interpreter is an ELF file outside the workspace
 (mypy's entry point). A pinned or Python script's interpreter is a program the plan starts too.
+A binary, or an interpreter, that is not the program its name says asks as a script does: a
+multiplexer reached by a link of another name, by its own name, in a shim directory or as a file of
+several hard links (_shims.py: a mise shim runs what the project's `.tool-versions` picks).
 
 The lookup is made once per process for every workspace (per PATH, command and machine): each
 entry up to the first holding the name, with its path once its links are followed, and the file's
@@ -41,6 +44,7 @@ from collections.abc import Mapping
 from typing import NamedTuple
 
 from ..workspace import System, Workspace, resolve, root_relative
+from ._shims import hard_linked, impostor
 
 __all__ = [
     "BUILTINS",
@@ -246,7 +250,7 @@ def _walk(system: System, names: tuple[str, ...], command: str) -> _Walk:
             continue
         if not stat.S_ISREG(st.st_mode) or not system.executable(candidate):
             continue
-        hit = _judge(system, command, candidate, rested)
+        hit = _judge(system, command, candidate, entries[-1], rested)
         return _Walk(weakref.ref(system), tuple(entries), hit, names[i + 1 :], tuple(rested.items()))
     return _Walk(weakref.ref(system), tuple(entries), None, (), tuple(rested.items()))
 
@@ -288,14 +292,17 @@ def _shadowed(ws: Workspace, cwd: str, entry: str, command: str) -> str:
     return ""
 
 
-def _judge(system: System, command: str, found: str, rested: dict[str, Identity]) -> _Judged:
-    """The file found on PATH: outside the workspace once its links are followed, and an ELF binary,
-    a pinned script or (for PYTHON_SCRIPTS) a Python script, whose interpreter is an ELF binary."""
+def _judge(
+    system: System, command: str, found: str, entry: tuple[str, str], rested: dict[str, Identity]
+) -> _Judged:
+    """The file found on PATH in `entry` (as written and followed): outside the workspace once its
+    links are followed, the program its name says (_shims.py), and an ELF binary, a pinned script or
+    (for PYTHON_SCRIPTS) a Python script, whose interpreter is an ELF binary."""
     real = _followed(system, found, rested)
     inside = (
         (real, f"{command} on PATH is {found}, which leads inside the working directory: the project's code"),
     )
-    head, why = _head(system, command, found, real)
+    head, why = _head(system, f"{command} on PATH ({found})", command, real, entry)
     if why:
         return _Judged(Program(why=why), inside)
     if head.startswith(b"\x7fELF"):
@@ -323,11 +330,18 @@ def _judge(system: System, command: str, found: str, rested: dict[str, Identity]
     return _interpreted(system, script, found, os.fsdecode(shebang.group(1)), inside, rested)
 
 
-def _head(system: System, command: str, found: str, real: str) -> tuple[bytes, str]:
+def _head(system: System, what: str, command: str, real: str, entries: tuple[str, ...]) -> tuple[bytes, str]:
+    """The first bytes of the program `what` (called `command`, `real` once its links are followed,
+    on the PATH `entries`), or why it asks: not the program its name says (_shims.py), unreadable."""
+    if why := impostor(command, real, entries):
+        return b"", f"{what} {why}"
     try:
-        return system.read(real, 256)[1], ""  # never blocks on a FIFO swapped in (_files.py)
+        st, head = system.read(real, 256)  # never blocks on a FIFO swapped in (_files.py)
     except OSError as err:
-        return b"", f"{command} on PATH ({found}) cannot be read: {err.strerror}"
+        return b"", f"{what} cannot be read: {err.strerror}"
+    if why := hard_linked(st.st_nlink):
+        return b"", f"{what} {why}"
+    return head, ""
 
 
 def _digest(system: System, path: str) -> str:
@@ -350,7 +364,9 @@ def _interpreted(
     """A script's program: the script, and its interpreter, an ELF binary outside the workspace."""
     real = _followed(system, interpreter, rested)
     inside = (*inside, (real, f"{script} run by {interpreter}, inside the working directory"))
-    head, why = _head(system, os.path.basename(found), interpreter, real)
+    entry = (posixpath.dirname(posixpath.normpath(interpreter)),)
+    name = posixpath.basename(interpreter)
+    head, why = _head(system, f"{script} run by {interpreter}, which", name, real, entry)
     if why or not head.startswith(b"\x7fELF"):
         return _Judged(Program(why=why or f"{script} run by {interpreter}, which is not a binary"), inside)
     return _Judged(Program(found, (found, interpreter)), inside)

@@ -9,8 +9,9 @@ Declaring loads nothing. A grammar is built with OPTIONS (LALR, lark's contextua
 strict=True, which proves it has no conflict and that no two terminals of one lexer state can
 match the same text; no placeholders), or, when its file holds the line `// parser: earley` (a
 grammar that is not LALR: an ambiguous one), with EARLEY_OPTIONS (lark's Earley parser over its
-basic lexer, strict), whose tables `_earley.py` runs. `python -m bastion.grammar` (run by `make` at install)
-builds every `.lark` file in the package and writes each build's tables beside it, in
+basic lexer, strict), whose tables `_earley.py` runs. `python -m bastion.grammar` (run by `make` at
+install, and by the wheel's build: setup.py) builds every `.lark` file in the package and writes each
+build's tables beside it, in
 `_<name>_lalr.py` (git-ignored, data only): the parse table, the regular expression of each
 state's lexer, the ignored terminals, the rules, lark's own serialization of the build, and the
 grammar text, options, format and lark version they were built from. The first parse with a
@@ -18,7 +19,9 @@ grammar imports that module, once it has checked that it was built from this gra
 these options in this format, and runs it with `_lalr.Parser`: neither lark (about 60 ms to
 import) nor its grammar compiler (hundreds of ms a grammar) is loaded. A module that is missing,
 cannot be imported or was built from anything else is never used: the grammar is built strictly
-again, as at install, and the module written anew. So what parses is always what the file defines.
+again, as at install, in memory only: nothing is ever written into the installed package at run
+time (it may not be the user's to write, and a running process is no build step). So what parses
+is always what the file defines.
 """
 
 from __future__ import annotations
@@ -101,13 +104,10 @@ class Grammar:
         return self._generated[0]
 
     def built(self) -> SimpleNamespace:
-        """The tables of a strict build made now, written for the next process when the install
-        allows."""
+        """The tables of a strict build made now, in memory (never written: `write` is the build
+        step's)."""
         if self._built is None:
-            lark = self._build()
-            with contextlib.suppress(Exception):  # an install that cannot be written builds each time
-                self.write(lark)
-            self._built = SimpleNamespace(**_extract(lark))
+            self._built = SimpleNamespace(**_extract(self._build()))
         return self._built
 
     def parser(self) -> Parser | Recognizer:

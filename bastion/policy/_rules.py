@@ -1,7 +1,7 @@
 """The rule language: `tool` or `tool(specifier)`, one rule per config entry.
 
     PolicyError (a BastionError)
-    └── RuleError     a rule that does not parse or build (kind, column, caret line)
+    └── RuleError     a rule that does not parse or build (kind, column, the rule from there)
 
 (A config file that cannot be used is bastion's one ConfigError, of bastion/_errors.py.)
 
@@ -49,8 +49,10 @@ class RuleError(PolicyError):
         self.detail = detail
         self.field = field
         where = f"{field}: " if field else ""
-        caret = " " * (column - 1) + "^"
-        super().__init__(f"{where}rule {rule!r}, column {column}: {detail} ({kind})\n  {rule}\n  {caret}")
+        # One line, which every front prints as one (a drawn caret's line breaks were shown as \n):
+        # the rule from the column on points at the place.
+        at = f"at {rule[column - 1 :]!r}" if rule[column - 1 :] else "at its end"
+        super().__init__(f"{where}rule {rule!r}, column {column} ({at}): {detail} ({kind})")
 
     def located(self, field: str) -> RuleError:
         """The same error, naming the config entry it came from."""

@@ -1,12 +1,16 @@
 """The client: one call handed to this user's resident server, or None (decide in-process).
 
-It imports os, sys and _socket (socket.py would bring selectors and enum). Before it sends anything
-it checks, without following links, that the socket's directory is this user's with mode 0700 and
-the socket is a socket of this user's; once connected, that the peer runs as this user
-(SO_PEERCRED) and greets with this installation's fingerprint. Only then does it send the call
-and what it is decided in: argv, the whole environment, standard input's bytes, the streams'
-encodings, the umask, and the working directory as a descriptor (SCM_RIGHTS). An answer is used
-only when it is whole and well-formed; anything else is None, and nothing has been printed.
+It imports os, sys, time and _socket (socket.py would bring selectors and enum). Its module search
+path must be wholly absolute (bastion's command starts Python isolated: no PYTHONPATH entry, no
+current directory): the server is started with it. Before it sends anything it checks, without
+following links, that the socket's directory is this user's with mode 0700 and the socket is a
+socket of this user's; once connected, that the peer runs as this user in this process's context
+(SO_PEERCRED's pid held to the test the server holds its clients to: the same namespaces, root,
+ids, groups, capabilities and security label, and no sandbox on either side) and greets with this
+installation's fingerprint. Only then does it send the call and what it is decided in: argv, the
+whole environment, standard input's bytes, the streams' encodings, the umask, and the working
+directory as a descriptor (SCM_RIGHTS). An answer is used only when it is whole and well-formed;
+anything else is None, and nothing has been printed.
 No server there: one is started (detached, its output to /dev/null) for the next call.
 """
 
@@ -17,7 +21,16 @@ import os
 import sys
 import time
 
-from ._wire import MAX_MESSAGE, fingerprint, join_fields, owned_private, socket_path, split_fields
+from ._wire import (
+    MAX_MESSAGE,
+    context,
+    fingerprint,
+    join_fields,
+    owned_private,
+    same_context,
+    socket_path,
+    split_fields,
+)  # fmt: skip
 
 TYPE_CHECKING = False
 if TYPE_CHECKING:
@@ -36,11 +49,18 @@ STDIN_BYTES = 8 << 20
 Answer = tuple[int, bytes, bytes]  # exit status, standard output's bytes, standard error's
 
 # The server's start: isolated (-I: no PYTHON* variable, no script directory or cwd on sys.path),
-# every inherited descriptor closed, the client's module search path, then the server's loop.
-_START = (
-    "import os, sys; os.closerange(3, 1 << 20); sys.path[:] = sys.argv[4:]; "
-    "from bastion.cli import serve_main; sys.exit(serve_main(sys.argv[1], sys.argv[2], sys.argv[3]))"
-)
+# every inherited descriptor closed, out of the client's directory, the client's module search path
+# (absolute entries only), then the server's loop.
+_START = """\
+import os, sys
+os.closerange(3, 1 << 20)
+os.chdir("/")
+if not all(p.startswith("/") for p in sys.argv[4:]):
+    sys.exit(1)
+sys.path[:] = sys.argv[4:]
+from bastion.cli import serve_main
+sys.exit(serve_main(sys.argv[1], sys.argv[2], sys.argv[3]))
+"""
 # What the interpreter fixes from the environment at its start (the file names' encoding).
 _LOCALE = ("LANG", "LC_ALL", "LC_CTYPE")
 
@@ -108,6 +128,8 @@ def _exchange(sock: _socket.socket, path: str, print_: bytes, request: Sequence[
     cred = sock.getsockopt(_socket.SOL_SOCKET, _socket.SO_PEERCRED, 12)
     if int.from_bytes(cred[4:8], sys.byteorder) != os.getuid():
         return None
+    if not same_context(int.from_bytes(cred[0:4], sys.byteorder), context("self")):
+        return None
     hello = join_fields(print_)
     if _read(sock, deadline, len(hello)) != hello:
         return None
@@ -131,8 +153,12 @@ def _exchange(sock: _socket.socket, path: str, print_: bytes, request: Sequence[
 def ask_server(argv: Sequence[str], stdin: bytes, version: str, package: str) -> Answer | None:
     """The server's answer to the command `argv` with `stdin` as its input, in this process's cwd
     and environment; None when there is no usable server (one is started when there is none)."""
+    if not all(p.startswith("/") for p in sys.path):
+        return None  # a relative entry (the current directory's ""): never handed to a server
     print_ = fingerprint(version, package, sys.path)
     path = socket_path(print_)
+    if path is None:
+        return None
     idle = os.environ.get("BASTION_SERVER_IDLE") or str(IDLE_SECONDS)
     if not owned_private(os.path.dirname(path)):
         if not os.path.lexists(os.path.dirname(path)):

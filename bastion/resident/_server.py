@@ -5,8 +5,9 @@ grammars' tables) and nothing of any call: each child takes one client's working
 environment, umask and argv, decides in them with the command function it was given, answers and
 exits, so no call sees another's environment, descriptors or memos, and a key in one client's
 environment dies with that child. A child answers only a peer that runs as this user, in this
-mount and user namespace, under the same root, with the same ids, groups and capabilities and
-neither no_new_privs nor seccomp (either may mean a sandbox this process does not share), and only
+mount and user namespace, under the same root, with the same ids, groups, capabilities and
+security label and neither no_new_privs nor seccomp (either may mean a sandbox this process does
+not share: `_wire.same_context`, which each client holds its server to as well), and only
 while every file of the code it has loaded is as it was at its start; else it says so and the
 client decides in-process (a changed file also ends the server). The server logs nothing, runs no
 program itself, and ends after `idle` seconds without a call or when its socket is replaced.
@@ -27,9 +28,9 @@ import sys
 from collections.abc import Callable
 from typing import NamedTuple, TextIO
 
-from ._wire import MAX_MESSAGE, fingerprint, join_fields, owned_private, split_fields
+from ._wire import MAX_MESSAGE, context, fingerprint, join_fields, owned_private, same_context, split_fields
 
-__all__ = ["Decide", "code_manifest", "same_context", "serve"]
+__all__ = ["Decide", "code_manifest", "serve"]
 
 # A command function: argv (the command's words, its name first), stdin, stdout, stderr -> exit status.
 Decide = Callable[[list[str], TextIO, TextIO, TextIO], int]
@@ -38,8 +39,6 @@ STALE = 3  # a child's exit status: a file of the loaded code changed, and the s
 _MAX_CHILDREN = 32
 _READ_SECONDS = 10.0  # a client sends its whole call at once
 _CALM = 1.0  # the longest the next spare waits for the call before it to be answered
-# The lines of /proc/PID/status that must match the server's own.
-_STATUS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
 
 Manifest = tuple[tuple[str, tuple[int, ...] | None], ...]
 
@@ -66,35 +65,6 @@ def code_manifest(package: str) -> Manifest:
         paths.add(top)
         paths.update(os.path.join(top, f) for f in files)
     return tuple((p, _identity(p)) for p in sorted(paths))
-
-
-def _status(pid: str) -> dict[str, str] | None:
-    try:
-        with open(f"/proc/{pid}/status", encoding="ascii", errors="replace") as f:
-            lines = [line.split(":", 1) for line in f]
-    except OSError:
-        return None
-    return {p[0]: " ".join(p[1].split()) for p in lines if len(p) == 2 and p[0] in _STATUS}
-
-
-def same_context(pid: int, own: dict[str, str] | None) -> bool:
-    """Whether the process `pid` would decide as this one does: the same namespaces and root, its
-    status lines `own` (this process's: ids, groups, capabilities), and no sandbox on either
-    (no_new_privs, seccomp)."""
-    if pid <= 0 or own is None or len(own) != len(_STATUS):
-        return False
-    if own["NoNewPrivs"] != "0" or own["Seccomp"] != "0":
-        return False
-    try:
-        for mine, theirs in [(f"/proc/self/ns/{n}", f"/proc/{pid}/ns/{n}") for n in ("mnt", "user")] + [
-            ("/", f"/proc/{pid}/root")
-        ]:
-            a, b = os.stat(mine), os.stat(theirs)
-            if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
-                return False
-    except OSError:
-        return False
-    return _status(str(pid)) == own
 
 
 class _Stream(io.BytesIO):
@@ -189,8 +159,8 @@ def _ready(path: str) -> tuple[socket.socket, int] | None:
     """The listening socket at `path` and the lock that makes it this server's, or None when the
     directory is not private or another server holds the lock."""
     home = os.path.dirname(path)
-    with contextlib.suppress(FileExistsError):
-        os.mkdir(home, 0o700)
+    with contextlib.suppress(OSError):
+        os.makedirs(home, 0o700)  # $HOME/.bastion too, when that is where it is
     if not owned_private(home):
         return None
     lock = os.open(path + ".lock", os.O_RDWR | os.O_CREAT | os.O_NOFOLLOW | os.O_CLOEXEC, 0o600)
@@ -298,7 +268,7 @@ def serve(
         return 0
     listener, lock = ready
     ident = os.lstat(path).st_ino
-    served = _Served(print_, code_manifest(package), _status("self"), decide, warm)
+    served = _Served(print_, code_manifest(package), context("self"), decide, warm)
     gc.freeze()  # the children then leave the parent's objects' pages unwritten by the collector
     children: set[int] = set()
     server = os.getpid()

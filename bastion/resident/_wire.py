@@ -21,7 +21,10 @@ TYPE_CHECKING = False
 if TYPE_CHECKING:
     from collections.abc import Sequence
 
-__all__ = ["MAGIC", "fingerprint", "join_fields", "private_dir", "socket_path", "split_fields"]
+__all__ = [
+    "MAGIC", "context", "fingerprint", "join_fields", "owned_private", "private_dir", "same_context",
+    "socket_path", "split_fields",
+]  # fmt: skip
 
 MAGIC = b"bastion-decide/1\n"
 # The largest message either side reads: a hook's input is at most 64 MiB of text (audit/_cli.py).
@@ -70,15 +73,29 @@ def _name(data: bytes) -> int:
     return h
 
 
-def private_dir() -> str:
-    """The directory of this user's sockets: $XDG_RUNTIME_DIR/bastion when that is an absolute
-    directory of this user's with mode 0700 (as the XDG spec requires), else bastion-UID in
-    $TMPDIR or /tmp. Whoever uses it checks it first (`owned_private`)."""
+def private_dir() -> str | None:
+    """The directory of this user's sockets, or None (no server): `$XDG_RUNTIME_DIR/bastion` when
+    that is an absolute directory of this user's with mode 0700 (as the XDG spec requires), else
+    `/run/user/UID/bastion` when that is one, else `$HOME/.bastion/run` (not /tmp, which sandboxes
+    let their commands write); never one inside the working directory (a sandbox that lets a
+    command write the project lets it write there). Whoever uses it checks it first
+    (`owned_private`)."""
     run = os.environ.get("XDG_RUNTIME_DIR", "")
+    home = os.environ.get("HOME", "")
     if run.startswith("/") and owned_private(run):
-        return os.path.join(run, "bastion")
-    tmp = os.environ.get("TMPDIR", "")
-    return os.path.join(tmp if tmp.startswith("/") else "/tmp", f"bastion-{os.getuid()}")
+        found = os.path.join(run, "bastion")
+    elif owned_private(f"/run/user/{os.getuid()}"):
+        found = f"/run/user/{os.getuid()}/bastion"
+    elif home.startswith("/"):
+        found = os.path.join(home, ".bastion", "run")
+    else:
+        return None
+    found = os.path.normpath(found)
+    try:
+        here = os.getcwd()
+    except OSError:
+        return None
+    return None if found == here or found.startswith(here.rstrip("/") + "/") else found
 
 
 def owned_private(path: str) -> bool:
@@ -91,5 +108,50 @@ def owned_private(path: str) -> bool:
     return (st.st_mode & 0o170777) == 0o040700 and st.st_uid == os.getuid()
 
 
-def socket_path(print_: bytes) -> str:
-    return os.path.join(private_dir(), f"decide-{_name(print_):08x}.sock")
+def socket_path(print_: bytes) -> str | None:
+    """Where the server of the fingerprint `print_` listens; None: nowhere (decide in-process)."""
+    home = private_dir()
+    return None if home is None else os.path.join(home, f"decide-{_name(print_):08x}.sock")
+
+
+# The lines of /proc/PID/status that must match between a client and its server.
+_STATUS = ("Uid", "Gid", "Groups", "CapInh", "CapPrm", "CapEff", "CapBnd", "CapAmb", "NoNewPrivs", "Seccomp")
+
+
+def context(pid: str) -> dict[str, str] | None:
+    """The context lines of /proc/PID/status (ids, groups, capabilities, no_new_privs, seccomp) and
+    the process's security label (/proc/PID/attr/current: AppArmor's or SELinux's, or the error
+    reading it gives where no such module is), or None when they cannot be read."""
+    try:
+        with open(f"/proc/{pid}/status", "rb") as f:  # bytes: a text file would import encodings.ascii
+            lines = [line.decode("ascii", "replace").split(":", 1) for line in f]
+    except OSError:
+        return None
+    found = {p[0]: " ".join(p[1].split()) for p in lines if len(p) == 2 and p[0] in _STATUS}
+    try:
+        with open(f"/proc/{pid}/attr/current", "rb") as f:
+            found["label"] = f.read().decode("ascii", "backslashreplace")
+    except OSError as err:
+        found["label"] = f"errno {err.errno}"
+    return found
+
+
+def same_context(pid: int, own: dict[str, str] | None) -> bool:
+    """Whether the process `pid` would decide as this one does: the same mount and user namespaces
+    and root, its status lines `own` (this process's: ids, groups, capabilities, security label),
+    and no sandbox on either (no_new_privs, seccomp). The server holds each client to it, and each
+    client its server."""
+    if pid <= 0 or own is None or len(own) != len(_STATUS) + 1:
+        return False
+    if own["NoNewPrivs"] != "0" or own["Seccomp"] != "0":
+        return False
+    try:
+        for mine, theirs in [(f"/proc/self/ns/{n}", f"/proc/{pid}/ns/{n}") for n in ("mnt", "user")] + [
+            ("/", f"/proc/{pid}/root")
+        ]:
+            a, b = os.stat(mine), os.stat(theirs)
+            if (a.st_dev, a.st_ino) != (b.st_dev, b.st_ino):
+                return False
+    except OSError:
+        return False
+    return context(str(pid)) == own

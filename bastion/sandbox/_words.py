@@ -23,6 +23,10 @@ _DENIED = re.compile(r"Permission denied|Operation not permitted|Read-only file 
 _QUOTED = re.compile(r"['‘\"`]([^'‘’\"`\n]+)['’\"`]")
 _ABSOLUTE = re.compile(r"(?<![\w.~-])/[^\s'‘’\"`:,;()]+")
 _MAX_NAMED = 3
+# Pseudo filesystems whose files a refusal may name for another reason than a write (a read of
+# /proc/PID/mem is refused by the kernel's ptrace check; /proc/self is this process, not the
+# command's): never said to be a write the sandbox refused.
+_PSEUDO = ("/proc", "/sys")
 
 
 def _network(conf: Confinement, version: int) -> str:
@@ -96,7 +100,10 @@ def _inside(path: str, places: list[str]) -> bool:
 
 
 def _writable_without(path: str) -> bool:
-    """Whether this process, which is not sandboxed, could write `path` (or create it)."""
+    """Whether this process, which is not sandboxed, could write `path` (or create it), on a
+    filesystem whose permissions say so (not /proc or /sys)."""
+    if _inside(path, list(_PSEUDO)):
+        return False
     if os.path.lexists(path):
         return os.access(path, os.W_OK, follow_symlinks=False)
     parent = os.path.dirname(path)

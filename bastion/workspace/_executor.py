@@ -30,6 +30,7 @@ from ._link import Link, checked
 from ._system import System
 from ._wire import (
     PROTOCOL,
+    ExecutorLost,
     ProtocolError,
     field,
     from_b64,
@@ -42,13 +43,20 @@ from ._workspace import ExecRequest, ExecResult
 if TYPE_CHECKING:
     pass
 
-__all__ = ["REPLY_TIMEOUT", "ExecutorInfo", "ExecutorWorkspace", "RemoteProcess"]
+__all__ = ["REPLY_TIMEOUT", "CommandCutOff", "ExecutorInfo", "ExecutorWorkspace", "RemoteProcess"]
 
 # How long an answer may take (a command: its timeout and this) before the executor is lost.
 REPLY_TIMEOUT = 30.0
 # How often a running command's cancel event is looked at (as LocalWorkspace does).
 _POLL = 0.1
 T = TypeVar("T")
+
+
+class CommandCutOff(ExecutorLost):
+    """The executor was lost after a command was sent to it (killed, stopped past the bound, its
+    connection cut): the command may have run, in part or in full."""
+
+    may_have_run = True
 
 
 class ExecutorInfo(NamedTuple):
@@ -286,6 +294,8 @@ class ExecutorWorkspace:
                     continue
                 value = link.result(message, "exec")
                 return checked(link, functools.partial(_result, value))
+        except ExecutorLost as err:
+            raise CommandCutOff(err.errno, err.strerror) from None
         finally:
             link.done(ident)
 

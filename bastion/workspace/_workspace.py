@@ -40,7 +40,11 @@ __all__ = [
 
 
 class WorkspaceError(OSError, BastionError):
-    """A name the workspace refuses: outside the root, a link on the way, a FIFO or device."""
+    """A name the workspace refuses: outside the root, a link on the way, a FIFO or device.
+    `may_have_run`: the error came after a command was handed to be run (an executor lost while
+    it ran), so the command may have run, in part or in full; else nothing ran."""
+
+    may_have_run = False
 
 
 class FactsChanged(WorkspaceError):

@@ -49,9 +49,10 @@ TYPED = [
 SESSION = "bastion-readme"
 
 
-def _pane() -> str:
+def pane(name: str = SESSION) -> str:
+    """The tmux pane's text, with its scrollback."""
     done = subprocess.run(
-        ["tmux", "capture-pane", "-p", "-t", SESSION, "-S", "-200"],
+        ["tmux", "capture-pane", "-p", "-t", name, "-S", "-200"],
         capture_output=True,
         text=True,
         check=True,
@@ -59,51 +60,60 @@ def _pane() -> str:
     return done.stdout
 
 
-def _wait_for(text: str, seconds: float = PATIENCE) -> None:
+def wait_for(text: str, name: str = SESSION, seconds: float = PATIENCE) -> None:
     deadline = time.monotonic() + seconds
     while time.monotonic() < deadline:
-        if text in _pane():
+        if text in pane(name):
             return
         time.sleep(0.1)
-    raise SystemExit(f"never saw {text!r}:\n{_pane()}")
+    raise SystemExit(f"never saw {text!r}:\n{pane(name)}")
+
+
+def command_in(tmp: str, url: str, *flags: str) -> tuple[Path, str]:
+    """The calc workspace made in `tmp` (a git repository holding calc.py, its add wrong) and the
+    shell command that runs bastion there against the scripted server at `url`."""
+    work = Path(tmp) / "calc"
+    work.mkdir()
+    (work / "calc.py").write_text("def add(a, b):\n    return a - b\n")
+    env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp}
+    subprocess.run(["git", "init", "-q", str(work)], check=True, env={**os.environ, **env})
+    variables = {
+        **env,
+        "BASTION_HOME": str(Path(tmp) / "bastion"),
+        "XDG_CONFIG_HOME": str(Path(tmp) / "xdg"),
+        "OPENAI_API_KEY": "sk-readme",
+        "TERM": "xterm-256color",
+    }
+    command = " ".join(
+        [
+            "env",
+            *(shlex.quote(f"{k}={v}") for k, v in variables.items()),
+            shlex.quote(sys.executable),
+            "-m bastion",
+            *flags,
+            "--provider openai --base-url",
+            shlex.quote(url + "/v1"),
+        ]
+    )
+    return work, command
 
 
 def main() -> None:
     with tempfile.TemporaryDirectory() as tmp, ScriptedServer(ROUNDS) as server:
-        work = Path(tmp) / "calc"
-        work.mkdir()
-        (work / "calc.py").write_text("def add(a, b):\n    return a - b\n")
-        env = {"GIT_CONFIG_NOSYSTEM": "1", "HOME": tmp}
-        subprocess.run(["git", "init", "-q", str(work)], check=True, env={**os.environ, **env})
-        variables = {
-            **env,
-            "BASTION_HOME": str(Path(tmp) / "bastion"),
-            "XDG_CONFIG_HOME": str(Path(tmp) / "xdg"),
-            "OPENAI_API_KEY": "sk-readme",
-            "TERM": "xterm-256color",
-        }
-        command = " ".join(
-            [
-                "env",
-                *(shlex.quote(f"{k}={v}") for k, v in variables.items()),
-                shlex.quote(sys.executable),
-                "-m bastion --provider openai --base-url",
-                shlex.quote(server.url + "/v1"),
-            ]
-        )
+        work, command = command_in(tmp, server.url, "--front repl")
         subprocess.run(
             ["tmux", "new-session", "-d", "-s", SESSION, "-x", "100", "-y", "60", "-c", str(work), command],
             check=True,
         )
         try:  # the pane stays when the REPL leaves, to be read
             subprocess.run(["tmux", "set-option", "-t", SESSION, "remain-on-exit", "on"], check=True)
-            _wait_for("/help for commands")
+            wait_for("/help for commands")
             for typed, after in TYPED:
                 subprocess.run(["tmux", "send-keys", "-t", SESSION, "-l", typed], check=True)
                 subprocess.run(["tmux", "send-keys", "-t", SESSION, "Enter"], check=True)
-                _wait_for(after)
+                wait_for(after)
                 time.sleep(0.3)
-            shown = _pane()
+            shown = pane()
             print(shown[: shown.index("\n", shown.index("To resume this session"))])
         finally:
             subprocess.run(["tmux", "kill-session", "-t", SESSION], check=False, capture_output=True)

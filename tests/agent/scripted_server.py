@@ -571,3 +571,11 @@ class ScriptedServer:
         self._stopping.set()
         self._httpd.shutdown()
         self._httpd.server_close()
+
+
+if __name__ == "__main__":  # python -m tests.agent.scripted_server ROUNDS.json: serve them until killed
+    import sys
+
+    with open(sys.argv[1], encoding="utf-8") as given, ScriptedServer(json.load(given)) as running:
+        print(running.url, flush=True)
+        threading.Event().wait()

@@ -14,7 +14,7 @@ import pytest
 from acp.schema import ReadTextFileResponse
 
 from bastion.agent.acp._files import EditorFiles
-from bastion.agent.acp._turns import Control
+from bastion.agent.front import RunControl
 from bastion.agent.tools import AGENT_TOOLS
 from bastion.workspace import LocalWorkspace
 from tests.contexts import tool_context
@@ -242,7 +242,7 @@ def test_a_late_answer_ends_the_editor_s_silence_within_the_prompt() -> None:
         sent.append(path)
         return answers.pop(0)
 
-    files = EditorFiles(read, None, Control(), timeout=0.0)  # the bound is not what is tested: none
+    files = EditorFiles(read, None, RunControl(), timeout=0.0)  # the bound is not what is tested: none
     with pytest.raises(TimeoutError, match="no answer from the editor"):
         files.text_of("/w/a.txt")
     with pytest.raises(TimeoutError, match="has not answered an earlier request"):

@@ -213,3 +213,31 @@ def test_the_help_names_every_subcommand() -> None:
 
     shown = _parser().format_help()
     assert [name for name in SUBCOMMANDS if name not in shown] == []
+
+
+@pytest.mark.parametrize(
+    ("argv", "said"),
+    [
+        (["--resume"], "--resume without an ID lists the sessions in the terminal client"),
+        (["--front", "client"], "--front client needs a terminal"),
+        (["--front", "client", "-p", "hi"], "--front client and -p are two fronts"),
+        (["--resume", "--continue"], "--continue resumes the latest session"),
+    ],
+    ids=[
+        "resume-without-an-id-off-a-terminal",
+        "client-off-a-terminal",
+        "client-and-p",
+        "resume-and-continue",
+    ],
+)
+def test_a_front_that_cannot_run_what_the_flags_ask_is_a_usage_error_and_makes_no_session(
+    tmp_path: Path, argv: list[str], said: str
+) -> None:
+    with ScriptedServer([]) as server:
+        code, out, err = run_main(
+            [*argv, "--provider", "openai", "--base-url", server.url + "/v1"],
+            cwd=str(tmp_path),
+            env=_env(tmp_path),
+        )
+    assert code == 2 and said in err and not server.requests
+    assert not (tmp_path / "home" / ".bastion" / "sessions").exists()

@@ -27,7 +27,7 @@ from bastion.agent.runtime import (
     User,
 )
 
-from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, run_main
+from .agent_fixtures import FakeGate, FakeTools, ScriptedModel, call, run_main
 from .scripted_server import ScriptedServer
 from .test_scenarios import _env, _session_events, _workspace
 
@@ -92,6 +92,26 @@ def test_an_automatic_compaction_refused_is_said_and_the_turn_goes_on_uncompacte
     agent, model = _agent([Assistant("z" * 9000), Assistant("answer")], _compactor(2000, None, said))
     assert agent.run("next").text == "answer"
     assert len(model.seen[1]) == 3 and said[0].startswith("compaction refused")
+
+
+def test_a_refused_compaction_is_tried_again_in_the_same_prompt_once_its_work_has_grown() -> None:
+    # compact_at 400 tokens: the work may grow by 100 (a quarter) before a refused one is tried again.
+    said: list[str] = []
+    model = ScriptedModel(
+        [
+            Assistant("a" * 1800, (call("read", {"n": 1}),)),  # over the threshold: compaction tried
+            Assistant("z" * 4000),  # the summary does not shrink the work: refused
+            Assistant("b" * 200, (call("read", {"n": 2}),)),  # grown by 50 tokens: not tried again
+            Assistant("c" * 800, (call("read", {"n": 3}),)),  # by 250 since: tried again
+            Assistant("the work so far, summarised"),
+            Assistant("done"),
+        ]
+    )
+    compactor = _compactor(None, 400, said)
+    agent = Agent(model, FakeGate(), FakeTools(), _never, "sys", compaction=compactor)
+    assert agent.run("a long task").text == "done"
+    assert [s.split(":")[0] for s in said] == ["compaction refused", "compacted"]
+    assert model.seen[-1][1] == Assistant(WORK_HEAD + "the work so far, summarised")
 
 
 def test_the_summariser_is_asked_to_keep_the_task_decisions_files_and_what_is_left() -> None:

@@ -82,6 +82,22 @@ def test_a_stream_cut_before_any_tool_call_is_retried_like_a_5xx(
     assert "the answer broke off or stalled, retrying" in err and "is it the API endpoint" not in err
 
 
+@pytest.mark.parametrize("fmt", ["chat", "anthropic"])
+def test_p_text_output_holds_no_text_of_a_try_that_broke_off(tmp_path: Path, fmt: str) -> None:
+    rounds = [
+        {"text": "a first half that breaks off", "pieces": 4, "cut": 4},
+        {"text": "the whole answer", "pieces": 4},
+    ]
+    _workspace(tmp_path, {})
+    with ScriptedServer(rounds) as server:
+        code, out, err = run_main(
+            ["-p", "go", *FORMATS[fmt], "--base-url", base_url(server, fmt)],
+            cwd=str(tmp_path / "work"),
+            env=_env(tmp_path),
+        )
+    assert (code, out, len(server.requests)) == (0, "the whole answer\n", 2), err
+
+
 @pytest.mark.parametrize("fmt", FORMATS)
 def test_a_stream_cut_after_a_tool_call_is_not_sent_again(tmp_path: Path, fmt: str) -> None:
     round_: dict[str, Any] = {"calls": [{"name": "bash", "arguments": {"command": "touch made"}}]}

@@ -91,5 +91,5 @@ def test_the_bash_tool_passes_its_contexts_cancel_event_to_the_command(tmp_path:
     ctx = tool_context(_workspace(tmp_path), Stamper(), cancel=cancel)
     seen = _after_start(tmp_path, cancel.set)
     out = AGENT_TOOLS["bash"].run({"command": SLOW}, ctx)
-    assert out.text.endswith("[interrupted: killed by Ctrl-C]")
+    assert out.text.endswith("[interrupted: killed as the run was stopped]")
     until(lambda: gone(seen[0]), "the killed command's group to end (a SIGKILL lands a moment after kill())")

@@ -35,9 +35,14 @@ KEYS = {
 MARKER = ("BASTION_TEST_MARKER", "visible-in-environ")
 
 
+# The public prefixes of these keys (bastion/_safe.py's _PUBLIC): every key of the kind shares them.
+PUBLIC = ("sk-proj-", "sk-", "AIza")
+
+
 def _runs(text: str, key: str) -> list[str]:
-    """Every run of 8 of the key's characters that `text` holds."""
-    return sorted({key[i : i + 8] for i in range(len(key) - 7) if key[i : i + 8] in text})
+    """Every run of 8 of the key's secret characters (after its public prefix) that `text` holds."""
+    start = next((len(p) for p in PUBLIC if key.startswith(p)), 0)
+    return sorted({key[i : i + 8] for i in range(start, len(key) - 7) if key[i : i + 8] in text})
 
 
 def _leaks(texts: Iterable[tuple[str, str]]) -> list[tuple[str, str, list[str]]]:
@@ -182,10 +187,10 @@ def test_a_server_that_echoes_the_key_in_a_401_shows_it_nowhere(tmp_path: Path) 
         done = _bastion(tmp_path, argv, "")
     assert done.returncode == 12, done.stderr  # authentication: the exit status survives the re-execution
     doc = json.loads(done.stdout)
-    assert "Incorrect API key provided: ***" in doc["outcome"]["message"]
+    assert "Incorrect API key provided: sk-***" in doc["outcome"]["message"]
     written = _written(tmp_path / "home", tmp_path / "out")
     assert _leaks([("stdout", done.stdout), ("stderr", done.stderr), *written]) == []
-    assert "Incorrect API key provided: ***" in done.stderr
+    assert "Incorrect API key provided: sk-***" in done.stderr
 
 
 @pytest.mark.parametrize("provider", ["openai", "anthropic"])
@@ -212,7 +217,7 @@ def test_a_401_echoing_the_key_is_redacted_in_every_output(
         ("transcript", transcript.read_text()),
     ]
     assert [t for t in texts if _runs(t[1], key)] == []
-    assert "bad key ***" in err and "bad key ***" in json.loads(out)["outcome"]["message"]
+    assert "bad key sk-***" in err and "bad key sk-***" in json.loads(out)["outcome"]["message"]
 
 
 def test_a_failing_key_command_that_prints_the_key_on_stderr_shows_none_of_it(tmp_path: Path) -> None:
@@ -271,7 +276,7 @@ def test_a_key_typed_at_the_repl_is_kept_out_of_the_history_and_the_session(tmp_
     with ScriptedServer([{"text": "noted"}]) as server:
         child = pexpect.spawn(
             sys.executable,
-            ["-m", "bastion", "--provider", "openai", "--base-url", server.url + "/v1"],
+            ["-m", "bastion", "--front", "repl", "--provider", "openai", "--base-url", server.url + "/v1"],
             cwd=str(tmp_path / "work"),
             env={**_env(tmp_path), "PROMPT_TOOLKIT_NO_CPR": "1", "TERM": "xterm"},
             encoding="utf-8",
@@ -286,7 +291,7 @@ def test_a_key_typed_at_the_repl_is_kept_out_of_the_history_and_the_session(tmp_
         child.close()
     assert child.exitstatus == 0
     history = tmp_path / "home" / ".bastion" / "history"
-    assert "my key is *** keep it" in history.read_text()
+    assert "my key is sk-*** keep it" in history.read_text()
     assert _leaks(_written(tmp_path / "home")) == []
 
 

@@ -109,3 +109,24 @@ def test_a_key_command_runs_without_the_key_variables_but_with_its_own_credentia
     assert source.get() == "sk-k-0123456789"
     got = json.loads(dump.read_text())
     assert "OPENAI_API_KEY" not in got and "LLM_CRED" not in got and got["OP_SERVICE_ACCOUNT_TOKEN"] == "op"
+
+
+def test_a_key_command_that_fails_is_said_once_and_never_as_a_key_the_server_refused(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    with ScriptedServer([{"text": "never"}]) as server:
+        code, _, err = run_main(
+            [
+                "-p",
+                "go",
+                "--provider",
+                "openai",
+                "--base-url",
+                server.url + "/v1",
+                "--api-key-command",
+                "false",
+            ],
+            cwd=str(work),
+            env=_env(tmp_path),
+        )
+    assert code == 12 and server.requests == [], err
+    assert "api_key_command false exited 1" in err and "refused" not in err

@@ -14,10 +14,10 @@ from pathlib import Path
 
 import pexpect
 
-from bastion.agent.front import Asker, Colour, Offer
+from bastion.agent.front import Asker, Colour
 from bastion.agent.runtime import Answer, ToolCall
 from bastion.analyzer import Stamper
-from bastion.policy import Decision, Gate, load_settings
+from bastion.policy import Decision, Gate, Offer, load_settings
 from bastion.workspace import LocalWorkspace
 from tests.waits import PATIENCE
 
@@ -103,7 +103,7 @@ def _spawn(tmp: Path, url: str, where: Path) -> pexpect.spawn:
     code = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
     child = pexpect.spawn(
         sys.executable,
-        ["-c", code, "--provider", "openai", "--base-url", url + "/v1"],
+        ["-c", code, "--front", "repl", "--provider", "openai", "--base-url", url + "/v1"],
         cwd=str(where),
         env=env,
         encoding="utf-8",

@@ -16,7 +16,7 @@ from typing import Any
 
 import pytest
 
-from bastion.agent.mcp import MAX_RESULT_CHARS, McpToolbox, report_lines, with_servers
+from bastion.agent.mcp import MAX_MESSAGE, MAX_RESULT_CHARS, McpToolbox, report_lines, with_servers
 from bastion.agent.runtime import ConfigError, ToolSpec
 from bastion.agent.tools import WriteLock
 from bastion.config import AgentConfig
@@ -184,6 +184,36 @@ def test_a_huge_result_is_cut_to_the_bound_and_says_so(docs: McpToolbox) -> None
     text, error = docs.run("mcp__docs__huge", {"size": 300_000}, NEVER)
     assert not error and len(text) < MAX_RESULT_CHARS + 200
     assert text.endswith("[truncated: the result was 300000 characters, 248800 omitted]")
+
+
+def test_a_result_past_the_message_bound_is_not_held_and_its_call_fails_saying_so(docs: McpToolbox) -> None:
+    size = MAX_MESSAGE // 2 + 1  # the SDK's server sends the text twice (content and structured)
+    text, error = docs.run("mcp__docs__huge", {"size": size}, NEVER)
+    assert error and f"its answer was more than {MAX_MESSAGE / 1e6:g} MB" in text and "ask for less" in text
+    assert docs.run("mcp__docs__echo", {"text": "still"}, NEVER) == ("echo: still", False)
+
+
+@pytest.mark.parametrize("cuts", [[], [1], [5, 17, 18], list(range(0, 120, 7))])
+@pytest.mark.parametrize("bound", [20, 1000])
+def test_a_servers_output_is_split_into_messages_and_a_long_one_is_answered_as_dropped(
+    monkeypatch: pytest.MonkeyPatch, cuts: list[int], bound: int
+) -> None:
+    # private: the reader's splitting, fed one output in several chunkings, is the very thing tested
+    from bastion.agent.mcp import _stdio
+
+    monkeypatch.setattr(_stdio, "MAX_MESSAGE", bound)
+    long = b'{"jsonrpc":"2.0","id":7,"result":{"content":[{"type":"text","text":"' + b"x" * 30 + b'"}]}}'
+    ping = b'{"jsonrpc":"2.0","id":8,"method":"ping"}'
+    output = ping + b"\n\n" + long + b"\n" + ping + b"\n"
+    chunks = [output[a:b] for a, b in zip([0, *cuts], [*cuts, len(output)], strict=True)]
+    lines = _stdio.Lines()
+    got = [m for chunk in chunks for m in lines.feed(chunk)]
+    kinds = [type(m.message).__name__ if not isinstance(m, Exception) else "error" for m in got]
+    if bound == 1000:
+        assert kinds == ["JSONRPCRequest", "JSONRPCResponse", "JSONRPCRequest"]
+    else:  # each message is over 20 bytes: the ping is not an answer, so nothing answers it
+        assert kinds == ["JSONRPCError"]
+        assert got[0].message.id == 7 and "more than 2e-05 MB" in got[0].message.error.message  # type: ignore[union-attr]
 
 
 def test_a_call_that_hangs_fails_after_its_timeout_and_the_server_stays_up(quick: McpToolbox) -> None:

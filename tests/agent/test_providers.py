@@ -240,6 +240,55 @@ def test_an_injected_transport_carries_the_wire_format_with_the_key_in_a_header_
         assert b"sk-WIRE" not in request.content and "sk-WIRE" not in str(request.url)
 
 
+@pytest.mark.parametrize(
+    ("provider", "module", "field"),
+    [
+        ("openai", "openai.resources.chat.completions.completions", "messages"),
+        ("openresponses", "openai.resources.responses.responses", "input"),
+    ],
+)
+def test_the_conversation_reaches_the_openai_sdk_unconverted_and_the_wire_whole(
+    monkeypatch: pytest.MonkeyPatch, provider: str, module: str, field: str
+) -> None:
+    # The SDK's conversion walks every message against its typed parameters (about 0.4 ms each:
+    # benchmarks/conversation.py); the conversation must go as it is, in extra_body.
+    import importlib
+
+    import httpx2
+
+    from bastion.agent.providers import ProviderConfig, RetryPolicy, make_model
+    from bastion.agent.runtime import Assistant, Message, ToolCall, ToolResult
+
+    resources = importlib.import_module(module)
+    converted: list[object] = []
+    real = resources.maybe_transform
+
+    def watched(data: object, expected: object) -> object:
+        converted.append(data.get(field) if isinstance(data, dict) else None)
+        return real(data, expected)
+
+    monkeypatch.setattr(resources, "maybe_transform", watched)
+    sent: list[dict[str, object]] = []
+
+    def handle(request: httpx2.Request) -> httpx2.Response:
+        sent.append(json.loads(request.content))
+        body = sse_body(request.url.path, {"text": "ok"})
+        return httpx2.Response(200, headers={"content-type": "text/event-stream"}, content=body)
+
+    cfg = ProviderConfig(provider=provider, model="m", base_url="http://wire.test/v1", api_key_env="WIRE_KEY")  # type: ignore[arg-type]
+    environ = {"WIRE_KEY": "sk-WIRE", "OPENAI_API_KEY": "sk-WIRE"}
+    model = make_model(cfg, environ, RetryPolicy(), transport=httpx2.MockTransport(handle))
+    conversation: list[Message] = [
+        User("look"),
+        Assistant("", (ToolCall("c1", "ls", '{"path": "."}'),)),
+        ToolResult("c1", "ls", "a.txt"),
+        User("go on"),
+    ]
+    assert model.stream("system", conversation, [], lambda _: None).message.text == "ok"
+    assert converted and all(not found for found in converted)
+    assert len(sent) == 1 and len(sent[0][field]) >= len(conversation)  # type: ignore[arg-type]
+
+
 @pytest.mark.parametrize("sdk", ["openai", "anthropic"])
 @pytest.mark.parametrize(
     ("status", "body", "kind", "retryable"),

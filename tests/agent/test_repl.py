@@ -21,7 +21,7 @@ def _spawn(tmp: Path, url: str, *extra: str) -> pexpect.spawn:
     code = "import sys; from bastion.agent import main; sys.exit(main(sys.argv[1:]))"
     return pexpect.spawn(
         sys.executable,
-        ["-c", code, "--provider", "openai", "--base-url", url + "/v1", *extra],
+        ["-c", code, "--front", "repl", "--provider", "openai", "--base-url", url + "/v1", *extra],
         cwd=str(work),
         env=env,
         encoding="utf-8",

@@ -144,7 +144,7 @@ def test_a_list_that_cannot_be_fetched_is_said_and_the_name_taken_unchecked(
 
 
 def test_the_help_lists_every_command_of_the_table() -> None:
-    shown = help_text(200).splitlines()
+    shown = help_text(columns=200).splitlines()
     assert [line.split()[0] for line in shown[: len(COMMANDS)]] == list(COMMANDS)
 
 

@@ -185,3 +185,17 @@ def test_a_resumed_profile_the_config_no_longer_has_warns_once_and_keeps_the_def
     assert err.count("profile 'gone'") == 1
     assert "the resumed session's profile 'gone' is not in" in err and "(profiles: lean)" in err
     assert "write" in _offered(server) and "task" in _offered(server)
+
+
+def test_a_call_cut_off_by_kill_9_is_resumed_as_stopped_not_as_ctrl_c(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    call = {"id": "c1", "name": "bash", "arguments": '{"command": "make"}'}
+    cut = {"type": "message", "message": {"role": "assistant", "text": "", "opaque": [], "calls": [call]}}
+    _write_session(tmp_path, SESSION, [_header(work), _said("build it"), cut])  # no result: killed
+    with ScriptedServer([{"text": "fine"}]) as server:
+        code, _, err = run_main(
+            ["-p", "go on", "--resume", SESSION, *_base(server)], cwd=str(work), env=_env(tmp_path)
+        )
+    assert code == 0, err
+    (result,) = [m for m in server.requests[0]["body"]["messages"] if m["role"] == "tool"]
+    assert "Ctrl-C" not in result["content"] and "it may have partly run" in result["content"]

@@ -247,7 +247,9 @@ def check_scenario(path: Path, fmt: str, tmp_path: Path, executor: Sequence[str]
     return err
 
 
-@pytest.mark.parametrize("signum", [signal.SIGINT, signal.SIGTERM], ids=["sigint", "sigterm"])
+@pytest.mark.parametrize(
+    "signum", [signal.SIGINT, signal.SIGTERM, signal.SIGHUP], ids=["sigint", "sigterm", "sighup"]
+)
 def test_a_signal_mid_tool_kills_the_command_interrupts_the_call_writes_the_transcript_and_exits_10(
     tmp_path: Path, signum: signal.Signals
 ) -> None:

@@ -148,7 +148,7 @@ def test_what_bastion_says_on_a_terminal_is_wrapped_between_words_and_in_a_pipe_
 
 @pytest.mark.parametrize("columns", [60, 80])
 def test_help_is_wrapped_between_words_to_the_terminal(columns: int) -> None:
-    shown = help_text(columns).splitlines()
+    shown = help_text(columns=columns).splitlines()
     assert all(len(line) <= columns for line in shown), [line for line in shown if len(line) > columns]
-    words = " ".join(help_text(10_000).split())
+    words = " ".join(help_text(columns=10_000).split())
     assert " ".join(" ".join(shown).split()) == words  # the same words, none broken

@@ -96,3 +96,19 @@ def test_a_resume_id_that_is_not_a_session_is_a_clear_error(tmp_path: Path) -> N
         ["-p", "x", "--resume", "../../etc/passwd", "--provider", "openai"], cwd=str(work), env=_env(tmp_path)
     )
     assert code == 1 and "is not a session ID" in err
+
+
+def test_every_directory_s_sessions_are_listed_with_their_turns_for_the_picker(tmp_path: Path) -> None:
+    from bastion.agent.runtime import Assistant, User
+    from bastion.agent.sessions import Session, list_sessions
+
+    home = tmp_path / "home"
+    for cwd, prompts in (("/work/a", ["one", "two"]), ("/work/b", ["three"]), ("/work/c", [])):
+        session = Session.create(str(home), cwd, "openai", "gpt-5")
+        for prompt in prompts:
+            session.message(User(prompt))
+            session.message(Assistant("ok"))
+        session.close()
+    listed = sorted((s.cwd, s.first_prompt, s.turns) for s in list_sessions(str(home), None))
+    assert listed == [("/work/a", "one", 2), ("/work/b", "three", 1)]  # one without a prompt is not listed
+    assert [s.cwd for s in list_sessions(str(home), "/work/b")] == ["/work/b"]

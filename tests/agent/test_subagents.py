@@ -428,10 +428,12 @@ def test_each_child_compacts_its_own_work_and_a_refusal_is_not_tried_again_in_th
     said: list[str] = []
 
     def compactor(record: Callable[[str, int, str, int], None], label: str) -> Compactor:
-        # compact_at 1: the trigger fires before every request that has work behind it.
+        # compact_at 100: the trigger fires before every request that has work behind it (a
+        # child's system prompt alone is more), and a refused one is tried again only once the
+        # work has grown by 25 tokens.
         return Compactor(
             lambda m: Window(DEFAULT_WINDOW, "default"),
-            1,
+            100,
             record,
             lambda text: said.append(f"{label} {text}"),
         )
@@ -441,8 +443,8 @@ def test_each_child_compacts_its_own_work_and_a_refusal_is_not_tried_again_in_th
         [
             Assistant("", (call("read", long_path, "c1"),)),
             Assistant("a summary far longer than the work " * 40),  # refused: it does not shrink
-            Assistant("", (call("read", long_path, "c2"),)),
-            Assistant("done one"),  # no summary asked again before this request
+            Assistant("", (call("read", {"path": "y"}, "c2"),)),
+            Assistant("done one"),  # the work grew by less: no summary asked again before this request
         ]
     )
     second = ScriptedModel(

@@ -18,6 +18,7 @@ import pytest
 from bastion.agent.front import Printer
 from bastion.agent.runtime import ToolCall, ToolResult
 from bastion.policy import Decision, Verdict, parse_rule
+from tests.waits import until
 
 from .scripted_server import ScriptedServer
 from .test_mcp_client import SERVER
@@ -113,12 +114,23 @@ def test_a_closed_standard_output_ends_the_run_quietly_with_the_shells_status(
 
 def test_bastion_piped_into_head_stops_when_head_has_read_enough(tmp_path: Path) -> None:
     _workspace(tmp_path, {})
-    # More than a pipe holds: bastion is still writing when head leaves.
-    text = "".join(f"line {i}\n" for i in range(20_000))
-    with ScriptedServer([{"text": text, "pieces": 64}]) as server:
+    gone = tmp_path / "head-gone"
+    # A reply's text is written once the reply is whole (-p's text output): the first reply's goes
+    # to head, and the second request is answered only once head has left and the pipe is closed.
+    rounds = [
+        {"text": "line 0\nline 1\nline 2\n", "calls": [{"name": "ls", "arguments": {"path": "."}}]},
+        {"text": "".join(f"line {i}\n" for i in range(3, 20_000)), "pieces": 64},
+    ]
+
+    def after_head(index: int) -> None:
+        if index == 1:
+            until(gone.exists, "head to leave")
+
+    with ScriptedServer(rounds, on_request=after_head) as server:
         line = " ".join(f"'{word}'" for word in _bastion("chat", server))
+        reader = f'(head -2; exec 0<&-; touch "{gone}")'
         done = subprocess.run(
-            ["bash", "-c", f'{line} | head -2; echo "status=${{PIPESTATUS[0]}}"'],
+            ["bash", "-c", f'{line} | {reader}; echo "status=${{PIPESTATUS[0]}}"'],
             cwd=tmp_path / "work",
             env={**os.environ, **_env(tmp_path)},
             capture_output=True,

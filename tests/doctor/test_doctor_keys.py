@@ -44,7 +44,7 @@ def test_no_program_doctor_starts_gets_a_key(tmp_path: Path) -> None:
            "PYTHONPATH": str(ROOT)}  # fmt: skip
     argv = ["strace", "-f", "-qq", "-v", "-s", "65535", "-e", "trace=execve", "-o", str(trace)]
     done = subprocess.run(
-        [*argv, sys.executable, "-m", "bastion", "doctor", "--offline"],
+        [*argv, sys.executable, "-I", "-m", "bastion", "doctor", "--offline"],
         cwd=tmp_path / "work", env=env, capture_output=True, text=True, timeout=120,
     )  # fmt: skip
     assert "t (stdio): ready" in done.stdout, done.stdout + done.stderr

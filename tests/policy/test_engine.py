@@ -43,7 +43,9 @@ def _policy(
         (_policy(), Subject("read", "x/ID_RSA"), Q),
         (_policy(), Subject("read", "docs/secretary.md"), Q),
         (_policy(), Subject("read", "environment.md"), A),
-        (_policy(), Subject("read", "my.env.go"), A),
+        # *.env.* is secret-looking beyond the reference, which lets my.env.go run.
+        (_policy(), Subject("read", "my.env.go"), Q),
+        (_policy(), Subject("read", "my.envelope.go"), A),
         (_policy(), Subject("read", "ident.go"), A),
         (_policy(), Subject("read", "docs/keys.md"), A),
         (_policy(), Subject("read", "KEYBOARD.md"), A),

@@ -4,6 +4,7 @@ kernel enforces (doctor), the notice at start, and a refusal the sandbox caused,
 from __future__ import annotations
 
 import io
+import os
 import pathlib
 import subprocess
 import sys
@@ -60,6 +61,13 @@ def test_a_refusal_inside_the_writable_places_or_where_nothing_can_be_written_is
     note = denial_note(out, WORKSPACE, str(tmp_path), str(tmp_path))
     assert note is not None and "refused a write to" not in note
     assert "if a refusal above was of a write or a connection it forbids, the sandbox refused it" in note
+
+
+@needs_landlock
+@pytest.mark.parametrize("name", ["/proc/self/mem", f"/proc/{os.getpid()}/mem", "/sys/kernel/mm"])
+def test_a_refused_read_of_a_proc_or_sys_file_is_never_called_a_refused_write(name: str) -> None:
+    note = denial_note(f"cat: {name}: Permission denied\n", WORKSPACE, "/nonexistent/work", "/")
+    assert note is not None and "refused a write" not in note
 
 
 _PIECES = ["/", "a", "b", ".", ":", "'", "‘", "’", '"', "\x00", "\n", "~", ": ", "Permission denied", "/tmp"]

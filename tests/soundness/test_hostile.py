@@ -74,6 +74,13 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
           ("tracked-names", "bastion", "git ls-files gl | xargs cat"),
           ("tracked-names", "bastion", "git ls-files 'notes .env x.go' | xargs cat"),
           (None, "claude", "git ls-files dash docs | xargs wc -l")),
+    # filter drivers of the run environment's config, chosen by the repository's attributes
+    433: (("filter:user", "bastion", "git status"), ("filter:nbstripout", "claude", "git diff"),
+          ("filter:system-lfs", "bastion", "git status -s"),
+          ("filter:include", "claude", "git blame main.go"),
+          ("filter:info-attributes", "bastion", "git diff --stat"),
+          ("filter:names", "claude", "git status"), ("filter:command-scope", "claude", "git status"),
+          ("filter:command-scope", "bastion", "git diff")),
     # issue 43: a variable where the plan runs that loads the project's code
     434: (("env-library-path", "claude", "ls -la"),
           ("env-library-path", "bastion", "ls -la && grep -c a main.go"),

@@ -4,17 +4,25 @@ is not an executor, or speaks another protocol's version, is refused at connect 
 
 from __future__ import annotations
 
+import contextlib
 import os
 import re
+import signal
 import sys
+import threading
 from pathlib import Path
 
 import pytest
 
-from bastion.analyzer import analyze
+from bastion.agent.tools import AGENT_TOOLS
+from bastion.analyzer import Stamper, analyze
 from bastion.policy import Decision, Gate, load_settings
 from bastion.workspace import ExecRequest, ExecutorLost, ExecutorWorkspace
+from tests.agent.agent_fixtures import SLOW, wait_for_pid
+from tests.contexts import tool_context
 from tests.waits import PATIENCE
+
+from .conftest import TRANSPORT_ENV, execute_argv
 
 FAKE = str(Path(__file__).with_name("fake_executor.py"))
 ENV = {"PATH": os.environ.get("PATH", os.defpath)}
@@ -105,3 +113,29 @@ def test_a_lost_executor_makes_the_analyzer_and_the_gate_ask(tmp_path: Path) -> 
     decided = Gate(settings, ws).decide("bash", {"command": "cat a.txt"})
     assert decided.decision is Decision.ASK
     assert Gate(settings, ws).decide("read", {"path": "a.txt"}).decision is not Decision.ALLOW
+
+
+@pytest.mark.parametrize("fault", [signal.SIGKILL, signal.SIGSTOP], ids=["killed", "stopped"])
+def test_a_command_an_executor_lost_mid_run_may_have_run_and_is_never_called_unstarted(
+    tmp_path: Path, fault: signal.Signals
+) -> None:
+    # A stopped executor is lost at the command's timeout (1 s) and this bound; a killed one at once.
+    ws = ExecutorWorkspace(execute_argv(tmp_path), TRANSPORT_ENV, reply_timeout=STALL_BOUND)
+    executor = ws._link.proc.pid  # private: the executor's process is the very thing made to fail
+    ctx = tool_context(ws, Stamper(), cancel=threading.Event())
+    seen = []
+
+    def fail_it() -> None:
+        seen.append(wait_for_pid(tmp_path))
+        os.kill(executor, fault)
+
+    threading.Thread(target=fail_it, daemon=True).start()
+    try:
+        out = AGENT_TOOLS["bash"].run({"command": SLOW, "timeout_seconds": 1}, ctx)
+    finally:
+        os.kill(executor, signal.SIGKILL)
+        ws.close()
+        with contextlib.suppress(ProcessLookupError):  # the command, left running where it ran
+            os.killpg(seen[0], signal.SIGKILL)
+    assert out.is_error and "may have run, in part or in full" in out.text, out.text
+    assert "could not be started" not in out.text and "is lost" in out.text

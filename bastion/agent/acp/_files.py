@@ -20,7 +20,7 @@ from typing import Any
 
 from acp.schema import ClientCapabilities, ReadTextFileResponse
 
-from ._turns import Control
+from ..front import RunControl
 
 __all__ = ["FILE_TIMEOUT", "EditorFiles", "offered"]
 
@@ -44,12 +44,12 @@ def offered(capabilities: ClientCapabilities | None) -> tuple[bool, bool]:
 class EditorFiles:
     """The file tools' `Files` (agent/tools/_base.py) of one session, through its editor."""
 
-    def __init__(self, read: Read | None, write: Write | None, control: Control, timeout: float) -> None:
+    def __init__(self, read: Read | None, write: Write | None, control: RunControl, timeout: float) -> None:
         self.read = read  # None: the editor does not offer it
         self.write = write
         self.control = control
         self.timeout = timeout
-        # The request the editor left unanswered past the timeout, and in which run (Control.runs).
+        # The request the editor left unanswered past the timeout, and in which run (RunControl.runs).
         self._unanswered: tuple[concurrent.futures.Future[Any], int] | None = None
 
     def text_of(self, path: str) -> str | None:

@@ -25,9 +25,8 @@ from acp.schema import (
 )
 
 from ...policy import Verdict
-from ..front import Asker, CallKey, Colour, may_always
+from ..front import Asker, CallKey, Colour, RunControl, may_always
 from ..runtime import Answer, ToolCall
-from ._turns import Control
 from ._updates import Reporter, kind_of
 
 __all__ = ["EditorAsker", "OPTIONS"]
@@ -58,7 +57,7 @@ class EditorAsker(Asker):
         self,
         ask: AskEditor,
         reporter: Reporter,
-        control: Control,
+        control: RunControl,
         cwd: str,
         timeout: float,
         on_rule: Callable[[CallKey], None] | None = None,

@@ -18,12 +18,11 @@ from acp.schema import ClientCapabilities, PermissionOption, ToolCallUpdate
 
 from ..._errors import BastionError
 from ...workspace import LocalWorkspace
-from ..front import DIFF_LIMIT, Build, Built, CallKey, Fanout, Printer
+from ..front import DIFF_LIMIT, Build, Built, CallKey, Fanout, Printer, RunControl
 from ..runtime import AgentError, Cancelled, Failure, ModelError
 from ._files import EditorFiles, offered
 from ._outbox import Outbox
 from ._questions import EditorAsker
-from ._turns import Control
 from ._updates import Reporter, Update, replay
 
 if TYPE_CHECKING:
@@ -48,7 +47,7 @@ class TurnFailed(BastionError):
 
 
 class EditorSession:
-    def __init__(self, built: Built, reporter: Reporter, control: Control, session_id: str) -> None:
+    def __init__(self, built: Built, reporter: Reporter, control: RunControl, session_id: str) -> None:
         self.built = built
         self.reporter = reporter
         self.control = control
@@ -112,7 +111,7 @@ def open_session(
             lambda: client.request_permission(session_id=named[0], tool_call=tool_call, options=options)
         )
 
-    control = Control()
+    control = RunControl()
     reporter = Reporter(send, cwd, control)
     recorded: list[Built] = []
 
@@ -139,7 +138,7 @@ def _hold_files(
     outbox: Outbox,
     client: Client,
     named: list[str],
-    control: Control,
+    control: RunControl,
     capabilities: ClientCapabilities | None,
     timeout: float,
     shown: tuple[Reporter, EditorAsker],

@@ -1,8 +1,9 @@
 """The fronts a person sees: the REPL (line editor, slash commands, /diff and /compact), -p's one
 run (its questions' answers, its JSON report and transcript), the screen (streamed text, each call
-and its result, the spinner), markdown, the questions and their words, `bastion config init`.
-`Learning` is the seam a question uses to offer a rule to remember and save it (any front's).
-`bastion acp` (the editor's front) stands on this one.
+and its result, the spinner), markdown, the questions and their words, `bastion config init`; and
+what a front that keeps the screen while a run goes on its own thread shares (stopping it, the text
+typed for it, the rule a question may offer: `Learning`, the policy's `RulesLearnt`). `bastion acp`
+(the editor's front) and the terminal client stand on this one.
 """
 
 from ._advice import advice
@@ -21,17 +22,19 @@ from ._ask import (
 )
 from ._colour import Colour, colour_for
 from ._config_init import config_main, config_text
-from ._front import Asker, Build, Built, Fanout
-from ._learnt import Learning, Offer, Saved
+from ._control import RunControl, Typed
+from ._front import Asker, Build, Built, Fanout, Question
+from ._learn import Learning, NoLearning, RuleOffer
+from ._learnt import RulesLearnt
 from ._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from ._one_shot import OUTPUT_CLOSED, one_shot
 from ._one_shot_answers import NO_TERMINAL
-from ._plainly import choices, detail, headline, offer_lines, saved_line, why
+from ._plainly import detail, headline, why
 from ._prompt_input import read_prompt
 from ._render import MarkdownStream, rows_above
 from ._repl import repl
 from ._screen import EXPAND_KEPT, Printer, Spinner, collapsed, summary
-from ._slash import COMMANDS, ReplState, Tally, help_text, run_command
+from ._slash import COMMANDS, Command, ReplState, Tally, help_text, run_command, unknown
 
 __all__ = [
     "Asker",
@@ -39,30 +42,34 @@ __all__ = [
     "Built",
     "COMMANDS",
     "CallKey",
-    "DIFF_LIMIT",
     "Colour",
+    "Command",
+    "DIFF_LIMIT",
     "EXPAND_KEPT",
     "Fanout",
     "LONG_COMMANDS",
     "Learning",
     "MarkdownStream",
     "NO_TERMINAL",
+    "NoLearning",
     "ONCE",
     "OUTPUT_CLOSED",
-    "Offer",
     "PROJECT",
     "Printer",
+    "Question",
     "ReplState",
+    "RuleOffer",
+    "RulesLearnt",
+    "RunControl",
     "SESSION",
-    "Saved",
     "Spinner",
     "Tally",
     "TextNow",
+    "Typed",
     "UNDO_ACK",
     "UNDO_HEAD",
     "advice",
     "cannot_work",
-    "choices",
     "collapsed",
     "colour_for",
     "config_main",
@@ -73,14 +80,13 @@ __all__ = [
     "headline",
     "help_text",
     "may_always",
-    "offer_lines",
     "one_shot",
     "parse_reply",
     "read_prompt",
     "repl",
     "rows_above",
     "run_command",
-    "saved_line",
     "summary",
+    "unknown",
     "why",
 ]

@@ -4,7 +4,7 @@ does not answer as the API does."""
 
 from __future__ import annotations
 
-from ..providers import DEFAULTS
+from ..providers import DEFAULTS, NoKey
 from ..runtime import AgentError, Failure
 
 __all__ = ["advice"]
@@ -25,6 +25,8 @@ def advice(err: AgentError, provider: str, base_url: str, key_from: str) -> str 
         if provider == "ollama":
             return hint + "; is Ollama running? Start it with `ollama serve`"
         return hint + "; check the URL (--base-url or the config's base_url) and that the server is up"
+    if isinstance(err, NoKey):
+        return None  # no request was sent: the error says why no key could be had
     if kind is Failure.AUTHENTICATION:
         return f"the key was refused by {base_url}: check {key_from}"
     if getattr(err, "web_page", False):

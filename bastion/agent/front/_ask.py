@@ -7,6 +7,7 @@ from __future__ import annotations
 import difflib
 import json
 import os
+import threading
 from collections.abc import Callable, Mapping
 from typing import NamedTuple
 
@@ -39,21 +40,29 @@ DIFF_LIMIT = 1 << 20
 
 
 class Recorder:
-    """A gate that remembers what it decided last, so a question can show the analysis (the loop
-    asks right after it decides, with the same arguments)."""
+    """A gate that remembers what it decided last on each thread, so a question can show the
+    analysis (the loop asks right after it decides, with the same arguments, on the same thread: a
+    sub-agent's loop deciding on its own thread does not take the place of its parent's)."""
 
     def __init__(self, gate: Gate) -> None:
         self.gate = gate
-        self._last: tuple[object, Decided] | None = None
+        self._here = threading.local()
 
     def decide(self, tool: str, args: object) -> Decided:
         decided = self.gate.decide(tool, args)
-        self._last = (args, decided)
+        self._here.last = (args, decided)
         return decided
 
     def decided(self, args: object) -> Decided | None:
-        """What was decided for exactly these arguments (the same object), if it was the last call."""
-        return self._last[1] if self._last is not None and self._last[0] is args else None
+        """What was decided for exactly these arguments (the same object), if it was this thread's
+        last call."""
+        last = self.last_here()
+        return last[1] if last is not None and last[0] is args else None
+
+    def last_here(self) -> tuple[object, Decided] | None:
+        """This thread's last decision and the arguments it was made on (None: none yet)."""
+        last: tuple[object, Decided] | None = getattr(self._here, "last", None)
+        return last
 
 
 def cannot_work(call: ToolCall, verdict: Verdict) -> str | None:

@@ -10,7 +10,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..._safe import safe_line
-from ...policy import Gate, Verdict
+from ...policy import ConfigError, Gate, Offer, Verdict
 from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, TaskOrigin, ToolCall, Usage
 from ..runtime.harness import SlotFailure
 from ._advice import advice
@@ -27,8 +27,9 @@ from ._ask import (
     parse_reply,
 )
 from ._colour import Colour
-from ._learnt import Learning, Offer
-from ._plainly import choices, detail, headline, offer_lines, saved_line, wrapped
+from ._learn import Learning, NoLearning
+from ._learnt import RulesLearnt
+from ._plainly import choices, detail, headline, not_saved, offer_lines, wrapped
 from ._screen import Printer
 
 if TYPE_CHECKING:
@@ -38,7 +39,7 @@ if TYPE_CHECKING:
     from ..sessions import Session
     from ..tools import SessionExtras, Toolbox
 
-__all__ = ["Asker", "Build", "Built", "Fanout", "Printer"]
+__all__ = ["Asker", "Build", "Built", "Fanout", "Printer", "Question"]
 
 
 class Asker:
@@ -72,7 +73,8 @@ class Asker:
         self.on_learnt = on_learnt
         self.rules = SessionRules()
         self.recorder: Recorder | None = None
-        self.learning: Learning | None = None
+        # What offers a rule to remember at a question: none until `watch` (with `offer_learn`).
+        self.learning: Learning = NoLearning()
         # Where a question's diff reads the file's text (None: the disk; an editor's buffers).
         self.text_now: TextNow | None = None
         # The terminal's width, which a question's words are wrapped to.
@@ -82,7 +84,8 @@ class Asker:
         """The gate, wrapped so a question can show what the analyzer found (a caret); `learning`
         offers and saves rules for it."""
         self.recorder = Recorder(gate)
-        self.learning = Learning(gate, self.recorder, self._learnt)
+        if self.offer_learn:
+            self.learning = RulesLearnt(gate, self.recorder, self._learnt)
         return self.recorder
 
     def _learnt(self, offer: Offer) -> None:
@@ -106,36 +109,77 @@ class Asker:
         key = CallKey.of(call, args)
         if self.rules.allows(key):
             return Answer(True, "", by="session rule")
-        always = self.offer_always and may_always(verdict)
-        learning = self.learning if self.offer_learn else None
-        offer = learning.offer(call, args, verdict) if learning is not None else None
-        decided = self.recorder.decided(args) if self.recorder is not None else None
-        who = f"{label} {call.name}" if label else call.name
-        width = self.width()
-        plain = headline(call.name, args, verdict, decided.analysis if decided is not None else None)
-        shown = wrapped(safe_line(f"? {who}: {plain}"), width, paint=self.colour.bold)
-        said = wrapped(safe_line(detail(verdict)), width - 2, indent="", paint=self.colour.dim)
-        shown += [f"  {line}" for line in said]
-        shown += describe(call, args, decided, self.cwd, self.colour, self.text_now)
-        if offer is not None:
-            shown += [safe_line(line) for line in offer_lines(offer, width, always)]
-        self.write("\n".join(shown) + "\n")
-        # Broken between words to the terminal, as the lines above: never inside a word.
-        prompt = (
-            "\n".join(wrapped(safe_line(f"allow {who}? {choices(always, offer)}"), width, indent="")) + " "
-        )
-        if self.refuse_all:
-            self.write(prompt + "n (--yes-to none)\n")
-            return Answer(False, "", by="flag")
-        answer, keep = parse_reply(self.read(prompt), always=always, learn=offer is not None)
-        if keep == SESSION:
+        answer, again = self.put(self.question(call, args, verdict, label))
+        if again:
             self.rules.add(key)
             if self.on_rule is not None:
                 self.on_rule(key)
-        elif keep == PROJECT and offer is not None and learning is not None:
-            saved = saved_line(learning.save(offer))
-            self.write("\n".join(wrapped(safe_line(saved), width, paint=self.colour.dim)) + "\n")
         return answer
+
+    def question(
+        self, call: ToolCall, args: Mapping[str, object], verdict: Verdict, label: str = ""
+    ) -> Question:
+        """What a question about this call says, as facts."""
+        decided = self.recorder.decided(args) if self.recorder is not None else None
+        return Question(
+            call,
+            args,
+            verdict,
+            f"{label} {call.name}" if label else call.name,
+            headline(call.name, args, verdict, decided.analysis if decided is not None else None),
+            detail(verdict),
+            describe(call, args, decided, self.cwd, self.colour, self.text_now),
+            self.offer_always and may_always(verdict),
+        )
+
+    def put(self, question: Question) -> tuple[Answer, bool]:
+        """Show the question and read its answer: y, n, (where offered) a or r, with a note or a
+        reason after it; the second value says whether the call is allowed again for the session.
+        With r, the rule offered is saved (and said so, or why not) and the call allowed."""
+        width = self.width()
+        offer = self.learning.offer(question.call, question.args, question.verdict)
+        shown = wrapped(safe_line(f"? {question.who}: {question.plain}"), width, paint=self.colour.bold)
+        said = wrapped(safe_line(question.policy), width - 2, indent="", paint=self.colour.dim)
+        shown += [f"  {line}" for line in said]
+        shown += question.shown
+        always = question.always
+        if offer is not None and offer.made is not None:
+            shown += [safe_line(line) for line in offer_lines(offer.made, width, always)]
+        elif offer is not None:
+            saves = wrapped(f"r saves {offer.line} to {offer.where}", width - 2)
+            shown += [f"  {safe_line(line)}" for line in saves]
+        self.write("\n".join(shown) + "\n")
+        # Broken between words to the terminal, as the lines above: never inside a word.
+        asked = safe_line(f"allow {question.who}? {choices(always, offer is not None)}")
+        prompt = "\n".join(wrapped(asked, width, indent="")) + " "
+        if self.refuse_all:
+            self.write(prompt + "n (--yes-to none)\n")
+            return Answer(False, "", by="flag"), False
+        answer, keep = parse_reply(self.read(prompt), always=always, learn=offer is not None)
+        if keep == PROJECT and offer is not None:
+            try:
+                done = self.learning.save(offer)
+            except (ConfigError, ValueError, OSError) as err:
+                done = not_saved(err)
+            self.write("\n".join(wrapped(safe_line(done), width, paint=self.colour.dim)) + "\n")
+        return answer, keep == SESSION
+
+
+@dataclass(frozen=True, slots=True)
+class Question:
+    """A question about one call, in fields: who asks (a sub-agent's label, the tool), what the call
+    would do in plain words, the policy's part (the rule that asked and its source, or that none
+    allows it), what the call would do shown (a diff, the command with a caret where bastion stopped
+    reading, the arguments), and whether "allow this exact call for the session" is offered."""
+
+    call: ToolCall
+    args: Mapping[str, object]
+    verdict: Verdict
+    who: str
+    plain: str
+    policy: str
+    shown: list[str]
+    always: bool
 
 
 class Fanout(Events):

@@ -1,14 +1,13 @@
-"""Approvals that learn: the seam every front's question uses to offer a rule to remember and to
-save it (the line REPL's `r` answer; the full-screen client's permission panel).
+"""Approvals that learn, as the policy says: the `Learning` the line REPL and the terminal client
+are handed (through the session's gate, when `Asker.watch` wraps it).
 
-    learning = Learning(gate)                  # the session's gate (Asker.watch makes one: asker.learning)
-    offer = learning.offer(call, args, verdict)   # an Offer, or None: nothing may be offered
-    offer.rules, offer.path, offer.root        # the rules, the user's file, the project they apply in
-    saved = learning.save(offer)               # Saved: written (and in force at once), or why not
+    learning = RulesLearnt(gate, recorder, on_saved)
+    offer = learning.offer(call, args, verdict)   # a RuleOffer, or None: nothing may be offered
+    said = learning.save(offer)                   # written and in force at once; ConfigError if not
 
 What is offered, and never offered, is the policy's to say (bastion.policy's `offer_for`: the
 narrowest allow rules for what asked, checked by deciding the call again with them added); the
-words a person reads are `_plainly`'s (`offer_lines`, `saved_line`). A saved rule goes to the user's
+words a person reads are `_plainly`'s (`offer_line`, `saved_line`). A saved rule goes to the user's
 file in this project's scope, is in force for the session's next decision (its gate adopts the
 settings read back from what was written) and is told to `on_saved` (the session records it).
 """
@@ -16,24 +15,17 @@ settings read back from what was written) and is told to `on_saved` (the session
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping
-from typing import NamedTuple
 
-from ...policy import ConfigError, Decision, Gate, Offer, Verdict, offer_for, remember
+from ...policy import Decision, Gate, Offer, Verdict, offer_for, remember
 from ..runtime import ToolCall
 from ._ask import Recorder
+from ._learn import RuleOffer
+from ._plainly import offer_line, saved_line
 
-__all__ = ["Learning", "Offer", "Saved"]
-
-
-class Saved(NamedTuple):
-    """What became of an offer a person took: `done` (written and in force) or `why` not."""
-
-    offer: Offer
-    done: bool
-    why: str = ""
+__all__ = ["RulesLearnt"]
 
 
-class Learning:
+class RulesLearnt:
     """Offers and saves the rules a question may remember, for one session's gate. `recorder` (the
     Asker's) gives what the gate decided for the call asked about, so it is not decided again."""
 
@@ -47,7 +39,7 @@ class Learning:
         self.recorder = recorder
         self.on_saved = on_saved
 
-    def offer(self, call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> Offer | None:
+    def offer(self, call: ToolCall, args: Mapping[str, object], verdict: Verdict) -> RuleOffer | None:
         """The rules to offer for a call the policy asks about (`verdict`), or None."""
         if verdict.decision is not Decision.ASK:
             return None
@@ -56,16 +48,18 @@ class Learning:
             decided = self.gate.decide(call.name, args)
         if decided.decision is not Decision.ASK:
             return None
-        return offer_for(decided, self.gate.settings, self.gate.ws)
+        made = offer_for(decided, self.gate.settings, self.gate.ws)
+        return RuleOffer(offer_line(made), made.path, made) if made is not None else None
 
-    def save(self, offer: Offer) -> Saved:
-        """Write the offer's rules to the user's file and put them in force for this session; a
-        file that changed since the offer read it, or that cannot take them, is left as it is."""
-        try:
-            settings = remember(offer, self.gate.settings, self.gate.ws)
-        except ConfigError as err:
-            return Saved(offer, False, str(err))
+    def save(self, offer: RuleOffer) -> str:
+        """Write the offer's rules to the user's file and put them in force for this session; what
+        was done, in words. A file that changed since the offer read it, or that cannot take them,
+        is left as it is: ConfigError says why."""
+        made = offer.made
+        if made is None:
+            raise ValueError("this offer was not made by the policy, so it is not saved")
+        settings = remember(made, self.gate.settings, self.gate.ws)
         self.gate.adopt(settings)
         if self.on_saved is not None:
-            self.on_saved(offer)
-        return Saved(offer, True)
+            self.on_saved(made)
+        return saved_line(made)

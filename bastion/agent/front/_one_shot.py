@@ -23,21 +23,27 @@ from ._report import Transcript, document, outcome
 __all__ = ["OUTPUT_CLOSED", "one_shot"]
 
 
+# What ends a -p run as Ctrl-C does (calls stopped, results paired, reports written): SIGTERM, and
+# SIGHUP (the terminal closed, an ssh connection dropped), whose default would end it as kill -9.
+_ENDING = (signal.SIGTERM, signal.SIGHUP)
+
+
 def _terminate(signum: int, frame: object) -> None:
-    raise KeyboardInterrupt  # SIGTERM cancels as Ctrl-C does: calls stopped, results paired, reports written
+    raise KeyboardInterrupt
 
 
 def one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: Build) -> int:
     """Run -p's prompt in a session `build` makes; the exit status."""
     began = time.monotonic()
     as_json = args.output_format == "json"
-    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, colour=colour_for(sys.stderr, environ))
+    colour = colour_for(sys.stderr, environ)
+    printer = Printer(sys.stdout, sys.stderr, stream_text=not as_json, hold_text=True, colour=colour)
     model_name = args.model or ""
     result: RunResult | None = None
     error: AgentError | None = None
     built: Built | None = None
     transcript: Transcript | None = None
-    previous = signal.signal(signal.SIGTERM, _terminate)
+    previous = {signum: signal.signal(signum, _terminate) for signum in _ENDING}
     try:
         answer = one_shot_answerer(args.yes_to, sys.stdin, sys.stderr, cwd, environ)
         built = build(args, environ, cwd, printer, answer)
@@ -51,7 +57,8 @@ def one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, bui
         error = Cancelled("cancelled")
     finally:
         printer.idle()
-        signal.signal(signal.SIGTERM, previous)
+        for signum, handler in previous.items():
+            signal.signal(signum, handler)
         if built is not None:
             built.session.record(
                 "outcome",
@@ -89,15 +96,16 @@ def one_shot(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, bui
         elif result is not None and result.text and not result.text.endswith("\n"):
             sys.stdout.write("\n")
         sys.stdout.flush()
-    except BrokenPipeError:
+    except OSError:  # the reader went away (EPIPE), or the terminal hung up (EIO)
         return _output_closed()
     if error is not None:
-        sys.stderr.write(safe_line(f"bastion: {error}") + "\n")
         hint = built.advice(error) if built is not None else None
         if hint is None and isinstance(error, ConfigError):
             hint = error.hint
-        if hint is not None:
-            sys.stderr.write(safe_line(f"bastion: {hint}") + "\n")
+        with contextlib.suppress(OSError):  # a terminal that hung up takes no final words
+            sys.stderr.write(safe_line(f"bastion: {error}") + "\n")
+            if hint is not None:
+                sys.stderr.write(safe_line(f"bastion: {hint}") + "\n")
         return error.kind.exit_code
     return 0
 

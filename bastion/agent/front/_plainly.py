@@ -12,15 +12,22 @@ import json
 import shlex
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
-from typing import TYPE_CHECKING
 
 from ..._safe import safe_line
-from ...policy import Decision, Verdict, cited, source_words
+from ...policy import Decision, Offer, Verdict, cited, source_words
 
-if TYPE_CHECKING:
-    from ._learnt import Offer, Saved
-
-__all__ = ["choices", "detail", "headline", "offer_lines", "said", "saved_line", "why", "wrapped"]
+__all__ = [
+    "choices",
+    "detail",
+    "headline",
+    "not_saved",
+    "offer_line",
+    "offer_lines",
+    "said",
+    "saved_line",
+    "why",
+    "wrapped",
+]
 
 # What a command a person is asked about does, by its name: a phrase after the command's line.
 # Anything not here is "a program bastion does not know to be harmless".
@@ -198,10 +205,10 @@ def headline(tool: str, args: Mapping[str, object], verdict: Verdict, analysis: 
     return f"{tool} is a tool bastion does not run without asking"
 
 
-def choices(always: bool, offer: Offer | None) -> str:
+def choices(always: bool, offered: bool) -> str:
     """The answers a question takes, after "allow CALL?" (with a rule offered, what each does is
     said above the prompt: `offer_lines`, so the prompt stays short)."""
-    if offer is not None:
+    if offered:
         return "[y/n/a/r]" if always else "[y/n/r]"
     return "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
 
@@ -223,15 +230,24 @@ def offer_lines(offer: Offer, width: int, always: bool) -> list[str]:
     ]
 
 
-def saved_line(saved: Saved) -> str:
-    """What became of a rule a person asked to remember."""
-    rules = ", ".join(saved.offer.rules)
-    if saved.done:
-        return (
-            f"remembered {rules} in {saved.offer.path} for {saved.offer.root}: "
-            "calls it allows run unasked here from now on"
-        )
-    return f"not remembered: {saved.why}; this call is allowed once"
+def offer_line(offer: Offer) -> str:
+    """The rules offered as one line of TOML that means what is written (the scope's list, by its
+    dotted name), for a front that shows one line (the terminal client's panel)."""
+    rules = json.dumps(list(offer.rules), ensure_ascii=False)
+    return f"projects.{json.dumps(offer.root, ensure_ascii=False)}.policy.allow = {rules}"
+
+
+def saved_line(offer: Offer) -> str:
+    """What was done with a rule a person asked to remember."""
+    return (
+        f"remembered {', '.join(offer.rules)} in {offer.path} for {offer.root}: "
+        "calls it allows run unasked here from now on"
+    )
+
+
+def not_saved(error: Exception) -> str:
+    """Why a rule a person asked to remember was not, and what became of the call."""
+    return f"not remembered: {error}; this call is allowed once"
 
 
 def wrapped(text: str, width: int, indent: str = "  ", paint: Callable[[str], str] = str) -> list[str]:

@@ -14,12 +14,12 @@ from typing import TYPE_CHECKING, Any
 
 from ..._files import open_append
 from ..._safe import redact, safe_line, safe_text
+from ...policy import Offer
 from ..runtime import Agent, AgentError, Assistant, Cancelled, Failure, Message, User
 from ..sessions import bastion_home
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Build, Fanout, Printer
-from ._learnt import Offer
 from ._plainly import wrapped
 from ._render import MarkdownStream, rendered
 from ._screen import columns_of

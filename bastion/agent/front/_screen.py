@@ -4,6 +4,7 @@ says what is waited for and shows the last line a running command printed."""
 
 from __future__ import annotations
 
+import contextlib
 import os
 import shutil
 import threading
@@ -199,7 +200,11 @@ class Printer(Events):
 
     A stream that was closed (the reader of `bastion -p ... | head` left) is not written again: the
     model's text streaming into it ends the run at once (OutputClosed), and anything else waits for
-    the next request, which is not made; `closed` says so."""
+    the next request, which is not made; `closed` says so.
+
+    `hold_text` (-p's text output, which cannot take back what it wrote): a reply's text is written
+    once the reply is complete, so a try that broke off and was retried leaves none of its text
+    ahead of the whole answer; what a run that ended mid-reply had received is written as it ends."""
 
     def __init__(
         self,
@@ -207,6 +212,7 @@ class Printer(Events):
         err: TextIO,
         *,
         stream_text: bool = True,
+        hold_text: bool = False,
         colour: Colour | None = None,
         markdown: MarkdownStream | None = None,
         width: Callable[[], int] | None = None,
@@ -217,6 +223,8 @@ class Printer(Events):
         # at word boundaries; None: not wrapped (a pipe, a log).
         self.width = width
         self.stream_text = stream_text
+        self.hold_text = hold_text
+        self._held: list[str] = []  # with hold_text: the text of the reply being received
         self.colour = colour or Colour(False)
         self._mid_line = False
         # The calls shown as allowed (or started) whose result is not drawn yet; the calls said to have
@@ -245,6 +253,9 @@ class Printer(Events):
         self.spinner.stop()
         if self.markdown is not None and not self.closed:
             self.markdown.flush()
+        if self._held and not self.closed:
+            with contextlib.suppress(OutputClosed):
+                self._release()
 
     def _write(self, stream: TextIO, text: str) -> bool:
         """Write and flush; False (and `closed`) once the stream's reader has gone."""
@@ -266,13 +277,16 @@ class Printer(Events):
             what = "the answer broke off or stalled"
         if self.markdown is not None:
             self.markdown.drop()
+        self._held.clear()
         seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
         count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
         self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim, wrap=True)
         self.spinner.start("waiting for the model")
 
     def text(self, delta: str) -> None:
-        if self.stream_text and delta and self.markdown is not None:
+        if self.stream_text and delta and self.hold_text:
+            self._held.append(delta)
+        elif self.stream_text and delta and self.markdown is not None:
             self.spinner.stop()
             self.markdown.feed(delta)
         elif self.stream_text and delta:
@@ -346,10 +360,18 @@ class Printer(Events):
     def finished(self, call: ToolCall) -> None:
         self.spinner.stop()
 
+    def _release(self) -> None:
+        """The held text of a reply, written whole."""
+        held = "".join(self._held)
+        self._held.clear()
+        self._show(self._stream.feed(held) + self._stream.end())
+
     def message(self, message: Message, usage: Usage | None = None) -> None:
         self.spinner.stop()
         if self.markdown is not None:
             self.markdown.flush()
+        if self._held:
+            self._release()
         self._show(self._stream.end())
         if not isinstance(message, ToolResult):
             return

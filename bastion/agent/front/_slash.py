@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 import shutil
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
@@ -26,7 +26,17 @@ if TYPE_CHECKING:
     from ..skills import SkillCatalog
     from ._screen import Printer
 
-__all__ = ["COMMANDS", "Command", "ReplState", "Tally", "help_text", "run_command", "say"]
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "REPL_KEYS",
+    "ReplState",
+    "Tally",
+    "help_text",
+    "run_command",
+    "say",
+    "unknown",
+]
 
 
 class Tally(Events):
@@ -63,11 +73,13 @@ class ReplState:
 @dataclass(frozen=True, slots=True)
 class Command:
     """`usage` is how the help writes the command ("/model NAME"); `run` gets the words after the
-    command's name and the REPL's state, and returns True to leave the REPL."""
+    command's name and the REPL's state, and returns True to leave the REPL; `during_run` says it
+    may run while a run goes (in a front whose input is live while it does: it only looks, or leaves)."""
 
     usage: str
     help: str
     run: Callable[[str, ReplState], bool | None]
+    during_run: bool = False
 
 
 def say(text: str) -> None:
@@ -94,7 +106,7 @@ def _expand(rest: str, state: ReplState) -> None:
 
 
 def _help(rest: str, state: ReplState) -> None:
-    print(help_text(shutil.get_terminal_size().columns))
+    print(help_text(columns=shutil.get_terminal_size().columns))
 
 
 def _model(rest: str, state: ReplState) -> None:
@@ -203,13 +215,13 @@ def _permissions(rest: str, state: ReplState) -> None:
         say("no calls allowed for this session (answer a to a question to add one)")
     for n, key in enumerate(rules.keys, 1):
         print(safe_line(f"{n}. {key.tool} {key.arguments}"))
-    learning = state.asker.learning
-    scope = learning.gate.settings.scope if learning is not None else None
-    if scope is not None and scope.allow:
-        where = learning.gate.settings.user_file if learning is not None else ""
+    recorder = state.asker.recorder
+    settings = recorder.gate.settings if recorder is not None else None
+    if settings is not None and settings.scope is not None and settings.scope.allow:
+        where = settings.user_file
         say(f"allowed in this project by your config ({where}; `r` adds to it, edit it to drop one):")
-        for rule in scope.allow:
-            print(safe_line(f"  {getattr(rule, 'text', rule)}"))
+        for rule in settings.scope.allow:
+            print(safe_line(f"  {rule if isinstance(rule, str) else rule.text}"))
 
 
 def _cost(rest: str, state: ReplState) -> None:
@@ -263,19 +275,29 @@ COMMANDS: dict[str, Command] = {
     "/think": Command(
         "/think on|off|EFFORT", f"reasoning on or off, or on with an effort ({', '.join(EFFORTS)})", _think
     ),
-    "/tools": Command("/tools", "the tools the model has", _tools),
-    "/mcp": Command("/mcp", "the MCP servers: how each is reached, its state and its tools", _mcp),
+    "/tools": Command("/tools", "the tools the model has", _tools, during_run=True),
+    "/mcp": Command(
+        "/mcp", "the MCP servers: how each is reached, its state and its tools", _mcp, during_run=True
+    ),
     "/skills": Command(
-        "/skills", "the skills: where each is from, its allowed-tools, and what was left out", _skills
+        "/skills",
+        "the skills: where each is from, its allowed-tools, and what was left out",
+        _skills,
+        during_run=True,
     ),
     "/permissions": Command(
         "/permissions [drop N]",
         "the calls allowed for this session with `a` (drop N drops one), and this project's rules of yours",
         _permissions,
+        during_run=True,
     ),
-    "/expand": Command("/expand [N]", "a collapsed result whole: number N, or the last (Ctrl-O)", _expand),
-    "/cost": Command("/cost", "the tokens (and cost, where known) of this session so far", _cost),
-    "/session": Command("/session", "this session's ID and file", _session),
+    "/expand": Command(
+        "/expand [N]", "a collapsed result whole: number N, or the last (Ctrl-O)", _expand, during_run=True
+    ),
+    "/cost": Command(
+        "/cost", "the tokens (and cost, where known) of this session so far", _cost, during_run=True
+    ),
+    "/session": Command("/session", "this session's ID and file", _session, during_run=True),
     "/clear": Command(
         "/clear", "start a new conversation (the session, its record and its rules go on)", _clear
     ),
@@ -298,35 +320,42 @@ COMMANDS: dict[str, Command] = {
         "the slots the next turn runs with; profile NAME switches to a profile",
         _long("/harness"),
     ),
-    "/help": Command("/help", "this list", _help),
-    "/quit": Command("/quit", "leave (or Ctrl-D, or Ctrl-C twice on an empty line)", _quit),
+    "/help": Command("/help", "this list", _help, during_run=True),
+    "/quit": Command("/quit", "leave (or Ctrl-D, or Ctrl-C twice on an empty line)", _quit, during_run=True),
 }
 
 
-def help_text(columns: int = 80) -> str:
-    """The commands, each help wrapped between words to `columns` beside its usage."""
-    width = max(len(c.usage) for c in COMMANDS.values()) + 2
+# What the REPL's help says after its commands: how a line is typed.
+REPL_KEYS = (
+    "A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new "
+    "line; Ctrl-C clears a half-typed line; Tab completes a slash command."
+)
+
+
+def help_text(commands: Mapping[str, Command] = COMMANDS, keys: str = REPL_KEYS, columns: int = 80) -> str:
+    """The commands of `commands`, one each (its usage, then its help, wrapped between words to
+    `columns` beside the usage), and `keys` after them, wrapped the same way."""
+    width = max(len(c.usage) for c in commands.values()) + 2
     lines = [
         line
-        for c in COMMANDS.values()
+        for c in commands.values()
         for line in wrapped(c.usage.ljust(width) + c.help, columns, indent=" " * width)
     ]
-    lines += wrapped(
-        "A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a "
-        "new line; Ctrl-C clears a half-typed line; Tab completes a slash command.",
-        columns,
-        indent="",
-    )
-    return "\n".join(lines)
+    return "\n".join([*lines, *wrapped(keys, columns, indent="")])
 
 
-def run_command(line: str, state: ReplState) -> bool:
-    """Run a slash command line; True when the REPL is to be left."""
+def unknown(name: str, commands: Mapping[str, Command] = COMMANDS) -> str:
+    """What is said of a line naming no command of `commands` (with the closest, if one is close)."""
+    close = difflib.get_close_matches(name, commands, n=1, cutoff=0.6)
+    hint = f"did you mean {close[0]}? " if close else ""
+    return f"bastion: unknown command {name} ({hint}/help lists them; // sends a line that starts with /)"
+
+
+def run_command(line: str, state: ReplState, commands: Mapping[str, Command] = COMMANDS) -> bool:
+    """Run a slash command line of `commands`; True when the front is to be left."""
     name, _, rest = line.partition(" ")
-    command = COMMANDS.get(name)
+    command = commands.get(name)
     if command is None:
-        close = difflib.get_close_matches(name, COMMANDS, n=1, cutoff=0.6)
-        hint = f"did you mean {close[0]}? " if close else ""
-        say(f"bastion: unknown command {name} ({hint}/help lists them; // sends a line that starts with /)")
+        say(unknown(name, commands))
         return False
     return bool(command.run(rest.strip(), state))

@@ -239,16 +239,15 @@ class Hub:
             relay = executor_stdio(self._executor, argv, config.cwd, dict(config.env), passed, errlog)
             read, write = await stack.enter_async_context(relay)
         elif config.command is not None:
-            from mcp.client.stdio import StdioServerParameters, stdio_client
+            from ._stdio import local_stdio
 
             kept = [n for n in config.pass_env if n in self._environ and n.upper() not in scrubbed]
             env = {**child_env(self._environ, kept, also_scrub=self._scrub), **config.env}
             cwd = os.path.join(self._cwd, os.path.expanduser(config.cwd)) if config.cwd else self._cwd
             if not os.path.isdir(cwd):
                 raise ConfigError(f"its cwd {cwd} is not a directory")
-            params = StdioServerParameters(command=config.command, args=list(config.args), env=env, cwd=cwd)
-            # A temporary file is a text stream with a descriptor, what the SDK's TextIO stands for.
-            read, write = await stack.enter_async_context(stdio_client(params, errlog=errlog))
+            argv = [config.command, *config.args]
+            read, write = await stack.enter_async_context(local_stdio(argv, cwd, env, errlog))
         else:
             import httpx2
             from mcp.client.streamable_http import streamable_http_client

@@ -1,6 +1,7 @@
 """A stdio MCP server started on the executor: the transport the SDK's `stdio_client` would be,
 with the server's pipes relayed over the executor's link (`ExecutorWorkspace.spawn`) instead of a
-local process. It starts where the session's commands run, with that machine's environment for
+local process, and read as `_stdio` reads a local one (no message held past MAX_MESSAGE). It starts
+where the session's commands run, with that machine's environment for
 commands, the variables its `pass_env` names from the executor's own environment (never the key's
 or a header's, which the caller leaves out) and its `env`; its standard error goes to `errlog`.
 
@@ -18,10 +19,10 @@ from typing import TYPE_CHECKING, TextIO
 
 import anyio
 import anyio.to_thread
-import mcp_types as types
 from mcp.shared.message import SessionMessage
 
 from ..runtime import ConfigError
+from ._stdio import EXIT_WAIT, Lines
 
 if TYPE_CHECKING:
     from mcp.client._transport import TransportStreams
@@ -29,16 +30,6 @@ if TYPE_CHECKING:
     from ...workspace import ExecutorWorkspace
 
 __all__ = ["executor_stdio"]
-
-# How long a server whose input was closed may take to exit, then to end once killed (the SDK's).
-_EXIT_WAIT = 2.0
-
-
-def _parse(line: bytes) -> SessionMessage | Exception:
-    try:
-        return SessionMessage(types.jsonrpc_message_adapter.validate_json(line, by_name=False))
-    except ValueError as err:  # the session surfaces it, as the SDK's stdio transport does
-        return err
 
 
 @contextlib.asynccontextmanager
@@ -66,7 +57,7 @@ async def executor_stdio(
     ended = anyio.Event()
 
     async def reader() -> None:
-        buffer = b""
+        lines = Lines()
         try:
             async with read_writer:
                 while True:
@@ -77,10 +68,8 @@ async def executor_stdio(
                         errlog.write(data.decode("utf-8", "replace"))
                         errlog.flush()
                         continue
-                    *lines, buffer = (buffer + data).split(b"\n")
-                    for line in lines:
-                        if line.strip():
-                            await read_writer.send(_parse(line))
+                    for message in lines.feed(data):
+                        await read_writer.send(message)
         except (ExecutorLost, anyio.ClosedResourceError, anyio.BrokenResourceError):
             return
         finally:
@@ -108,7 +97,7 @@ async def executor_stdio(
                 for stop in (process.close_input, process.kill):
                     with contextlib.suppress(OSError):
                         await anyio.to_thread.run_sync(stop)
-                    with anyio.move_on_after(_EXIT_WAIT):
+                    with anyio.move_on_after(EXIT_WAIT):
                         await ended.wait()
                     if ended.is_set():
                         break

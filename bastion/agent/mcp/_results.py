@@ -8,10 +8,14 @@ from typing import TYPE_CHECKING
 if TYPE_CHECKING:
     from mcp_types import CallToolResult, ContentBlock
 
-__all__ = ["MAX_RESULT_CHARS", "capped", "result_text"]
+__all__ = ["MAX_MESSAGE", "MAX_RESULT_CHARS", "capped", "result_text"]
 
 # As much as the bash tool's output (50 KiB): what a model reads in one result.
 MAX_RESULT_CHARS = 51_200
+# The longest message read from a stdio server (`_stdio`): a result is cut to MAX_RESULT_CHARS, and
+# an image or a resource (not shown, only named) has no need of more; a longer one is dropped as it
+# comes, never held, and its call fails saying so.
+MAX_MESSAGE = 8_000_000
 
 
 def capped(text: str, limit: int = MAX_RESULT_CHARS) -> str:

@@ -7,11 +7,12 @@ from ._catalogue import listed_models
 from ._clients import Connection
 from ._failures import KINDS, RetryPolicy, Timeouts, classify
 from ._google import VertexSetup, refused_model, vertex_base_url, vertex_location, vertex_setup
-from ._keys import KeySource
+from ._keys import KeySource, NoKey
 from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
 from ._pricing import Price, prices_of
 from ._settings import PROVIDERS, ProviderConfig, merge_flags, provider_config
+from ._sse import MAX_EVENT, MAX_REPLY
 from ._windows import DEFAULT_WINDOW, KNOWN_AS_OF, KNOWN_WINDOWS, Window, known_window, window_of
 
 __all__ = [
@@ -22,7 +23,10 @@ __all__ = [
     "KNOWN_AS_OF",
     "KNOWN_WINDOWS",
     "KeySource",
+    "MAX_EVENT",
+    "MAX_REPLY",
     "ModelLimits",
+    "NoKey",
     "PROVIDERS",
     "Price",
     "ProviderConfig",

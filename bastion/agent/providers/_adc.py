@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING, Any
 from ..._safe import hold
 from ..runtime import Failure, ModelError
 from ._google import Adc
+from ._keys import NoKey
 
 if TYPE_CHECKING:
     import httpx2
@@ -92,11 +93,8 @@ class AdcToken:
         with self._lock:
             return self._fetch(self._made())
 
-    def _failed(self, why: str) -> ModelError:
-        return ModelError(
-            f"authentication failed: vertex: {self.adc.path} ({self.adc.source}): {why}; {_SIGN_IN}",
-            Failure.AUTHENTICATION,
-        )
+    def _failed(self, why: str) -> NoKey:
+        return NoKey(f"authentication failed: vertex: {self.adc.path} ({self.adc.source}): {why}; {_SIGN_IN}")
 
     def _made(self) -> Any:
         """The credentials the file describes (google-auth is imported here, the first time)."""

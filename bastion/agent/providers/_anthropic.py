@@ -24,7 +24,7 @@ from ._clients import Connection
 from ._failures import Surfaced, ended_early, stream_error, with_retries
 from ._limits import model_limits
 from ._pricing import cost
-from ._sse import count, events, get, loads, text
+from ._sse import Kept, count, events, get, loads, text
 
 __all__ = ["AnthropicModel", "with_cache_breakpoints"]
 
@@ -186,9 +186,10 @@ class AnthropicModel:
         start_usage: object = None
         delta_usage: object = None
         stop = ""
+        kept = Kept(provider)
         with self.connection.claude().messages.with_streaming_response.create(**params) as response:
             surfaced.answered = True
-            for name, data in events(response.iter_lines()):
+            for name, data in events(provider, response.iter_bytes()):
                 if name == "ping":
                     continue
                 event = loads(provider, data)
@@ -212,7 +213,7 @@ class AnthropicModel:
                     blocks.setdefault(index, {"type": "text"})
                     field, source = _DELTAS.get(text(event, "delta", "type"), ("", ""))
                     if field:
-                        piece = text(event, "delta", source)
+                        piece = kept(text(event, "delta", source))
                         pieces.setdefault(index, {}).setdefault(field, []).append(piece)
                         if field == "text":
                             on_text(piece)

@@ -1,6 +1,9 @@
 """Where a provider is and how it is reached: its URL, key, retries and prices, and the SDK clients made
 from them. Each SDK is imported here, the first time its provider is used, never before.
 
+Each SDK is handed the bounds of `timeouts` itself (`timeout=`): given only the HTTP client's, an SDK
+takes a timeout equal to httpx's default (5 s) for "not set" and waits its own 600 s instead.
+
 The key goes into the SDK as a header value only: OpenAI's client asks `KeySource.get` before every
 request (so a key command's output is fetched again once five minutes old); Anthropic's is copied
 with the key whenever it changes, and so is its Vertex client with vertex's access token. Neither
@@ -51,20 +54,26 @@ class Connection:
     _vertex: anthropic.AnthropicVertex | None = None
     _anthropic_key: str | None = None
 
+    def timeout(self) -> httpx2.Timeout:
+        """The read timeout is the idle bound: no byte for that long, while waiting for the answer
+        to start or in the middle of its stream (a request made under `with_retries` waits no longer
+        than its total bound has left, and every read of its body checks that bound)."""
+        import httpx2
+
+        bounds = self.timeouts
+        return httpx2.Timeout(bounds.idle, connect=min(bounds.connect, bounds.idle))
+
     def http_client(self) -> httpx2.Client:
         import httpx2
 
-        from ._overdue import bound_response
+        from ._overdue import bound_request, bound_response
 
         if self._http is None:
-            bounds = self.timeouts
-            # The read timeout is the idle bound: no byte for that long, while waiting for the
-            # answer to start or in the middle of its stream; every read checks the total bound.
             self._http = httpx2.Client(
                 transport=self.transport,
-                timeout=httpx2.Timeout(bounds.idle, connect=min(bounds.connect, bounds.idle)),
+                timeout=self.timeout(),
                 follow_redirects=False,
-                event_hooks={"response": [bound_response]},
+                event_hooks={"request": [bound_request], "response": [bound_response]},
             )
         return self._http
 
@@ -77,6 +86,7 @@ class Connection:
                 api_key=key.get if key is not None else (lambda: ""),
                 base_url=self.base_url,
                 max_retries=0,
+                timeout=self.timeout(),
                 http_client=self.http_client(),
             )
             # Read from OPENAI_ORG_ID and OPENAI_PROJECT_ID otherwise, and sent to whichever server this is.
@@ -100,6 +110,7 @@ class Connection:
                 api_key=key,
                 base_url=self.base_url,
                 max_retries=0,
+                timeout=self.timeout(),
                 http_client=self.http_client(),
                 open_telemetry=False,
             )
@@ -127,6 +138,7 @@ class Connection:
                 access_token=token,
                 base_url=self.base_url + "/v1",
                 max_retries=0,
+                timeout=self.timeout(),
                 http_client=self.http_client(),
                 open_telemetry=False,
                 default_headers=self.google_headers(),

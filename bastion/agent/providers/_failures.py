@@ -11,8 +11,9 @@ error event in a stream (which has no status of its own).
 Two bounds keep a request from waiting for ever (Timeouts): no byte for `idle` seconds (the HTTP
 client's read timeout: a server that does not answer, or stops mid-stream) is a network failure,
 retried; a request whose answer, retries and waits included, is still not complete after `total`
-seconds (a server that trickles keep-alives but never finishes) is given up, not retried. Each says
-which bound fired and the setting that sets it.
+seconds (a server that trickles keep-alives but never finishes) is given up, not retried. A try
+waits for a byte no longer than the total bound has left, so a silent server is given up at that
+bound too. Each says which bound fired and the setting that sets it, as it was set.
 """
 
 from __future__ import annotations
@@ -36,6 +37,7 @@ __all__ = [
     "Surfaced",
     "Timeouts",
     "classify",
+    "clip",
     "deadline",
     "ended_early",
     "is_web_page",
@@ -102,6 +104,9 @@ _PARSING = (RecursionError,)
 # The timeouts of httpx2 and the SDKs: no byte within the read timeout (the idle bound), or no
 # connection within the connect timeout.
 _TIMEOUTS = ("ReadTimeout", "WriteTimeout", "PoolTimeout", "APITimeoutError")
+# httpx2's errors that come after the connection was made: the server was reached (it accepted,
+# then closed, reset, or kept silent), so the words are not "could not connect".
+_REACHED = {"ReadError", "WriteError", "RemoteProtocolError", "ReadTimeout", "WriteTimeout"}
 
 
 @dataclass(frozen=True, slots=True)
@@ -139,6 +144,18 @@ def deadline() -> float | None:
     """When the request running on this thread must be complete, if one is."""
     at: float | None = getattr(_bound, "at", None)
     return at
+
+
+def clip(timeouts: dict[str, float | None]) -> dict[str, float | None]:
+    """A request's timeouts (httpx2's connect, read, write and pool) made no longer than the time
+    its total bound has left, when it is made under `with_retries`; that a bound was shortened is
+    kept, so its timeout is said as the total bound firing."""
+    at = deadline()
+    if at is None:
+        return timeouts
+    left = max(at - time.monotonic(), 0.001)
+    _bound.clipped = any(value is None or value > left for value in timeouts.values())
+    return {name: left if value is None else min(value, left) for name, value in timeouts.items()}
 
 
 class Surfaced:
@@ -259,8 +276,8 @@ def classify(provider: str, err: Exception, timeouts: Timeouts | None = None) ->
     elif kind in (Failure.OTHER, Failure.AUTHENTICATION) and status and any(w in low for w in _POLICY_WORDS):
         kind = Failure.POLICY_REJECTION
     timeout = _timeout_said(err, timeouts or Timeouts())
+    reached = kind is Failure.NETWORK and bool(_chain(err) & _REACHED)
     if timeout is not None:
-        reached = not timeout.startswith("could not connect")
         return ModelError(f"{provider}: {timeout}", Failure.NETWORK, retryable=True, answered=reached)
     head = f"{provider}: HTTP {status}" if status else f"{provider}: {type(err).__name__}"
     response = getattr(err, "response", None)
@@ -271,13 +288,19 @@ def classify(provider: str, err: Exception, timeouts: Timeouts | None = None) ->
         http_status=status,
         retry_after=_retry_after(getattr(response, "headers", None)) if status else None,
         web_page=is_web_page(response, text),
+        answered=reached,
     )
+
+
+def _chain(err: BaseException) -> set[str]:
+    """The class names of `err` and of the error it wraps (an SDK's around httpx2's)."""
+    chain = [err, err.__cause__] if err.__cause__ is not None else [err]
+    return {cls.__name__ for e in chain for cls in type(e).__mro__}
 
 
 def _timeout_said(err: BaseException, timeouts: Timeouts) -> str | None:
     """Which bound a timeout (or the SDK's error wrapping one) is, in words; None if not a timeout."""
-    chain = [err, err.__cause__] if err.__cause__ is not None else [err]
-    names = {cls.__name__ for e in chain for cls in type(e).__mro__}
+    names = _chain(err)
     if "ConnectTimeout" in names:
         return f"could not connect within {min(timeouts.connect, timeouts.idle):g} s"
     if names & set(_TIMEOUTS):
@@ -312,7 +335,7 @@ def with_retries(connection: Reached, once: Callable[[Surfaced], Reply]) -> Repl
     while True:
         surfaced = Surfaced()
         requests += 1
-        _bound.at = give_up_at
+        _bound.at, _bound.clipped = give_up_at, False
         try:
             return once(surfaced)
         except ModelError as err:
@@ -323,6 +346,8 @@ def with_retries(connection: Reached, once: Callable[[Surfaced], Reply]) -> Repl
             failure = _overdue(provider, bounds)
         except Exception as err:
             failure = classify(provider, err, bounds)
+            if _bound.clipped and _timeout_said(err, bounds) is not None:
+                failure = _overdue(provider, bounds, answered=failure.answered)
         finally:
             _bound.at = None
         failure.attempts = requests
@@ -349,8 +374,11 @@ def with_retries(connection: Reached, once: Callable[[Surfaced], Reply]) -> Repl
         retries += 1
 
 
-def _overdue(provider: str, bounds: Timeouts, last: ModelError | None = None) -> ModelError:
-    """The total bound fired: while the answer streamed, or before the next try could start."""
+def _overdue(
+    provider: str, bounds: Timeouts, last: ModelError | None = None, *, answered: bool = True
+) -> ModelError:
+    """The total bound fired: while the answer streamed or was waited for, or before the next try
+    could start (`last`: the try before it)."""
     said = f"{provider}: no complete answer within {bounds.total:g} s (request_timeout)"
     if last is not None:
         said += f"; the last try: {last}"
@@ -358,5 +386,5 @@ def _overdue(provider: str, bounds: Timeouts, last: ModelError | None = None) ->
         said,
         Failure.NETWORK,
         attempts=last.attempts if last is not None else None,
-        answered=last.answered if last is not None else True,
+        answered=last.answered if last is not None else answered,
     )

@@ -35,7 +35,7 @@ from ..runtime import (
 from ._clients import Connection
 from ._failures import Surfaced, classify, ended_early, stream_error, with_retries
 from ._pricing import cost
-from ._sse import count, dicts, events, get, loads, text
+from ._sse import Kept, count, dicts, events, get, loads, text
 
 __all__ = ["GeminiModel", "StatusError", "gemini_get", "gemini_usage", "google_error"]
 
@@ -261,8 +261,9 @@ class GeminiModel:
         signed: dict[str, str] = {}
         usage: object = None
         finish = ""
+        kept = Kept(provider)
         with self._post(body, surfaced) as response:
-            for _, data in events(response.iter_lines()):
+            for _, data in events(provider, response.iter_bytes()):
                 chunk = loads(provider, data)
                 if not isinstance(chunk, dict):
                     raise ModelError(
@@ -280,7 +281,7 @@ class GeminiModel:
                     )
                 for candidate in dicts(chunk, "candidates")[:1]:
                     for part in dicts(candidate, "content", "parts"):
-                        self._part(part, parts, calls, signed, surfaced, on_text)
+                        self._part(part, parts, calls, signed, surfaced, on_text, kept)
                     finish = text(candidate, "finishReason") or finish
             if not finish:
                 raise ended_early(provider, "reply", response)
@@ -294,6 +295,7 @@ class GeminiModel:
         signed: dict[str, str],
         surfaced: Surfaced,
         on_text: Callable[[str], None],
+        kept: Kept,
     ) -> None:
         signature = text(part, "thoughtSignature")
         call = get(part, "functionCall")
@@ -301,13 +303,14 @@ class GeminiModel:
             surfaced.tool_call = True
             args = call.get("args")
             call_id = text(call, "id") or f"{_OURS}{uuid.uuid4().hex[:16]}"
-            calls.append(ToolCall(call_id, text(call, "name"), json.dumps(args if args is not None else {})))
+            arguments = kept(json.dumps(args if args is not None else {}))
+            calls.append(ToolCall(call_id, kept(text(call, "name")), arguments))
             if signature:
                 signed[call_id] = signature
             return
         if part.get("thought"):  # a thought summary: not the answer
             return
-        piece = text(part, "text")
+        piece = kept(text(part, "text"))
         if piece:
             parts.append(piece)
             on_text(piece)

@@ -13,13 +13,21 @@ from ..._safe import hold
 from ...policy import without
 from ..runtime import ConfigError, Failure, ModelError
 
-__all__ = ["Key", "KeySource"]
+__all__ = ["Key", "KeySource", "NoKey"]
 
 _KEY_MAX = 16 * 1024
 _KEY_AGE = 300.0
 _COMMAND_TIMEOUT = 300.0
 # How long a key command runs before bastion says what it is waiting for.
 SLOW_COMMAND = 5.0
+
+
+class NoKey(ModelError):
+    """No key could be had (a key command that failed, vertex's credentials that gave no token):
+    no request was sent, so no server refused anything."""
+
+    def __init__(self, message: str) -> None:
+        super().__init__(message, Failure.AUTHENTICATION)
 
 
 def _say_on_stderr(text: str) -> None:
@@ -94,8 +102,8 @@ class KeySource:
             self._at = time.monotonic()
             return self._key
 
-    def _failed(self, name: str, why: str) -> ModelError:
-        return ModelError(f"authentication failed: api_key_command {name} {why}", Failure.AUTHENTICATION)
+    def _failed(self, name: str, why: str) -> NoKey:
+        return NoKey(f"authentication failed: api_key_command {name} {why}")
 
     def _run(self) -> str:
         assert self._command is not None

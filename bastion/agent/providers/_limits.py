@@ -28,6 +28,8 @@ _OPENAI = "https://api.openai.com/v1"
 _WINDOW_FIELDS = ("max_model_len", "context_length", "context_window", "max_context_length")
 
 _TTL = 24 * 3600.0
+# The longest a lookup waits; never longer than stream_idle_timeout or request_timeout (a silent
+# server is given up as a request to it would be).
 _TIMEOUT = 10.0
 # vertex: the context window of every model of a family it serves (Claude 3 and later, Gemini 1.5 and
 # later); the output limit is not the same across a family, so it is left unknown.
@@ -50,13 +52,14 @@ def _field(item: object, name: str) -> object:
 
 def _ask(connection: Connection, model: str) -> ModelLimits | None:
     provider = connection.provider
+    wait = min(_TIMEOUT, connection.timeouts.idle, connection.timeouts.total)
     if provider == "anthropic":
-        info = connection.anthropic().models.retrieve(model, timeout=_TIMEOUT)
+        info = connection.anthropic().models.retrieve(model, timeout=wait)
         return ModelLimits(_int(info.max_input_tokens), _int(info.max_tokens))
     if provider == "openrouter" or (
         provider in ("openai", "openresponses") and connection.base_url.rstrip("/") != _OPENAI
     ):
-        listed = connection.openai().models.list(timeout=_TIMEOUT, **connection.openai_extras())
+        listed = connection.openai().models.list(timeout=wait, **connection.openai_extras())
         for entry in listed.data:
             if entry.id == model:
                 top = _field(entry, "top_provider")
@@ -64,14 +67,14 @@ def _ask(connection: Connection, model: str) -> ModelLimits | None:
                 return ModelLimits(stated[0] if stated else None, _int(_field(top, "max_completion_tokens")))
         return ModelLimits()
     if provider == "gemini":
-        shown = gemini_get(connection, f"models/{model.removeprefix('models/')}", _TIMEOUT)
+        shown = gemini_get(connection, f"models/{model.removeprefix('models/')}", wait)
         return ModelLimits(_int(_field(shown, "inputTokenLimit")), _int(_field(shown, "outputTokenLimit")))
     if provider == "vertex":
         family = family_of(model)
         return ModelLimits(_VERTEX_WINDOWS[family] if family else None, None)
     if provider == "ollama":
         root = connection.base_url.removesuffix("/v1")
-        response = connection.http_client().post(root + "/api/show", json={"model": model}, timeout=_TIMEOUT)
+        response = connection.http_client().post(root + "/api/show", json={"model": model}, timeout=wait)
         response.raise_for_status()
         body = response.json()
         shown = body.get("model_info") if isinstance(body, dict) else None

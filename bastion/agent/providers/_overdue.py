@@ -1,6 +1,7 @@
-"""The total bound of a request, checked at every read of its answer's body: the HTTP client's
-response hook wraps the body of a response to a request made under `with_retries` (imported with
-httpx2, the first time a client is made)."""
+"""The total bound of a request, held by the HTTP client's hooks (imported with httpx2, the first
+time a client is made): the request hook makes a request made under `with_retries` wait no longer
+than its bound has left (connecting, or for a byte), and the response hook wraps its body so every
+read checks the bound."""
 
 from __future__ import annotations
 
@@ -9,9 +10,9 @@ from collections.abc import Iterator
 
 import httpx2
 
-from ._failures import Overdue, deadline
+from ._failures import Overdue, clip, deadline
 
-__all__ = ["bound_response"]
+__all__ = ["bound_request", "bound_response"]
 
 
 class _Bounded(httpx2.SyncByteStream):
@@ -34,6 +35,13 @@ class _Bounded(httpx2.SyncByteStream):
     @property
     def elapsed(self) -> object:  # what httpx2's own stream tells the response once closed
         return getattr(self._inner, "elapsed", None)
+
+
+def bound_request(request: httpx2.Request) -> None:
+    """The client's request hook: no timeout of the request longer than its total bound has left."""
+    timeouts = request.extensions.get("timeout")
+    if isinstance(timeouts, dict):
+        request.extensions["timeout"] = clip(timeouts)
 
 
 def bound_response(response: httpx2.Response) -> None:

@@ -21,7 +21,7 @@ from ..runtime import (
 from ._clients import Connection
 from ._failures import Surfaced, ended_early, stream_error, with_retries
 from ._pricing import cost
-from ._sse import count, events, get, loads, text
+from ._sse import Kept, count, events, get, loads, text
 
 __all__ = ["ResponsesModel"]
 
@@ -86,26 +86,29 @@ class ResponsesModel:
         parts: list[str] = []
         refusal: list[str] = []
         calls: list[ToolCall] = []
+        kept = Kept(provider)
         create = self.connection.openai().responses.with_streaming_response.create
-        with create(**params, **self.connection.openai_extras()) as response:
+        # The body goes as extra_body, sent as it is (the SDK's conversion of each item: _chat.py).
+        extras = self.connection.openai_extras()
+        with create(model=params["model"], stream=True, extra_body=params, **extras) as response:
             surfaced.answered = True
-            for _, data in events(response.iter_lines()):
+            for _, data in events(provider, response.iter_bytes()):
                 event = loads(provider, data)
                 kind = text(event, "type")
                 if kind == "response.output_text.delta":
-                    delta = text(event, "delta")
+                    delta = kept(text(event, "delta"))
                     parts.append(delta)
                     on_text(delta)
                 elif kind == "response.refusal.delta":
-                    refusal.append(text(event, "delta"))
+                    refusal.append(kept(text(event, "delta")))
                 elif kind == "response.output_item.done" and text(event, "item", "type") == "function_call":
                     item = event["item"]
                     surfaced.tool_call = True
                     calls.append(
                         ToolCall(
                             text(item, "call_id") or f"call_{len(calls)}",
-                            text(item, "name"),
-                            text(item, "arguments") or "{}",
+                            kept(text(item, "name")),
+                            kept(text(item, "arguments")) or "{}",
                         )
                     )
                 elif kind in ("response.completed", "response.incomplete"):

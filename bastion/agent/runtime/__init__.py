@@ -18,7 +18,17 @@ from ._compact import (
     windows_setting,
     work_summary_messages,
 )
-from ._loop import CUT_SHORT, INTERRUPTED, NOT_RUN, Agent, AsSubagent, Denial, RunResult, running_call
+from ._loop import (
+    CUT_SHORT,
+    INTERRUPTED,
+    NOT_RUN,
+    STOP_WAIT,
+    Agent,
+    AsSubagent,
+    Denial,
+    RunResult,
+    running_call,
+)
 from ._options import EFFORTS, ModelOptions
 from ._prompt import SystemPrompt
 from ._types import (
@@ -52,6 +62,7 @@ from .seams import (
     Gatekeeper,
     Model,
     Ruling,
+    Steering,
     TaskOrigin,
     Tools,
 )
@@ -92,7 +103,9 @@ __all__ = [
     "Reply",
     "Ruling",
     "RunResult",
+    "STOP_WAIT",
     "SUMMARY_HEAD",
+    "Steering",
     "SystemPrompt",
     "TaskOrigin",
     "ToolCall",

@@ -19,8 +19,10 @@ fires, each by a summary of its own:
    model's own reply) and a line telling it to go on. A sub-agent's conversation is one prompt (its
    task), so only this part is ever compacted there.
 Nothing is tried while there is neither; a compaction refused or failed is said, and not tried again
-that prompt. A request still over the window afterwards (or with the trigger `never`) is sent as it
-is, and said so once a prompt: nothing is sent over the window unseen.
+that prompt until its work has grown by what the latest rounds kept whole may take (a quarter of the
+threshold), so a long `-p` run, one prompt, is compacted once there is more to summarise. A request
+still over the window afterwards (or with the trigger `never`) is sent as it is, and said so once a
+prompt: nothing is sent over the window unseen.
 
 The session file keeps every message and records each compaction (its summary, how many messages it
 replaced, and `start`: 0 for the conversation before the prompt, else the index of the first
@@ -188,9 +190,10 @@ class Compactor:
         self.record = record
         self.say = say
         self.reported: int | None = None
-        # The prompt (turn) in which a compaction was refused, that of the conversation before the
-        # prompt alone, and the one told its request is over the window.
-        self._refused_turn = -1
+        # The prompt (turn) in which a compaction was refused and the tokens used then; the prompt
+        # in which that of the conversation before the prompt alone was (that part does not grow
+        # within a prompt); and the one told its request is over the window.
+        self._refused: tuple[int, int] = (-1, 0)
         self._before_refused_turn = -1
         self._warned_turn = -1
 
@@ -227,18 +230,21 @@ class Compactor:
         """Compact ahead of a request when the turn's trigger says so (the conversation before the
         running prompt first, then the prompt's own work if the trigger still fires); the new start
         of the running prompt in agent.messages. A compaction refused or failed is said, and the run
-        goes on with the conversation as it was (that part not tried again this prompt)."""
+        goes on with the conversation as it was (not tried again this prompt until its work has
+        grown by a quarter of the threshold)."""
         has_work = len(agent.messages) > turn_start + 1
         before = bool(turn_start) and not _is_summary(agent.messages[:turn_start])
         before = before and turn != self._before_refused_turn
-        if turn != self._refused_turn and (before or has_work) and self._fires(agent, turn):
+        refused_turn, refused_used = self._refused
+        grown = self.space(agent).used >= refused_used + self.threshold(agent) // KEEP_SHARE
+        if (turn != refused_turn or grown) and (before or has_work) and self._fires(agent, turn):
             try:
                 if before:
                     turn_start = self._before_prompt(agent, turn_start, turn, last=not has_work)
                 if has_work and (not before or self._fires(agent, turn)):
                     self._said(self.compact_work(agent, turn_start), "this prompt's own work")
             except (NotShrunk, AgentError) as err:
-                self._refused_turn = turn  # tried once a prompt, not before every request
+                self._refused = (turn, self.space(agent).used)  # not again before every request
                 self.say(f"compaction {'refused' if isinstance(err, NotShrunk) else 'failed'}: {err}")
         self._over_window(agent, turn)
         return turn_start

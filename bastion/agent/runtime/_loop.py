@@ -33,12 +33,24 @@ from ._types import (
     WorkspaceLost,
 )
 from .harness import BUILTIN_SOURCE, Harness, Role, Snapshot, TurnSlots, decider, run_loop
-from .seams import Answer, Answerer, Checkpoint, Compaction, Events, Gatekeeper, Model, TaskOrigin, Tools
+from .seams import (
+    Answer,
+    Answerer,
+    Checkpoint,
+    Compaction,
+    Events,
+    Gatekeeper,
+    Model,
+    Steering,
+    TaskOrigin,
+    Tools,
+)
 
 __all__ = [
     "CUT_SHORT",
     "INTERRUPTED",
     "NOT_RUN",
+    "STOP_WAIT",
     "Agent",
     "AsSubagent",
     "Denial",
@@ -46,8 +58,10 @@ __all__ = [
     "running_call",
 ]
 
-INTERRUPTED = "interrupted: the run was aborted (Ctrl-C) before this call finished; it may have partly run"
-NOT_RUN = "not run: the run was aborted (Ctrl-C) before this call started"
+# The words for a call a stopped run cut off, whatever stopped it: Ctrl-C, SIGTERM or SIGHUP, an
+# editor's cancel or its going away, and (said on --resume) a kill -9 or a crash.
+INTERRUPTED = "interrupted: the run was stopped before this call finished; it may have partly run"
+NOT_RUN = "not run: the run was stopped before this call started"
 # A call left unrun because the workspace was lost: the run ends (nothing runs on this machine instead).
 LOST_NOT_RUN = "not run: the workspace is lost ({why}); the run ended"
 # Ends the text of a reply the person cut short with Ctrl-C (kept in the conversation).
@@ -189,6 +203,9 @@ class Agent:
         # Why the workspace the tools act in is lost ("": it is not): an executor's, set by whoever
         # opened it. Once it says so, no call is decided or run and the run ends (WorkspaceLost).
         self.workspace_lost: Callable[[], str] = lambda: ""
+        # What the person typed to steer the run in flight, taken before each request (a front with
+        # live input sets it; by default nothing is ever typed).
+        self.steering: Steering = lambda: ()
 
     def system_for(self, offered: Sequence[ToolSpec]) -> str:
         """The system prompt of a turn that offers `offered`."""
@@ -272,6 +289,8 @@ class Agent:
     def request(
         self, slots: TurnSlots, start: int, count: int, offered: Sequence[ToolSpec]
     ) -> tuple[Assistant, int]:
+        for text in self.steering():  # it lands before this request, after what the last one began
+            self._add(User(text))
         if self.compaction is not None:
             start = self.compaction.before_request(self, start, self._turns)
         self.events.request(len(self.messages))

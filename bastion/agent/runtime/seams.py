@@ -2,7 +2,8 @@
 a base class that does nothing), named apart from what implements it. A Model is a
 providers.StreamingModel (or a test's script), a Gatekeeper a policy.Gate (through the front's
 Asker and the skills' grants), Tools a tools.Toolbox (or MCP's, or the sub-agents' task tools), a
-Checkpoint sessions.Checkpoints, a Compaction runtime.Compactor, an Answerer a front's question.
+Checkpoint sessions.Checkpoints, a Compaction runtime.Compactor, an Answerer a front's question,
+Steering a front's live input (the text typed while a run goes).
 """
 
 from __future__ import annotations
@@ -30,6 +31,7 @@ __all__ = [
     "Gatekeeper",
     "Model",
     "Ruling",
+    "Steering",
     "TaskOrigin",
     "Tools",
 ]
@@ -138,6 +140,11 @@ class Answer:
 
 
 Answerer = Callable[[ToolCall, Mapping[str, object], Verdict], Answer]
+
+# What the person typed for the run in flight, to steer it: each text the front holds, taken (so it
+# is given once) right before the loop's next model request, and added to the conversation (and the
+# record) as a user message there. A front without live input leaves the agent's default: nothing.
+Steering = Callable[[], Sequence[str]]
 
 
 class Events:

@@ -6,7 +6,7 @@ rebuilds), the store and the lock that keeps a record to one process, per-turn c
 from ._checkpoint import Change, Checkpoints, UndoRefused
 from ._records import chained_line, conversation, read_record, verify_record
 from ._session import Recording, Session
-from ._sessions_cli import list_here, list_sessions, sessions_main
+from ._sessions_cli import SessionInfo, list_here, list_sessions, sessions_main
 from ._store import StoreError, bastion_home, is_session_id, store_problem
 
 __all__ = [
@@ -14,6 +14,7 @@ __all__ = [
     "Checkpoints",
     "Recording",
     "Session",
+    "SessionInfo",
     "StoreError",
     "UndoRefused",
     "bastion_home",

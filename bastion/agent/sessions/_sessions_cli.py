@@ -86,9 +86,10 @@ def _moved(events: Sequence[Mapping[str, Any]], where: Any) -> list[dict[str, An
 
 @dataclass(frozen=True, slots=True)
 class SessionInfo:
-    """A session as --list and --continue see it: `cwd` is the directory it last ran in (its
-    header's, or its last resume's; "" when its record does not say), `written` when its file was
-    last written to, `damaged` the first problem `sessions verify` finds in it ("" for none)."""
+    """A session as --list, --continue and the client's picker see it: `cwd` is the directory it
+    last ran in (its header's, or its last resume's; "" when its record does not say), `written`
+    when its file was last written to, `damaged` the first problem `sessions verify` finds in it
+    ("" for none), `turns` how many prompts it holds."""
 
     id: str
     created: str
@@ -96,12 +97,14 @@ class SessionInfo:
     first_prompt: str
     written: float = 0.0
     damaged: str = ""
+    turns: int = 0
 
 
-def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
-    """Sessions last run in `cwd` that hold a prompt or are damaged (`damaged`: the first problem
-    verify finds), least recently written first; then the damaged records whose readable lines do
-    not say where they ran (`cwd` ""), so that no record is left out unsaid."""
+def list_sessions(home: str, cwd: str | None) -> list[SessionInfo]:
+    """Sessions last run in `cwd` (None: in any directory) that hold a prompt or are damaged
+    (`damaged`: the first problem verify finds), least recently written first; then the damaged
+    records whose readable lines do not say where they ran (`cwd` ""), so that no record is left
+    out unsaid."""
     store = os.path.join(home, "sessions")
     if not os.path.isdir(store):
         return []
@@ -123,24 +126,22 @@ def list_sessions(home: str, cwd: str) -> list[SessionInfo]:
                 said = problems[0] if problems else "no line says where it ran"
                 unplaced.append(SessionInfo(name[:-6], "", "", "", written, said))
             continue
-        if where != cwd:
+        if cwd is not None and where != cwd:
             continue
         problems = verify_record(record).problems
-        first = next(
-            (
-                e["message"].get("text", "")
-                for e in events
-                if e.get("type") == "message"
-                and isinstance(e.get("message"), dict)
-                and e["message"].get("role") == "user"
-            ),
-            "",
-        )
-        first = first if isinstance(first, str) else ""
+        prompts = [
+            e["message"].get("text", "")
+            for e in events
+            if e.get("type") == "message"
+            and isinstance(e.get("message"), dict)
+            and e["message"].get("role") == "user"
+        ]
+        first = prompts[0] if prompts and isinstance(prompts[0], str) else ""
         if not first.strip() and not problems:
             continue
         created = str(events[0].get("created", "")) if events[0].get("type") == "session" else ""
-        found.append(SessionInfo(name[:-6], created, cwd, first, written, problems[0] if problems else ""))
+        damaged = problems[0] if problems else ""
+        found.append(SessionInfo(name[:-6], created, where, first, written, damaged, len(prompts)))
     return sorted(found, key=lambda info: (info.written, info.id)) + unplaced
 
 

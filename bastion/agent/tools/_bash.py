@@ -22,7 +22,7 @@ from collections.abc import Callable, Sequence
 from ...analyzer import CHANGED_COMMAND, neutral_env, redact_userinfo
 from ...policy import STAMP_ARG, Cleared
 from ...sandbox import SandboxUnavailable, confinement_for, denial_note
-from ...workspace import MAX_OUTPUT, ExecRequest, FactsChanged, Recheck
+from ...workspace import MAX_OUTPUT, ExecRequest, FactsChanged, Recheck, WorkspaceError
 from ._base import Args, Tool, ToolContext, ToolError, number, schema, text
 from ._executor_setup import executor_landlock
 from ._terminal import OutputStream
@@ -79,6 +79,8 @@ def _execute(
     except FactsChanged as err:
         raise ToolError(CHANGED_COMMAND) from err
     except OSError as err:
+        if isinstance(err, WorkspaceError) and err.may_have_run:  # the model must not take it as unrun
+            raise ToolError(f"the command may have run, in part or in full: {err.strerror or err}") from err
         raise ToolError(f"the command could not be started: {err.strerror or err}") from err
     finally:
         if stream is not None:
@@ -97,7 +99,7 @@ def _execute(
     if result.timed_out:
         return out + f"[killed after {timeout}s]"
     if result.cancelled:
-        return out + "[interrupted: killed by Ctrl-C]"
+        return out + "[interrupted: killed as the run was stopped]"
     if result.exit_code is None:
         return out + f"[killed by signal {result.signal}]"
     return out + f"[exit {result.exit_code}]"

@@ -1,9 +1,10 @@
 """git under the analyzer: the checker of git lines (`_check`) and its flags (`_flags`), `REV:path`
-(`_objects`), the plan a line runs as (`_plan`), the neutral environment it runs in (`_neutral`),
-and the probe of the repository's configuration (`_probe`: where git finds the repository in
-`_discovery`, git's config files read in `_configread`, the keys judged in `_keys`, the index in
-`_index`, the submodules in `_submodules`, the printed values holding a URL's credentials in
-`_urls`, what it found as a value in `_finding`).
+(`_objects`), the plan a line runs as (`_plan`) with the filter drivers switched off (`_filters`),
+the neutral environment it runs in (`_neutral`), and the probe of the repository's configuration
+(`_probe`: where git finds the repository in `_discovery`, git's config files read in
+`_configread`, the keys judged in `_keys`, the index in `_index`, the submodules in `_submodules`,
+the printed values holding a URL's credentials in `_urls`, what it found as a value in
+`_finding`).
 
 Its face (below) is what the rest of the analyzer imports, each name loaded with its module when
 first named (PEP 562): importing the package loads none of its modules, and the dry-run of a line
@@ -16,16 +17,25 @@ from ..._lazy import lazy_names as _lazy_names
 if typing.TYPE_CHECKING:
     from ._check import check_git
     from ._configread import learn_git_system
+    from ._filters import REHASHES, switched_off
     from ._finding import GitFinding
     from ._index import GITLINK, MAX_INDEX, SYMLINK, index_entries
     from ._keys import subcommand
     from ._neutral import neutral_env, redact_userinfo
     from ._plan import NO_SUBMODULES, SHOWN_SUBMODULES, UNSET_GIT_STEERING, plan_words, showing_submodules
-    from ._probe import find_git, git_fingerprint, printed_credentials, probe_git, submodules_of
+    from ._probe import (
+        filter_drivers,
+        find_git,
+        git_fingerprint,
+        printed_credentials,
+        probe_git,
+        submodules_of,
+    )
 
 _LAZY = {
     "check_git": "_check",
     "learn_git_system": "_configread",
+    **dict.fromkeys(("REHASHES", "switched_off"), "_filters"),
     "GitFinding": "_finding",
     **dict.fromkeys(("GITLINK", "MAX_INDEX", "SYMLINK", "index_entries"), "_index"),
     "subcommand": "_keys",
@@ -35,7 +45,15 @@ _LAZY = {
         "_plan",
     ),
     **dict.fromkeys(
-        ("find_git", "git_fingerprint", "printed_credentials", "probe_git", "submodules_of"), "_probe"
+        (
+            "filter_drivers",
+            "find_git",
+            "git_fingerprint",
+            "printed_credentials",
+            "probe_git",
+            "submodules_of",
+        ),
+        "_probe",
     ),
 }
 
@@ -47,11 +65,13 @@ __all__ = [
     "GITLINK",
     "MAX_INDEX",
     "NO_SUBMODULES",
+    "REHASHES",
     "SHOWN_SUBMODULES",
     "SYMLINK",
     "UNSET_GIT_STEERING",
     "GitFinding",
     "check_git",
+    "filter_drivers",
     "find_git",
     "git_fingerprint",
     "index_entries",
@@ -64,4 +84,5 @@ __all__ = [
     "showing_submodules",
     "subcommand",
     "submodules_of",
+    "switched_off",
 ]

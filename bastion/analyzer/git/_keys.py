@@ -5,8 +5,8 @@ the repository's scopes (local, worktree, the files they include, submodule conf
 known to be harmless for the subcommands of the line. No key on the list names a file, a program, a
 helper or a place to contact, or changes which files git reads (git's documentation, key by key:
 `git help config`). Keys the neutralising environment pins (`-c key=value` wins over every file) are
-harmless in the repository's scopes; a submodule's git does not get that environment, so there
-they ask.
+harmless in the repository's scopes; a submodule's are judged as if its git did not get that
+environment (git 2.39 passes it on, traced), so there they ask.
 
 A line that runs as typed (strict) keeps the deny-list below, from git's own documentation of what
 it executes, made stricter by the keys the neutral run would have overridden.

@@ -5,12 +5,19 @@ wins over every file git reads. A command a person approved runs without any of 
 
 from __future__ import annotations
 
+import os
 import re
 from collections.abc import Mapping
 
 from .._loaders import dropped_from_plans
 
-__all__ = ["GIT_STEERING", "NEUTRAL_GIT_CONFIG", "neutral_env", "redact_userinfo"]
+__all__ = [
+    "GIT_STEERING",
+    "NEUTRAL_GIT_CONFIG",
+    "neutral_env",
+    "probed_env",
+    "redact_userinfo",
+]
 
 # Config keys that make read-only git commands run a program or write, pinned to harmless values.
 NEUTRAL_GIT_CONFIG: tuple[tuple[str, str], ...] = (
@@ -134,6 +141,21 @@ def neutral_env(base: Mapping[str, str]) -> dict[str, str]:
         env[f"GIT_CONFIG_VALUE_{i}"] = value
     env.update(_FIXED)
     return env
+
+
+# The variables that choose which config files git reads (the user's and the system's), and
+# nothing that makes it load or run code.
+_CONFIG_FILES = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYSTEM", "GIT_CONFIG_NOSYSTEM")
+
+
+def probed_env(ws_env: Mapping[str, str]) -> dict[str, str]:
+    """The environment whose git config the probe lists: the workspace's `ws_env`, where bastion
+    runs the plan; a dry-run's workspace has none, and its plan runs where this process runs (a
+    hook's caller, the caller of check: analyzer/_programs.py's `shell_of`), so the variables of
+    this process that choose git's config files, and no other."""
+    if ws_env:
+        return dict(ws_env)
+    return {name: os.environ[name] for name in _CONFIG_FILES if name in os.environ}
 
 
 def redact_userinfo(text: str) -> str:

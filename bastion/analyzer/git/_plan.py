@@ -3,7 +3,8 @@
 A plan may run in bastion's neutralised environment or be handed to another agent (a hook's
 `updatedInput`) that runs it in its own, so every git plan carries its own safety in its words: a
 line with a git stage starts with `unset -v` of each variable that steers git (a shell builtin:
-no program runs), and each git stage is `git -c KEY=VALUE` for each neutralising key, then
+no program runs), and each git stage is `git -c KEY=VALUE` for each neutralising key (and, where
+it hashes work-tree files, for each filter driver switched off: `_filters`), then
 `--no-pager --no-optional-locks`. One table, `DIFF_FORMS`, says which subcommands can produce a
 diff, the flags that keep it from running a program, when it prints or opens file contents (a form
 that does gets `--` and one exclude pathspec per secret-looking pattern in force), and whether its
@@ -56,10 +57,10 @@ _NO_PROGRAMS = ("--no-ext-diff", "--no-textconv")
 # `--all` leaves the notes refs out (a notes commit named on its own is not judged: design.md).
 _NO_NOTES = ("--no-notes",)
 _NO_NOTES_REFS = "--exclude=refs/notes/*"
-# git clears GIT_CONFIG_* and `-c` for the git it runs inside a submodule or an embedded
-# repository, so the neutralising config cannot reach it and that repository's own config would
-# run: the plan tells git not to look into submodules at all, unless every one was probed clean
-# (_submodules.py), where git status and git diff show them (`showing_submodules`).
+# The git that git runs inside a submodule or an embedded repository reads that repository's own
+# config (git 2.39 passes the plan's `-c` on, but it pins only its own keys), so a program key of
+# its own would run: the plan tells git not to look into submodules at all, unless every one was
+# probed clean (_submodules.py), where git status and git diff show them (`showing_submodules`).
 NO_SUBMODULES = "--ignore-submodules=all"
 _NO_SUBMODULES = (NO_SUBMODULES,)
 # What git status and git diff carry in its place: diff's short form, so that no config can make
@@ -72,13 +73,14 @@ class DiffForm(NamedTuple):
     carries; when it carries the secret excludes: "always" (diff, show and grep print contents,
     status opens and hashes every tracked file whose stat data changed), "patch" (with a flag that
     asks for a patch or searches one), "eol" (ls-files with a flag that opens work-tree files), or
-    "never"; and what its positionals are: "revisions" then paths (the revisions peeled to
+    "never"; what its positionals are: "revisions" then paths (the revisions peeled to
     commits), "paths" only, or "typed" (blame's revision and file, run as typed: blame fails on a
-    blob)."""
+    blob); and whether it hashes work-tree files through their filter driver (`_filters`)."""
 
     flags: tuple[str, ...]
     contents: str
     takes: str
+    rehashes: bool = False
 
     @property
     def revisions(self) -> bool:
@@ -86,12 +88,12 @@ class DiffForm(NamedTuple):
 
 
 DIFF_FORMS: dict[str, DiffForm] = {
-    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always", "revisions"),
+    "diff": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES, "always", "revisions", rehashes=True),
     "show": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "always", "revisions"),
     "log": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", "revisions"),
     "stash list": DiffForm(_NO_PROGRAMS + _NO_SUBMODULES + _NO_NOTES, "patch", "paths"),
-    "blame": DiffForm(_NO_PROGRAMS, "never", "typed"),
-    "status": DiffForm(_NO_SUBMODULES, "always", "paths"),
+    "blame": DiffForm(_NO_PROGRAMS, "never", "typed", rehashes=True),
+    "status": DiffForm(_NO_SUBMODULES, "always", "paths", rehashes=True),
     # git grep prints the lines of tracked files (a textconv only with --textconv, refused)
     "grep": DiffForm(("--no-textconv",), "always", "revisions"),
     # ls-files --eol (or an %(eolinfo:worktree) format) opens every tracked file it lists

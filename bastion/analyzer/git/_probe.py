@@ -31,13 +31,21 @@ from typing import NamedTuple
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
 from ._configread import learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
+from ._filters import REHASHES, Drivers, drivers_of
 from ._finding import GitFinding
 from ._keys import Entry, judge_entries
-from ._neutral import neutral_env
+from ._neutral import neutral_env, probed_env
 from ._submodules import Submodules, probe_submodules
 from ._urls import credential_finding
 
-__all__ = ["find_git", "git_fingerprint", "printed_credentials", "probe_git", "submodules_of"]
+__all__ = [
+    "filter_drivers",
+    "find_git",
+    "git_fingerprint",
+    "printed_credentials",
+    "probe_git",
+    "submodules_of",
+]
 
 TIMEOUT_SECONDS = 10.0
 MAX_OUTPUT = 8 * 1024 * 1024
@@ -90,7 +98,8 @@ def find_git(
 
     `strict` is for lines that will run as typed, without the neutralising environment; the others
     are judged against the allow-list of keys for their git `subcommands` (none: only keys harmless
-    for every read-only subcommand)."""
+    for every read-only subcommand), and a form that hashes work-tree files against the filter
+    drivers its plan must switch off (`_filters`)."""
     snap = _snapshot(ws, cwd)
     if snap.problem:
         return GitFinding(snap.problem)
@@ -99,7 +108,13 @@ def find_git(
         return GitFinding(snap.where)
     if found is None and strict:
         return snap.submodules.typed  # a line run as typed lets git look into every submodule
-    return found
+    drivers = drivers_of(snap.entries) if found is None and subcommands & REHASHES else None
+    return GitFinding(drivers.why) if drivers is not None and drivers.why else found
+
+
+def filter_drivers(ws: Workspace, cwd: str) -> Drivers:
+    """The filter drivers git in the root-relative `cwd` reads (every scope), as a plan's words."""
+    return drivers_of(_snapshot(ws, cwd).entries)
 
 
 def printed_credentials(ws: Workspace, cwd: str, prints: tuple[str, ...]) -> str:
@@ -138,7 +153,7 @@ def git_fingerprint(ws: Workspace, cwd: str) -> str:
 
 
 def _key(ws: Workspace, cwd: str) -> tuple[object, ...]:
-    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, frozenset(ws.env().items()))
+    return (type(ws).__qualname__, ws.root, ws.real_root, cwd, frozenset(probed_env(ws.env()).items()))
 
 
 def _snapshot(ws: Workspace, cwd: str) -> _Snapshot:
@@ -207,9 +222,10 @@ class _Probe:
         # Identities taken as the walk of the git directory read each place: what was checked.
         self.known: dict[Place, Token] = {}
         self.where = ""
-        self.env = {**neutral_env(ws.env()), "LC_ALL": "C", "CDPATH": ""}
+        self.env = {**neutral_env(probed_env(ws.env())), "LC_ALL": "C", "CDPATH": ""}
         self.submodules = Submodules(0, "", None)
-        self.home = ws.env().get("HOME", "")
+        self.home = self.env.get("HOME", "")
+        self.drivers: tuple[str, ...] = ()  # the words switching off the top's filter drivers
 
     # What the submodules' walk needs of the probe (ProbeAccess).
     @property
@@ -272,6 +288,7 @@ class _Probe:
             except _Redirect as err:
                 self.where = str(err)
             if gitdir and not self.where:
+                self.drivers = drivers_of(entries).words
                 self.submodules = probe_submodules(self, repo, gitdir)
         except _Unreadable as err:
             return self._done(str(err), (), cacheable=False)
@@ -283,9 +300,10 @@ class _Probe:
 
     def _done(self, problem: str, entries: tuple[Entry, ...], cacheable: bool) -> _Snapshot:
         places = tuple(self.places)
-        home = self.ws.env().get("HOME", "")
         tokens = tuple(self.known.get(p) or _token(self.ws, p) for p in places)
-        return _Snapshot(places, tokens, problem, self.where, cacheable, entries, home, {}, self.submodules)
+        return _Snapshot(
+            places, tokens, problem, self.where, cacheable, entries, self.home, {}, self.submodules
+        )
 
     def _walk(self, abs_cwd: str) -> str:
         """The `.git` directory git will use, "" for none; a `.git` that redirects git is a reason."""

@@ -1,17 +1,18 @@
 """The submodules and embedded repositories git status and git diff look into, probed like the top.
 
 For each gitlink in the index (mode 160000) whose directory holds a `.git`, git status and git diff
-run a git of their own in it (to see whether it is modified), and that git is not reached by the
-plan's `-c` keys: git clears GIT_CONFIG_* and `-c` for it, so it reads that repository's own
-config, where a `core.fsmonitor` runs a program. So a plan leaves out `--ignore-submodules=all`
-only when every such repository is probed as the top one is, and clean:
+run a git of their own in it (to see whether it is modified), and that git reads that repository's
+own config, where a `core.fsmonitor` or a filter driver runs a program (git 2.39 passes the plan's
+`-c` keys on to it, traced, but they pin only their own keys). So a plan leaves out
+`--ignore-submodules=all` only when every such repository is probed as the top one is, and clean:
 
 - its directory and every directory on the way from the top is a directory, not a link;
 - its `.git` is a directory (an embedded repository, whose git directory is walked as the top's
   is: `_dir`) or a file that says `gitdir: X` with X inside the top's `.git/modules` (walked with
   the top's git directory); a link, or a file naming any other place, keeps the flag;
 - git, asked in it, agrees on its top and git directory, and every key of its own scopes is on the
-  allow-list for git status (a submodule's keys, judged strictly);
+  allow-list for git status (a submodule's keys, judged strictly); it reads no filter driver the
+  top's plan does not switch off (an `includeIf` of the user's config for that directory alone);
 - its own gitlinks are probed the same way (nested submodules), to a bounded depth and count.
 
 A gitlink whose directory has no `.git` (an uninitialised submodule) starts no git: its directory
@@ -29,6 +30,7 @@ import stat
 from typing import NamedTuple, Protocol
 
 from ...workspace import System
+from ._filters import drivers_of
 from ._finding import GitFinding
 from ._index import read_gitlinks
 from ._keys import Entry, judge_entries
@@ -55,10 +57,12 @@ class ProbeAccess(Protocol):
     """What the walk needs of the probe it is part of: record a place it looked at, record a
     directory of a git directory with the identity it was read with, run git in a root-relative
     directory (exit code and output, None when it did not finish), the root-relative name of an
-    absolute path (None outside the workspace), read a config listing, the user's HOME, and the
-    files where the workspace is."""
+    absolute path (None outside the workspace), read a config listing, the user's HOME, the
+    files where the workspace is; and the words of the top's plan that switch its filter drivers
+    off (`_filters`)."""
 
     home: str
+    drivers: tuple[str, ...]
 
     @property
     def system(self) -> System: ...
@@ -196,9 +200,10 @@ class _Walk:
         if found is None or found[0] != 0:
             why = f"the config of the submodule {path} could not be read"
             raise _Hidden(why, GitFinding(why))
+        listed = self.host.entries(found[1], path)
         entries = [
             Entry("command", e.origin, e.key, e.value)  # a submodule's own: judged strictly
-            for e in self.host.entries(found[1], path)
+            for e in listed
             if e.scope in ("local", "worktree") and e.origin
         ]
         for entry in entries:
@@ -210,6 +215,9 @@ class _Walk:
         found_key = judge_entries(entries, origins, self.host.home, strict=False, subcommands=_STATUS)
         if found_key is not None:
             raise _Hidden(found_key.reason)
+        drivers = drivers_of(listed)
+        if drivers.why or not set(drivers.words) <= set(self.host.drivers):
+            raise _Hidden(f"git in the submodule {path} reads a filter driver the plan does not switch off")
 
 
 def probe_submodules(host: ProbeAccess, top: str, top_gitdir: str) -> Submodules:

@@ -7,8 +7,6 @@ and it ends when idle."""
 
 from __future__ import annotations
 
-import contextlib
-import io
 import json
 import os
 import pathlib
@@ -22,16 +20,18 @@ from collections.abc import Iterator
 import pytest
 
 import bastion
-from bastion import cli
 from bastion.resident import _client, _wire
-from bastion.resident._server import code_manifest, same_context
+from bastion.resident._server import code_manifest
+from bastion.resident._wire import context, same_context
 from tests.loaded import modules_loaded
+from tests.resident.servers import PACKAGE, cli_run, end, in_process, start
+from tests.resident.servers import hook_payload as _hook_payload
+from tests.resident.servers import path as _path
 from tests.waits import until
 
-ROOT = pathlib.Path(__file__).resolve().parents[1]
+ROOT = pathlib.Path(__file__).resolve().parents[2]
 CORPUS = ROOT.parent / "shared" / "conformance"
 PAYLOADS = ROOT / "tests" / "audit" / "payloads"
-PACKAGE = os.path.dirname(cli.__file__)
 KEY = "sk-ant-resident-0123456789abcdef"
 REAL_SAMPLE = 120  # of the real corpus's 3,777 lines, spread over it
 
@@ -44,66 +44,13 @@ class Server:
         return _client.ask_server(argv, stdin.encode(), bastion.__version__, PACKAGE)
 
 
-def _path() -> str:
-    return _wire.socket_path(_wire.fingerprint(bastion.__version__, PACKAGE, sys.path))
-
-
-def _is_socket(path: str) -> bool:
-    try:
-        return (os.lstat(path).st_mode & 0o170000) == 0o140000
-    except OSError:
-        return False
-
-
-def _start(idle: str = "600") -> tuple[int, str]:
-    path = _path()
-    pid = _client._start(path, _wire.fingerprint(bastion.__version__, PACKAGE, sys.path), idle)
-    assert pid
-    until(lambda: _is_socket(path), "the server's socket")
-    return pid, path
-
-
-def _end(pid: int) -> None:
-    try:
-        os.kill(pid, signal.SIGTERM)
-        os.waitpid(pid, 0)
-    except (ProcessLookupError, ChildProcessError):
-        pass
-
-
-@pytest.fixture
-def home(tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch) -> pathlib.Path:
-    """A private runtime directory, a home and an empty user config; the server switched on."""
-    run = tmp_path / "run"
-    run.mkdir(mode=0o700)
-    monkeypatch.setenv("XDG_RUNTIME_DIR", str(run))
-    monkeypatch.setenv("HOME", str(tmp_path / "home"))
-    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path / "xdg"))
-    monkeypatch.delenv("BASTION_NO_SERVER", raising=False)
-    return run
-
-
 @pytest.fixture
 def server(home: pathlib.Path) -> Iterator[Server]:
-    pid, path = _start()
+    pid, path = start()
     try:
         yield Server(home, pid, path)
     finally:
-        _end(pid)
-
-
-def in_process(argv: list[str], stdin: str = "") -> _client.Answer:
-    out, err = io.StringIO(), io.StringIO()
-    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):  # argparse writes to sys's
-        code = cli._command(argv, io.StringIO(stdin), out, err)
-    return code, out.getvalue().encode(), err.getvalue().encode()
-
-
-def _hook_payload(cwd: str, line: str, agent: str = "claude-code") -> str:
-    tool = "run_shell_command" if agent == "gemini" else "Bash"
-    event = "BeforeTool" if agent == "gemini" else "PreToolUse"
-    payload = {"session_id": "s", "cwd": cwd, "hook_event_name": event, "tool_name": tool}
-    return json.dumps({**payload, "tool_input": {"command": line}})
+        end(pid)
 
 
 def _cases(name: str, every: int = 1) -> list[dict[str, object]]:
@@ -197,26 +144,11 @@ def test_the_environment_the_call_runs_in_is_the_one_decided_in(
     assert shadowed is not None and shadowed[0] == 3 and shadowed == in_process(["check", "--", "cat a.txt"])
 
 
-# The command line with this process's module search path: the same fingerprint, the same socket.
-_CLIENT = f"import sys; sys.path[:] = {sys.path!r}; from bastion.cli import main; sys.exit(main())"
-
-
-def _cli(
-    home: pathlib.Path, cwd: pathlib.Path, argv: list[str], stdin: str = "", **env: str
-) -> tuple[int, bytes]:
-    done = subprocess.run(
-        [sys.executable, "-c", _CLIENT, *argv],
-        input=stdin.encode(), capture_output=True, cwd=cwd, env={**os.environ, **env}, check=False,
-    )  # fmt: skip
-    assert done.stderr == b"", done.stderr[-2000:]
-    return done.returncode, done.stdout
-
-
 @pytest.mark.parametrize("hostile", ["mode", "owner", "linked-dir", "linked-socket", "not-a-socket"])
 def test_a_socket_that_is_not_this_user_s_own_is_never_used(
     home: pathlib.Path, tmp_path: pathlib.Path, monkeypatch: pytest.MonkeyPatch, hostile: str
 ) -> None:
-    pid, path = _start()
+    pid, path = start()
     try:
         directory = os.path.dirname(path)
         if hostile == "mode":
@@ -236,9 +168,9 @@ def test_a_socket_that_is_not_this_user_s_own_is_never_used(
             pathlib.Path(path).write_text("")
         monkeypatch.chdir(tmp_path)
         assert _client.ask_server(["check", "--", "ls"], b"", bastion.__version__, PACKAGE) is None
-        assert _cli(home, tmp_path, ["check", "--", "ls"]) == (0, in_process(["check", "--", "ls"])[1])
+        assert cli_run(tmp_path, ["check", "--", "ls"]) == (0, in_process(["check", "--", "ls"])[1])
     finally:
-        _end(pid)
+        end(pid)
 
 
 def _fake(path: str, answer: bytes | None, hello: bytes | None) -> threading.Thread:
@@ -301,7 +233,7 @@ def test_the_command_line_decides_in_process_when_the_server_answers_garbage(
     line = "cat a.txt > b.txt"
     payload = _hook_payload(str(tmp_path), line)
     expected = in_process(["hook", "claude-code"], payload)
-    assert _cli(home, tmp_path, ["hook", "claude-code"], payload) == (0, expected[1])
+    assert cli_run(tmp_path, ["hook", "claude-code"], payload) == (0, expected[1])
     assert json.loads(expected[1])["hookSpecificOutput"]["permissionDecision"] == "ask"
 
 
@@ -310,7 +242,7 @@ def test_a_hook_s_input_is_read_again_when_the_server_cannot_answer(
 ) -> None:
     # No server yet: the first call starts one and decides in-process from the input it read.
     payload = _hook_payload(str(tmp_path), "ls")
-    code, out = _cli(home, tmp_path, ["hook", "claude-code"], payload, BASTION_SERVER_IDLE="0.5")
+    code, out = cli_run(tmp_path, ["hook", "claude-code"], payload, BASTION_SERVER_IDLE="0.5")
     assert code == 0 and json.loads(out)["hookSpecificOutput"]["permissionDecision"] == "allow"
 
 
@@ -318,7 +250,7 @@ def test_the_server_holds_no_key_and_ends_when_idle(
     home: pathlib.Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     monkeypatch.setenv("ANTHROPIC_API_KEY", KEY)
-    pid, path = _start(idle="0.5")
+    pid, path = start(idle="0.5")
     try:
         with open(f"/proc/{pid}/environ", "rb") as f:
             assert KEY.encode() not in f.read()
@@ -341,7 +273,7 @@ def _gone(pid: int) -> bool:
 
 
 def test_a_server_killed_with_sigkill_leaves_no_spare_waiting_for_ever(home: pathlib.Path) -> None:
-    pid, path = _start()
+    pid, path = start()
     until(lambda: _children(pid) != [], "the server's spare child")
     spares = _children(pid)
     os.kill(pid, signal.SIGKILL)
@@ -354,7 +286,7 @@ def test_a_server_killed_with_sigkill_leaves_no_spare_waiting_for_ever(home: pat
 def test_no_server_is_used_or_started_with_bastion_no_server(
     home: pathlib.Path, tmp_path: pathlib.Path
 ) -> None:
-    assert _cli(home, tmp_path, ["check", "--", "ls"], BASTION_NO_SERVER="1")[0] == 0
+    assert cli_run(tmp_path, ["check", "--", "ls"], BASTION_NO_SERVER="1")[0] == 0
     assert os.listdir(home) == []
 
 
@@ -373,9 +305,7 @@ def test_a_peer_under_no_new_privs_is_not_one_the_server_decides_for() -> None:
 
 
 def _own_status() -> dict[str, str]:
-    from bastion.resident._server import _status
-
-    found = _status("self")
+    found = context("self")
     assert found is not None
     return found
 
