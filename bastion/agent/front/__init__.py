@@ -24,8 +24,7 @@ from ._colour import Colour, colour_for
 from ._config_init import config_main, config_text
 from ._control import RunControl, Typed
 from ._front import Asker, Build, Built, Fanout, Question
-from ._learn import Learning, NoLearning, RuleOffer
-from ._learnt import RulesLearnt
+from ._learn import Learning, NoLearning, RuleOffer, RulesLearnt
 from ._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from ._one_shot import OUTPUT_CLOSED, one_shot
 from ._one_shot_answers import NO_TERMINAL

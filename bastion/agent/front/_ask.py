@@ -1,6 +1,6 @@
 """Questions a person can answer: what a call would do (a diff of a write or edit, a command line
 with a caret where it leaves the subset), whether asking makes sense at all, the session rules
-that `a` (allow this exact call again) adds, and the answers (`r` remembers a rule: _learnt.py)."""
+that `a` (allow this exact call again) adds, and the answers (`r` remembers a rule: _learn.py)."""
 
 from __future__ import annotations
 

@@ -27,8 +27,7 @@ from ._ask import (
     parse_reply,
 )
 from ._colour import Colour
-from ._learn import Learning, NoLearning
-from ._learnt import RulesLearnt
+from ._learn import Learning, NoLearning, RulesLearnt
 from ._plainly import choices, detail, headline, not_saved, offer_lines, wrapped
 from ._screen import Printer
 

@@ -21,8 +21,7 @@ from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Build, Fanout, Printer
 from ._plainly import wrapped
-from ._render import MarkdownStream, rendered
-from ._screen import columns_of
+from ._render import MarkdownStream, columns_of, rendered
 from ._slash import COMMANDS, ReplState, Tally, run_command, say
 
 if TYPE_CHECKING:

@@ -5,8 +5,6 @@ says what is waited for and shows the last line a running command printed."""
 from __future__ import annotations
 
 import contextlib
-import os
-import shutil
 import threading
 import time
 from collections.abc import Callable
@@ -18,7 +16,7 @@ from ..runtime import Answer, Events, Failure, Message, ModelError, OutputClosed
 from ..runtime.harness import SlotFailure, failure_words
 from ._colour import Colour
 from ._plainly import why, wrapped
-from ._render import MarkdownStream, cells
+from ._render import MarkdownStream, columns_of, fitted
 
 __all__ = [
     "EXPAND_KEPT",
@@ -26,8 +24,6 @@ __all__ = [
     "Printer",
     "Spinner",
     "collapsed",
-    "columns_of",
-    "fitted",
     "summary",
 ]
 
@@ -67,29 +63,6 @@ def collapsed(content: str) -> list[str]:
         return lines
     hidden = len(lines) - RESULT_LINES
     return [*lines[: RESULT_LINES - 1], f"… {hidden} more line{'s' if hidden != 1 else ''}", lines[-1]]
-
-
-def fitted(text: str, columns: int) -> str:
-    """`text` (one line) cut to at most `columns` columns of a terminal, wide characters counted
-    as the two they take, with "…" where it was cut."""
-    if cells(text) <= columns:
-        return text
-    kept, used = [], 1  # the "…" takes one
-    for char in text:
-        used += cells(char)
-        if used > columns:
-            break
-        kept.append(char)
-    return "".join(kept) + "…" if columns > 0 else ""
-
-
-def columns_of(stream: TextIO) -> int:
-    """The width of the terminal `stream` writes to (the process's terminal's, or 80, if it is
-    none)."""
-    try:
-        return os.get_terminal_size(stream.fileno()).columns
-    except (OSError, ValueError, AttributeError):
-        return shutil.get_terminal_size().columns
 
 
 def status(what: str, seconds: int, tail: str, columns: int, frame: int = 0) -> str:
