@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 import httpx2  # noqa: E402
 
 from bastion.agent.providers import ProviderConfig, RetryPolicy, make_model  # noqa: E402
-from bastion.agent.runtime import Assistant, Message, ToolCall, ToolResult, User  # noqa: E402
+from bastion.agent.runtime import Assistant, Message, ModelRequest, ToolCall, ToolResult, User  # noqa: E402
 from tests.agent.scripted_server import sse_body  # noqa: E402
 
 _ENV = {"OPENAI_API_KEY": "sk-bench", "ANTHROPIC_API_KEY": "sk-bench", "BENCH_KEY": "sk-bench"}
@@ -58,13 +58,14 @@ def main() -> None:
             api_key_env="BENCH_KEY" if provider == "openresponses" else None,
         )
         model = make_model(cfg, _ENV, RetryPolicy(attempts=0), transport=httpx2.MockTransport(_answer))
-        model.stream("system", [User("warm up")], [], lambda _: None)
+        model.stream(ModelRequest(model.options, "system", (User("warm up"),)))
         for size in sizes:
             conversation = _conversation(size)
+            request = ModelRequest(model.options, "system", tuple(conversation))
             best = float("inf")
             for _ in range(args.runs):
                 began = time.perf_counter()
-                model.stream("system", conversation, [], lambda _: None)
+                model.stream(request)
                 best = min(best, time.perf_counter() - began)
             per = best / len(conversation) * 1e6
             print(f"{provider:14} {len(conversation):8} {best * 1000:11.1f} {per:11.1f}")

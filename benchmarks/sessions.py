@@ -29,6 +29,7 @@ from bastion.agent.runtime import (
     Compactor,
     Message,
     ModelOptions,
+    ModelRequest,
     Reply,
     ToolCall,
     ToolResult,
@@ -65,15 +66,7 @@ def _write(home: str, turns: int) -> Session:
 class _Summariser:
     options = ModelOptions("scripted", "scripted")
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
+    def stream(self, request: ModelRequest) -> Reply:
         return Reply(Assistant("the task: fix every file; done up to the last; nothing left"), Usage(10, 10))
 
 

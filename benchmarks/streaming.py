@@ -104,6 +104,7 @@ def _sdk(base: str, fmt: str) -> None:
 
 def _bastion(base: str, fmt: str) -> None:
     from bastion.agent.providers import ProviderConfig, make_model
+    from bastion.agent.runtime import ModelRequest
 
     provider = {"chat": "openai", "responses": "openresponses", "anthropic": "anthropic", "gemini": "gemini"}[
         fmt
@@ -122,7 +123,7 @@ def _bastion(base: str, fmt: str) -> None:
     )
     if fmt == "anthropic":  # its output limit, asked of the models API, is not what is measured
         model._max_tokens["m"] = 1024  # type: ignore[union-attr]
-    reply = model.stream("system", [], [], lambda delta: None)
+    reply = model.stream(ModelRequest(model.options, "system", ()))
     assert len(reply.message.calls[0].arguments) > 1000
 
 

@@ -13,14 +13,13 @@ import shutil
 import subprocess
 from pathlib import Path
 
-from .hostile import VARIANTS
+from .hostile import CANARY, VARIANTS
 
 __all__ = ["BIG", "CANARIES", "CANARY", "MAX_READ", "build", "copy", "hostile_git", "scratch_env"]
 
 MAX_READ = 4096  # the read bound the soundness runs configure (big.bin is over it)
 BIG = MAX_READ + 904
 
-CANARY = "BASTION-CANARY-"  # every secret's content holds this and a name of its own
 CANARIES = {  # secret file (relative to the fixture's base directory) -> its canary
     "ws/.env": CANARY + "env-committed",  # committed, then modified to the next one
     "ws/.env@modified": CANARY + "env-modified",

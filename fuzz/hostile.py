@@ -30,9 +30,11 @@ from typing import NamedTuple
 
 from .filters43 import VARIANTS43
 from .hostile30 import VARIANTS30
-from .multiplexers import SHIM_VARIANTS
+from .multiplexers import FAKE, FAKED, SHIM_VARIANTS
 
-__all__ = ["CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
+__all__ = ["CANARY", "CLASSES", "FILE_KEYS", "GIT_LINKS", "UNFIXED", "VARIANTS", "Variant"]
+
+CANARY = "BASTION-CANARY-"  # every secret's content holds this and a name of its own (fixtures.CANARIES)
 
 Git = Callable[..., None]
 
@@ -288,8 +290,6 @@ SECRET_CHILDREN = (
 
 
 def _secret_children(ws: Path, git: Git) -> None:
-    from .fixtures import CANARY  # (fixtures imports this module)
-
     for pattern in SECRET_CHILDREN:
         path = ws / pattern.format(c=CANARY)
         path.parent.mkdir(parents=True, exist_ok=True)
@@ -300,13 +300,6 @@ def _secret_children(ws: Path, git: Git) -> None:
 
 # Issue 30, class 5: a fake of every command the generators name, in a relative PATH entry or in
 # one inside the workspace; each leaves a marker in HOME and in the tree if it ever runs.
-FAKED = (
-    "cat", "ls", "grep", "head", "tail", "wc", "sort", "uniq", "cut", "find", "du", "tree", "stat", "file",
-    "git", "which", "sed", "nl", "strings", "diff", "cmp", "realpath", "readlink", "basename", "dirname",
-    "tr", "od", "echo", "printf", "true", "false", "test", "pwd", "python3", "python", "node", "ruff",
-    "tmux", "mypy", "go", "cd",
-)  # fmt: skip
-FAKE = '#!/bin/sh\ntouch "$HOME/pwned-path-${0##*/}" "pwned-path-${0##*/}" 2>/dev/null\n'
 
 
 def _fakes(where: str) -> Callable[[Path, Git], None]:

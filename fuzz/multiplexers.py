@@ -19,7 +19,7 @@ import os
 from collections.abc import Callable
 from pathlib import Path
 
-__all__ = ["CCACHE_DIRECTORY", "MISE", "SHIM_VARIANTS", "missing"]
+__all__ = ["CCACHE_DIRECTORY", "FAKE", "FAKED", "MISE", "SHIM_VARIANTS", "missing"]
 
 MISE = Path(__file__).resolve().parent / "npm" / "node_modules" / "@jdxcode" / "mise" / "bin" / "mise"
 CCACHE_DIRECTORY = Path("/usr/lib/ccache")
@@ -39,13 +39,21 @@ def missing(*names: str) -> str:
     return "; ".join(_INSTALL[name] for name in names if not found[name])
 
 
+# The programs the hostile fixtures fake on PATH, and the fake: it leaves a mark where it ran.
+FAKED = (
+    "cat", "ls", "grep", "head", "tail", "wc", "sort", "uniq", "cut", "find", "du", "tree", "stat", "file",
+    "git", "which", "sed", "nl", "strings", "diff", "cmp", "realpath", "readlink", "basename", "dirname",
+    "tr", "od", "echo", "printf", "true", "false", "test", "pwd", "python3", "python", "node", "ruff",
+    "tmux", "mypy", "go", "cd",
+)  # fmt: skip
+FAKE = '#!/bin/sh\ntouch "$HOME/pwned-path-${0##*/}" "pwned-path-${0##*/}" 2>/dev/null\n'
+
+
 def _mise_links(where: str) -> Callable[[Path, Callable[..., None]], None]:
     """A directory `where` beside the workspace whose every name the generators use is a link to mise,
     and the workspace's `.tool-versions` naming `path:./evil` for each, with its fake in evil/bin."""
 
     def make(ws: Path, git: Callable[..., None]) -> None:
-        from .hostile import FAKE, FAKED  # (hostile imports this module)
-
         links = ws.parent / where
         links.mkdir(parents=True)
         for name in FAKED:

@@ -17,6 +17,7 @@ from lark import Lark
 
 from bastion.grammar import Outside, Plan, parse, parser
 
+from .awkstages import awk_stage
 from .pool14 import with_pool14
 from .pool30 import READS30, TOOL_READS30, with_pool30
 from .pool33 import COMPOSED33, STAGES33, with_pool33
@@ -279,7 +280,7 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
     files (with or without a pathspec), a look-alike command word, go env, a reader, a git form
     piped to a filter; of issue 33: globs, braces, [ ], quoted text, find -exec and xargs; of
     issue 30: the git directory's config files, a lister or walker near secret-looking
-    directories, a command a hostile PATH would swap."""
+    directories, a command a hostile PATH would swap; awk programs with divisions."""
     kind = choice(
         (
             "git",
@@ -295,10 +296,13 @@ def hostile_stage(choice: Callable[[Sequence[str]], str]) -> str:
             "list",
             "path",
             "compose",
+            "awk",
         )
     )
     if kind == "issue33":  # globs, braces, [ ], quoted text (fuzz/pool33.py)
         return choice(STAGES33)
+    if kind == "awk":  # divisions, regular expressions, hidden hazards (fuzz/awkstages.py)
+        return awk_stage(choice)
     if kind == "compose":  # find -exec, xargs on the names a stage hands on (fuzz/pool33.py)
         return choice(COMPOSED33)
     if kind == "list":

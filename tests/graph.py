@@ -27,9 +27,11 @@ def read_modules(root: pathlib.Path = ROOT, package: str = "bastion") -> list[Mo
     return [read_module(p, root) for p in sorted((root / package.replace(".", "/")).rglob("*.py"))]
 
 
-def bastion_imports(source: str, module: str, is_package: bool) -> list[str]:
-    """Every bastion name a module imports, TYPE_CHECKING and function-level imports included;
-    `from X import y` counts as importing X.y (y may be a module)."""
+def bastion_imports(
+    source: str, module: str, is_package: bool, tops: tuple[str, ...] = ("bastion",)
+) -> list[str]:
+    """Every name of the packages `tops` (bastion's by default) a module imports, TYPE_CHECKING and
+    function-level imports included; `from X import y` counts as importing X.y (y may be a module)."""
     package = module if is_package else module.rpartition(".")[0]
     names: list[str] = []
     for node in ast.walk(ast.parse(source)):
@@ -42,7 +44,7 @@ def bastion_imports(source: str, module: str, is_package: bool) -> list[str]:
                 base = ".".join(parts[: len(parts) - node.level + 1])
                 base = f"{base}.{node.module}" if node.module else base
             names.extend(f"{base}.{a.name}" for a in node.names)
-    return [n for n in names if n == "bastion" or n.startswith("bastion.")]
+    return [n for n in names if n.split(".", 1)[0] in tops]
 
 
 def _containing(name: str, known: Iterable[str]) -> str | None:
@@ -51,7 +53,7 @@ def _containing(name: str, known: Iterable[str]) -> str | None:
     return max(found, key=len) if found else None
 
 
-def module_graph(modules: Sequence[Module]) -> dict[str, set[str]]:
+def module_graph(modules: Sequence[Module], tops: tuple[str, ...] = ("bastion",)) -> dict[str, set[str]]:
     """Each module's edges to the modules it makes Python load: the module named, and every package
     above it that the importer is not itself inside (importing `a.b.c` from outside `a.b` runs
     `a.b`'s `__init__`). A package's own `__init__` reaches the submodules it imports like any other."""
@@ -59,7 +61,7 @@ def module_graph(modules: Sequence[Module]) -> dict[str, set[str]]:
     graph: dict[str, set[str]] = {name: set() for name in known}
     for source, name, is_package in modules:
         own = name if is_package else name.rpartition(".")[0]
-        for imported in bastion_imports(source, name, is_package):
+        for imported in bastion_imports(source, name, is_package, tops):
             target = _containing(imported, known)
             while target is not None and target != name:
                 if not (own == target or own.startswith(target + ".")):

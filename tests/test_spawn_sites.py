@@ -38,7 +38,7 @@ SITES = {
         "where git keeps its system config, learnt by a server's spare child: PATH alone, neutralised",
         "tests/test_spawn_sites.py::test_the_spares_git_gets_no_key",
     ),
-    ("bastion/analyzer/git/_probe.py", "_git"): (
+    ("bastion/analyzer/git/_prober.py", "_git"): (
         "the git probe: the workspace's scrubbed env, neutralised (a hook's workspace: empty)",
         "tests/test_spawn_sites.py::test_the_hooks_git_gets_no_key",
     ),

@@ -1,13 +1,15 @@
-"""The wiring: one session's parts made and joined, for every front (the REPL, -p, `bastion acp`).
-Everything a session is made of is named here once; the parts know nothing of each other but the
-runtime's seams (bastion/agent/runtime/seams.py)."""
+"""The wiring: one session's parts joined, for every front (the REPL, -p, `bastion acp`). Each room
+makes its own part from the settings (the providers the model and its windows, the tools the
+workspace, the runtime the compactor and the harness, the sessions the record); here they are
+joined, each named once. The parts know nothing of each other but the runtime's seams
+(bastion/agent/runtime/seams.py)."""
 
 from __future__ import annotations
 
 import argparse
 import os
-import shlex
-from collections.abc import Mapping
+from collections.abc import Callable, Iterable, Mapping
+from functools import partial
 from typing import TYPE_CHECKING
 
 from ..analyzer import Stamper
@@ -16,6 +18,7 @@ from ..policy import (
     Gate,
     PolicyFlags,
     ProjectConfigError,
+    Settings,
     load_settings,
     user_config_path,
 )
@@ -24,49 +27,26 @@ from ..workspace import ExecutorWorkspace, LocalWorkspace
 from ._setup import key_names
 from .front import Asker, Built, CallKey, Fanout, Printer
 from .mcp import with_servers
-from .providers import (
-    RetryPolicy,
-    Window,
-    key_variables,
-    make_model,
-    merge_flags,
-    model_limits,
-    prices_of,
-    provider_config,
-    refused_model,
-    timeouts_of,
-    window_of,
-)
+from .providers import ProviderFlags, session_provider, windows_of
 from .runtime import (
     Agent,
     Answerer,
     Compactor,
     ConfigError,
-    Gatekeeper,
-    Record,
     SystemPrompt,
-    Tools,
     compact_at_setting,
     windows_setting,
 )
 from .runtime.harness import harness_config, load_harness
-from .sessions import Checkpoints, Session, StoreError, bastion_home
-from .subagents import (
-    Subagents,
-    TaskTools,
-    configured_model,
-    front_console,
-    subagent_model_setting,
-    tasks_in,
-)
+from .sessions import Checkpoints, Session, bastion_home
+from .subagents import Subagents, TaskTools, configured_model, front_console, tasks_in
 from .tools import (
     Toolbox,
-    executor_argv,
     executor_landlock,
     executor_line,
-    open_workspace,
     resume_check,
     session_extras,
+    session_workspace,
     workspace_record,
 )
 
@@ -82,69 +62,28 @@ def build(
     """A session's parts, joined: the settings read, the provider's model, the workspace the tools
     act in, the tools (built-in, MCP, skills, memory, task), the gate, the harness and the session's
     record, and the Agent over them."""
-    flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
-    try:
-        settings = load_settings(
-            LocalWorkspace(cwd), args.config, flags=flags, project_config=not args.no_project_config
-        )
-    except ProjectConfigError as err:
-        raise ConfigError(str(err), err.advice("bastion")) from None
-    if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
-        skipped = f"{PROJECT_CONFIG} is not read (--no-project-config): none of its rules apply"
-        printer.err.write(f"bastion: {skipped}\n")
-    base = provider_config(settings.agent, settings.sources[0] if settings.sources else "config")
-    command = None if args.api_key_command is None else shlex.split(args.api_key_command)
-    cfg = merge_flags(
-        base,
-        {
-            "provider": args.provider,
-            "model": args.model,
-            "base_url": args.base_url,
-            "api_key_env": args.api_key_env,
-            "api_key_command": command,
-            "think": args.think,
-            "effort": args.effort,
-        },
-    )
-    retry = RetryPolicy(cap=float(environ["BASTION_RETRY_CAP"])) if "BASTION_RETRY_CAP" in environ else None
-    home = bastion_home(environ)
-    pricing = prices_of(settings.agent.pricing)
-    # The key's variables (and those MCP headers are read from) leave every child's environment
-    # even when pass_env names them.
+    policy_flags = PolicyFlags(allow=tuple(args.allow), ask=tuple(args.ask), deny=tuple(args.deny))
+    settings = _settings(args, cwd, policy_flags, printer)
     where = settings.sources[0] if settings.sources else "config"
-    scrub = key_names(cfg, settings.agent, where)
-    model = make_model(
-        cfg,
-        environ,
-        retry,
-        pricing=pricing,
-        limits_cache=os.path.join(home, "models.json"),
-        timeouts=timeouts_of(settings.agent),
-        scrub=scrub,
+    home = bastion_home(environ)
+    flags = ProviderFlags.given(vars(args))
+    provider = session_provider(
+        settings.agent, where, flags, environ, home, key_names(None, settings.agent, where)
     )
-    switched = args.provider is not None and args.provider != base.provider
-    subagent_model = subagent_model_setting(settings.agent, args.subagent_model, switched)
-    refused = refused_model(cfg.provider, subagent_model) if subagent_model else None
-    if refused is not None:  # before any session is made
-        raise ConfigError(f"{'--subagent-model' if args.subagent_model else 'subagent_model'}: {refused}")
+    model, scrub = provider.model, provider.scrub
+    kind, name = provider.cfg.provider, model.options.model  # the provider's and the model's names
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
-    executor = executor_argv(args.executor, settings.agent)
-    passed = settings.agent.executor_pass_env
-    ws = open_workspace(executor, cwd, environ, settings.pass_env, passed, scrub)
-    if executor is not None:  # the project's config is the executor's (a local one has no say there)
-        settings = load_settings(ws, args.config, flags=flags)  # a ConfigError names the file
-        printer.err.write(f"bastion: {executor_line(ws)}\n")
+    reload = partial(load_settings, user_config=args.config, flags=policy_flags)  # read in an executor
+    ws, settings = session_workspace(settings, args.executor, cwd, environ, scrub, reload)
+    _notes(printer, [executor_line(ws)])
+    user_config = os.path.expanduser(args.config) if args.config else user_config_path()
     policy_gate = Gate(settings, ws, Stamper(), whole=True)  # the agent's calls run as given
     extras = session_extras(
-        policy_gate,
-        home,
-        os.path.expanduser(args.config) if args.config else user_config_path(),
-        skills=args.skills,
-        memory=args.memory,
-        trust_skills=args.trust_skills,
+        policy_gate, home, user_config, skills=args.skills, memory=args.memory, trust_skills=args.trust_skills
     )
     builtin = Toolbox(policy_gate, printer.output, sandbox=settings.sandbox)
+    executor = ws if isinstance(ws, ExecutorWorkspace) else None  # its stdio servers start there
     servers = with_servers(
         builtin,
         settings.agent,
@@ -153,84 +92,46 @@ def build(
         cwd,
         sorted(scrub),
         lock=builtin.write_lock,
-        executor=ws if isinstance(ws, ExecutorWorkspace) else None,  # its stdio servers start there
+        executor=executor,
     )
-    tools: Tools = builtin if servers is None else servers
-    notice = start_notice(settings.sandbox, executor_landlock(ws))
-    if notice is not None:
-        printer.err.write(f"bastion: {notice}\n")
-    for line in extras.notes:
-        printer.err.write(f"bastion: {line}\n")
+    _notes(printer, [start_notice(settings.sandbox, executor_landlock(ws)), *extras.notes])
     recorded: Deciding = answer.watch(policy_gate) if isinstance(answer, Asker) else policy_gate
-    gate: Gatekeeper = recorded
-    cache = os.path.join(home, "models.json")
-
-    windows = windows_setting(settings.agent)
-
-    def window_for(name: str) -> Window:
-        return window_of(name, windows, lambda: model_limits(model.connection, name, cache).context_window)
-
-    def record_compaction(summary: str, replaced: int, focus: str, start: int) -> None:
-        session.record("compaction", summary=summary, replaced=replaced, focus=focus, start=start)
-
-    def say(text: str) -> None:
-        printer.err.write(f"[{text}]\n")
-        printer.err.flush()
-
-    compact_at = compact_at_setting(settings.agent)
-    compactor = Compactor(window_for, compact_at, record_compaction, say)
-
-    def child_compactor(record: Record, label: str) -> Compactor:
-        def said(text: str) -> None:
-            say(f"{label[1:-1]}: {text}")
-
-        return Compactor(window_for, compact_at, record, said)
-
-    where = os.path.expanduser(args.config) if args.config else user_config_path()
-
-    def warn(text: str) -> None:
-        printer.err.write(f"bastion: {text}\n")
-
-    harness = load_harness(harness_config(settings.agent, where), warn)
+    harness = load_harness(harness_config(settings.agent, user_config), lambda text: _notes(printer, [text]))
     # The session is opened (and its record locked) last of what may fail on a bad setting.
-    if args.resume:
-        check = resume_check(ws, args.executor, args.resume, args.here)
-        session, messages = Session.resume(
-            home, args.resume, cwd, here=args.here, repair=args.repair, workspace=check
-        )
-        if isinstance(answer, Asker):
-            for tool, arguments in session.rules:
-                answer.rules.add(CallKey(tool, arguments))
-    else:
-        try:
-            session, messages = Session.create(home, cwd, cfg.provider, model.options.model), []
-        except StoreError as err:  # the run goes on unrecorded, said once (and in -p's JSON)
-            session, messages = Session.unrecorded(str(err)), []
+    check = resume_check(ws, args.executor, args.resume or "", args.here)
+    session, messages = Session.open(
+        home, cwd, kind, name, args.resume, here=args.here, repair=args.repair, workspace=check
+    )
+    if isinstance(answer, Asker):  # a resumed session's rules
+        for tool, arguments in session.rules:
+            answer.rules.add(CallKey(tool, arguments))
     acted = workspace_record(ws)
     if acted is not None:  # the session records where its tools acted
         session.record("workspace", **acted)
     if session.profile is not None:  # switched with /harness before the session was resumed
         harness.restore_profile(session.profile)
+    windows = windows_of(model, windows_setting(settings.agent))
+    say = _said(printer)
+    compactor = Compactor(windows, compact_at_setting(settings.agent), session.compaction, say)
     checkpoints = Checkpoints(ws)
-    # Made for each turn's catalog (the AGENTS.md chain read once, here).
-    system = SystemPrompt(ws, extras.sections())
+    system = SystemPrompt(ws, extras.sections())  # made for each turn's catalog (AGENTS.md read once, here)
+    tools = builtin if servers is None else servers
     subagents = Subagents(
         tools,
-        gate,
+        recorded,
         front_console(answer, printer),
-        configured_model(model, subagent_model),
+        configured_model(model, provider.subagent_model),
         system,
         session,
         checkpoint=checkpoints,
-        compaction=child_compactor,
+        compaction=compactor.for_child,
         first=tasks_in(messages) + 1,
     )
     # Skills, memory and grants are the main agent's; its sub-agents have none (Subagents: `tools`, `gate`).
-    offered = TaskTools(extras.tools(tools), subagents)
     agent = Agent(
         model,
         extras.gate(recorded),
-        offered,
+        TaskTools(extras.tools(tools), subagents),
         answer,
         system,
         Fanout(session, printer, *extras.events),
@@ -240,29 +141,44 @@ def build(
         harness=harness,
     )
     subagents.attach(agent)
-    if isinstance(ws, ExecutorWorkspace):  # lost, it ends the run: nothing falls back to this machine
-        agent.workspace_lost = lambda: ws.lost
+    if executor is not None:  # lost, it ends the run: nothing falls back to this machine
+        agent.workspace_lost = lambda: executor.lost
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)
         agent.max_turns = args.max_turns or settings.agent.max_turns
     extras.on_grant(session.record, say)
     printer.retries = model.connection.retry.attempts
     model.connection.on_retry = printer.retried
-    key_from = (
-        "the key api_key_command prints"
-        if cfg.api_key_command
-        else " or ".join(f"${name}" for name in key_variables(cfg)) or "the key"
-    )
-    if cfg.provider == "vertex":
-        key_from = "your Application Default Credentials (gcloud auth application-default login)"
     return Built(
-        agent,
-        session,
-        model.options.model,
-        cfg.provider,
-        model.connection,
-        key_from,
-        servers,
-        extras,
-        ws,
-        builtin,
+        agent, session, name, kind, model.connection, provider.key_from, servers, extras, ws, builtin
     )
+
+
+def _settings(args: argparse.Namespace, cwd: str, flags: PolicyFlags, printer: Printer) -> Settings:
+    """The settings read here (the user's config, the project's unless --no-project-config, the
+    flags' rules); a project config left unread is said."""
+    try:
+        settings = load_settings(
+            LocalWorkspace(cwd), args.config, flags=flags, project_config=not args.no_project_config
+        )
+    except ProjectConfigError as err:
+        raise ConfigError(str(err), err.advice("bastion")) from None
+    if args.no_project_config and os.path.lexists(os.path.join(cwd, PROJECT_CONFIG)):
+        _notes(printer, [f"{PROJECT_CONFIG} is not read (--no-project-config): none of its rules apply"])
+    return settings
+
+
+def _notes(printer: Printer, lines: Iterable[str | None]) -> None:
+    """Each line said on stderr as bastion's."""
+    for line in lines:
+        if line is not None:
+            printer.err.write(f"bastion: {line}\n")
+
+
+def _said(printer: Printer) -> Callable[[str], None]:
+    """How a compaction or a grant is said to the person: in brackets, at once."""
+
+    def say(text: str) -> None:
+        printer.err.write(f"[{text}]\n")
+        printer.err.flush()
+
+    return say

@@ -5,14 +5,13 @@ import typing
 from .._lazy import lazy_names as _lazy_names
 from ._analyze import GOVERNED, analyze
 from ._programs import Shell, shell_of
-from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, GitFinding, StageResult
 from ._secrets import SECRET_PATHS
 
 if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts, recheck_digest
     from ._stamp import CHANGED_COMMAND, CHANGED_PATHS, Stamper, StampError
     from .git import (
-        GitFinding,
         find_git,
         git_fingerprint,
         learn_git_system,
@@ -27,7 +26,6 @@ _LAZY = {
     # git's names through git's own lazy face, which loads each one's module when it is first named
     **dict.fromkeys(
         (
-            "GitFinding",
             "find_git",
             "git_fingerprint",
             "learn_git_system",

@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import functools
-from typing import TYPE_CHECKING
 
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
 from ._commands import FILTERS, FIRST_STAGE, check_cd
 from ._loaders import refuse_loading
 from ._programs import Identity, Program, Shell, find_program, shell_of
-from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, StageResult
+from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, GitFinding, StageResult
 from ._secrets import SECRET_PATHS
-
-if TYPE_CHECKING:
-    from .git import GitFinding
 
 __all__ = ["GOVERNED", "analyze"]
 
@@ -200,7 +196,7 @@ def _probe(
 ) -> tuple[list[StageResult], GitFinding | None, tuple[str, ...]]:
     """Ask git's configuration once per directory holding a governed, ok git stage, for the
     subcommands run there. The first finding marks the first ok git stage as failing, naming the key."""
-    from .git import GitFinding, find_git, subcommand
+    from .git import find_git, subcommand
 
     dirs: dict[str, frozenset[str]] = {}
     for r in results:

@@ -1,15 +1,20 @@
 """awk that only computes and prints: a program of awk_program.lark, the files it reads checked as
 cat's are, and no option but `-F` (a field separator).
 
-The program is parsed by the grammar beside this module (an Earley recognizer over a basic
-lexer, run from tables built at install by bastion/grammar/_earley.py, so no awk line imports
-lark): what is accepted is its language, whatever awk's own parse of it, and no sentence of it
-names a file, a program or the environment (no `|`, no redirect after print, no getline, system,
-close, fflush, ENVIRON, ARGV, @include...). Refused:
-`-f` (a program file that is not checked), `-v` (an assignment before the program runs), every
-other option (gawk's `-i`/`-l` load files and libraries, `-o`/`-p`/`-d` write awkprof.out or
-awkvars.out, mawk's `-W exec` reads a program file), and an operand `NAME=value`, which awk takes
-for an assignment, not a file.
+The program is parsed by the grammar beside this module, LALR with lark's contextual lexer, run
+from tables built at install (so no awk line imports lark). The grammar is the whole rule: what it
+accepts is what runs, and its comments say how it cuts a program into tokens as awk's own lexers
+do. Above all a `/` is a regular expression only in a state reached after a token where mawk, gawk
+and busybox all start one, and a division only after an operand where all three divide; where they
+disagree (after a postfix ++/--, `length` without parentheses, a regular expression, the `)` of an
+if; `/=`) neither is accepted and the line asks. tests/analyzer/test_awk_lexing.py proves that from
+the tables; the differential property (fuzz/awk_readers.py) holds the reading to the real
+interpreters' own dumps. No sentence names a file, a program or the environment (no `|`, no
+redirect after print, no getline, system, close, fflush, ENVIRON, ARGV, @include...). Refused: `-f`
+(a program file that is not checked), `-v` (an assignment before the program runs), every other
+option (gawk's `-i`/`-l` load files and libraries, `-o`/`-p`/`-d` write awkprof.out or awkvars.out,
+mawk's `-W exec` reads a program file), and an operand `NAME=value`, which awk takes for an
+assignment, not a file.
 """
 
 from __future__ import annotations
@@ -23,7 +28,7 @@ from ._operands import script_checkers
 
 __all__ = ["AWK_FIRST", "AWK_FILTER", "program_prints_only"]
 
-# Earley over a basic lexer (the file's first line says so), run from tables built at install.
+# LALR over lark's contextual lexer, run from tables built at install.
 AWK = Grammar("bastion.analyzer", "awk_program.lark")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
@@ -47,27 +52,14 @@ AWK_FLAGS = FlagTable(
 )
 
 
-# Names awk reads as something else than a variable: keywords and functions the grammar leaves out,
-# and the arrays and variables that reach the environment, the arguments or the process.
-_NOT_VARIABLES = frozenset(
-    {
-        "BEGIN", "END", "BEGINFILE", "ENDFILE", "print", "printf", "next", "nextfile", "exit", "if",
-        "else", "while", "for", "do", "in", "delete", "getline", "function", "func", "return", "break",
-        "continue", "system", "close", "fflush", "sprintf", "ENVIRON", "ARGV", "ARGC", "ARGIND",
-        "PROCINFO", "SYMTAB", "FUNCTAB", "length", "substr", "index", "split", "sub", "gsub", "match",
-        "tolower", "toupper", "int", "sqrt", "exp", "log", "sin", "cos", "atan2", "rand", "srand",
-    }
-)  # fmt: skip
-
-
 @functools.lru_cache(maxsize=1024)
 def program_prints_only(program: str) -> bool:
-    """Whether the whole program is a sentence of awk_program.lark whose names are all variables."""
+    """Whether the whole program is a sentence of awk_program.lark (whose names are all variables)."""
     try:
-        tree = AWK.parse(program)
+        AWK.parse(program)
     except Unexpected:
         return False
-    return not any(t.type == "NAME" and str(t) in _NOT_VARIABLES for t in tree.tokens())
+    return True
 
 
 def _files(stage: Stage) -> tuple[str, tuple[str, ...]]:

@@ -18,9 +18,9 @@ from ..grammar import Stage, Word
 from ._flags import ANY, NUMBER
 from ._listers import find_skips, listed, skip_globs
 from ._operands import names_inside
-from ._result import Check, Checker, Context
+from ._result import Check, Context
 
-__all__ = ["FIND_COMMANDS", "FIND_TESTS", "FIND_WORDS", "GLOBAL_OPTIONS", "expression_why"]
+__all__ = ["FIND_TESTS", "FIND_WORDS", "GLOBAL_OPTIONS", "check_find_walk", "expression_why"]
 
 _TYPE = re.compile(r"[bcdpfls](?:,[bcdpfls])*")
 _SIZE = re.compile(r"[+-]?[0-9]+[bcwkMG]?")
@@ -117,11 +117,9 @@ def expression_why(words: list[str]) -> tuple[str, list[str]]:
     return _expression(words)
 
 
-def check_find(ctx: Context, stage: Stage) -> Check:
-    if any(w.text == "-exec" for w in stage.args):
-        from ._compose import check_find_exec  # find -exec hands names to a reader (design rule 65)
-
-        return check_find_exec(ctx, stage)
+def check_find_walk(ctx: Context, stage: Stage) -> Check:
+    """find without -exec (composition's `check_find` sends -exec to its own check; here, as any
+    action this module does not know, it asks)."""
     words = [w.text for w in stage.args]
     if any(w.glob for w in stage.args):
         return Check.refuse(
@@ -191,6 +189,3 @@ def _skipping(
     tail = ["-o", *(["(", *rest, ")"] if rest else []), *([] if _ACTIONS & set(rest) else ["-print"])]
     skips = find_skips(globs, starts or ["."])
     return (*(Word(w) for w in (*options, *starts, *lead)), *skips, *(Word(w) for w in tail))
-
-
-FIND_COMMANDS: dict[str, Checker] = {"find": check_find}

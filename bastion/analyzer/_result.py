@@ -1,18 +1,16 @@
-"""What the analyzer says about a line: per stage, governed or not, ok or why not, what it reads."""
+"""What the analyzer says about a line: per stage, governed or not, ok or why not, what it reads;
+and what the git probe found (`GitFinding`)."""
 
 from __future__ import annotations
 
 from collections.abc import Callable
-from typing import TYPE_CHECKING, NamedTuple
+from typing import NamedTuple
 
 from ..grammar import Outside, Plan, Stage, Word
 from ..workspace import Workspace
 from ._secrets import SECRET_PATHS
 
-if TYPE_CHECKING:
-    from .git import GitFinding
-
-__all__ = ["Analysis", "Check", "Checker", "Context", "StageResult"]
+__all__ = ["Analysis", "Check", "Checker", "Context", "GitFinding", "StageResult"]
 
 DEFAULT_MAX_READ_BYTES = 2 * 1024 * 1024
 
@@ -95,6 +93,35 @@ class StageResult(NamedTuple):
     @property
     def lists(self) -> tuple[str, ...]:
         return self.check.lists
+
+
+# What the git probe found, as a value: the config key that makes git run or read what the checks
+# cannot see and the file that sets it, or what else keeps git from running unasked here. Its words
+# for people are made here, from its fields, and nowhere else.
+class GitFinding(NamedTuple):
+    """`why` says what is wrong in words: what the key does ("names a program git runs"), or, for a
+    finding that is no key (a `.git` that points elsewhere, a config that could not be read), all
+    of it. `key` is the config key as git prints it and `origin` the absolute file it is set in
+    ("" for neither); `value` is the key's value (None when written without `=`); `submodule` says
+    the file is a submodule's config; `includes` that the key includes a file git did not read now."""
+
+    why: str
+    key: str = ""
+    origin: str = ""
+    value: str | None = None
+    submodule: bool = False
+    includes: bool = False
+
+    @property
+    def reason(self) -> str:
+        """The finding in words, as a refusal gives it."""
+        if not self.key:
+            return self.why
+        whose = "a submodule's config" if self.submodule else "the repository's config"
+        if self.includes:
+            read = f"{whose} includes {self.value!r} (in {self.origin}), which git did not read now"
+            return f"{read}: {self.why}"
+        return f"{whose} sets {self.key} (in {self.origin}): it {self.why}"
 
 
 class Analysis(NamedTuple):

@@ -28,7 +28,6 @@ from __future__ import annotations
 
 import posixpath
 import re
-import stat
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
@@ -91,7 +90,9 @@ def tracked_names(ctx: Context, stage: Stage, git_check: Check) -> Tracked:
     if isinstance(read, str):
         return _refuse(read)
     kept, specs = read
-    found = _index(ctx)
+    from .git import tracked_index  # the dry-run path's weight: git's modules load with a git line
+
+    found = tracked_index(ctx)
     if isinstance(found, str):
         return _refuse(found)
     top, gitdir, index, entries = found
@@ -154,50 +155,6 @@ def _pathspec_why(spec: str) -> str:
     if set(spec) & set("[]\\:"):
         return f"git ls-files {spec!r}: `[`, `\\` and `:` in a pathspec are matched in ways not judged here"
     return ""
-
-
-Entries = tuple[tuple[bytes, int], ...]
-
-
-def _index(ctx: Context) -> tuple[str, str, str, Entries] | str:
-    """The repository git finds from the stage's directory (its top, git directory and index, each
-    root-relative) and the index's entries (name, mode), or why they cannot be known."""
-    from .git import MAX_INDEX, index_entries
-
-    parts = [] if ctx.cwd == "." else ctx.cwd.split("/")
-    if ".git" in (p.lower() for p in parts):
-        return "git ls-files inside the git directory lists nothing a reader should get"
-    for depth in range(len(parts), -1, -1):
-        top = "/".join(parts[:depth]) or "."
-        gitdir = posixpath.join(top, ".git") if top != "." else ".git"
-        try:
-            mode = ctx.ws.lstat(gitdir).st_mode
-        except FileNotFoundError:
-            continue
-        except OSError as err:
-            return f"git ls-files: {gitdir} cannot be examined ({err.strerror or err})"
-        if not stat.S_ISDIR(mode):
-            return f"git ls-files: {gitdir} is not a directory, so git would read another repository"
-        break
-    else:
-        return (
-            "git ls-files: no repository inside the workspace holds the working directory, so its "
-            "index (and the names it lists) is not one the check can read"
-        )
-    index = f"{gitdir}/index"
-    try:
-        st = ctx.ws.lstat(index)
-    except FileNotFoundError:
-        return top, gitdir, index, ()
-    if not stat.S_ISREG(st.st_mode) or st.st_size > MAX_INDEX:
-        return f"git ls-files: {index} is not a regular file of at most {MAX_INDEX} bytes"
-    entries = index_entries(ctx.ws.read(index, MAX_INDEX + 1))
-    if entries is None:
-        return (
-            f"git ls-files: {index} is not an index this check reads with certainty (a split or sparse "
-            "index, another hash, or damaged), so the names git prints are not known"
-        )
-    return top, gitdir, index, tuple((e.name, e.mode) for e in entries)
 
 
 def _superset(prefix: bytes, specs: Sequence[bytes]) -> Callable[[bytes], bool]:

@@ -18,7 +18,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from ._wrappers import ASSIGNMENT, joined
+from ._written import ASSIGNMENT, joined
 
 __all__ = ["Cut", "Part", "Target", "cut"]
 

@@ -131,9 +131,10 @@ def matcher_for(
     if tool in COMMAND_TOOLS:
         return compile_command(pattern)
     if tool == MCP_TOOL:
-        from ._mcp import compile_mcp
+        from ._mcp import mcp_pattern_source  # json with it: loaded when a policy has an MCP rule
 
-        return compile_mcp(pattern)
+        source = mcp_pattern_source(pattern)
+        return None if source is None else Matcher(pattern, source, False, word_stem=False)
     if tool in NAMED_TOOLS:
         return compile_glob(pattern)
     if tool not in PATH_TOOLS:

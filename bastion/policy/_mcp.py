@@ -21,14 +21,13 @@ import json
 import re
 from collections.abc import Mapping
 
-from ._match import Matcher
 from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import Subject
 
 __all__ = [
     "MCP_NAME_LIMIT",
     "SERVER_NAME",
-    "compile_mcp",
+    "mcp_pattern_source",
     "mcp_name_problem",
     "mcp_subjects",
     "mcp_tool_name",
@@ -88,12 +87,13 @@ def mcp_subjects(name: str, args: Mapping[str, object]) -> tuple[Subject, ...] |
     )
 
 
-def compile_mcp(pattern: str) -> Matcher | None:
-    """The matcher of `mcp(SERVER:TOOL)`; None when the pattern is not of that form."""
+def mcp_pattern_source(pattern: str) -> str | None:
+    """The regular expression `mcp(SERVER:TOOL)` matches a subject's value with; None when the
+    pattern is not of that form."""
     server, sep, tool = pattern.partition(":")
     if not sep or SERVER_NAME.fullmatch(server) is None or _TOOL_GLOB.fullmatch(tool) is None:
         return None
     if "__" in tool.replace("*", ""):
         return None
     glob = _TOOL_RUN.join(re.escape(part) for part in re.split(r"\*+", tool))
-    return Matcher(pattern, f"{re.escape(server)}:{glob}", False, word_stem=False)
+    return f"{re.escape(server)}:{glob}"

@@ -3,8 +3,7 @@
 The second step of a bash call's subjects (the gate's `bash_subjects`: cut, unwrap, subjects):
 `unwrap` gives, for each stage of a parsed line or each part of a cut one, what its words run
 (`Runs`): the commands through exec wrappers, and the lines handed to a shell, each cut and
-unwrapped in turn. What words run is a function of the words alone, so it is remembered. `joined`
-writes words (of a command run, or of a part of a cut) as the value of a subject, one word still one.
+unwrapped in turn. What words run is a function of the words alone, so it is remembered.
 """
 
 from __future__ import annotations
@@ -14,16 +13,13 @@ import posixpath
 import re
 from typing import TYPE_CHECKING, NamedTuple
 
-from ..grammar import shown
+from ._written import ASSIGNMENT, joined
 
 if TYPE_CHECKING:
     from ..analyzer import Analysis
     from ._cut import Cut
 
-__all__ = ["ASSIGNMENT", "Handed", "Runs", "joined", "unwrap"]
-
-# A word bash reads as an assignment (NAME=VALUE, NAME+=VALUE, NAME[I]=VALUE).
-ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(\[[^]]*\])?\+?=")
+__all__ = ["Handed", "Runs", "unwrap"]
 
 # Exec wrappers, with how many words that are not options come before the command they run
 # (timeout's DURATION, chroot's NEWROOT...). Words spelled NAME=VALUE are skipped (env, sudo).
@@ -51,26 +47,6 @@ _FIND_EXEC = frozenset({"-exec", "-execdir", "-ok", "-okdir"})
 _MAX_INNER = 256
 # How many lines deep the lines handed to a shell are cut (`bash -c "bash -c '...'"`).
 _MAX_DEPTH = 3
-# What splits or ends a word as a person or a rule reads a subject.
-_BOUNDARY = re.compile(r"""[\s'"\\]|^#|^$""")
-_EXPANDS = re.compile(r"[$`]|[<>]\(")
-
-
-def _kept(word: str) -> str:
-    if _BOUNDARY.search(word) is None and word.isprintable():
-        return word
-    if _EXPANDS.search(word) is not None:  # shown as bash still expands it: in double quotes
-        return '"' + word.replace("\\", "\\\\").replace('"', '\\"') + '"'
-    return shown(word)
-
-
-def joined(words: tuple[str, ...]) -> str:
-    """Words as bash has them before expansion, as one subject value: a word holding whitespace, a
-    quote, a backslash or an unprintable byte (or empty, or starting with #) is quoted, so
-    `'rm -rf' x` is not `rm -rf x` (in double quotes when it holds `$`, a backtick, `<(` or `>(`,
-    which bash still expands; else as `shown`). Any other word is shown as is, so that a deny rule
-    about `~`, `$HOME` or `*` still meets the word bash will expand."""
-    return " ".join(_kept(w) for w in words)
 
 
 class Handed(NamedTuple):
@@ -106,7 +82,7 @@ def _runs(words: tuple[str, ...], depth: int) -> Runs:
     commands = tuple(joined(c) for c in found)
     if depth >= _MAX_DEPTH or not lines:
         return Runs(commands, ())
-    from ._cut import cut  # only a line a wrapper hands to a shell is cut
+    from ._cut import cut  # the dry-run path's weight: a line inside the subset is never cut
 
     handed = []
     for line in lines:

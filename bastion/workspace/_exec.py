@@ -17,7 +17,7 @@ import threading
 import time
 from collections.abc import Callable
 
-from ._workspace import ExecRequest, ExecResult
+from ._request import ExecRequest, ExecResult
 
 __all__ = ["run"]
 

@@ -27,6 +27,7 @@ from typing import TYPE_CHECKING, Any, NamedTuple, TypeVar
 
 from ._gitdir import GitDirScan
 from ._link import Link, checked
+from ._request import ExecRequest, ExecResult
 from ._system import System
 from ._wire import (
     PROTOCOL,
@@ -38,7 +39,6 @@ from ._wire import (
     stat_in,
     to_b64,
 )
-from ._workspace import ExecRequest, ExecResult
 
 if TYPE_CHECKING:
     pass

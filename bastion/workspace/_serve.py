@@ -19,6 +19,7 @@ from collections.abc import Callable, Mapping
 from typing import IO, TYPE_CHECKING, Any
 
 from ..sandbox import Confinement
+from ._request import ExecRequest, Recheck
 from ._wire import (
     PROTOCOL,
     ProtocolError,
@@ -31,7 +32,7 @@ from ._wire import (
     to_b64,
     write_frame,
 )
-from ._workspace import ExecRequest, LocalWorkspace, Recheck
+from ._workspace import LocalWorkspace
 
 if TYPE_CHECKING:
     from ._spawn import Program

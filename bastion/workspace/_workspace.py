@@ -14,17 +14,13 @@ import errno
 import os
 import stat
 import weakref
-from collections.abc import Callable, Iterator, Mapping, Sequence
-from typing import TYPE_CHECKING, NamedTuple, Protocol, runtime_checkable
+from collections.abc import Callable, Iterator, Mapping
+from typing import Protocol, runtime_checkable
 
 from .._errors import BastionError
 from .._files import NotRegularFile, open_regular
+from ._request import MAX_OUTPUT, ExecRequest, ExecResult, Recheck
 from ._system import LOCAL_SYSTEM, System, read_fd, real_path
-
-if TYPE_CHECKING:
-    import threading
-
-    from ..sandbox import Confinement
 
 __all__ = [
     "MAX_OUTPUT",
@@ -51,55 +47,9 @@ class FactsChanged(WorkspaceError):
     """The facts a command was decided on, read again where it runs, are not the same: nothing ran."""
 
 
-class Recheck(NamedTuple):
-    """The facts a stamped call was decided on, as the analyzer reads them again (`recipe`, plain
-    JSON values: what to look at, no key and no stamp) and the SHA-256 of what it read (`digest`)."""
-
-    recipe: object
-    digest: str
-
-
 # Reads a recipe's facts again in a workspace and gives their digest (analyzer/_facts.py's
 # recheck_digest); raises when they cannot be read.
 Rechecker = Callable[[object, "Workspace"], str]
-
-
-# The output of a command kept by default (the bash tool's cap, which the model is told).
-MAX_OUTPUT = 51_200
-
-
-class ExecRequest(NamedTuple):
-    """A command to run in a workspace (never through a shell), carried as one value to the
-    launcher: `argv` in `cwd` under the root, with `env` (None: the workspace's own), ended at
-    `timeout` seconds, its combined output kept up to `max_output` bytes and passed to `on_output`
-    as it arrives, `stdin` fed to it, ended when `cancel` is set; under `sandbox` the kernel confines
-    it; `contain` (or a sandbox) ends every process it started when it ends; `facts` are what a
-    stamped call was decided on, read again where it runs (`Workspace.exec`)."""
-
-    argv: Sequence[str]
-    cwd: str = "."
-    env: Mapping[str, str] | None = None
-    timeout: float = 120.0
-    max_output: int = MAX_OUTPUT
-    on_output: Callable[[bytes], None] | None = None
-    stdin: bytes | None = None
-    cancel: threading.Event | None = None
-    sandbox: Confinement | None = None
-    contain: bool = False
-    facts: Recheck | None = None
-
-
-class ExecResult(NamedTuple):
-    """What a process did: its exit code (None when a signal ended it), the output kept, the bytes
-    dropped past the cap, whether the timeout ended it, the signal that did, and whether the cancel
-    event ended it."""
-
-    exit_code: int | None
-    output: bytes
-    omitted: int = 0
-    timed_out: bool = False
-    signal: int | None = None
-    cancelled: bool = False
 
 
 @runtime_checkable

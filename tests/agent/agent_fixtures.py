@@ -13,7 +13,16 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from bastion.agent.runtime import Assistant, Message, ModelOptions, Reply, ToolCall, ToolSpec, Usage
+from bastion.agent.runtime import (
+    Assistant,
+    Message,
+    ModelOptions,
+    ModelRequest,
+    Reply,
+    ToolCall,
+    ToolSpec,
+    Usage,
+)
 from bastion.agent.sessions import chained_line
 from bastion.policy import Decision, Origin, Source, Verdict, parse_rule
 from tests.waits import PATIENCE, until
@@ -24,29 +33,24 @@ SLOW = "echo $$ > bash.pid; sleep 600; touch never"
 
 
 class ScriptedModel:
-    """Replies in order; a reply may be an exception to raise, or a callable run first."""
+    """Replies in order; a reply may be an exception to raise, or a callable run first. `requests`
+    are the requests it was sent, `seen` the conversation of each."""
 
     def __init__(self, replies: Sequence[Assistant | BaseException | Callable[[], Assistant]]) -> None:
         self.replies = list(replies)
+        self.requests: list[ModelRequest] = []
         self.seen: list[list[Message]] = []
         self.options = ModelOptions("scripted", "scripted")
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
-        self.seen.append(list(messages))
+    def stream(self, request: ModelRequest) -> Reply:
+        self.requests.append(request)
+        self.seen.append(list(request.messages))
         reply = self.replies.pop(0)
         if isinstance(reply, BaseException):
             raise reply
         if callable(reply):
             reply = reply()
-        on_text(reply.text)
+        request.on_text(reply.text)
         return Reply(reply, Usage(3, 2))
 
 

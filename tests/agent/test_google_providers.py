@@ -7,12 +7,13 @@ location, a model of neither family) checked before any request."""
 from __future__ import annotations
 
 import json
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
-from bastion.agent.runtime import Assistant, ToolCall, User
+from bastion.agent.runtime import Assistant, ModelRequest, ToolCall, User
 
 from .agent_fixtures import run_main
 from .google_adc import LOCATION, PROJECT, authorized_user, service_account, vertex_env
@@ -293,8 +294,8 @@ def test_gclouds_login_is_found_where_gcloud_writes_it_and_bills_its_quota_proje
     }
     model = make_model(ProviderConfig(provider="vertex"), environ, transport=httpx2.MockTransport(handle))
     for name in ("claude-sonnet-5-5", "gemini-2.5-pro"):  # as /model moves between the families
-        model.options.model = name
-        assert model.stream("s", [User("hi")], [], print).message.text == "hi"
+        asked = ModelRequest(replace(model.options, model=name), "s", (User("hi"),))
+        assert model.stream(asked).message.text == "hi"
     token, claude, gemini = seen  # one token, good for both families' requests
     assert token.url == "https://oauth2.googleapis.com/token" and b"grant_type=refresh_token" in token.content
     claude_path = "/v1/projects/billed/locations/global/publishers/anthropic/models/claude-sonnet-5-5"

@@ -24,7 +24,6 @@ from bastion.agent.runtime import (
     Failure,
     Message,
     ModelError,
-    Reply,
     ToolCall,
     ToolResult,
     ToolSpec,
@@ -251,16 +250,9 @@ def test_a_fallback_component_serves_before_the_built_in_default() -> None:
             ("fallback", Component("model_selector", "backup", lambda g: "backup-model")),
         ),
     )
-    seen_models: list[str] = []
-    stream = model.stream
-
-    def recording(*args: Any, **_: Any) -> Reply:
-        seen_models.append(model.options.model)
-        return stream(*args)
-
-    model.stream = recording  # type: ignore[method-assign]
     made.run("go")
-    assert seen_models == ["backup-model"] and model.options.model == "scripted"
+    assert [r.options.model for r in model.requests] == ["backup-model"]
+    assert model.options.model == "scripted"
     assert [(f.component, f.instead) for f in seen.failures] == [("broken", "backup")]
 
 
@@ -323,21 +315,9 @@ def test_a_model_selector_is_told_the_role_and_the_request_and_serves_that_reque
 class ToolsSeen(ScriptedModel):
     """A scripted model that records the tools each request offered."""
 
-    def __init__(self, replies: Sequence[Assistant]) -> None:
-        super().__init__(replies)
-        self.tools: list[list[str]] = []
-
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
-        self.tools.append([t.name for t in tools])
-        return super().stream(system, messages, tools, on_text)
+    @property
+    def tools(self) -> list[list[str]]:
+        return [[t.name for t in r.tools] for r in self.requests]
 
 
 def test_a_catalog_narrows_the_tools_and_a_call_to_another_is_refused() -> None:

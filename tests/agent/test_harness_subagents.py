@@ -12,7 +12,7 @@ from types import MappingProxyType
 
 import pytest
 
-from bastion.agent.runtime import Agent, Assistant, Message, ModelOptions, Reply, ToolResult, ToolSpec
+from bastion.agent.runtime import Agent, Assistant, ModelOptions, ToolResult, ToolSpec
 from bastion.agent.runtime.harness import (
     ApprovalInput,
     CatalogInput,
@@ -39,21 +39,14 @@ class Recorded(ScriptedModel):
     ) -> None:
         super().__init__(replies)
         self.options = ModelOptions("scripted", model)
-        self.asked: list[tuple[str, list[str]]] = []
-        self.systems: list[str] = []
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
-        self.asked.append((self.options.model, [t.name for t in tools]))
-        self.systems.append(system)
-        return super().stream(system, messages, tools, on_text)
+    @property
+    def asked(self) -> list[tuple[str, list[str]]]:
+        return [(r.options.model, [t.name for t in r.tools]) for r in self.requests]
+
+    @property
+    def systems(self) -> list[str]:
+        return [r.system for r in self.requests]
 
 
 def family(
@@ -199,9 +192,10 @@ def test_an_approval_component_denies_a_childs_call_and_cannot_allow_what_the_po
 
 
 def test_parallel_children_sharing_the_sessions_model_each_get_the_model_their_selector_chose() -> None:
-    # Both children's first replies wait until both are streaming: had they shared one model object,
-    # the second would take the first one's choice as its configured model, and the session's model
-    # would be left with a child's.
+    # Both children talk through the one model object and their first replies wait until both are
+    # streaming: had a selector's choice been set on the model rather than carried in its request,
+    # the second would take the first one's choice as its configured model, and the model would be
+    # left with a child's.
     both = threading.Barrier(2, timeout=PATIENCE)
 
     def found() -> Assistant:

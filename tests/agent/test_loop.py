@@ -3,8 +3,7 @@
 from __future__ import annotations
 
 import threading
-from collections.abc import Callable, Mapping
-from typing import Any
+from collections.abc import Mapping
 
 import pytest
 
@@ -17,6 +16,7 @@ from bastion.agent.runtime import (
     Assistant,
     Cancelled,
     Events,
+    ModelRequest,
     Reply,
     ToolResult,
     User,
@@ -199,11 +199,9 @@ def test_events_see_every_message_and_verdict() -> None:
 
 def test_ctrl_c_mid_reply_keeps_the_text_received_marked_as_cut_short() -> None:
     class Cut(ScriptedModel):
-        def stream(
-            self, system: str, messages: Any, tools: Any, on_text: Callable[[str], None], **_: Any
-        ) -> Reply:
-            on_text("The plan is ")
-            on_text("to read it")
+        def stream(self, request: ModelRequest) -> Reply:
+            request.on_text("The plan is ")
+            request.on_text("to read it")
             raise KeyboardInterrupt
 
     agent = _agent(Cut([]), FakeGate(), FakeTools())

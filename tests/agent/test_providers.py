@@ -10,7 +10,7 @@ from pathlib import Path
 
 import pytest
 
-from bastion.agent.runtime import User
+from bastion.agent.runtime import ModelRequest, User
 from tests.loaded import modules_loaded
 from tests.waits import PATIENCE
 
@@ -230,7 +230,7 @@ def test_an_injected_transport_carries_the_wire_format_with_the_key_in_a_header_
     environ = {"OPENAI_API_KEY": "sk-WIRE", "ANTHROPIC_API_KEY": "sk-WIRE", "WIRE_KEY": "sk-WIRE"}
     model = make_model(cfg, environ, RetryPolicy(base=0.0), transport=httpx2.MockTransport(handle))
     texts: list[str] = []
-    reply = model.stream("system", [User("hi")], [], texts.append)
+    reply = model.stream(ModelRequest(model.options, "system", (User("hi"),), on_text=texts.append))
     assert reply.message.text == "hello" and "".join(texts) == "hello"
     assert (reply.usage.input_tokens, reply.usage.output_tokens, reply.usage.cache_read_tokens) == (7, 3, 11)
     assert len(seen) == 2  # ours retried once; the SDK itself never does
@@ -284,7 +284,7 @@ def test_the_conversation_reaches_the_openai_sdk_unconverted_and_the_wire_whole(
         ToolResult("c1", "ls", "a.txt"),
         User("go on"),
     ]
-    assert model.stream("system", conversation, [], lambda _: None).message.text == "ok"
+    assert model.stream(ModelRequest(model.options, "system", tuple(conversation))).message.text == "ok"
     assert converted and all(not found for found in converted)
     assert len(sent) == 1 and len(sent[0][field]) >= len(conversation)  # type: ignore[arg-type]
 

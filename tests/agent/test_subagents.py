@@ -7,14 +7,15 @@ from __future__ import annotations
 import _thread
 import os
 import threading
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable, Mapping
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import pytest
 
 from bastion.agent.front import Tally
-from bastion.agent.providers import DEFAULT_WINDOW, Window
+from bastion.agent.providers import DEFAULT_WINDOW, Window, subagent_model_setting
 from bastion.agent.runtime import (
     GO_ON,
     INTERRUPTED,
@@ -25,11 +26,10 @@ from bastion.agent.runtime import (
     Assistant,
     Cancelled,
     Compactor,
-    Message,
     Model,
+    ModelRequest,
     Reply,
     ToolResult,
-    ToolSpec,
     Usage,
     User,
 )
@@ -41,7 +41,6 @@ from bastion.agent.subagents import (
     Subagents,
     TaskTools,
     configured_model,
-    subagent_model_setting,
 )
 from bastion.agent.tools import Toolbox
 from bastion.analyzer import Stamper
@@ -174,7 +173,8 @@ def test_the_model_choice_is_the_setting_on_the_session_connection_else_the_sess
     assert configured_model(session, None)("explore") is session
     chosen = configured_model(session, "small")("general")
     assert chosen.options.model == "small" and session.options.model == "scripted"
-    session.options.model = "after-slash-model"  # /model changes what a child without a setting gets
+    # /model changes what a child without a setting gets
+    session.options = replace(session.options, model="after-slash-model")
     assert configured_model(session, None)("explore").options.model == "after-slash-model"
 
 
@@ -384,19 +384,11 @@ def test_a_reply_streaming_to_a_cancelled_child_is_cut_off_and_its_calls_never_r
     holder: list[Agent] = []
 
     class Streaming(ScriptedModel):
-        def stream(
-            self,
-            system: str,
-            messages: Sequence[Message],
-            tools: Sequence[ToolSpec],
-            on_text: Callable[[str], None],
-            *,
-            on_thought: Callable[[str], None] | None = None,
-        ) -> Reply:
+        def stream(self, request: ModelRequest) -> Reply:
             holder[0].cancel.set()  # Ctrl-C while the child's reply streams: it streams on until stopped
 
             def streamed() -> bool:
-                on_text("half a sentence ")  # raises once the cancel has reached the child
+                request.on_text("half a sentence ")  # raises once the cancel has reached the child
                 return False
 
             until(streamed, "the cancel to reach the child's stream")

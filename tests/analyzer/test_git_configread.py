@@ -280,7 +280,7 @@ def test_the_fingerprint_is_the_same_whether_read_or_asked_of_git(
     read_ws = Counting(str(repo), env)
     read = git_fingerprint(read_ws, ".")
     assert read_ws.argvs == []
-    monkeypatch.setattr("bastion.analyzer.git._probe.read_configs", lambda *args: None)
+    monkeypatch.setattr("bastion.analyzer.git._prober.read_configs", lambda *args: None)
     monkeypatch.setattr("bastion.analyzer.git._probe._cache", OrderedDict())
     asked_ws = Counting(str(repo), env)
     assert git_fingerprint(asked_ws, ".") == read

@@ -11,7 +11,7 @@ import json
 import os
 import shutil
 import subprocess
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
 
 import pytest
@@ -37,8 +37,13 @@ class Counting(LocalWorkspace):
         self.argvs: list[list[str]] = []
 
     def exec(self, request: ExecRequest) -> ExecResult:
-        self.argvs.append(list(request.argv))
+        self.argvs.append(_named(request.argv))
         return super().exec(request)
+
+
+def _named(argv: Sequence[str]) -> list[str]:
+    """An argv with git named `git` (the probe runs the plan's git by its absolute path)."""
+    return ["git" if argv[0].endswith("/git") else argv[0], *argv[1:]]
 
 
 @pytest.fixture
@@ -48,7 +53,7 @@ def spawns(monkeypatch: pytest.MonkeyPatch) -> Iterator[list[list[str]]]:
     real = LocalWorkspace.exec
 
     def exec_(self: LocalWorkspace, request: ExecRequest) -> ExecResult:
-        seen.append(list(request.argv))
+        seen.append(_named(request.argv))
         return real(self, request)
 
     monkeypatch.setattr(LocalWorkspace, "exec", exec_)

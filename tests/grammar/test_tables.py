@@ -123,13 +123,17 @@ def test_no_module_builds_a_grammar_with_lark_itself() -> None:
     assert sorted(set(found)) == ["bastion/grammar/_load.py", "bastion/grammar/_tables.py"]
 
 
-def test_a_first_sed_script_and_a_first_codex_patch_load_no_grammar_compiler(tmp_path: pathlib.Path) -> None:
+def test_a_first_sed_script_awk_program_and_codex_patch_load_no_grammar_compiler(
+    tmp_path: pathlib.Path,
+) -> None:
     (tmp_path / "f").write_text("a\n")
+    sed, awk = "sed -n '/a/,/b/p' f", "awk '{ print $1 / 2 }' f"
     code = (
         "from bastion.policy import DryRun\n"
         "from bastion.audit._patch import patch_paths\n"
-        f"r = DryRun('/dev/null').check({str(tmp_path)!r}, 'bash', {{'command': \"sed -n '/a/,/b/p' f\"}})\n"
-        "assert r['decision'] == 'allow', r\n"
+        f"for line in {[sed, awk]!r}:\n"
+        f"    r = DryRun('/dev/null').check({str(tmp_path)!r}, 'bash', {{'command': line}})\n"
+        "    assert r['decision'] == 'allow', (line, r)\n"
         "assert patch_paths('*** Begin Patch\\n*** Delete File: x\\n*** End Patch') == ('x',)\n"
     )
     assert modules_loaded(code, ("lark", "interegular")) == []

@@ -15,7 +15,8 @@ from bastion.grammar import Pipeline, Plan, Stage, Word
 from bastion.policy import Kind, Subject, bash_subjects, path_subjects
 
 # Private: which lines words hand to a shell, and how words are joined into one value, are the seams tested.
-from bastion.policy._wrappers import _wrapped, joined
+from bastion.policy._wrappers import _wrapped
+from bastion.policy._written import joined
 from bastion.workspace import LocalWorkspace
 from fuzz.strategies import plans
 

@@ -30,7 +30,10 @@ ATTACKS: dict[int, tuple[tuple[Fixture, str, str], ...]] = {
     4: ((None, "bastion", "git show"), (None, "bastion", "git diff --stat"),
         ("no-repository", "bastion", "git diff sub other"),
         (None, "bastion", "git status -vv -- main.go"),  # status's verbose diff ignores the pathspec
-        ("tracked-dir-link@outside", "bastion", "git grep -e e")),  # grep follows the link out
+        ("tracked-dir-link@outside", "bastion", "git grep -e e"),  # grep follows the link out
+        # ls-files --eol opens every tracked file it lists by its path, through the link
+        ("tracked-dir-link@outside", "bastion", "git ls-files --eol"),
+        ("tracked-dir-link@outside", "claude", "git ls-files --eol | sort -u")),
     # status's verbose diff enters the submodule despite --ignore-submodules=all (and shows .env)
     5: (("embedded", "bastion", "git stash list -p"), ("embedded", "bastion", "git status -vv -- '*.go'"),
         # issue 20: status and diff show submodules only when every one was probed clean

@@ -145,6 +145,11 @@ class Client(App[int]):
         else:
             self.push_screen(PickerScreen(self.pick, self.cwd), self._picked)
 
+    def on_unmount(self) -> None:
+        # However the client ends (leave, a test's pilot, the terminal gone), a run still waiting on
+        # the screen (a question, a model's reply) is stopped: no thread of it outlives the screen.
+        self.runs.control.cancel()
+
     def _picked(self, chosen: str | None) -> None:
         if chosen is None:
             self.exit(0)

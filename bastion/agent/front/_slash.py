@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import difflib
 from collections.abc import Callable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
 
 from ..._safe import safe_line
@@ -102,9 +102,9 @@ def _model(rest: str, state: ReplState) -> None:
     if checked is None:
         print(f"model: {options.model} (unchanged)")
         return
-    options.model = checked
+    state.agent.model.options = replace(options, model=checked)
     state.session.record("model", model=checked)
-    print(f"model: {options.model}")
+    print(f"model: {checked}")
 
 
 def _list_models(current: str, connection: Connection) -> None:
@@ -172,12 +172,13 @@ def _checked_model(name: str, connection: Connection) -> str | None:
 def _think(rest: str, state: ReplState) -> None:
     options = state.agent.model.options
     if rest in ("on", "off"):
-        options.think = rest == "on"
+        options = replace(options, think=rest == "on")
     elif rest in EFFORTS:
-        options.think, options.effort = True, rest
+        options = replace(options, think=True, effort=rest)
     elif rest:
         print(f"bastion: /think: {rest!r} is not on, off or one of {', '.join(EFFORTS)}")
         return
+    state.agent.model.options = options
     state.session.record("think", think=options.think, effort=options.effort)
     print(f"think: {'on' if options.think else 'off'}, effort {options.effort}")
 

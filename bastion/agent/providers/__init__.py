@@ -11,6 +11,7 @@ from ._keys import KeySource, NoKey
 from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
 from ._pricing import Price, prices_of
+from ._session import ProviderFlags, SessionProvider, session_provider, subagent_model_setting, windows_of
 from ._settings import PROVIDERS, ProviderConfig, merge_flags, provider_config
 from ._sse import MAX_EVENT, MAX_REPLY
 from ._windows import DEFAULT_WINDOW, KNOWN_AS_OF, KNOWN_WINDOWS, Window, known_window, window_of
@@ -30,7 +31,9 @@ __all__ = [
     "PROVIDERS",
     "Price",
     "ProviderConfig",
+    "ProviderFlags",
     "RetryPolicy",
+    "SessionProvider",
     "StreamingModel",
     "Timeouts",
     "VertexSetup",
@@ -46,9 +49,12 @@ __all__ = [
     "prices_of",
     "provider_config",
     "refused_model",
+    "session_provider",
+    "subagent_model_setting",
     "timeouts_of",
     "vertex_base_url",
     "vertex_location",
     "vertex_setup",
     "window_of",
+    "windows_of",
 ]

@@ -4,7 +4,7 @@ prompt-cache breakpoints."""
 from __future__ import annotations
 
 import json
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..runtime import (
@@ -13,10 +13,10 @@ from ..runtime import (
     Message,
     ModelError,
     ModelOptions,
+    ModelRequest,
     Reply,
     ToolCall,
     ToolResult,
-    ToolSpec,
     Usage,
     User,
 )
@@ -134,32 +134,25 @@ class AnthropicModel:
         self.connection = connection
         self._max_tokens: dict[str, int] = {}
 
-    def max_tokens(self) -> int:
+    def max_tokens(self, model: str) -> int:
         """The model's own output limit (its largest budget), asked once per model; else 32000."""
-        model = self.options.model
         if model not in self._max_tokens:
             limits = model_limits(self.connection, model, self.connection.limits_cache)
             self._max_tokens[model] = limits.max_output_tokens or _MAX_TOKENS
         return self._max_tokens[model]
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
+    def stream(self, request: ModelRequest) -> Reply:
+        options = request.options
         tool_params = [
-            {"name": t.name, "description": t.description, "input_schema": t.parameters} for t in tools
+            {"name": t.name, "description": t.description, "input_schema": t.parameters}
+            for t in request.tools
         ]
         system_blocks, tool_params, message_params = with_cache_breakpoints(
-            system, tool_params, _messages(messages)
+            request.system, tool_params, _messages(request.messages)
         )
-        max_tokens = self.max_tokens()
+        max_tokens = self.max_tokens(options.model)
         params: dict[str, Any] = {
-            "model": self.options.model,
+            "model": options.model,
             "max_tokens": max_tokens,
             "system": system_blocks,
             "messages": message_params,
@@ -167,19 +160,13 @@ class AnthropicModel:
         }
         if tool_params:
             params["tools"] = tool_params
-        if self.options.think:
-            budget = min(_BUDGET.get(self.options.effort, 2048), max_tokens - _MIN_BUDGET)
+        if options.think:
+            budget = min(_BUDGET.get(options.effort, 2048), max_tokens - _MIN_BUDGET)
             params["thinking"] = {"type": "enabled", "budget_tokens": max(_MIN_BUDGET, budget)}
-        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text, on_thought))
+        return with_retries(self.connection, lambda shown: self._once(params, shown, request))
 
-    def _once(
-        self,
-        params: dict[str, Any],
-        surfaced: Surfaced,
-        on_text: Callable[[str], None],
-        on_thought: Callable[[str], None] | None,
-    ) -> Reply:
-        provider = self.options.provider
+    def _once(self, params: dict[str, Any], surfaced: Surfaced, request: ModelRequest) -> Reply:
+        provider = request.options.provider
         blocks: dict[int, dict[str, Any]] = {}
         # Each block's streamed fields in pieces, joined once the message is complete (linear).
         pieces: dict[int, dict[str, list[str]]] = {}
@@ -216,9 +203,9 @@ class AnthropicModel:
                         piece = kept(text(event, "delta", source))
                         pieces.setdefault(index, {}).setdefault(field, []).append(piece)
                         if field == "text":
-                            on_text(piece)
-                        elif field == "thinking" and on_thought is not None and piece:
-                            on_thought(piece)
+                            request.on_text(piece)
+                        elif field == "thinking" and piece:
+                            request.on_thought(piece)
                 elif kind == "message_delta":
                     stop = text(event, "delta", "stop_reason") or stop
                     delta_usage = get(event, "usage") or delta_usage
@@ -226,11 +213,13 @@ class AnthropicModel:
                     for index, fields in pieces.items():
                         for field, parts in fields.items():
                             blocks[index][field] = str(blocks[index].get(field) or "") + "".join(parts)
-                    return self._reply(blocks, _usage(start_usage, delta_usage), stop)
+                    return self._reply(blocks, _usage(start_usage, delta_usage), stop, request.options)
         raise ended_early(provider, "message", response)
 
-    def _reply(self, blocks: dict[int, dict[str, Any]], usage: Usage, stop: str) -> Reply:
-        provider = self.options.provider
+    def _reply(
+        self, blocks: dict[int, dict[str, Any]], usage: Usage, stop: str, options: ModelOptions
+    ) -> Reply:
+        provider = options.provider
         if stop == "refusal":
             raise ModelError(
                 f"{provider}: the provider refused (stop_reason: refusal)", Failure.POLICY_REJECTION
@@ -251,5 +240,5 @@ class AnthropicModel:
                 calls.append(ToolCall(str(block.get("id", f"toolu_{i}")), str(block.get("name", "")), raw))
             elif block.get("type") in _THINKING:
                 opaque.append(block)
-        usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, None)
+        usage.cost_usd = cost(usage, options.model, self.connection.pricing, None)
         return Reply(Assistant("".join(said), tuple(calls), tuple(opaque)), usage, stop)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..runtime import (
@@ -11,10 +11,10 @@ from ..runtime import (
     Message,
     ModelError,
     ModelOptions,
+    ModelRequest,
     Reply,
     ToolCall,
     ToolResult,
-    ToolSpec,
     Usage,
     User,
 )
@@ -61,43 +61,30 @@ class ChatModel:
         self.options = options
         self.connection = connection
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
+    def stream(self, request: ModelRequest) -> Reply:
+        options = request.options
         params: dict[str, Any] = {
-            "model": self.options.model,
-            "messages": _messages(system, messages),
+            "model": options.model,
+            "messages": _messages(request.system, request.messages),
             "stream": True,
             "stream_options": {"include_usage": True},
         }
-        if tools:
+        if request.tools:
             params["tools"] = [
                 {
                     "type": "function",
                     "function": {"name": t.name, "description": t.description, "parameters": t.parameters},
                 }
-                for t in tools
+                for t in request.tools
             ]
-        if self.options.think:
-            params["reasoning_effort"] = self.options.effort
-        elif self.options.provider == "ollama":
+        if options.think:
+            params["reasoning_effort"] = options.effort
+        elif options.provider == "ollama":
             params["reasoning_effort"] = "none"
-        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text, on_thought))
+        return with_retries(self.connection, lambda shown: self._once(params, shown, request))
 
-    def _once(
-        self,
-        params: dict[str, Any],
-        surfaced: Surfaced,
-        on_text: Callable[[str], None],
-        on_thought: Callable[[str], None] | None,
-    ) -> Reply:
-        provider = self.options.provider
+    def _once(self, params: dict[str, Any], surfaced: Surfaced, request: ModelRequest) -> Reply:
+        provider = request.options.provider
         parts: list[str] = []
         refusal: list[str] = []
         # Each call's id, name and argument pieces, joined once the reply is complete (linear).
@@ -124,11 +111,11 @@ class ChatModel:
                     # The reasoning servers stream beside the text (DeepSeek's, vLLM's
                     # `reasoning_content`; OpenRouter's, Ollama's `reasoning`): shown, never sent back.
                     thought = text(choice, "delta", "reasoning_content") or text(choice, "delta", "reasoning")
-                    if thought and on_thought is not None:
-                        on_thought(thought)
+                    if thought:
+                        request.on_thought(thought)
                     if content:
                         parts.append(kept(content))
-                        on_text(content)
+                        request.on_text(content)
                     if refused:
                         refusal.append(kept(refused))
                     for tc in dicts(choice, "delta", "tool_calls"):
@@ -154,5 +141,5 @@ class ChatModel:
             ToolCall(ids[-1] if ids else f"call_{i}", "".join(names), "".join(pieces) or "{}")
             for i, (ids, names, pieces) in sorted(calls.items())
         )
-        usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, reported)
+        usage.cost_usd = cost(usage, request.options.model, self.connection.pricing, reported)
         return Reply(Assistant("".join(parts), out), usage, finish)

@@ -25,10 +25,10 @@ from ..runtime import (
     Message,
     ModelError,
     ModelOptions,
+    ModelRequest,
     Reply,
     ToolCall,
     ToolResult,
-    ToolSpec,
     Usage,
     User,
 )
@@ -181,42 +181,34 @@ class GeminiModel:
         self.options = options
         self.connection = connection
 
-    def url(self) -> str:
+    def url(self, model: str) -> str:
         """The model's streamGenerateContent on the Gemini API, or on Vertex in the connection's place."""
         c = self.connection
-        model = quote(self.options.model.removeprefix("models/"), safe="")
+        model = quote(model.removeprefix("models/"), safe="")
         if c.place is None:
             return f"{c.base_url}/v1beta/models/{model}:streamGenerateContent?alt=sse"
         return (
             f"{c.base_url}/v1/{c.place.path}/publishers/google/models/{model}:streamGenerateContent?alt=sse"
         )
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
+    def stream(self, request: ModelRequest) -> Reply:
         body: dict[str, Any] = {
-            "systemInstruction": {"parts": [{"text": system}]},
-            "contents": _contents(messages),
+            "systemInstruction": {"parts": [{"text": request.system}]},
+            "contents": _contents(request.messages),
         }
-        if tools:
+        if request.tools:
             declared = [
                 {"name": t.name, "description": t.description, "parametersJsonSchema": t.parameters}
-                for t in tools
+                for t in request.tools
             ]
             body["tools"] = [{"functionDeclarations": declared}]
-        config = thinking(self.options)
+        config = thinking(request.options)
         if config is not None:
             body["generationConfig"] = {"thinkingConfig": config}
-        return with_retries(self.connection, lambda shown: self._once(body, shown, on_text))
+        return with_retries(self.connection, lambda shown: self._once(body, shown, request))
 
     @contextmanager
-    def _post(self, body: dict[str, Any], surfaced: Surfaced) -> Iterator[Any]:
+    def _post(self, body: dict[str, Any], surfaced: Surfaced, options: ModelOptions) -> Iterator[Any]:
         """The streamed answer to `body`; an error status raised as the failure it is."""
         c = self.connection
         key = c.key.get() if c.key is not None else ""
@@ -224,17 +216,17 @@ class GeminiModel:
         headers.update({"x-goog-api-key": key} if c.place is None else {"authorization": f"Bearer {key}"})
         client = c.http_client()
         response = client.send(
-            client.build_request("POST", self.url(), json=body, headers=headers), stream=True
+            client.build_request("POST", self.url(options.model), json=body, headers=headers), stream=True
         )
         try:
             if response.status_code >= 400:
-                raise self._status_error(response)
+                raise self._status_error(response, options.provider)
             surfaced.answered = True
             yield response
         finally:
             response.close()
 
-    def _status_error(self, response: Any) -> ModelError:
+    def _status_error(self, response: Any, provider: str) -> ModelError:
         chunks: list[bytes] = []
         for chunk in response.iter_bytes():
             chunks.append(chunk)
@@ -247,22 +239,22 @@ class GeminiModel:
             body = None
         status, message, reason = google_error(body)
         said = message or status or raw.decode("utf-8", "replace")
-        failure = classify(self.options.provider, StatusError(response.status_code, said, body, response))
+        failure = classify(provider, StatusError(response.status_code, said, body, response))
         if reason in ("API_KEY_INVALID", "API_KEY_SERVICE_BLOCKED"):  # a refused key, though 400
             failure.kind, failure.retryable = Failure.AUTHENTICATION, False
         if failure.retry_after is None:
             failure.retry_after = _retry_delay(body)
         return failure
 
-    def _once(self, body: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
-        provider = self.options.provider
+    def _once(self, body: dict[str, Any], surfaced: Surfaced, request: ModelRequest) -> Reply:
+        provider = request.options.provider
         parts: list[str] = []
         calls: list[ToolCall] = []
         signed: dict[str, str] = {}
         usage: object = None
         finish = ""
         kept = Kept(provider)
-        with self._post(body, surfaced) as response:
+        with self._post(body, surfaced, request.options) as response:
             for _, data in events(provider, response.iter_bytes()):
                 chunk = loads(provider, data)
                 if not isinstance(chunk, dict):
@@ -281,11 +273,11 @@ class GeminiModel:
                     )
                 for candidate in dicts(chunk, "candidates")[:1]:
                     for part in dicts(candidate, "content", "parts"):
-                        self._part(part, parts, calls, signed, surfaced, on_text, kept)
+                        self._part(part, parts, calls, signed, surfaced, request.on_text, kept)
                     finish = text(candidate, "finishReason") or finish
             if not finish:
                 raise ended_early(provider, "reply", response)
-        return self._reply(finish, parts, calls, signed, gemini_usage(usage))
+        return self._reply(finish, parts, calls, signed, gemini_usage(usage), request.options)
 
     @staticmethod
     def _part(
@@ -318,9 +310,15 @@ class GeminiModel:
             signed[""] = signature
 
     def _reply(
-        self, finish: str, parts: list[str], calls: list[ToolCall], signed: dict[str, str], usage: Usage
+        self,
+        finish: str,
+        parts: list[str],
+        calls: list[ToolCall],
+        signed: dict[str, str],
+        usage: Usage,
+        options: ModelOptions,
     ) -> Reply:
-        provider = self.options.provider
+        provider = options.provider
         if finish in _REFUSED:
             raise ModelError(
                 f"{provider}: the provider refused (finishReason: {finish})", Failure.POLICY_REJECTION
@@ -335,6 +333,6 @@ class GeminiModel:
                 Failure.MALFORMED_TOOL_ARGUMENTS,
                 retryable=True,
             )
-        usage.cost_usd = cost(usage, self.options.model, self.connection.pricing, None)
+        usage.cost_usd = cost(usage, options.model, self.connection.pricing, None)
         opaque = ({"type": _SIGNED, "by": signed},) if signed else ()
         return Reply(Assistant("".join(parts), tuple(calls), opaque), usage, finish)

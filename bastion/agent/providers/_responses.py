@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from typing import Any
 
 from ..runtime import (
@@ -11,10 +11,10 @@ from ..runtime import (
     Message,
     ModelError,
     ModelOptions,
+    ModelRequest,
     Reply,
     ToolCall,
     ToolResult,
-    ToolSpec,
     Usage,
     User,
 )
@@ -56,33 +56,26 @@ class ResponsesModel:
         self.options = options
         self.connection = connection
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
+    def stream(self, request: ModelRequest) -> Reply:
+        options = request.options
         params: dict[str, Any] = {
-            "model": self.options.model,
-            "instructions": system,
-            "input": _input(messages),
+            "model": options.model,
+            "instructions": request.system,
+            "input": _input(request.messages),
             "stream": True,
             "store": False,
         }
-        if tools:
+        if request.tools:
             params["tools"] = [
                 {"type": "function", "name": t.name, "description": t.description, "parameters": t.parameters}
-                for t in tools
+                for t in request.tools
             ]
-        if self.options.think:
-            params["reasoning"] = {"effort": self.options.effort}
-        return with_retries(self.connection, lambda shown: self._once(params, shown, on_text))
+        if options.think:
+            params["reasoning"] = {"effort": options.effort}
+        return with_retries(self.connection, lambda shown: self._once(params, shown, request))
 
-    def _once(self, params: dict[str, Any], surfaced: Surfaced, on_text: Callable[[str], None]) -> Reply:
-        provider = self.options.provider
+    def _once(self, params: dict[str, Any], surfaced: Surfaced, request: ModelRequest) -> Reply:
+        provider = request.options.provider
         parts: list[str] = []
         refusal: list[str] = []
         calls: list[ToolCall] = []
@@ -98,7 +91,7 @@ class ResponsesModel:
                 if kind == "response.output_text.delta":
                     delta = kept(text(event, "delta"))
                     parts.append(delta)
-                    on_text(delta)
+                    request.on_text(delta)
                 elif kind == "response.refusal.delta":
                     refusal.append(kept(text(event, "delta")))
                 elif kind == "response.output_item.done" and text(event, "item", "type") == "function_call":
@@ -112,13 +105,15 @@ class ResponsesModel:
                         )
                     )
                 elif kind in ("response.completed", "response.incomplete"):
-                    return self._reply(get(event, "response"), parts, refusal, calls)
+                    return self._reply(get(event, "response"), parts, refusal, calls, request.options)
                 elif kind in ("response.failed", "error"):
                     raise stream_error(provider, get(event, "response", "error") or event)
         raise ended_early(provider, "response", response)
 
-    def _reply(self, resp: object, parts: list[str], refusal: list[str], calls: list[ToolCall]) -> Reply:
-        provider = self.options.provider
+    def _reply(
+        self, resp: object, parts: list[str], refusal: list[str], calls: list[ToolCall], options: ModelOptions
+    ) -> Reply:
+        provider = options.provider
         reason = text(resp, "incomplete_details", "reason")
         if refusal or reason == "content_filter":
             why = "".join(refusal) or "incomplete: content_filter"
@@ -131,6 +126,6 @@ class ResponsesModel:
         reported = get(resp, "usage", "cost")
         number = isinstance(reported, int | float) and not isinstance(reported, bool)
         usage.cost_usd = cost(
-            usage, self.options.model, self.connection.pricing, float(reported) if number else None
+            usage, options.model, self.connection.pricing, float(reported) if number else None
         )
         return Reply(Assistant("".join(parts), tuple(calls)), usage, text(resp, "status"))

@@ -6,9 +6,7 @@ families in one session; a name of neither family is refused."""
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
-
-from ..runtime import Failure, Message, ModelError, ModelOptions, Reply, ToolSpec
+from ..runtime import Failure, ModelError, ModelOptions, ModelRequest, Reply
 from ._anthropic import AnthropicModel
 from ._clients import Connection
 from ._gemini import GeminiModel
@@ -22,22 +20,14 @@ class VertexModel:
         self.options = options
         self.connection = connection
 
-    def adapter(self) -> AnthropicModel | GeminiModel:
-        """The adapter for the model as it is now (a copy made for a sub-agent has options of its own)."""
-        refused = refused_model("vertex", self.options.model)
+    def adapter(self, options: ModelOptions) -> AnthropicModel | GeminiModel:
+        """The adapter for the model a request asks for."""
+        refused = refused_model("vertex", options.model)
         if refused is not None:
             raise ModelError(refused, Failure.MODEL_NOT_FOUND)
-        if family_of(self.options.model) == "claude":
-            return AnthropicModel(self.options, self.connection)
-        return GeminiModel(self.options, self.connection)
+        if family_of(options.model) == "claude":
+            return AnthropicModel(options, self.connection)
+        return GeminiModel(options, self.connection)
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply:
-        return self.adapter().stream(system, messages, tools, on_text, on_thought=on_thought)
+    def stream(self, request: ModelRequest) -> Reply:
+        return self.adapter(request.options).stream(request)

@@ -29,7 +29,7 @@ from ._loop import (
     RunResult,
     running_call,
 )
-from ._options import EFFORTS, ModelOptions
+from ._options import EFFORTS, ModelOptions, ModelRequest
 from ._prompt import SystemPrompt
 from ._types import (
     AgentError,
@@ -96,6 +96,7 @@ __all__ = [
     "Model",
     "ModelError",
     "ModelOptions",
+    "ModelRequest",
     "NOT_RUN",
     "NotShrunk",
     "OutputClosed",

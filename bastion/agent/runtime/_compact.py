@@ -40,6 +40,7 @@ from typing import NamedTuple
 
 from ..._errors import BastionError
 from ...config import AgentConfig
+from ._options import ModelRequest
 from ._types import AgentError, Assistant, Message, ToolResult, Usage, User
 from .harness import SummarizerInput, TriggerInput
 from .seams import ContextWindow, Conversation
@@ -197,6 +198,15 @@ class Compactor:
         self._before_refused_turn = -1
         self._warned_turn = -1
 
+    def for_child(self, record: Record, label: str) -> Compactor:
+        """A sub-agent's compactor: the same windows and compact_at, its compactions written by
+        `record` among its lines and said under its `label` ("[task 1: explore]")."""
+
+        def said(text: str) -> None:
+            self.say(f"{label[1:-1]}: {text}")
+
+        return Compactor(self._window_of, self.compact_at, record, said)
+
     def window(self, agent: Conversation) -> ContextWindow:
         """The window of the model the agent talks to now."""
         name = agent.model.options.model
@@ -319,7 +329,7 @@ class Compactor:
         """What the turn's summarizer writes for `shown` (its requests' usage counted to the run)."""
 
         def ask(system: str, prompt: str) -> str:
-            reply = agent.model.stream(system, [User(prompt)], (), lambda _delta: None)
+            reply = agent.model.stream(ModelRequest(agent.model.options, system, (User(prompt),)))
             agent.usage.add(reply.usage)
             return reply.message.text
 

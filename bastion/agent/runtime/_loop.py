@@ -19,6 +19,7 @@ from dataclasses import dataclass, field
 
 from ..._safe import safe_text
 from ...policy import STAMP_ARG, Decision, Verdict, load_json, runs_alongside
+from ._options import ModelRequest
 from ._types import (
     Assistant,
     Cancelled,
@@ -296,23 +297,25 @@ class Agent:
         self.events.request(len(self.messages))
         options = self.model.options
         chosen = slots.model(options.model, self._turns, count, len(self.messages))
-        if chosen != options.model:
-            self.model.options = dataclasses.replace(options, model=chosen)
         received: list[str] = []
 
         def on_text(delta: str) -> None:
             received.append(delta)
             self.events.text(delta)
 
+        request = ModelRequest(
+            dataclasses.replace(options, model=chosen),  # the model_selector's, for this request alone
+            self.system_for(offered),
+            tuple(self.messages),
+            tuple(offered),
+            on_text=on_text,
+            on_thought=self.events.thought,
+        )
         try:
-            reply = self.model.stream(
-                self.system_for(offered), self.messages, offered, on_text, on_thought=self.events.thought
-            )
+            reply = self.model.stream(request)
         except KeyboardInterrupt:
             self._keep_received("".join(received))
             raise Cancelled("cancelled while the model was answering") from None
-        finally:
-            self.model.options = options
         self.usage.add(reply.usage)
         if self.compaction is not None:
             self.compaction.replied(reply.usage)

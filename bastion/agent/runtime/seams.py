@@ -14,7 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Protocol
 
 from ...policy import Verdict
-from ._options import ModelOptions
+from ._options import ModelOptions, ModelRequest
 from ._types import Message, Reply, ToolCall, ToolSpec, Usage
 
 if TYPE_CHECKING:
@@ -38,18 +38,13 @@ __all__ = [
 
 
 class Model(Protocol):
-    # What a request is made with: the REPL's /model and /think change it between runs.
+    # What a request is made with unless the turn says otherwise: /model and /think replace it
+    # between runs.
     options: ModelOptions
 
-    def stream(
-        self,
-        system: str,
-        messages: Sequence[Message],
-        tools: Sequence[ToolSpec],
-        on_text: Callable[[str], None],
-        *,
-        on_thought: Callable[[str], None] | None = None,
-    ) -> Reply: ...
+    def stream(self, request: ModelRequest) -> Reply:
+        """The reply to `request`, complete; its pieces streamed to the request's sinks as they came."""
+        ...
 
 
 class Ruling(Protocol):

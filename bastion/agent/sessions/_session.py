@@ -51,7 +51,7 @@ from ._records import (
     repair_torn,
     verify_record,
 )
-from ._store import open_locked, session_path, sessions_dir
+from ._store import StoreError, open_locked, session_path, sessions_dir
 
 __all__ = [
     "Recording",
@@ -122,6 +122,10 @@ class Recording(Events, abc.ABC):
 
     def request(self, messages: int) -> None:
         self.record("request", messages=messages)
+
+    def compaction(self, summary: str, replaced: int, focus: str, start: int) -> None:
+        """A compaction: its summary, how many messages it replaced, its focus, where it started."""
+        self.record("compaction", summary=summary, replaced=replaced, focus=focus, start=start)
 
     def message(self, message: Message, usage: Usage | None = None) -> None:
         extra = (
@@ -214,6 +218,28 @@ class Session(Recording):
             pid=os.getpid(),
         )
         return session
+
+    @classmethod
+    def open(
+        cls,
+        home: str,
+        cwd: str,
+        provider: str,
+        model: str,
+        resume: str | None = None,
+        *,
+        here: bool = False,
+        repair: bool = False,
+        workspace: Callable[[dict[str, Any] | None], None] | None = None,
+    ) -> tuple[Session, list[Message]]:
+        """The session `resume` names, continued (`Session.resume`), else a new one with an empty
+        conversation: unrecorded, said once, where the store cannot hold it (the run goes on)."""
+        if resume:
+            return cls.resume(home, resume, cwd, here=here, repair=repair, workspace=workspace)
+        try:
+            return cls.create(home, cwd, provider, model), []
+        except StoreError as err:
+            return cls.unrecorded(str(err)), []
 
     @classmethod
     def resume(

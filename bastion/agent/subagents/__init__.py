@@ -13,7 +13,6 @@ from ._subagent import (
     TaskTools,
     configured_model,
     front_console,
-    subagent_model_setting,
     tasks_in,
 )
 
@@ -28,6 +27,5 @@ __all__ = [
     "TaskTools",
     "configured_model",
     "front_console",
-    "subagent_model_setting",
     "tasks_in",
 ]

@@ -38,7 +38,6 @@ import threading
 from collections.abc import Callable, Collection, Mapping, Sequence
 from typing import Any, Protocol
 
-from ...config import AgentConfig
 from ...policy import READ_TOOLS, TASK_KINDS, TOOLS, Verdict
 from ..front import Asker, Fanout, Printer
 from ..runtime import (
@@ -79,7 +78,6 @@ __all__ = [
     "TaskTools",
     "configured_model",
     "front_console",
-    "subagent_model_setting",
     "task_label",
     "tasks_in",
 ]
@@ -141,14 +139,6 @@ def configured_model(session: Model, setting: str | None) -> ModelChoice:
         return child
 
     return choose
-
-
-def subagent_model_setting(config: AgentConfig, flag: str | None, provider_switched: bool) -> str | None:
-    """`--subagent-model`, else the config's `subagent_model` (meant for the config's provider: a
-    `--provider` flag that switches provider leaves it behind, as it leaves `model`)."""
-    if flag:
-        return flag
-    return None if provider_switched else config.subagent_model
 
 
 class ChildCompaction(Protocol):
@@ -242,9 +232,6 @@ class _ChildRecord(Recording):
         if isinstance(message, Assistant):  # counted as they come: a compaction replaces some
             self.replies += 1
         super().message(message, usage)
-
-    def compaction(self, summary: str, replaced: int, focus: str, start: int) -> None:
-        self.record("compaction", summary=summary, replaced=replaced, focus=focus, start=start)
 
 
 class _Shown(Events):
@@ -418,9 +405,6 @@ class Subagents:
             model = self.choose_model(kind)
         except Exception as err:  # a choice that fails runs nothing
             return f"error: no model for the sub-agent: {type(err).__name__}: {err}", True
-        # The child's own copy: its model_selector swaps its options for each request, which must
-        # touch neither the session's model nor a sibling's running at the same time.
-        model = copy.copy(model)
         record = _ChildRecord(self.sink, parent_id, number)
         record.record("start", kind=kind, model=model.options.model, prompt=prompt)
         checkpoint = _Shared(self.checkpoint, self._keeping) if self.checkpoint is not None else None

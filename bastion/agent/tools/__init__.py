@@ -14,6 +14,7 @@ from ._executor_setup import (
     executor_line,
     open_workspace,
     resume_check,
+    session_workspace,
     workspace_record,
 )
 from ._memory import MEMORY
@@ -39,6 +40,7 @@ __all__ = [
     "executor_line",
     "open_workspace",
     "resume_check",
+    "session_workspace",
     "session_extras",
     "workspace_record",
     "write_lock",

@@ -19,7 +19,7 @@ from collections.abc import Callable, Iterable, Mapping
 from typing import Any
 
 from ...config import AgentConfig
-from ...policy import child_env
+from ...policy import Settings, child_env
 from ...workspace import ExecutorWorkspace, LocalWorkspace, Workspace, WorkspaceError
 from ..runtime import ConfigError
 
@@ -29,6 +29,7 @@ __all__ = [
     "executor_line",
     "open_workspace",
     "resume_check",
+    "session_workspace",
     "workspace_record",
 ]
 
@@ -62,6 +63,23 @@ def open_workspace(
         return ExecutorWorkspace(argv, child_env(environ, for_transport, also_scrub=scrub))
     except WorkspaceError as err:
         raise ConfigError(f"--executor: {err.strerror or err}") from None
+
+
+def session_workspace(
+    settings: Settings,
+    flag: str | None,
+    cwd: str,
+    environ: Mapping[str, str],
+    scrub: Iterable[str],
+    reload: Callable[[Workspace], Settings],
+) -> tuple[Workspace, Settings]:
+    """Where the session's tools act (`cwd`, or the executor `--executor` or the config starts) and
+    the settings that hold there: with an executor, those `reload` reads there (its project's
+    config is the executor's: a local one has no say there)."""
+    argv = executor_argv(flag, settings.agent)
+    passed = settings.agent.executor_pass_env
+    ws = open_workspace(argv, cwd, environ, settings.pass_env, passed, scrub)
+    return (ws, settings) if argv is None else (ws, reload(ws))
 
 
 def executor_line(ws: Workspace) -> str | None:

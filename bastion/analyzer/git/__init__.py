@@ -3,8 +3,8 @@
 the neutral environment it runs in (`_neutral`), and the probe of the repository's configuration
 (`_probe`: where git finds the repository in `_discovery`, git's config files read in
 `_configread`, the keys judged in `_keys`, the index in `_index`, the submodules in `_submodules`,
-the printed values holding a URL's credentials in `_urls`, what it found as a value in
-`_finding`).
+the printed values holding a URL's credentials in `_urls`; what it found is the analyzer's
+`GitFinding`).
 
 Its face (below) is what the rest of the analyzer imports, each name loaded with its module when
 first named (PEP 562): importing the package loads none of its modules, and the dry-run of a line
@@ -18,7 +18,6 @@ if typing.TYPE_CHECKING:
     from ._check import check_git
     from ._configread import learn_git_system
     from ._filters import REHASHES, switched_off
-    from ._finding import GitFinding
     from ._index import GITLINK, MAX_INDEX, SYMLINK, index_entries
     from ._keys import subcommand
     from ._neutral import neutral_env, redact_userinfo
@@ -31,12 +30,12 @@ if typing.TYPE_CHECKING:
         probe_git,
         submodules_of,
     )
+    from ._worktree import linked_directory, tracked_index
 
 _LAZY = {
     "check_git": "_check",
     "learn_git_system": "_configread",
     **dict.fromkeys(("REHASHES", "switched_off"), "_filters"),
-    "GitFinding": "_finding",
     **dict.fromkeys(("GITLINK", "MAX_INDEX", "SYMLINK", "index_entries"), "_index"),
     "subcommand": "_keys",
     **dict.fromkeys(("neutral_env", "redact_userinfo"), "_neutral"),
@@ -55,6 +54,7 @@ _LAZY = {
         ),
         "_probe",
     ),
+    **dict.fromkeys(("linked_directory", "tracked_index"), "_worktree"),
 }
 
 
@@ -69,13 +69,13 @@ __all__ = [
     "SHOWN_SUBMODULES",
     "SYMLINK",
     "UNSET_GIT_STEERING",
-    "GitFinding",
     "check_git",
     "filter_drivers",
     "find_git",
     "git_fingerprint",
     "index_entries",
     "learn_git_system",
+    "linked_directory",
     "neutral_env",
     "plan_words",
     "printed_credentials",
@@ -85,4 +85,5 @@ __all__ = [
     "subcommand",
     "submodules_of",
     "switched_off",
+    "tracked_index",
 ]

@@ -31,6 +31,7 @@ from ._plan import (
     secret_excludes,
 )
 from ._urls import REMOTE_URL_KEYS
+from ._worktree import linked_directory
 
 __all__ = ["check_git"]
 
@@ -202,6 +203,12 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
             " workspace or into a secret directory no exclude names; with --cached or a revision it"
             " reads only git's objects"
         )
+    depends: tuple[str, ...] = ()
+    if name == "ls-files" and excluding:  # git opens the work tree's files by their paths
+        flag = next(o for o in args.options if o == "--eol" or o.startswith("--format"))
+        why, depends = linked_directory(ctx, f"git ls-files {flag.split('=', 1)[0]}")
+        if why:
+            return Check.refuse(why)
     paths = (*args.before[paths_at:], *args.after)
     files = tuple((raw, regular[raw]) for raw in paths) if paths and all(p in regular for p in paths) else ()
     if form is None or not (excluding or form.revisions):
@@ -215,7 +222,7 @@ def _check_table(ctx: Context, sub: tuple[str, ...], spec: GitSpec, rest: list[s
         if why:  # the names stay reads, so a secret among them is asked as such
             return Check.refuse(why)._replace(reads=tuple(dict.fromkeys(reads)))
         words = excluding_words(sub, form, args, paths_at, excludes)
-    return Check(ok=True, reads=tuple(dict.fromkeys(reads)), words=words, git=True)
+    return Check(ok=True, reads=tuple(dict.fromkeys(reads)), depends=depends, words=words, git=True)
 
 
 def _unsafe_form(name: str, options: Sequence[str]) -> str:

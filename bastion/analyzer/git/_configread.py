@@ -10,7 +10,7 @@ probe asks git as before: an include or includeIf, a `worktreeConfig` or other e
 that is a link or not a regular file or cannot be read, a repository another user owns, a BOM,
 CR, NUL, form feed or tab of a kind git reads otherwise, GIT_CONFIG_* variables it cannot follow,
 or a system config whose path is not known. The path of the system file is git's own (compiled
-in): it is learnt once per process and PATH, by asking git (`learn_system`). A test compares this
+in): it is learnt once per process and git program, by asking that git (`learn_system`). A test compares this
 reading with git's listing on generated files (tests/analyzer/test_git_configread.py).
 """
 
@@ -28,6 +28,7 @@ from ._neutral import neutral_env
 
 __all__ = [
     "learn_git_system",
+    "config_files",
     "learn_system",
     "parse_config",
     "parse_listing",
@@ -132,18 +133,18 @@ def system_path_from(exit_code: int, output: bytes) -> str | None:
     return posixpath.normpath(missing.group(1)) if missing else None
 
 
-# The system file's path per git program (its path and identity on PATH): git's own, learnt once.
+# The system file's path per git program (its path and identity): git's own, learnt once.
 _learnt: dict[tuple[object, ...], str | None] = {}
 
 
-def learn_system(env: Mapping[str, str], ask: Callable[[list[str]], tuple[int, bytes] | None]) -> str | None:
-    """The path of the system config of the git that PATH in `env` finds, asked of it (`ask` runs
-    a git command line there) the first time in this process; None when not shown."""
-    key = _git_on_path(env.get("PATH", os.defpath))  # as exec looks a program up
+def learn_system(git: str, ask: Callable[[list[str]], tuple[int, bytes] | None]) -> str | None:
+    """The path of the system config of the git program `git` (an absolute path), asked of it
+    (`ask` runs a git command line with it) the first time in this process; None when not shown."""
+    key = _program(git)
     if key is None:
         return None
     if key not in _learnt:
-        got = ask(["git", "config", "--system", "--list", "-z", "--show-origin"])
+        got = ask([git, "config", "--system", "--list", "-z", "--show-origin"])
         _learnt[key] = None if got is None else system_path_from(*got)
     return _learnt[key]
 
@@ -160,21 +161,30 @@ def learn_git_system(environ: Mapping[str, str]) -> None:
         done = here.exec(ExecRequest(argv, env=env, timeout=10.0, max_output=1 << 16))
         return None if done.exit_code is None or done.omitted else (done.exit_code, done.output)
 
-    learn_system(env, ask)
+    git = _git_on_path(env.get("PATH", os.defpath))
+    if git:
+        learn_system(git, ask)
 
 
-def _git_on_path(path: str) -> tuple[object, ...] | None:
-    """The git PATH finds: its path and identity; None for none, or a relative entry on the way."""
+def _git_on_path(path: str) -> str:
+    """The git PATH finds ("" for none, or a relative entry on the way)."""
     for directory in path.split(":"):
         if not directory.startswith("/"):
-            return None
+            return ""
         program = posixpath.join(directory, "git")
-        try:
-            st = os.stat(program)
-        except OSError:
-            continue
-        if stat.S_ISREG(st.st_mode) and os.access(program, os.X_OK):
-            return (program, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
+        if _program(program) is not None:
+            return program
+    return ""
+
+
+def _program(git: str) -> tuple[object, ...] | None:
+    """An executable regular file's path and identity (links followed); None for none."""
+    try:
+        st = os.stat(git)
+    except OSError:
+        return None
+    if stat.S_ISREG(st.st_mode) and os.access(git, os.X_OK):
+        return (git, st.st_dev, st.st_ino, st.st_size, st.st_mtime_ns)
     return None
 
 
@@ -238,6 +248,21 @@ def _files(
     if gitdir:
         files.append(("local", posixpath.join(gitdir, "config")))
     return files
+
+
+def config_files(env: Mapping[str, str], gitdir: str) -> tuple[str, ...]:
+    """Every config file git may read in `env` for the git directory `gitdir` ("" for none), present
+    or not: places whose absence a decision rests on, so that one created later changes its
+    fingerprint. The user's files, the repository's `config` and the `config.worktree` that
+    `extensions.worktreeConfig` adds, and the system file where GIT_CONFIG_SYSTEM names it; its
+    compiled-in path is left out (learnt only where files are read, so an executor's recheck and
+    its client would disagree, and only root makes it). Empty where the paths are not known."""
+    named = "GIT_CONFIG_SYSTEM" in env and _flag(env, "GIT_CONFIG_NOSYSTEM") is False
+    files = _files(env if named else {**env, "GIT_CONFIG_NOSYSTEM": "1"}, lambda: None, gitdir)
+    if files is None:
+        return ()
+    worktree = (posixpath.join(gitdir, "config.worktree"),) if gitdir else ()
+    return (*(path for _, path in files if path != "/dev/null"), *worktree)
 
 
 def _command(env: Mapping[str, str]) -> list[Entry] | None:

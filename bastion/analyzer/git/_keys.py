@@ -19,7 +19,7 @@ import re
 from collections.abc import Callable, Iterable
 from typing import NamedTuple
 
-from ._finding import GitFinding
+from .._result import GitFinding
 from ._neutral import NEUTRAL_GIT_CONFIG
 
 __all__ = ["READ_ONLY", "Entry", "bad_key", "judge_entries", "split_key", "subcommand"]

@@ -30,8 +30,8 @@ import stat
 from typing import NamedTuple, Protocol
 
 from ...workspace import System
+from .._result import GitFinding
 from ._filters import drivers_of
-from ._finding import GitFinding
 from ._index import read_gitlinks
 from ._keys import Entry, judge_entries
 

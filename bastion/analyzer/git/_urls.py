@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from collections.abc import Iterable
 
+from .._result import GitFinding
 from .._secrets import url_credentials
-from ._finding import GitFinding
 from ._keys import Entry, split_key
 from ._neutral import redact_userinfo
 
