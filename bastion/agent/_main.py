@@ -131,6 +131,13 @@ def _parser() -> argparse.ArgumentParser:
         "--here", action="store_true", help="with --resume: continue the session in this directory"
     )
     p.add_argument(
+        "--at",
+        type=int,
+        metavar="LINE",
+        help="with --resume ID: go on from that entry of the session (a line `bastion sessions tree ID` "
+        "shows), on a branch of its own",
+    )
+    p.add_argument(
         "--repair",
         action="store_true",
         help="with --resume: a record whose hash chain breaks is cut back to its last good line first "
@@ -278,5 +285,7 @@ def _usage(args: argparse.Namespace) -> None:
         raise UsageError("--front client and -p are two fronts: give one of them")
     if args.here and args.resume is None and not args.continue_:
         raise UsageError("--here goes with --resume or --continue")
+    if args.at is not None and not args.resume:
+        raise UsageError("--at goes with --resume ID (the entry is a line of that session)")
     if args.repair and args.resume is None and not args.continue_:
         raise UsageError("--repair goes with --resume or --continue")

@@ -100,7 +100,7 @@ def build(
     # The session is opened (and its record locked) last of what may fail on a bad setting.
     check = resume_check(ws, args.executor, args.resume or "", args.here)
     session, messages = Session.open(
-        home, cwd, kind, name, args.resume, here=args.here, repair=args.repair, workspace=check
+        home, cwd, kind, name, args.resume, here=args.here, repair=args.repair, workspace=check, at=args.at
     )
     if isinstance(answer, Asker):  # a resumed session's rules
         for tool, arguments in session.rules:

@@ -30,6 +30,7 @@ _NOT_HERE = {
     "continue_": ("--continue", False),
     "here": ("--here", False),
     "repair": ("--repair", False),
+    "at": ("--at", None),
     "output_format": ("--output-format", "text"),
     "transcript": ("--transcript", None),
     "max_turns": ("--max-turns", None),

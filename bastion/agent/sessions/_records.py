@@ -19,7 +19,15 @@ from typing import Any
 from ..._files import open_append, open_replacing, read_regular
 from ..._safe import redact_data
 from ...policy import load_json
-from ..runtime import Assistant, Message, ToolResult, User, message_from_dict, summary_messages, work_summary_messages
+from ..runtime import (
+    Assistant,
+    Message,
+    ToolResult,
+    User,
+    message_from_dict,
+    summary_messages,
+    work_summary_messages,
+)
 from ._tree import BRANCH, Branches
 
 __all__ = [

@@ -63,7 +63,10 @@ class Branches:
             return "a branch event names no branch or parent"
         if number == len(self.starts) + 1:
             if parent != self.of[at - 1]:
-                return f"branch {number} says it left branch {parent}, but line {at} is on branch {self.of[at - 1]}"
+                return (
+                    f"branch {number} says it left branch {parent}, but line {at} is on branch "
+                    f"{self.of[at - 1]}"
+                )
             return None
         if number not in self.starts:
             return f"a branch event names branch {number}, which is neither the next nor an existing one"
@@ -86,6 +89,18 @@ class Branches:
             self.messages.add(index)
             self.tips[self.current] = index
         return moved
+
+    def continuing(self, line: int) -> dict[str, Any]:
+        """The `branch` event that goes on from `line` (from 1; the header or a message line, read
+        already): the branch `line` ends taken up again where it stops there, else a new branch."""
+        branch = self.of[line - 1]
+        if self.tip(branch) == line - 1:
+            return {"type": BRANCH, BRANCH: branch, "parent": self.starts[branch].parent, "at": line}
+        return {"type": BRANCH, BRANCH: len(self.starts) + 1, "parent": branch, "at": line}
+
+    def last(self, branch: int) -> int:
+        """The index of a branch's last line."""
+        return max(k for k, b in enumerate(self.of) if b == branch)
 
     def path(self, at: int) -> list[int]:
         """The indices of the lines whose events rebuild the conversation at line index `at`, in order."""
@@ -124,27 +139,6 @@ class Tree:
     branches: dict[int, Branch]
     head_branch: int
     head: int
-
-    def as_data(self) -> dict[str, Any]:
-        """The tree as JSON (what `bastion serve` gives a view)."""
-        return {
-            "head": {"branch": self.head_branch, "line": self.head},
-            "branches": [
-                {"number": b.number, "parent": b.parent, "at": b.at,
-                 "entries": [[e.line, e.who, e.text] for e in b.entries]}
-                for b in self.branches.values()
-            ],
-        }  # fmt: skip
-
-    @classmethod
-    def from_data(cls, data: Mapping[str, Any]) -> Tree:
-        """A tree as `as_data` gave it; ValueError (or KeyError, TypeError) when it is not one."""
-        branches = {}
-        for b in data["branches"]:
-            entries = [Entry(int(line), str(who), str(text)) for line, who, text in b["entries"]]
-            branches[int(b["number"])] = Branch(int(b["number"]), int(b["parent"]), int(b["at"]), entries)
-        head = data["head"]
-        return cls(branches, int(head["branch"]), int(head["line"]))
 
 
 _WHO = {"user": "you", "assistant": "model", "tool_result": "result"}

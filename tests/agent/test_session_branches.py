@@ -1,0 +1,232 @@
+"""Sessions as a tree: going on from an earlier entry (a branch), fork, `sessions tree`, and verify,
+export, import and repair of a branched record; an old linear record is one branch."""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+
+from bastion.agent.sessions import read_record, verify_record
+
+from .agent_fixtures import run_main
+from .scripted_server import ScriptedServer
+from .test_scenarios import _env, _workspace
+
+
+def _path(tmp_path: Path, session_id: str) -> Path:
+    return tmp_path / "home" / ".bastion" / "sessions" / f"{session_id}.jsonl"
+
+
+def _events(path: Path) -> list[dict[str, Any]]:
+    return [json.loads(line) for line in path.read_text().splitlines()]
+
+
+def _line_of(path: Path, text: str) -> int:
+    """The line (from 1) of the message event holding `text`."""
+    return next(
+        number
+        for number, e in enumerate(_events(path), 1)
+        if e["type"] == "message" and text in json.dumps(e["message"])
+    )
+
+
+def _said(server: ScriptedServer) -> list[str]:
+    """What the last request sent the model: each message's role and text."""
+    return [
+        f"{m['role']}:{m.get('content') or ''}"
+        for m in server.requests[-1]["body"]["messages"]
+        if m["role"] != "system"
+    ]
+
+
+def _branched(tmp_path: Path) -> tuple[Path, str, ScriptedServer]:
+    """A session of two prompts, then a third going on from the first answer (branch 2)."""
+    work = _workspace(tmp_path, {})
+    env = _env(tmp_path)
+    rounds: list[dict[str, object]] = [
+        {"text": "answer one"},
+        {"text": "answer two"},
+        {"text": "answer three"},
+    ]
+    with ScriptedServer(rounds) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1"]
+        assert run_main(["-p", "prompt one", *base], cwd=str(work), env=env)[0] == 0
+        session_id = run_main(["--list"], cwd=str(work), env=env)[1].split()[0]
+        assert run_main(["-p", "prompt two", "--resume", session_id, *base], cwd=str(work), env=env)[0] == 0
+        at = _line_of(_path(tmp_path, session_id), "answer one")
+        code, out, err = run_main(
+            ["-p", "prompt three", "--resume", session_id, "--at", str(at), *base], cwd=str(work), env=env
+        )
+    assert code == 0, err
+    assert out.strip() == "answer three"
+    return work, session_id, server
+
+
+def test_a_branch_continued_sends_the_model_its_own_path_not_the_other_branch(tmp_path: Path) -> None:
+    work, session_id, server = _branched(tmp_path)
+    assert _said(server) == ["user:prompt one", "assistant:answer one", "user:prompt three"]
+    # A plain resume goes on from the head: the branch just continued.
+    with ScriptedServer([{"text": "answer four"}]) as again:
+        base = ["--provider", "openai", "--base-url", again.url + "/v1"]
+        code, _, err = run_main(
+            ["-p", "prompt four", "--resume", session_id, *base], cwd=str(work), env=_env(tmp_path)
+        )
+    assert code == 0, err
+    assert _said(again) == [
+        "user:prompt one",
+        "assistant:answer one",
+        "user:prompt three",
+        "assistant:answer three",
+        "user:prompt four",
+    ]
+    path = _path(tmp_path, session_id)
+    branch = next(e for e in _events(path) if e["type"] == "branch")
+    assert (branch["branch"], branch["parent"], branch["at"]) == (2, 1, _line_of(path, "answer one"))
+    code, out, _ = run_main(["sessions", "verify", session_id], cwd=str(work), env=_env(tmp_path))
+    assert code == 0 and f"{session_id}: verified" in out and "4 requests rebuilt" in out
+
+
+def test_the_tree_shows_each_branch_under_the_entry_it_left_and_marks_the_head(tmp_path: Path) -> None:
+    work, session_id, _ = _branched(tmp_path)
+    path = _path(tmp_path, session_id)
+    at = _line_of(path, "answer one")
+    code, out, _ = run_main(["sessions", "tree", session_id], cwd=str(work), env=_env(tmp_path))
+    assert code == 0
+    lines = out.splitlines()
+    assert lines[0] == "branch 1"
+    left = lines.index(f"  branch 2 (left branch 1 at line {at})")
+    assert "answer one" in lines[left - 1] and lines[left - 1].lstrip().startswith(str(at))
+    assert "answer two" in "\n".join(lines[left + 1 :]) and "answer three" in "\n".join(lines[left + 1 :])
+    head = next(line for line in lines if line.endswith("<- head"))
+    assert "answer three" in head and head.startswith("    ")  # on branch 2, indented under branch 1
+
+
+def test_an_old_linear_record_reads_as_one_branch_and_still_verifies_and_resumes(tmp_path: Path) -> None:
+    work = _workspace(tmp_path, {})
+    with ScriptedServer([{"text": "answer one"}, {"text": "answer two"}]) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1"]
+        run_main(["-p", "prompt one", *base], cwd=str(work), env=_env(tmp_path))
+        session_id = run_main(["--list"], cwd=str(work), env=_env(tmp_path))[1].split()[0]
+        code, out, _ = run_main(["sessions", "tree", session_id], cwd=str(work), env=_env(tmp_path))
+        assert code == 0 and [line for line in out.splitlines() if "branch" in line] == ["branch 1"]
+        assert out.splitlines()[-1].endswith("answer one  <- head")
+        assert verify_record(read_record(str(_path(tmp_path, session_id)))).problems == []
+        assert (
+            run_main(["-p", "prompt two", "--resume", session_id, *base], cwd=str(work), env=_env(tmp_path))[
+                0
+            ]
+            == 0
+        )
+    assert _said(server)[:2] == ["user:prompt one", "assistant:answer one"]
+
+
+def test_an_edited_line_on_a_branch_fails_verify_naming_it(tmp_path: Path) -> None:
+    work, session_id, _ = _branched(tmp_path)
+    path = _path(tmp_path, session_id)
+    number = _line_of(path, "answer three")
+    lines = path.read_text().splitlines(keepends=True)
+    lines[number - 1] = lines[number - 1].replace("answer three", "forged three")
+    path.write_text("".join(lines))
+    code, out, _ = run_main(["sessions", "verify", session_id], cwd=str(work), env=_env(tmp_path))
+    assert code == 3 and f"line {number}: the hash chain breaks" in out
+
+
+def test_a_branch_event_moved_to_a_prompt_fails_verify_and_repair_keeps_the_lines_before_it(
+    tmp_path: Path,
+) -> None:
+    """A forger who chains anew a branch event that goes on from an unanswered prompt is named."""
+    from .agent_fixtures import write_record
+
+    work, session_id, _ = _branched(tmp_path)
+    path = _path(tmp_path, session_id)
+    events = [{k: v for k, v in e.items() if k != "chain"} for e in _events(path)]
+    number = next(i for i, e in enumerate(events, 1) if e["type"] == "branch")
+    events[number - 1]["at"] = _line_of(path, "prompt two")
+    write_record(path, events)
+    code, out, _ = run_main(["sessions", "verify", session_id], cwd=str(work), env=_env(tmp_path))
+    assert code == 3 and f"line {number}: the conversation cannot be rebuilt" in out
+    assert "prompt the model has not answered" in out
+    code, out, _ = run_main(["sessions", "repair", session_id], cwd=str(work), env=_env(tmp_path))
+    assert code == 0 and f"{number - 1} lines kept" in out
+    assert verify_record(read_record(str(path))).problems == []
+
+
+def test_export_of_every_branch_imports_and_resumes_at_the_head_and_one_branch_exports_alone(
+    tmp_path: Path,
+) -> None:
+    work, session_id, _ = _branched(tmp_path)
+    env = _env(tmp_path)
+    whole, one = tmp_path / "whole.jsonl", tmp_path / "one.jsonl"
+    assert run_main(["sessions", "export", session_id, str(whole)], cwd=str(work), env=env)[0] == 0
+    assert (
+        run_main(["sessions", "export", session_id, str(one), "--branch", "1"], cwd=str(work), env=env)[0]
+        == 0
+    )
+    kept = _events(one)
+    assert [e["type"] for e in kept if e["type"] == "branch"] == []
+    texts = json.dumps(kept)
+    assert "answer two" in texts and "answer three" not in texts and "prompt three" not in texts
+    assert verify_record(read_record(str(one))).problems == []
+    code, out, err = run_main(["sessions", "import", str(whole)], cwd=str(work), env=env)
+    assert code == 0, err
+    imported = out.split("as session ")[1].split()[0]
+    with ScriptedServer([{"text": "answer four"}]) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1"]
+        code, _, err = run_main(["-p", "prompt four", "--resume", imported, *base], cwd=str(work), env=env)
+    assert code == 0, err
+    assert _said(server)[2:4] == ["user:prompt three", "assistant:answer three"]
+
+
+def test_a_fork_at_an_entry_is_a_new_session_holding_the_path_to_it(tmp_path: Path) -> None:
+    work, session_id, _ = _branched(tmp_path)
+    env = _env(tmp_path)
+    at = _line_of(_path(tmp_path, session_id), "answer two")
+    before = _path(tmp_path, session_id).read_bytes()
+    code, out, err = run_main(["sessions", "fork", session_id, "--at", str(at)], cwd=str(work), env=env)
+    assert code == 0, err
+    forked = out.split("as session ")[1].split()[0]
+    assert _path(tmp_path, session_id).read_bytes() == before
+    header = _events(_path(tmp_path, forked))[0]
+    assert header["id"] == forked and header["forked_from"] == {"session": session_id, "line": at}
+    with ScriptedServer([{"text": "answer five"}]) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1"]
+        code, _, err = run_main(["-p", "prompt five", "--resume", forked, *base], cwd=str(work), env=env)
+    assert code == 0, err
+    assert _said(server) == [
+        "user:prompt one",
+        "assistant:answer one",
+        "user:prompt two",
+        "assistant:answer two",
+        "user:prompt five",
+    ]
+
+
+def test_an_unknown_or_unready_entry_is_refused_in_one_line_and_nothing_is_written(tmp_path: Path) -> None:
+    work, session_id, _ = _branched(tmp_path)
+    env = _env(tmp_path)
+    path = _path(tmp_path, session_id)
+    before = path.read_bytes()
+    prompt = _line_of(path, "prompt two")
+    request = next(i for i, e in enumerate(_events(path), 1) if e["type"] == "request")
+    cases = [
+        (["--resume", session_id, "--at", "999", "-p", "x"], "--at 999: session", "no entry at line 999"),
+        (["--resume", session_id, "--at", str(request), "-p", "x"], f"--at {request}:", "no entry"),
+        (["--resume", session_id, "--at", str(prompt), "-p", "x"], f"--at {prompt}:", "has not answered"),
+        (["sessions", "fork", session_id, "--at", "0"], "fork --at 0:", "no entry at line 0"),
+        (
+            ["sessions", "export", session_id, str(tmp_path / "x"), "--branch", "7"],
+            "--branch 7:",
+            "no branch 7",
+        ),
+        (["sessions", "tree", str(path)], "tree:", "is not a session ID"),
+        (["--at", "3", "-p", "x"], "--at goes with --resume ID", ""),
+    ]
+    for argv, names, says in cases:
+        code, _, err = run_main(
+            [*argv, "--provider", "openai"] if argv[0] != "sessions" else argv, cwd=str(work), env=env
+        )
+        assert code != 0 and names in err and says in err, (argv, err)
+        assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
+    assert path.read_bytes() == before
+    assert not (tmp_path / "x").exists()
