@@ -230,3 +230,33 @@ def test_an_unknown_or_unready_entry_is_refused_in_one_line_and_nothing_is_writt
         assert len(err.strip().splitlines()) == 1 and "Traceback" not in err, err
     assert path.read_bytes() == before
     assert not (tmp_path / "x").exists()
+
+
+def _linear() -> list[dict[str, Any]]:
+    from bastion.agent.runtime import Assistant, User, message_to_dict
+
+    return [
+        {"type": "session", "id": "x", "cwd": "/w"},
+        {"type": "message", "message": message_to_dict(User("one"))},
+        {"type": "message", "message": message_to_dict(Assistant("answer one"))},
+        {"type": "message", "message": message_to_dict(User("two"))},
+        {"type": "message", "message": message_to_dict(Assistant("answer two"))},
+    ]
+
+
+def test_going_on_from_a_branch_tip_takes_it_up_again_and_from_the_header_begins_anew(tmp_path: Path) -> None:
+    """A branch's tip is that branch again (no new branch each time the head is chosen); the
+    header begins an empty conversation on a new branch; both records verify."""
+    from bastion.agent.sessions._branching import continue_from
+
+    from .agent_fixtures import write_record
+
+    events = _linear()
+    event, messages = continue_from(events, 5, "x")
+    assert (event["branch"], event["parent"], event["at"], len(messages)) == (1, 0, 5, 4)
+    event, messages = continue_from(events, 1, "x")
+    assert (event["branch"], event["parent"], event["at"], messages) == (2, 1, 1, [])
+    for at in (5, 3, 1):
+        event, _ = continue_from(events, at, "x")
+        path = write_record(tmp_path / f"at{at}.jsonl", [*events, event])
+        assert verify_record(read_record(str(path))).problems == [], at
