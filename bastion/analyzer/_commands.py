@@ -23,7 +23,7 @@ INDEX: dict[tuple[str, str], tuple[str, ...]] = {
     ("_sed", "SED_FIRST"): ("sed",),
     ("_awk", "AWK_FIRST"): ("awk",),
     ("_contents", "CONTENT_READERS"): ("cmp", "diff", "file", "nl", "strings"),
-    ("_compose", "FIND_COMMANDS"): ("find",),
+    ("_find", "FIND_COMMANDS"): ("find",),
     ("_name_commands", "NAME_COMMANDS"): ("du", "readlink", "realpath", "stat", "tree"),
     ("_word_commands", "WORD_COMMANDS"): ("basename", "dirname", "which"),
     ("_versions", "VERSION_COMMANDS"): (

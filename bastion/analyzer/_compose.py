@@ -32,14 +32,13 @@ from collections.abc import Sequence
 from typing import NamedTuple
 
 from ..grammar import Redirect, Stage, Word
-from ._find import check_find_walk
 from ._find_names import Found, found_names, planned_find, split_find
 from ._flags import parse_args
 from ._readers import FILE_COMMANDS, MAX_FILES, TABLES, _grep_words, _options_first
-from ._result import Check, Checker, Context
+from ._result import Check, Context
 from ._tracked import tracked_names
 
-__all__ = ["FIND_COMMANDS", "INNER", "check_find", "check_find_exec", "compose", "inner_command"]
+__all__ = ["INNER", "check_find_exec", "compose", "inner_command"]
 
 # The commands that may read what a producer hands on.
 INNER = ("cat", "grep", "head", "tail", "wc")
@@ -109,13 +108,6 @@ def _lists_names(words: tuple[Word, ...]) -> bool:
     """Whether a grep prints file names only (`-l` or `-L`, without -c or -o)."""
     flags = _grep_flags(words)
     return bool(_LISTS & flags) and not {"-c", "-o"} & flags
-
-
-def check_find(ctx: Context, stage: Stage) -> Check:
-    """find: with -exec, the names it hands a reader are composition's to judge; else its walk."""
-    if any(w.text == "-exec" for w in stage.args):
-        return check_find_exec(ctx, stage)
-    return check_find_walk(ctx, stage)
 
 
 def check_find_exec(ctx: Context, stage: Stage) -> Check:
@@ -399,6 +391,3 @@ def inner_command(stage: Stage) -> str:
         read = _xargs_words(stage)
         return read.command[0].text if not isinstance(read, str) else ""
     return ""
-
-
-FIND_COMMANDS: dict[str, Checker] = {"find": check_find}

@@ -18,9 +18,9 @@ from ..grammar import Stage, Word
 from ._flags import ANY, NUMBER
 from ._listers import find_skips, listed, skip_globs
 from ._operands import names_inside
-from ._result import Check, Context
+from ._result import Check, Checker, Context
 
-__all__ = ["FIND_TESTS", "FIND_WORDS", "GLOBAL_OPTIONS", "check_find_walk", "expression_why"]
+__all__ = ["FIND_COMMANDS", "FIND_TESTS", "FIND_WORDS", "GLOBAL_OPTIONS", "expression_why"]
 
 _TYPE = re.compile(r"[bcdpfls](?:,[bcdpfls])*")
 _SIZE = re.compile(r"[+-]?[0-9]+[bcwkMG]?")
@@ -117,9 +117,9 @@ def expression_why(words: list[str]) -> tuple[str, list[str]]:
     return _expression(words)
 
 
-def check_find_walk(ctx: Context, stage: Stage) -> Check:
-    """find without -exec (composition's `check_find` sends -exec to its own check; here, as any
-    action this module does not know, it asks)."""
+def check_find(ctx: Context, stage: Stage) -> Check:
+    """find's walk. A find with -exec hands names to a reader: the driver sends it to composition
+    (`check_find_exec`); here -exec asks, as any action this module does not know."""
     words = [w.text for w in stage.args]
     if any(w.glob for w in stage.args):
         return Check.refuse(
@@ -189,3 +189,6 @@ def _skipping(
     tail = ["-o", *(["(", *rest, ")"] if rest else []), *([] if _ACTIONS & set(rest) else ["-print"])]
     skips = find_skips(globs, starts or ["."])
     return (*(Word(w) for w in (*options, *starts, *lead)), *skips, *(Word(w) for w in tail))
+
+
+FIND_COMMANDS: dict[str, Checker] = {"find": check_find}

@@ -13,7 +13,7 @@ In `bash -c` echo, printf, true, false and test are builtins, which no PATH reac
 stay in the plan, every program's is its absolute path: _programs.py). An exported function of the
 same name would replace them: bastion's own runs drop every `BASH_FUNC_*` variable (_neutral.py),
 one exported where a dry-run's plan runs asks, and one the other agent's shell defines at its start
-is trusted (`unset -f` and `builtin` can be functions too); docs/design.md rules 21 and 43."""
+is trusted (`unset -f` and `builtin` can be functions too); docs/rules.md rules 21 and 43."""
 
 from __future__ import annotations
 
