@@ -138,6 +138,12 @@ def _parser() -> argparse.ArgumentParser:
         "shows), on a branch of its own",
     )
     p.add_argument(
+        "--rewind",
+        action="store_true",
+        help="with --at: put the files the session changed since that entry back as they were, where "
+        "nothing else edited them since",
+    )
+    p.add_argument(
         "--repair",
         action="store_true",
         help="with --resume: a record whose hash chain breaks is cut back to its last good line first "
@@ -287,5 +293,7 @@ def _usage(args: argparse.Namespace) -> None:
         raise UsageError("--here goes with --resume or --continue")
     if args.at is not None and not args.resume:
         raise UsageError("--at goes with --resume ID (the entry is a line of that session)")
+    if args.rewind and args.at is None:
+        raise UsageError("--rewind goes with --resume ID --at LINE (the entry to rewind to)")
     if args.repair and args.resume is None and not args.continue_:
         raise UsageError("--repair goes with --resume or --continue")

@@ -260,3 +260,84 @@ def test_going_on_from_a_branch_tip_takes_it_up_again_and_from_the_header_begins
         event, _ = continue_from(events, at, "x")
         path = write_record(tmp_path / f"at{at}.jsonl", [*events, event])
         assert verify_record(read_record(str(path))).problems == [], at
+
+
+def _write(path: str, text: str) -> dict[str, object]:
+    return {"calls": [{"name": "write", "arguments": {"path": path, "content": text}}]}
+
+
+def test_a_rewind_puts_back_what_the_agent_changed_leaves_a_persons_edit_and_tells_the_model(
+    tmp_path: Path,
+) -> None:
+    work = _workspace(tmp_path, {"files": {"a.txt": "a0\n", "b.txt": "b0\n"}})
+    env = _env(tmp_path)
+    rounds = [
+        _write("a.txt", "a1\n"),
+        {"text": "answer one"},
+        _write("a.txt", "a2\n"),
+        _write("b.txt", "b2\n"),
+        _write("c.txt", "c2\n"),
+        {"text": "answer two"},
+        {"text": "answer three"},
+    ]
+    with ScriptedServer(rounds) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1", "--yes-to", "stdin"]
+        code, _, err = run_main(["-p", "prompt one", *base], cwd=str(work), env=env, stdin="y\n")
+        assert code == 0, err
+        session_id = run_main(["--list"], cwd=str(work), env=env)[1].split()[0]
+        resume = ["--resume", session_id, *base]
+        code, _, err = run_main(["-p", "prompt two", *resume], cwd=str(work), env=env, stdin="y\ny\ny\n")
+        assert code == 0, err
+        assert (work / "a.txt").read_text() == "a2\n" and (work / "c.txt").exists()
+        (work / "b.txt").write_text("b by a person\n")  # edited after the session's last change
+        at = _line_of(_path(tmp_path, session_id), "answer one")
+        code, _, err = run_main(
+            ["-p", "prompt three", *resume, "--at", str(at), "--rewind"], cwd=str(work), env=env
+        )
+    assert code == 0, err
+    assert (work / "a.txt").read_text() == "a1\n"  # as it was at the entry, not before the session
+    assert not (work / "c.txt").exists()
+    assert (work / "b.txt").read_text() == "b by a person\n"
+    assert f"rewound to line {at}: put back a.txt, c.txt; left alone: b.txt (it was edited" in err
+    said = _said(server)
+    assert said[0] == "user:prompt one" and "user:prompt two" not in said  # the entry's path
+    note = next(m for m in said if "[bastion: rewind]" in m)
+    assert "a.txt, c.txt" in note and "b.txt: it was edited" in note
+    assert said[-1] == "user:prompt three"
+    code, out, _ = run_main(["sessions", "verify", session_id], cwd=str(work), env=env)
+    assert code == 0, out
+
+
+def test_a_rewind_to_an_entry_off_the_heads_path_is_refused_in_one_line(tmp_path: Path) -> None:
+    work, session_id, _ = _branched(tmp_path)
+    path = _path(tmp_path, session_id)
+    before = path.read_bytes()
+    at = _line_of(path, "answer two")  # on branch 1; the head is on branch 2
+    code, _, err = run_main(
+        ["-p", "x", "--resume", session_id, "--at", str(at), "--rewind", "--provider", "openai"],
+        cwd=str(work),
+        env=_env(tmp_path),
+    )
+    assert code != 0 and f"--rewind: line {at} of session {session_id} is not on the path" in err
+    assert len(err.strip().splitlines()) == 1 and path.read_bytes() == before
+
+
+def test_gc_sweeps_the_file_checkpoints_no_record_names_and_keeps_those_named(tmp_path: Path) -> None:
+    import os
+
+    from bastion.agent.sessions import Objects
+
+    from .agent_fixtures import write_record
+
+    work = _workspace(tmp_path, {})
+    home = tmp_path / "home" / ".bastion"
+    objects = Objects(str(home))
+    named, orphan = objects.put(b"named\n"), objects.put(b"orphan\n")
+    record = home / "sessions" / "20260101-000000-abcdef.jsonl"
+    write_record(record, [*_linear(), {"type": "files", "by": "turn", "files": [["a.txt", None, named]]}])
+    for name in (named, orphan):
+        os.utime(home / "sessions" / "objects" / name[:2] / name[2:], (1, 1))
+    code, out, err = run_main(["sessions", "gc", "--older-than", "1h"], cwd=str(work), env=_env(tmp_path))
+    assert code == 0, err
+    assert "1 file checkpoints no record names" in out
+    assert objects.get(named) == b"named\n" and objects.get(orphan) is None

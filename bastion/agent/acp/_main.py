@@ -31,6 +31,7 @@ _NOT_HERE = {
     "here": ("--here", False),
     "repair": ("--repair", False),
     "at": ("--at", None),
+    "rewind": ("--rewind", False),
     "output_format": ("--output-format", "text"),
     "transcript": ("--transcript", None),
     "max_turns": ("--max-turns", None),

@@ -36,11 +36,17 @@ def entry_branches(events: Sequence[Mapping[str, Any]], line: int, what: str, se
 
 
 def continue_from(
-    events: Sequence[Mapping[str, Any]], line: int, session_id: str
+    events: Sequence[Mapping[str, Any]], line: int, session_id: str, rewind: bool = False
 ) -> tuple[dict[str, Any], list[Message]]:
     """The `branch` event that goes on from entry `line`, and the conversation there; a
-    ConfigError naming the line when it is no entry or its conversation is not at rest."""
+    ConfigError naming the line when it is no entry or its conversation is not at rest, or, for a
+    `rewind`, when it is not on the path to the head (a rewind goes back along it)."""
     branches = entry_branches(events, line, "--at", session_id)
+    if rewind and line - 1 not in branches.path(len(branches.of) - 1):
+        raise ConfigError(
+            f"--rewind: line {line} of session {session_id} is not on the path to its head "
+            f"(`bastion sessions tree {session_id}`); a rewind goes back along that path"
+        )
     try:
         messages = conversation_at(events, line)
     except (ValueError, KeyError, TypeError) as err:

@@ -141,6 +141,8 @@ class Session(Recording):
         # harness profile last switched to (applied again by whoever loads the harness).
         self.rules: list[tuple[str, str]] = []
         self.profile: str | None = None
+        # What a resume with a rewind went back from: the record as it was, and the entry.
+        self.branched: tuple[list[dict[str, Any]], int] | None = None
 
     @property
     def recorded(self) -> bool:
@@ -185,12 +187,15 @@ class Session(Recording):
         repair: bool = False,
         workspace: Callable[[dict[str, Any] | None], None] | None = None,
         at: int | None = None,
+        rewind: bool = False,
     ) -> tuple[Session, list[Message]]:
         """The session `resume` names, continued (`Session.resume`, from entry `at` if given), else
         a new one with an empty conversation: unrecorded, said once, where the store cannot hold it
         (the run goes on)."""
         if resume:
-            return cls.resume(home, resume, cwd, here=here, repair=repair, workspace=workspace, at=at)
+            return cls.resume(
+                home, resume, cwd, here=here, repair=repair, workspace=workspace, at=at, rewind=rewind
+            )
         try:
             return cls.create(home, cwd, provider, model), []
         except StoreError as err:
@@ -208,6 +213,7 @@ class Session(Recording):
         repair: bool = False,
         workspace: Callable[[dict[str, Any] | None], None] | None = None,
         at: int | None = None,
+        rewind: bool = False,
     ) -> tuple[Session, list[Message]]:
         """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
         there); its record locked for this process (one in use by another is refused, naming it); a
@@ -218,11 +224,12 @@ class Session(Recording):
         `workspace` is given where the session's tools last acted (`recorded_workspace`) and may
         refuse it (a ConfigError) before anything is recorded. `at` (a line of the record, from 1:
         its header or a message) goes on from that entry on a branch of its own, recorded as a
-        `branch` event (bastion.agent.sessions._branching): the conversation is the path to it."""
+        `branch` event (bastion.agent.sessions._branching): the conversation is the path to it;
+        with `rewind`, `branched` keeps the record as it was and the entry, for the files' rewind."""
         path = session_path(home, session_id, "--resume", write=True)
         fd = open_locked(path, session_id, "--resume")
         try:
-            return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace, at)
+            return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace, at, rewind)
         except BaseException:
             os.close(fd)
             raise
@@ -239,6 +246,7 @@ class Session(Recording):
         repair: bool,
         workspace: Callable[[dict[str, Any] | None], None] | None = None,
         at: int | None = None,
+        rewind: bool = False,
     ) -> tuple[Session, list[Message]]:
         if workspace is not None:
             workspace(recorded_workspace(read_record(path).events))
@@ -269,7 +277,7 @@ class Session(Recording):
             record = read_record(path)
         branch = None
         if at is not None:  # refused, in one line naming it, before anything is written
-            branch, messages = continue_from(record.events, at, session_id)
+            branch, messages = continue_from(record.events, at, session_id, rewind)
         else:
             try:
                 messages = conversation(record.events)
@@ -289,6 +297,7 @@ class Session(Recording):
                 f"(the record as it was is in {repaired.original})"
             )
         if branch is not None:
+            session.branched = (record.events, at) if rewind and at is not None else None
             session.record(str(branch.pop("type")), **branch)
         answered = {m.call_id for m in messages if isinstance(m, ToolResult)}
         for m in list(messages):

@@ -13,8 +13,8 @@ record as one portable JSONL (the directories made relative to the session's own
 anew; every branch, or `--branch N` alone as a linear record); import takes such a file into this
 directory as a new session (its chain checked first: a file edited on the way is refused, naming
 the line); gc removes the records not written to for longer than AGE (30d, 12h), leaving those in
-use. repair and gc never touch a record a running session holds (its lock,
-bastion.agent.sessions._store).
+use, and the files' checkpoints (bastion.agent.sessions._objects) no record left names. repair
+and gc never touch a record a running session holds (its lock, bastion.agent.sessions._store).
 """
 
 from __future__ import annotations
@@ -33,6 +33,7 @@ from ..._files import open_regular
 from ..._safe import safe_line
 from ..runtime import ConfigError
 from ._branching import branch_events, fork_events
+from ._objects import Objects
 from ._recorded import recorded_cwd
 from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
 from ._session import new_session_id
@@ -280,6 +281,22 @@ def _import(home: str, source: str, cwd: str) -> int:
     return 0
 
 
+def _named_objects(store: str) -> set[str]:
+    """The checkpoints' bytes (bastion.agent.sessions._objects) the records left in `store` name."""
+    named: set[str] = set()
+    for name in os.listdir(store) if os.path.isdir(store) else []:
+        if not (name.endswith(".jsonl") and SESSION_ID.fullmatch(name[:-6])):
+            continue
+        try:
+            events = read_record(os.path.join(store, name)).events
+        except OSError:
+            continue
+        for e in events:
+            for item in e.get("files", []) if e.get("type") == "files" else []:
+                named.update(d for d in item[1:] if isinstance(d, str))
+    return named
+
+
 def _gc(home: str, age: str) -> int:
     match = _AGE.fullmatch(age)
     if match is None:
@@ -300,7 +317,10 @@ def _gc(home: str, age: str) -> int:
         os.unlink(path)
         removed += name.endswith(".jsonl")
     kept = f" ({busy} in use kept)" if busy else ""
-    print(f"removed {removed} sessions not written to for {age}{kept}")
+    swept = Objects(home).sweep(_named_objects(store), seconds)
+    print(
+        f"removed {removed} sessions not written to for {age}{kept}, {swept} file checkpoints no record names"
+    )
     return 0
 
 
