@@ -6,11 +6,10 @@ import functools
 
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
-from ._commands import FILTERS, FIRST_STAGE, check_cd
-from ._loaders import refuse_loading
-from ._programs import Identity, Program, Shell, find_program, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Checker, Context, GitFinding, StageResult
 from ._secrets import SECRET_PATHS
+from .commands import FILTERS, FIRST_STAGE, check_cd
+from .programs import Identity, Program, Shell, find_program, refuse_loading, shell_of
 
 __all__ = ["GOVERNED", "analyze"]
 
@@ -131,11 +130,13 @@ def _composed(ctx: Context, stages: tuple[Stage, ...], directories: int) -> dict
     if directories > 1:
         return found
     if stages[0].command == "find" and any(w.text == "-exec" for w in stages[0].args):
-        from ._compose import check_find_exec  # the dry-run path's weight: loaded with a find -exec
+        from .composition import (
+            check_find_exec,  # the dry-run path's weight: loaded with a find -exec
+        )
 
         found[0] = _guarded(check_find_exec, ctx, stages[0])
     if any(s.command == "xargs" for s in stages):
-        from ._compose import compose  # the dry-run path's weight: loaded with the first xargs
+        from .composition import compose  # the dry-run path's weight: loaded with the first xargs
 
         found.update(compose(ctx, stages))
     return found

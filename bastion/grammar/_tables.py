@@ -2,7 +2,7 @@
 
 A grammar is a `.lark` file inside the bastion package, declared by the module that parses with it:
 
-    SCRIPT = Grammar("bastion.analyzer", "sed_script.lark")           # values are Trees
+    SCRIPT = Grammar("bastion.analyzer.commands", "sed_script.lark")           # values are Trees
     SUBSET = Grammar("bastion.grammar", "subset.lark", transformer)    # values built by rule name
 
 Declaring loads nothing. A grammar is built with OPTIONS (LALR, lark's contextual lexer,

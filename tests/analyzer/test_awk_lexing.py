@@ -14,7 +14,7 @@ from __future__ import annotations
 import pytest
 
 # Private: the grammar and its tables are what is proved.
-from bastion.analyzer._awk import AWK, program_prints_only
+from bastion.analyzer.commands._awk import AWK, program_prints_only
 from bastion.grammar._lalr import SHIFT
 
 START = "^"

@@ -8,7 +8,8 @@ from pathlib import Path
 import pytest
 
 # Private: the checkers' own tables and glob expansion are what these cases pin.
-from bastion.analyzer import _glob, analyze
+from bastion.analyzer import analyze
+from bastion.analyzer.commands import _glob
 from bastion.workspace import LocalWorkspace
 from tests.plans import by_name
 
@@ -599,7 +600,7 @@ def test_a_checker_that_fails_inside_asks(ws: LocalWorkspace, monkeypatch: pytes
     def broken(*args: object) -> object:
         raise RuntimeError("boom")
 
-    from bastion.analyzer import _cd_pwd_go, _readers
+    from bastion.analyzer.commands import _cd_pwd_go, _readers
 
     monkeypatch.setattr(_readers, "resolve", broken)
     monkeypatch.setattr(_cd_pwd_go, "resolve", broken)

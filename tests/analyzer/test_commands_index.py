@@ -8,26 +8,26 @@ import importlib
 import pytest
 
 # Private: the command index is the seam tested: every table is reachable from it.
-from bastion.analyzer._commands import _FIRST_TABLES, FILTERS, FIRST_STAGE, INDEX
+from bastion.analyzer.commands._index import _FIRST_TABLES, FILTERS, FIRST_STAGE, INDEX
 from tests.loaded import modules_loaded
 
 
 @pytest.mark.parametrize(("module", "table"), sorted(INDEX))
 def test_each_table_checks_exactly_the_commands_the_index_names(module: str, table: str) -> None:
-    checkers = getattr(importlib.import_module(f"bastion.analyzer.{module}"), table)
+    checkers = getattr(importlib.import_module(f"bastion.analyzer.commands.{module}"), table)
     assert sorted(checkers) == sorted(INDEX[(module, table)])
 
 
 def test_every_indexed_command_looks_up_its_tables_checker() -> None:
     for (module, table), commands in INDEX.items():
-        checkers = getattr(importlib.import_module(f"bastion.analyzer.{module}"), table)
+        checkers = getattr(importlib.import_module(f"bastion.analyzer.commands.{module}"), table)
         lookup = FIRST_STAGE if table in _FIRST_TABLES else FILTERS
         for command in commands:
             assert lookup[command] is checkers[command], (module, table, command)
 
 
 def test_deciding_ls_loads_no_other_checker(tmp_path: object) -> None:
-    others = tuple(f"bastion.analyzer.{module}" for module, _ in INDEX)
+    others = tuple(f"bastion.analyzer.commands.{module}" for module, _ in INDEX)
     code = (
         "import os\n"
         "from bastion.cli import main\n"

@@ -20,8 +20,8 @@ from hypothesis import strategies as st
 from bastion.analyzer import analyze
 
 # Private: the fast flag parser and the reader tables are the twins tested against the slow path.
-from bastion.analyzer._flags import _parse, parse_args
-from bastion.analyzer._readers import TABLES
+from bastion.analyzer.commands._flags import _parse, parse_args
+from bastion.analyzer.commands._readers import TABLES
 from bastion.grammar import Word
 from bastion.workspace import ExecRequest, LocalWorkspace, join, resolve, walk
 

@@ -1,5 +1,5 @@
 """A variable where a plan runs can make its programs load the project's code or configuration
-(bastion/analyzer/_loaders.py, design rule 42's twin): each hazard asks, and its safe siblings
+(bastion/analyzer/programs/_loaders.py, design rule 42's twin): each hazard asks, and its safe siblings
 still run. A dry-run's plan runs in this process's environment (set here with monkeypatch);
 bastion's own plans run in the workspace's, less what the neutral environment drops."""
 
@@ -16,7 +16,7 @@ import pytest
 from bastion.analyzer import analyze, neutral_env
 
 # Private: the table is the thing checked against the tools' own lists.
-from bastion.analyzer._loaders import HARMLESS, LOADERS, PATHS, SEARCH, dropped_from_plans
+from bastion.analyzer.programs._loaders import HARMLESS, LOADERS, PATHS, SEARCH, dropped_from_plans
 from bastion.workspace import LocalWorkspace
 from tests.plans import fake_program
 

@@ -1,4 +1,4 @@
-"""A program on PATH that is not what its name says asks (analyzer/_shims.py, design rule 42): a
+"""A program on PATH that is not what its name says asks (analyzer/programs/_shims.py, design rule 42): a
 multiplexer (mise, ccache, rustup...) reached by a tool's name through a link, in a shim directory or
 as a hard link runs what its configuration, the project's too, picks. The real ones are used where
 they are installed (`make shims`: ccache from Debian, mise from npm; rustup where this machine has
@@ -18,8 +18,8 @@ from hypothesis import strategies as st
 from bastion.analyzer import Shell, analyze
 
 # Private: the lookup and the names it allows are the things tested.
-from bastion.analyzer._programs import find_program
-from bastion.analyzer._shims import ALSO_CALLED, MULTIPLEXERS, SHIM_DIRECTORIES, same_program
+from bastion.analyzer.programs._programs import find_program
+from bastion.analyzer.programs._shims import ALSO_CALLED, MULTIPLEXERS, SHIM_DIRECTORIES, same_program
 from bastion.workspace import LocalWorkspace
 from fuzz.multiplexers import CCACHE_DIRECTORY, MISE, missing
 from tests.plans import fake_program, needs

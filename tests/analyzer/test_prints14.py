@@ -8,7 +8,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Private: the wording helper and the shipped allow-list are pinned as written.
-from bastion.analyzer._prints import _format_why
+from bastion.analyzer.commands._prints import _format_why
 from bastion.policy._shipped import SHIPPED_ALLOW
 
 from .conftest import Analyse

@@ -1,4 +1,4 @@
-"""The PATH lookup is remembered once per process for every workspace (analyzer/_programs.py): a
+"""The PATH lookup is remembered once per process for every workspace (analyzer/programs/_programs.py): a
 directory where one workspace's line runs unasked must still ask in the workspace the same PATH
 entry or program leads into, whichever of the two was decided first."""
 

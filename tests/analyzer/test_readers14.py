@@ -16,7 +16,7 @@ from hypothesis import strategies as st
 from bastion.analyzer import analyze
 
 # Private: sed's flag table and script judge, and the version queries, are the checker internals tested.
-from bastion.analyzer._sed import SED_FLAGS, script_prints_only
+from bastion.analyzer.commands._sed import SED_FLAGS, script_prints_only
 from bastion.workspace import LocalWorkspace
 
 from .conftest import Analyse
@@ -134,7 +134,7 @@ def test_no_sed_command_that_writes_reads_or_runs_is_in_the_grammar(command: str
     )
 )
 def test_the_line_print_shortcut_accepts_only_sentences_of_the_grammar(script: str) -> None:
-    from bastion.analyzer import _sed
+    from bastion.analyzer.commands import _sed
 
     if _sed._LINE_PRINTS.fullmatch(script):
         _sed.SCRIPT.parse(script)  # raises if the grammar does not accept it
@@ -142,7 +142,7 @@ def test_the_line_print_shortcut_accepts_only_sentences_of_the_grammar(script: s
 
 @pytest.mark.parametrize("script", ["1,5p", "$p", "10p;20,$p", "3p"])
 def test_the_line_print_shortcut_covers_the_common_scripts(script: str) -> None:
-    from bastion.analyzer import _sed
+    from bastion.analyzer.commands import _sed
 
     assert _sed._LINE_PRINTS.fullmatch(script)
     _sed.SCRIPT.parse(script)
@@ -538,6 +538,6 @@ def test_a_relative_path_entry_without_the_program_is_passed_over(
 
 def test_pytest_is_not_in_the_version_table() -> None:
     """pytest --version imports conftest.py and plugins: project code."""
-    from bastion.analyzer._versions import VERSION_QUERIES
+    from bastion.analyzer.commands._versions import VERSION_QUERIES
 
     assert "pytest" not in VERSION_QUERIES and "pip" not in VERSION_QUERIES

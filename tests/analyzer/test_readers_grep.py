@@ -15,7 +15,7 @@ import pytest
 from bastion.analyzer import SECRET_PATHS, Stamper, analyze
 
 # Private: grep -r's tree bound and exclude globs are the private limits tested.
-from bastion.analyzer._grepr import MAX_TREE_FILES, exclude_globs
+from bastion.analyzer.commands._grepr import MAX_TREE_FILES, exclude_globs
 from bastion.policy import Decision, Layer, Policy, bash_subjects
 from bastion.workspace import LocalWorkspace
 from tests.waits import PATIENCE

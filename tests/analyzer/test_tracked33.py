@@ -19,7 +19,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from bastion.analyzer import Analysis, Stamper, _tracked, analyze
+from bastion.analyzer import Analysis, Stamper, analyze
+from bastion.analyzer.composition import _tracked
 from bastion.policy import Decision, DryRun
 
 from .gitrepo import GIT_ENV, git, make_repo, set_config, workspace

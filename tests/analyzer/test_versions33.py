@@ -18,7 +18,7 @@ import pytest
 from bastion.analyzer import analyze
 
 # Private: the version-query table is the thing tested.
-from bastion.analyzer._versions import VERSION_QUERIES
+from bastion.analyzer.commands._versions import VERSION_QUERIES
 from bastion.workspace import LocalWorkspace
 from fuzz.execution import strace_violations
 

@@ -30,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Private: the generated tables (and sed's script grammar) are the thing tested.
-from bastion.analyzer._sed import SCRIPT
+from bastion.analyzer.commands._sed import SCRIPT
 from bastion.grammar import Grammar, Tree, Unexpected, _tables
 from tests.loaded import modules_loaded
 

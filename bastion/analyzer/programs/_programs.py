@@ -43,7 +43,7 @@ import weakref
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..workspace import System, Workspace, resolve, root_relative
+from ...workspace import System, Workspace, resolve, root_relative
 from ._shims import hard_linked, impostor
 
 __all__ = [

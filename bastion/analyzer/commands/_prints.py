@@ -19,11 +19,11 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import Stage
+from ...grammar import Stage
+from .._result import Check, Checker, Context
 from ._flags import NUMBER, FlagTable, parse_args
 from ._operands import names_inside, read_files
 from ._readers import TABLES as READER_TABLES
-from ._result import Check, Checker, Context
 
 __all__ = ["PRINT_COMMANDS", "PRINT_FILTERS"]
 

@@ -29,7 +29,7 @@ import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..workspace import Workspace
+from ...workspace import Workspace
 
 __all__ = ["MAX_TREE_FILES", "Tree", "exclude_globs", "exclude_words", "operand_name", "tree_files"]
 

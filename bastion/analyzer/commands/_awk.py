@@ -22,14 +22,14 @@ from __future__ import annotations
 import functools
 import re
 
-from ..grammar import Grammar, Stage, Unexpected
+from ...grammar import Grammar, Stage, Unexpected
 from ._flags import ANY, FlagTable, parse_args
 from ._operands import script_checkers
 
 __all__ = ["AWK_FIRST", "AWK_FILTER", "program_prints_only"]
 
 # LALR over lark's contextual lexer, run from tables built at install.
-AWK = Grammar("bastion.analyzer", "awk_program.lark")
+AWK = Grammar("bastion.analyzer.commands", "awk_program.lark")
 _ASSIGNMENT = re.compile(r"[A-Za-z_][A-Za-z0-9_]*=")
 
 AWK_FLAGS = FlagTable(

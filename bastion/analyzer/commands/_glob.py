@@ -18,8 +18,8 @@ from __future__ import annotations
 import re
 from typing import NamedTuple
 
-from ..grammar import Word
-from ..workspace import Workspace, resolve, root_relative
+from ...grammar import Word
+from ...workspace import Workspace, resolve, root_relative
 
 __all__ = ["MAX_MATCHES", "Expansion", "Operand", "expand", "operand", "pattern_problem"]
 

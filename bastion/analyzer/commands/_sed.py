@@ -11,7 +11,7 @@ from __future__ import annotations
 import functools
 import re
 
-from ..grammar import Grammar, Stage, Unexpected
+from ...grammar import Grammar, Stage, Unexpected
 from ._flags import ANY, NUMBER, FlagTable, parse_args
 from ._operands import script_checkers
 
@@ -21,7 +21,7 @@ __all__ = ["SCRIPT", "SED_FILTER", "SED_FIRST", "SED_FLAGS", "script_prints_only
 # sentence of sed_script.lark, settled without loading its tables (tests/analyzer/test_readers14.py
 # checks the grammar accepts everything this matches).
 _LINE_PRINTS = re.compile(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p(?:;(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p)*")
-SCRIPT = Grammar("bastion.analyzer", "sed_script.lark")
+SCRIPT = Grammar("bastion.analyzer.commands", "sed_script.lark")
 _IN_PLACE = "sed -i edits the file in place, a write"
 
 SED_FLAGS = FlagTable(

@@ -5,10 +5,10 @@ from __future__ import annotations
 
 from collections.abc import Callable, Sequence
 
-from ..grammar import Stage
-from ..workspace import resolve
+from ...grammar import Stage
+from ...workspace import resolve
+from .._result import Check, Checker, Context
 from ._readers import MAX_FILES, _read_file
-from ._result import Check, Checker, Context
 
 __all__ = ["names_inside", "read_files", "script_checkers"]
 

@@ -31,11 +31,10 @@ import stat
 from collections.abc import Sequence
 from typing import NamedTuple
 
-from ..grammar import Redirect, Stage, Word
+from ...grammar import Redirect, Stage, Word
+from .._result import Check, Context
+from ..commands import FILE_COMMANDS, MAX_FILES, TABLES, grep_words, options_first, parse_args
 from ._find_names import Found, found_names, planned_find, split_find
-from ._flags import parse_args
-from ._readers import FILE_COMMANDS, MAX_FILES, TABLES, _grep_words, _options_first
-from ._result import Check, Context
 from ._tracked import tracked_names
 
 __all__ = ["INNER", "check_find_exec", "compose", "inner_command"]
@@ -66,14 +65,14 @@ def inner(ctx: Context, words: tuple[Word, ...], names: Sequence[str], how: str)
     if any("{}" in w.text for w in words) and how.startswith("find"):
         return Inner(why=f"{how}: find puts the name wherever `{{}}` stands; it may stand only last")
     if command == "grep":
-        split = _grep_words(words[1:])
+        split = grep_words(words[1:])
         if isinstance(split, str):
             return Inner(why=split)
         options, operands = split.options, split.operands
         if {"-r", "--recursive"} & _grep_flags(words):
             return Inner(why=f"{how}: grep -r on handed-on names would walk below each, which is not checked")
     else:
-        found = _options_first(TABLES[command], words[1:])
+        found = options_first(TABLES[command], words[1:])
         if isinstance(found, str):
             return Inner(why=f"{command}: {found}")
         options, operands = found
@@ -98,7 +97,7 @@ def inner(ctx: Context, words: tuple[Word, ...], names: Sequence[str], how: str)
 
 def _grep_flags(words: tuple[Word, ...]) -> frozenset[str]:
     """The flags of a grep stage's words (letters of a cluster each one), none if unreadable."""
-    split = _grep_words(words[1:])
+    split = grep_words(words[1:])
     if isinstance(split, str):
         return frozenset()
     return frozenset(f for f, _ in parse_args("grep", TABLES["grep"], (*split.options, Word("--"))).flags)
@@ -294,7 +293,7 @@ def _stream(ctx: Context, stage: Stage, position: int, before: dict[int, _Stream
         found = found_names(ctx, stage, parts)
         return _found_stream(found)
     if command == "git":
-        from .git import check_git
+        from ..git import check_git
 
         tracked = tracked_names(ctx, stage, check_git(ctx, stage))
         return _Stream(tracked.check, tracked.names)

@@ -3,7 +3,7 @@
 
 The walk is the plan's: it runs `find -P` (no link is ever followed below the starting points), prunes
 every directory whose base name a secret-looking pattern in force matches, and `.git` (the globs
-grep -r excludes, bastion/analyzer/_grepr.py), and hands on only what is a regular file whose base
+grep -r excludes, bastion/analyzer/commands/_grepr.py), and hands on only what is a regular file whose base
 name no such glob matches. The user's expression is kept; what hands names on is guarded in it:
 
     -exec CMD ARGS {} ;    becomes   ( -type f ! -name G ... -exec /abs/CMD OPTIONS -- ARGS {} ; )
@@ -17,7 +17,7 @@ NUL-separated (xargs `-0`), and the command gets them after `--`.
 What the command may read is judged as it would be on its own: every regular file the walk can
 reach (pruned as the plan prunes, within `-maxdepth`/`-mindepth`, narrowed only by `-name`/`-iname`
 terms every name handed on must pass) is given to the command's own checker as its file operands
-(bastion/analyzer/_compose.py), so each is a read subject, inside, under the read bound, and a
+(bastion/analyzer/composition/_compose.py), so each is a read subject, inside, under the read bound, and a
 tree past MAX_TREE_FILES asks. A starting point inside a directory the plan prunes asks (the prune
 exempts starting points).
 """
@@ -30,13 +30,20 @@ import stat
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ..grammar import Stage, Word
-from ..workspace import resolve
-from ._find import FIND_TESTS, GLOBAL_OPTIONS, expression_why
-from ._grepr import MAX_TREE_FILES, exclude_globs
-from ._listers import find_skips, listed, secret_name
-from ._operands import names_inside
-from ._result import Context
+from ...grammar import Stage, Word
+from ...workspace import resolve
+from .._result import Context
+from ..commands import (
+    FIND_TESTS,
+    GLOBAL_OPTIONS,
+    MAX_TREE_FILES,
+    exclude_globs,
+    expression_why,
+    find_skips,
+    listed,
+    names_inside,
+    secret_name,
+)
 
 __all__ = ["Found", "FindParts", "found_names", "guard", "planned_find", "split_find"]
 

@@ -12,13 +12,13 @@ import posixpath
 import re
 from typing import NamedTuple
 
-from ..grammar import Stage, Word
-from ..workspace import resolve
+from ...grammar import Stage, Word
+from ...workspace import resolve
+from .._result import Check, Checker, Context
 from ._flags import ANY, COUNT, NUMBER, ONE_CHAR, Args, FlagTable, parse_args
 from ._glob import operand
 from ._grepr import MAX_TREE_FILES, exclude_globs, exclude_words, operand_name, tree_files
 from ._listers import secret_dirs
-from ._result import Check, Checker, Context
 
 __all__ = ["FILE_COMMANDS", "FILTER_COMMANDS", "MAX_FILES", "SORT_IN_MEMORY"]
 
@@ -167,7 +167,7 @@ def _read_file(ctx: Context, command: str, raw: str, reads: list[str]) -> str:
     return ""
 
 
-def _options_first(
+def options_first(
     table: FlagTable, words: tuple[Word, ...]
 ) -> tuple[tuple[Word, ...], tuple[Word, ...]] | str:
     """A reader's words as its getopt reads them: the options (a spaced value with its flag) and
@@ -224,7 +224,7 @@ def _check_globbed(ctx: Context, stage: Stage) -> Check:
     would be; the plan runs options, `--`, then the files (a match named `-n` is a file), a glob that
     matches nothing quoted."""
     command = stage.command
-    split = _options_first(TABLES[command], stage.args)
+    split = options_first(TABLES[command], stage.args)
     if isinstance(split, str):
         return Check.refuse(f"{command}: {split}")
     options, operands = split
@@ -286,7 +286,7 @@ class _GrepWords(NamedTuple):
     late: bool
 
 
-def _grep_words(words: tuple[Word, ...]) -> _GrepWords | str:
+def grep_words(words: tuple[Word, ...]) -> _GrepWords | str:
     """Options wherever they stand until `--` (GNU getopt's permutation), a cluster ending in a
     flag with a value split into flags and value; or why the words cannot be read."""
     options: list[Word] = []
@@ -324,8 +324,8 @@ def _check_grep(ctx: Context, stage: Stage) -> Check:
     line with an option after an operand or a glob runs rewritten: options first, then `--`, then
     the operands, so that POSIXLY_CORRECT cannot make an option a file name and a name a glob
     expands to (`-f.py`) is never read as an option. A recursive grep (`-r`) is judged by every
-    file it reads, and runs with the secret excludes (bastion/analyzer/_grepr.py)."""
-    split = _grep_words(stage.args)
+    file it reads, and runs with the secret excludes (bastion/analyzer/commands/_grepr.py)."""
+    split = grep_words(stage.args)
     if isinstance(split, str):
         return Check.refuse(split)
     plain = tuple(w for w in split.operands if not w.glob)

@@ -14,11 +14,11 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import Stage, Word
+from ...grammar import Stage, Word
+from .._result import Check, Checker, Context
 from ._flags import ANY, NUMBER
 from ._listers import find_skips, listed, skip_globs
 from ._operands import names_inside
-from ._result import Check, Checker, Context
 
 __all__ = ["FIND_COMMANDS", "FIND_TESTS", "FIND_WORDS", "GLOBAL_OPTIONS", "expression_why"]
 

@@ -2,9 +2,9 @@
 
 from __future__ import annotations
 
-from ..grammar import Stage, Word
-from ..workspace import resolve
-from ._result import Check, Context
+from ...grammar import Stage, Word
+from ...workspace import resolve
+from .._result import Check, Context
 
 __all__ = ["GO_ENV_PLAIN", "check_cd", "check_go", "check_pwd"]
 

@@ -18,12 +18,12 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import Stage, Word
-from ..workspace import resolve
+from ...grammar import Stage, Word
+from ...workspace import resolve
+from .._result import Check, Context
 from ._flags import FlagTable, parse_args
 from ._glob import operand
 from ._listers import listed, ls_skips, secret_dirs, skip_globs
-from ._result import Check, Context
 
 __all__ = ["check_ls"]
 

@@ -6,11 +6,11 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import Stage
-from ..workspace import resolve
+from ...grammar import Stage
+from ...workspace import resolve
+from .._result import Check, Checker, Context
 from ._flags import ANY, NUMBER, FlagTable, parse_args
 from ._operands import read_files
-from ._result import Check, Checker, Context
 
 __all__ = ["CONTENT_FILTERS", "CONTENT_READERS", "TABLES"]
 

@@ -12,7 +12,7 @@ print, a superset of what git's pathspec matching picks (`_superset`): each must
 file's entry, UTF-8, with no `.`, `..` or `.git` component, below the working directory, of no
 secret-looking name or directory (the patterns in force), and in the work tree a regular file (or
 absent) reached through no link. More than MAX_TREE_FILES names ask. The names then go to the
-reader's own checker as its file operands (analyzer/_compose.py), so each is a read subject whose
+reader's own checker as its file operands (analyzer/composition/_compose.py), so each is a read subject whose
 identity the stamp binds, beside the index's (`depends`): an index written again, or a file
 replaced by a link, after the decision refuses the stamp.
 
@@ -31,11 +31,11 @@ import re
 from collections.abc import Callable, Sequence
 from typing import NamedTuple
 
-from ..grammar import Stage
-from ..workspace import resolve
-from ._grepr import MAX_TREE_FILES
-from ._result import Check, Context
-from ._secrets import hidden_by
+from ...grammar import Stage
+from ...workspace import resolve
+from .._result import Check, Context
+from .._secrets import hidden_by
+from ..commands import MAX_TREE_FILES
 
 __all__ = ["Tracked", "tracked_names"]
 
@@ -90,7 +90,7 @@ def tracked_names(ctx: Context, stage: Stage, git_check: Check) -> Tracked:
     if isinstance(read, str):
         return _refuse(read)
     kept, specs = read
-    from .git import tracked_index  # the dry-run path's weight: git's modules load with a git line
+    from ..git import tracked_index  # the dry-run path's weight: git's modules load with a git line
 
     found = tracked_index(ctx)
     if isinstance(found, str):
@@ -111,7 +111,7 @@ def tracked_names(ctx: Context, stage: Stage, git_check: Check) -> Tracked:
                 f"git ls-files lists more than {MAX_TREE_FILES} names, too many to judge one by one; "
                 "narrow the pathspec"
             )
-    from .git import plan_words
+    from ..git import plan_words
 
     words = plan_words(("ls-files",), None, ("-z", *kept, "--", *specs))
     depends = (*git_check.depends, gitdir, index)
@@ -207,7 +207,7 @@ def _pattern(spec: bytes) -> re.Pattern[bytes]:
 def _judged(ctx: Context, prefix: str, raw: bytes, mode: int) -> tuple[str, str]:
     """Why the index name `raw` (mode `mode`) may not be handed on ("" when it may), and the name
     as git prints it from the stage's directory."""
-    from .git import GITLINK, SYMLINK
+    from ..git import GITLINK, SYMLINK
 
     try:
         name = raw.decode("utf-8")

@@ -13,7 +13,7 @@ import re
 from collections.abc import Mapping, Sequence
 from typing import NamedTuple
 
-from ..grammar import Word
+from ...grammar import Word
 
 __all__ = ["ANY", "COUNT", "NUMBER", "ONE_CHAR", "Args", "FlagTable", "parse_args"]
 

@@ -9,11 +9,11 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 
-from ..grammar import Stage
+from ...grammar import Stage
+from .._result import Check, Checker, Context
 from ._flags import ANY, NUMBER, FlagTable, parse_args
 from ._listers import du_skips, listed, secret_name, skip_globs, tree_skips
 from ._operands import names_inside
-from ._result import Check, Checker, Context
 
 __all__ = ["NAME_COMMANDS", "TABLES"]
 

@@ -1,7 +1,7 @@
 """Variables that make a program load code or configuration from a directory (design rule 42's
 twin for the environment): one table, `LOADERS`, each entry with the programs it affects and why.
 
-Where a plan runs decides which environment counts (`Shell`, analyzer/_programs.py). A dry-run's
+Where a plan runs decides which environment counts (`Shell`, analyzer/programs/_programs.py). A dry-run's
 plan (a hook's, `bastion check`'s) runs in this process's environment, the other agent's: every
 entry is judged there, and the shell that runs the plan reads some of them too. bastion's own bash
 tool runs a plan in the neutral environment (analyzer/git/_neutral.py), which drops every entry
@@ -34,9 +34,9 @@ import re
 from collections.abc import Mapping
 from typing import NamedTuple
 
-from ..workspace import Workspace
+from ...workspace import Workspace
+from .._result import Check, StageResult
 from ._programs import Shell
-from ._result import Check, StageResult
 
 __all__ = ["EVERY", "HARMLESS", "LOADERS", "Loader", "dropped_from_plans", "refuse_loading"]
 

@@ -26,11 +26,11 @@ import fnmatch
 import posixpath
 from collections.abc import Sequence
 
-from ..grammar import Word
-from ..workspace import resolve
+from ...grammar import Word
+from ...workspace import resolve
+from .._result import Context
+from .._secrets import hidden_by
 from ._grepr import exclude_globs
-from ._result import Context
-from ._secrets import hidden_by
 
 __all__ = [
     "du_skips",

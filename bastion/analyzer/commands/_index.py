@@ -11,9 +11,9 @@ from __future__ import annotations
 import importlib
 from collections.abc import Iterator
 
+from .._result import Checker
 from ._cd_pwd_go import check_cd, check_go, check_pwd
 from ._ls import check_ls
-from ._result import Checker
 
 __all__ = ["FILTERS", "FIRST_STAGE", "INDEX", "check_cd"]
 

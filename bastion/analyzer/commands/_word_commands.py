@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import re
 
-from ..grammar import Stage
+from ...grammar import Stage
+from .._result import Check, Checker, Context
 from ._flags import ANY, FlagTable, parse_args
-from ._result import Check, Checker, Context
 
 __all__ = ["WORD_COMMANDS", "WORD_FILTERS"]
 

@@ -6,10 +6,10 @@ and finds there the binary each entry names (`Query`): the promise is the traced
 
 Tools whose version query loads the project (pytest reads conftest.py and its plugins) are not in
 the table and ask. Which program the name runs is the driver's question, as for every command
-(analyzer/_programs.py): one inside the working directory (an activated project `.venv/bin`) is
+(analyzer/programs/_programs.py): one inside the working directory (an activated project `.venv/bin`) is
 the project's own code, a script where a binary is expected (a pyenv shim, a wrapper) runs
 programs of its own, and a multiplexer under the tool's name (a mise shim, ccache's `gcc`, a rustup
-proxy) runs what its configuration picks (analyzer/_shims.py); each asks. mypy's entry point is a
+proxy) runs what its configuration picks (analyzer/programs/_shims.py); each asks. mypy's entry point is a
 Python script (`PYTHON_SCRIPTS`).
 """
 
@@ -17,8 +17,8 @@ from __future__ import annotations
 
 from typing import NamedTuple
 
-from ..grammar import Stage
-from ._result import Check, Checker, Context
+from ...grammar import Stage
+from .._result import Check, Checker, Context
 
 __all__ = ["VERSION_COMMANDS", "VERSION_QUERIES", "Query"]
 
