@@ -341,3 +341,33 @@ def test_gc_sweeps_the_file_checkpoints_no_record_names_and_keeps_those_named(tm
     assert code == 0, err
     assert "1 file checkpoints no record names" in out
     assert objects.get(named) == b"named\n" and objects.get(orphan) is None
+
+
+def test_a_file_holding_the_key_is_never_kept_in_the_store_and_a_rewind_leaves_it_saying_so(
+    tmp_path: Path,
+) -> None:
+    from .test_scenarios import SECRET
+
+    work = _workspace(tmp_path, {"files": {"k.txt": f"token={SECRET}\n"}})
+    env = _env(tmp_path)
+    rounds = [
+        {"text": "answer one"},
+        _write("k.txt", "token=rotated\n"),
+        {"text": "answer two"},
+        {"text": "x"},
+    ]
+    with ScriptedServer(rounds) as server:
+        base = ["--provider", "openai", "--base-url", server.url + "/v1", "--yes-to", "stdin"]
+        assert run_main(["-p", "prompt one", *base], cwd=str(work), env=env)[0] == 0
+        session_id = run_main(["--list"], cwd=str(work), env=env)[1].split()[0]
+        resume = ["--resume", session_id, *base]
+        code, _, err = run_main(["-p", "prompt two", *resume], cwd=str(work), env=env, stdin="y\n")
+        assert code == 0, err
+        at = _line_of(_path(tmp_path, session_id), "answer one")
+        code, _, err = run_main(["-p", "p", *resume, "--at", str(at), "--rewind"], cwd=str(work), env=env)
+    assert code == 0, err
+    assert (work / "k.txt").read_text() == "token=rotated\n"
+    assert "left alone: k.txt (what it held then is not kept (swept, or it held a key))" in err
+    store = tmp_path / "home" / ".bastion" / "sessions" / "objects"
+    kept = [p.read_bytes() for p in store.rglob("*") if p.is_file()]
+    assert kept and not any(SECRET.encode() in data for data in kept)

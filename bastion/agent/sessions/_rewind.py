@@ -19,6 +19,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
+from ..._safe import redact
 from ...workspace import Workspace
 from ._checkpoint import Change, Keep, content
 from ._objects import Objects, digest
@@ -31,11 +32,15 @@ __all__ = ["REWIND_ACK", "Rewound", "file_keeper", "rewind", "rewind_note", "rew
 def file_keeper(record: Any, objects: Objects) -> Keep:
     """What Checkpoints hands each set of changes to: their bytes kept, a `files` event recorded
     (`record` is Session.record). Bytes the store cannot keep are named all the same: a rewind
-    then leaves the file alone, saying so."""
+    then leaves the file alone, saying so; so are bytes that hold a key bastion holds, never
+    written to the store."""
 
     def kept(data: bytes | None) -> str | None:
         if data is None:
             return None
+        text = data.decode("latin-1")  # a key is ASCII: its runs read the same in any byte
+        if redact(text) != text:
+            return digest(data)  # bytes holding a held key are never kept: a rewind leaves the file
         try:
             return objects.put(data)
         except StoreError:
@@ -99,7 +104,7 @@ def rewind(ws: Workspace, objects: Objects, events: Sequence[Mapping[str, Any]],
             continue
         data = None if target is None else objects.get(target)
         if target is not None and data is None:
-            done.left.append((name, "what it held then is not kept any more"))
+            done.left.append((name, "what it held then is not kept (swept, or it held a key)"))
             continue
         try:
             if data is None:
