@@ -131,6 +131,19 @@ def _parser() -> argparse.ArgumentParser:
         "--here", action="store_true", help="with --resume: continue the session in this directory"
     )
     p.add_argument(
+        "--at",
+        type=int,
+        metavar="LINE",
+        help="with --resume ID: go on from that entry of the session (a line `bastion sessions tree ID` "
+        "shows), on a branch of its own",
+    )
+    p.add_argument(
+        "--rewind",
+        action="store_true",
+        help="with --at: put the files the session changed since that entry back as they were, where "
+        "nothing else edited them since",
+    )
+    p.add_argument(
         "--repair",
         action="store_true",
         help="with --resume: a record whose hash chain breaks is cut back to its last good line first "
@@ -280,5 +293,9 @@ def _usage(args: argparse.Namespace) -> None:
         raise UsageError("--front client and -p are two fronts: give one of them")
     if args.here and args.resume is None and not args.continue_:
         raise UsageError("--here goes with --resume or --continue")
+    if args.at is not None and not args.resume:
+        raise UsageError("--at goes with --resume ID (the entry is a line of that session)")
+    if args.rewind and args.at is None:
+        raise UsageError("--rewind goes with --resume ID --at LINE (the entry to rewind to)")
     if args.repair and args.resume is None and not args.continue_:
         raise UsageError("--repair goes with --resume or --continue")
