@@ -61,7 +61,7 @@ def test_a_missing_instructions_file_is_one_line_naming_the_file_and_the_field(t
     p = place(tmp_path)
     p.write_config('instructions_file = "~/nowhere.md"\n')
     run = run_cli(p, DONE)
-    assert run.code != 0 and run.requests == []
+    assert run.code != 0 and run.requests == [] and run.events == []  # no session was begun
     missing = tmp_path / "home" / "nowhere.md"
     line = f"bastion: {p.config}: instructions_file: {missing}: no such file"
     assert run.err.strip().splitlines() == [line]

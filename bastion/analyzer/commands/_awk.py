@@ -7,7 +7,7 @@ accepts is what runs, and its comments say how it cuts a program into tokens as 
 do. Above all a `/` is a regular expression only in a state reached after a token where mawk, gawk
 and busybox all start one, and a division only after an operand where all three divide; where they
 disagree (after a postfix ++/--, `length` without parentheses, a regular expression, the `)` of an
-if; `/=`) neither is accepted and the line asks. tests/analyzer/test_awk_lexing.py proves that from
+if; `/=`) neither is accepted and the line asks. tests/analyzer/commands/test_awk_lexing.py proves that from
 the tables; the differential property (fuzz/awk_readers.py) holds the reading to the real
 interpreters' own dumps. No sentence names a file, a program or the environment (no `|`, no
 redirect after print, no getline, system, close, fflush, ENVIRON, ARGV, @include...). Refused: `-f`

@@ -3,7 +3,7 @@
 Each checker module's table (`FILE_COMMANDS`, `SED_FIRST`, ...) defines its commands' checkers; the
 index below says which table holds a command, so a module is imported when a line first names one
 of its commands (a start that decides `ls` does not load sed's grammar or find's tables).
-tests/analyzer/test_commands_index.py checks the index against the tables both ways.
+tests/analyzer/commands/test_commands_index.py checks the index against the tables both ways.
 """
 
 from __future__ import annotations

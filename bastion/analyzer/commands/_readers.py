@@ -76,8 +76,9 @@ TABLES: dict[str, FlagTable] = {
     "tail": _head_tail(_TAIL_REFUSED),
     "wc": FlagTable(bare=frozenset({"-l", "-w", "-c", "-m", "-L"}), letters="lwcmL", refused=_WC_REFUSED),
     "grep": FlagTable(
-        bare=frozenset({*("-" + c for c in "ivcnEFwxohHlLqsaIr"), "--recursive"}),
-        letters="ivcnEFwxohHlLqsaIr",
+        # -Z (--null) ends each file name grep prints with NUL instead of ":" or a newline.
+        bare=frozenset({*("-" + c for c in "ivcnEFwxohHlLqsaIrZ"), "--recursive", "--null"}),
+        letters="ivcnEFwxohHlLqsaIrZ",
         spaced={"-m": NUMBER, "-A": NUMBER, "-B": NUMBER, "-C": NUMBER, "-e": ANY},
         # They only narrow what a recursive grep reads; bastion's own excludes come after them and win.
         attached={"--include=": ANY, "--exclude=": ANY, "--exclude-dir=": ANY},

@@ -18,8 +18,8 @@ from ._operands import script_checkers
 __all__ = ["SCRIPT", "SED_FILTER", "SED_FIRST", "SED_FLAGS", "script_prints_only"]
 
 # Scripts that only print lines by number (`1,5p`, `$p`, `10p;20,30p`), most of what agents type: a
-# sentence of sed_script.lark, settled without loading its tables (tests/analyzer/test_readers14.py
-# checks the grammar accepts everything this matches).
+# sentence of sed_script.lark, settled without loading its tables
+# (tests/analyzer/commands/test_readers_names_words.py checks the grammar accepts all this matches).
 _LINE_PRINTS = re.compile(r"(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p(?:;(?:[0-9]+|\$)(?:,(?:[0-9]+|\$))?p)*")
 SCRIPT = Grammar("bastion.analyzer.commands", "sed_script.lark")
 _IN_PLACE = "sed -i edits the file in place, a write"

@@ -1,8 +1,9 @@
 """`X --version` for a fixed table of toolchains whose version query, checked under strace in a
 project directory, reads no project file and runs no project code (the interpreter prints its
 version before it imports anything; node, ruff, tmux and gh are single binaries).
-tests/analyzer/test_versions33.py runs each query found on PATH under strace in a project directory,
-and finds there the binary each entry names (`Query`): the promise is the traced release's.
+tests/analyzer/commands/test_version_queries_traced.py runs each query found on PATH under strace
+in a project directory, and finds there the binary each entry names (`Query`): the promise is the
+traced release's.
 
 Tools whose version query loads the project (pytest reads conftest.py and its plugins) are not in
 the table and ask. Which program the name runs is the driver's question, as for every command
@@ -34,10 +35,10 @@ class Query(NamedTuple):
 
 
 # Each query traced under strace beside a Makefile, .sqliterc, .psqlrc, .jq, pyproject.toml, ...
-# (tests/analyzer/test_versions33.py): it opens nothing of the project and starts nothing (make
-# reads no makefile for --version, gcc runs no compiler, gh opens only its own config in HOME). Not
-# here: sqlite3 3.40 (its --version looks for a file `:memory:` in the working directory), Debian's
-# psql (a Perl wrapper).
+# (tests/analyzer/commands/test_version_queries_traced.py): it opens nothing of the project and
+# starts nothing (make reads no makefile for --version, gcc runs no compiler, gh opens only its own
+# config in HOME). Not here: sqlite3 3.40 (its --version looks for a file `:memory:` in the
+# working directory), Debian's psql (a Perl wrapper).
 VERSION_QUERIES: dict[str, Query] = {
     "python3": Query(
         frozenset({"--version", "-V"}), "python3.11", "Debian python3.11-minimal 3.11.2-6+deb12u6", "3.11.2"

@@ -18,7 +18,7 @@ those and for an entry that holds the workspace too; `WORDS` asks for a word out
 LD_LIBRARY_PATH="" add nothing). Two families are allow-lists as a whole: a variable of the dynamic
 loader (`LD_`) or of Python (`PYTHON`) not in the table asks unless it is in `HARMLESS`.
 
-Traced on this machine (strace, tests/analyzer/test_loading_variables.py): `mypy --version`
+Traced on this machine (strace, tests/analyzer/programs/test_loading_variables.py): `mypy --version`
 imports `src/encodings` with PYTHONPATH=src; `ls -la` loads `lib/libselinux.so.1` with
 LD_LIBRARY_PATH=lib; `git log` of a commit whose encoding header names a character set loads the
 iconv module GCONV_PATH names; `make --version` runs `$(shell ...)` from MAKEFLAGS; `node

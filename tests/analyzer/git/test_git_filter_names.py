@@ -12,8 +12,7 @@ from bastion.analyzer import analyze
 from bastion.analyzer.git._filters import MAX_DRIVERS, drivers_of  # private: the words are the seam
 from bastion.analyzer.git._keys import Entry  # private: a listing's entries, as the probe reads them
 from bastion.workspace import LocalWorkspace
-
-from .gitfilters import STRACE, Driven, driven, started, traced
+from tests.analyzer.gitfilters import STRACE, Driven, driven, started, traced
 
 _NEEDS_STRACE = pytest.mark.skipif(STRACE is None, reason="strace is not installed: nothing can be traced")
 _NAMES = ("NbStrip", "nbstrip", "a.b", "it's", "", "ünï")

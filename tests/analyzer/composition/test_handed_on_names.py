@@ -17,8 +17,7 @@ import pytest
 from bastion.analyzer import analyze
 from bastion.policy import Decision, DryRun
 from bastion.workspace import LocalWorkspace
-
-from .conftest import Analyse
+from tests.analyzer.conftest import Analyse
 
 CANARY = "CANARY-33-"
 # A workspace whose names a stream carries: secrets by name and by directory, links out and to a
@@ -82,11 +81,14 @@ RUNS = [
     "find . -path ./tests -prune -o -type f -name '*.py' -print | xargs grep -c import",
     "find . | xargs -d '\\n' -n 1 cat",
     "find . -name '*.py' | xargs -I {} grep -H import {}",
+    "find . -name '*.py' | xargs -I{} grep -H import {}",
     "find src odd -name '*.py' | xargs wc -l",
     "find . -name '*.py' | xargs grep -l import | xargs wc -l",
     "find . -name '*.py' -exec grep -l import {} \\; | xargs grep -n import",
     "grep -rl import . | xargs grep -n import",
     "grep -l import src/a.py src/b.py | xargs cat",
+    "grep -rlZ import . | xargs -0 wc -l",
+    "grep -rl --null import src odd | xargs -0 grep -n import",
     "cd odd && find . | xargs cat",
     "find . -maxdepth 1 -exec grep -n import {} \\;",
 ]
@@ -181,12 +183,17 @@ ASKS = [
     ("find . | xargs -E x cat", "an end-of-input word"),
     ("find . | xargs -I X grep X X", "the replace-string before the last word"),
     ("find . | xargs -I {} cat {} {}", "the replace-string twice"),
+    ("find . | xargs -I{} cat {} {}", "the replace-string twice, attached"),
+    ("find . | xargs -I{} grep {} x", "the attached replace-string before the last word"),
     ("find . | xargs --process-slot-var=V cat", "a variable set"),
     ("find . | xargs -n 0 cat", "a count that is not one"),
     ("find . | xargs grep -r x", "grep -r below each name"),
     ("grep import src/a.py | xargs cat", "grep's lines are not names"),
     ("grep -c import src/a.py | xargs cat", "counts are not names"),
     ("grep -lc import src/a.py | xargs cat", "-c beside -l"),
+    ("grep -Z import src/a.py | xargs -0 cat", "-Z without -l: lines, NUL after each file name"),
+    ("grep -rlz import . | xargs -0 cat", "-z (--null-data) is not -Z"),
+    ("grep -rl --null-data import . | xargs -0 cat", "--null-data is not --null"),
     ("grep -l import .env | xargs cat", "a secret operand"),
     ("find . | grep py | xargs cat", "a filtered stream bastion did not check"),
     ("find . | xargs grep -l x | xargs rm", "a writing command at the end of a chain"),

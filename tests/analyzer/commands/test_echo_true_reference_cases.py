@@ -17,9 +17,8 @@ import pytest
 
 from bastion.analyzer import analyze, neutral_env, redact_userinfo
 from fuzz.execution import snapshot, strace_violations
+from tests.analyzer.gitrepo import make_repo, set_config, workspace, write
 from tests.waits import PATIENCE
-
-from .gitrepo import make_repo, set_config, workspace, write
 
 _STRACE = shutil.which("strace")
 pytestmark = pytest.mark.skipif(_STRACE is None, reason="strace is not installed: nothing can be traced")

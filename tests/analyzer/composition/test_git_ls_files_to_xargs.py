@@ -22,8 +22,7 @@ from hypothesis import strategies as st
 from bastion.analyzer import Analysis, Stamper, analyze
 from bastion.analyzer.composition import _tracked
 from bastion.policy import Decision, DryRun
-
-from .gitrepo import GIT_ENV, git, make_repo, set_config, workspace
+from tests.analyzer.gitrepo import GIT_ENV, git, make_repo, set_config, workspace
 
 CANARY = "CANARY-33x-"
 # Names that are regular files, each harmless, some odd: a blank xargs splits on, quotes and a

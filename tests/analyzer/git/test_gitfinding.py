@@ -8,8 +8,7 @@ from pathlib import Path
 
 from bastion.analyzer import GitFinding, analyze, find_git, probe_git
 from bastion.audit import Call, Decider, Outcome
-
-from .gitrepo import git, make_repo, set_config, workspace, write
+from tests.analyzer.gitrepo import git, make_repo, set_config, workspace, write
 
 
 def test_a_key_that_runs_a_program_is_found_with_its_file_and_why(tmp_path: Path) -> None:

@@ -26,9 +26,8 @@ from bastion.analyzer.git._configread import (
 )
 from bastion.analyzer.git._keys import Entry
 from bastion.analyzer.git._neutral import neutral_env
-
-from .gitrepo import GIT_ENV, make_repo
-from .test_git_one_spawn import Counting
+from tests.analyzer.git.test_git_one_spawn import Counting
+from tests.analyzer.gitrepo import GIT_ENV, make_repo
 
 LISTING = ["git", "config", "--list", "-z", "--show-scope", "--show-origin"]
 

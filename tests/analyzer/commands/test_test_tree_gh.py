@@ -5,7 +5,7 @@ from __future__ import annotations
 
 import pytest
 
-from .conftest import Analyse
+from tests.analyzer.conftest import Analyse
 
 RUNS = [
     "[ -f main.go ]",

@@ -17,10 +17,9 @@ import pytest
 from bastion.analyzer import analyze
 from bastion.audit import claude_code_hook
 from bastion.workspace import LocalWorkspace
+from tests.analyzer.gitfilters import STRACE, Driven, driven, started, traced
+from tests.analyzer.gitrepo import git, make_repo
 from tests.waits import PATIENCE
-
-from .gitfilters import STRACE, Driven, driven, started, traced
-from .gitrepo import git, make_repo
 
 pytestmark = pytest.mark.skipif(STRACE is None, reason="strace is not installed: nothing can be traced")
 

@@ -18,8 +18,7 @@ from bastion.analyzer import analyze
 # Private: sed's flag table and script judge, and the version queries, are the checker internals tested.
 from bastion.analyzer.commands._sed import SED_FLAGS, script_prints_only
 from bastion.workspace import LocalWorkspace
-
-from .conftest import Analyse
+from tests.analyzer.conftest import Analyse
 
 
 def _asks(run: Analyse, line: str, what: str) -> None:
@@ -43,6 +42,8 @@ SED_RUN = [
     "sed -n '/package/p' main.go",
     "sed -n '/a\\/b/p' main.go",
     "sed -n '/start/,/end/p' main.go",
+    "sed -n '/[/]w out/p' main.go",
+    "sed -n '/^[[:space:]]*$/d' main.go",
     "sed -n '/x/I,/y/Mp' main.go",
     "sed -n '1,5p;10,12p' main.go",
     "sed -n '/x/{p;q}' main.go",
@@ -80,7 +81,8 @@ SED_ASK = [
     ("sed '1e touch x' main.go", "e runs a command"),
     ("sed 'e' main.go", "e alone runs the pattern space"),
     ("sed -n '/a\\\\/w out/p' main.go", "an escaped backslash ends the regex before w"),
-    ("sed -n '/[/]w out/p' main.go", "a / inside brackets that sed reads as the delimiter"),
+    ("sed -n '/[/w out/p' main.go", "a bracket never closed, in which sed reads the / on"),
+    ("sed -n '/中\\/w out/p' main.go", "a backslash that ends a wide character in GB18030"),
     ("sed -n '\\%x%p' main.go", "another regex delimiter"),
     ("sed -n '1{p;w out}' main.go", "w inside a block"),
     ("sed -n -e '1p' -e 'w out' main.go", "w in a second -e"),

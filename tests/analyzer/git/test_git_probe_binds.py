@@ -13,8 +13,7 @@ import pytest
 
 from bastion.analyzer import Stamper, analyze, probe_git
 from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace
-
-from .gitrepo import GIT_ENV, make_repo, set_config
+from tests.analyzer.gitrepo import GIT_ENV, make_repo, set_config
 
 REAL_GIT = shutil.which("git", path=GIT_ENV["PATH"]) or "/usr/bin/git"
 

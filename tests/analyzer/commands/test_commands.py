@@ -11,9 +11,8 @@ import pytest
 from bastion.analyzer import analyze
 from bastion.analyzer.commands import _glob
 from bastion.workspace import LocalWorkspace
+from tests.analyzer.conftest import Analyse
 from tests.plans import by_name
-
-from .conftest import Analyse
 
 # --- cat, head, tail, wc, grep as the first stage ---------------------------------------------
 

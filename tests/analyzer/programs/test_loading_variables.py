@@ -181,7 +181,7 @@ def test_every_variable_python_documents_is_judged_or_known_harmless() -> None:
 
 def test_the_policy_docs_table_of_variables_is_the_analyzers() -> None:
     """docs/policy.md lists every variable of the table once, with its form and whether it is kept."""
-    doc = (Path(__file__).resolve().parents[2] / "docs" / "policy.md").read_text(encoding="utf-8")
+    doc = (Path(__file__).resolve().parents[3] / "docs" / "policy.md").read_text(encoding="utf-8")
     section = doc.split("**The variables a plan runs with**")[1].split("The git plan unsets")[0]
     words = {"any": "any", "places": PATHS, "search": SEARCH, "words": "words"}
     listed: dict[str, tuple[str, bool]] = {}

@@ -18,8 +18,7 @@ from bastion.analyzer import analyze, git_fingerprint, neutral_env, probe_git, r
 from bastion.analyzer.git._keys import _HARMLESS, _NEUTRALISED, Entry, judge_entries
 from bastion.analyzer.git._neutral import NEUTRAL_GIT_CONFIG
 from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace
-
-from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
+from tests.analyzer.gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
 MUST_ASK = [
     ("core.editor", "vim"),

@@ -12,8 +12,7 @@ import pytest
 from bastion.analyzer import analyze
 from bastion.grammar import Outside, parse
 from bastion.workspace import LocalWorkspace
-
-from .gitrepo import git, make_repo, workspace
+from tests.analyzer.gitrepo import git, make_repo, workspace
 
 CANARY = "CANARY-33-upstream"
 

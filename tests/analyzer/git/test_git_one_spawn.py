@@ -25,8 +25,7 @@ from bastion.analyzer.git._configread import read_configs, read_local, system_pa
 from bastion.analyzer.git._index import gitlinks
 from bastion.audit import claude_code_hook
 from bastion.workspace import ExecRequest, ExecResult, LocalWorkspace
-
-from .gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
+from tests.analyzer.gitrepo import GIT_ENV, add_submodule, git, make_repo, set_config, workspace, write
 
 
 class Counting(LocalWorkspace):

@@ -20,10 +20,9 @@ from bastion.analyzer.git._plan import GIT_PREFIX, UNSET_GIT_STEERING
 from bastion.grammar import Word, render_word
 from bastion.policy import STAMP_ARG, Decision, Gate, Policy, Subject, load_settings
 from bastion.workspace import LocalWorkspace
+from tests.analyzer.gitrepo import make_repo, workspace, write
 from tests.contexts import tool_context
 from tests.plans import by_name
-
-from .gitrepo import make_repo, workspace, write
 
 FILES = {
     "README.md": "# hi\n",

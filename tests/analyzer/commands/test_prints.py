@@ -10,8 +10,7 @@ from hypothesis import strategies as st
 # Private: the wording helper and the shipped allow-list are pinned as written.
 from bastion.analyzer.commands._prints import _format_why
 from bastion.policy._shipped import SHIPPED_ALLOW
-
-from .conftest import Analyse
+from tests.analyzer.conftest import Analyse
 
 RUN = [
     "echo", "echo hi", "echo 'a b' c", "echo -n x", "echo -e 'a\\tb\\n'", "echo -E x", "echo -ne x",

@@ -14,8 +14,7 @@ import pytest
 
 from bastion.analyzer import Stamper, analyze
 from bastion.workspace import LocalWorkspace
-
-from .gitrepo import GIT_ENV, make_repo, workspace
+from tests.analyzer.gitrepo import GIT_ENV, make_repo, workspace
 
 CANARY = "CANARY-outside-through-a-tracked-link"
 FILES = {"docs/guide.txt": "inside\n", "a/b/c.txt": "deep\n", "main.go": "package main\n"}
