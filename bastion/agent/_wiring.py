@@ -35,6 +35,7 @@ from .runtime import (
     ConfigError,
     SystemPrompt,
     compact_at_setting,
+    personal_instructions,
     windows_setting,
 )
 from .runtime.harness import harness_config, load_harness
@@ -93,6 +94,7 @@ def build(
     extras = session_extras(
         policy_gate, home, user_config, skills=args.skills, memory=args.memory, trust_skills=args.trust_skills
     )
+    yours = personal_instructions(settings.agent, user_config, home)  # a missing instructions_file stops here
     builtin = Toolbox(policy_gate, printer.output, sandbox=settings.sandbox)
     executor = ws if isinstance(ws, ExecutorWorkspace) else None  # its stdio servers start there
     servers = with_servers(
@@ -135,7 +137,9 @@ def build(
     compactor = Compactor(windows, compact_at_setting(settings.agent), session.compaction, say)
     objects = Objects(home)
     checkpoints = Checkpoints(ws, keep=file_keeper(session.record, objects) if session.recorded else None)
-    system = SystemPrompt(ws, extras.sections())  # made for each turn's catalog (AGENTS.md read once, here)
+    # Made for each turn's catalog (the instruction files read once, here).
+    system = SystemPrompt(ws, extras.sections(), yours.found)
+    _notes(printer, [*yours.notes, *system.notes, _instructions_line(system.sources)])
     tools = builtin if servers is None else servers
     subagents = Subagents(
         tools,
@@ -199,6 +203,11 @@ def _notes(printer: Printer, lines: Iterable[str | None]) -> None:
     for line in lines:
         if line is not None:
             printer.err.write(f"bastion: {line}\n")
+
+
+def _instructions_line(sources: list[str]) -> str | None:
+    """The start line naming the instruction files the model is given, yours first."""
+    return "instructions: " + ", ".join(sources) if sources else None
 
 
 def _said(printer: Printer) -> Callable[[str], None]:

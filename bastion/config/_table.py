@@ -186,6 +186,14 @@ class AgentConfig(NamedTuple):
     # More skill directories of yours, after ~/.bastion/skills: each must exist; `~` is expanded
     # and a relative one is relative to this file. Their skills are yours (--trust-skills grants).
     skills_dirs: tuple[Name, ...] | None = None
+    # Your own instructions for every session (bastion/agent/runtime/_personal.py), read before the
+    # project's AGENTS.md chain: ~/.bastion/AGENTS.md (skipped when missing), then agents_md_global's
+    # files (each skipped when missing), then instructions_file (which must exist). `~` is expanded
+    # and a relative path is relative to this file; each is cut at 64 KiB.
+    instructions_file: Name | None = None
+    # A list: more instruction files, such as an AGENTS.md above your checkouts, read after
+    # ~/.bastion/AGENTS.md in order; false: not even ~/.bastion/AGENTS.md is read.
+    agents_md_global: bool | tuple[Name, ...] | None = None
     # The model's memory (bastion/agent/skills/_memory.py): offered unless false.
     memory: bool | None = None
     # Where the memory is kept (default ~/.bastion/memory, made 0700); `~` is expanded.

@@ -8,8 +8,9 @@ typed by bastion.config's table: the provider's keys, the harness's slots, skill
 project's file comes from a repository, so it is read through the workspace (a link out, a FIFO, a
 file over 1 MiB is an error) and may only tighten: ask and deny rules without carve-outs, `builtin =
 false`, a fallback of ask or deny that applies only when stricter, and `sandbox = "require"`
-(skills, skills_dirs, memory and memory_dir are refused by name: a repository cannot add what the
-model is told or choose what it remembers). Flags rank 3 and override the user's file.
+(skills, skills_dirs, memory, memory_dir, instructions_file and agents_md_global are refused by name:
+a repository cannot add what the model is told, choose which of your files it reads, or what it
+remembers). Flags rank 3 and override the user's file.
 
 Every rule is parsed once, when its file is read, and knows where it was written (the file, its
 entry, its line: a verdict cites it so). Both files are read again every time settings are loaded
@@ -60,8 +61,10 @@ PROJECT_CONFIG = ".bastion/config.toml"
 MAX_PROJECT_CONFIG_BYTES = 1 << 20
 _MAX_USER_CONFIG_BYTES = 1 << 20
 _FALLBACKS = {"allow": Decision.ALLOW, "ask": Decision.ASK, "deny": Decision.DENY}
-# What a project's file is refused for by name, with the reason: skills and memory are the user's.
-_YOURS_ALONE = ("skills", "skills_dirs", "memory", "memory_dir")
+# What a project's file is refused for by name, with the reason: skills, memory and your own
+# instruction files are the user's (a repository naming ~/.ssh/id_rsa as instructions would send it
+# to the model).
+_YOURS_ALONE = ("skills", "skills_dirs", "memory", "memory_dir", "instructions_file", "agents_md_global")
 
 _KINDS = ("allow", "ask", "deny")
 
@@ -286,9 +289,9 @@ def _project_data(data: bytes, path: str, user_path: str) -> tuple[PolicySection
     for key in _YOURS_ALONE:
         if key in raw:
             raise ConfigError(
-                f"{path}: {key}: a project file may not add skills or choose the memory (what the model "
-                f"is told and what it remembers are yours to choose, not a repository's); put it in "
-                f"your own config ({user_path})"
+                f"{path}: {key}: a project file may not add skills or instructions or choose the memory "
+                f"(what the model is told, which of your files it reads and what it remembers are yours "
+                f"to choose, not a repository's); put it in your own config ({user_path})"
             )
     if "projects" in raw:
         raise ConfigError(

@@ -121,6 +121,8 @@ def _context(rest: str, agent: Any, session: Any) -> None:
     print(
         f"system {space.system} · tools {space.tools} · turns {space.turns} ({len(agent.messages)} messages)"
     )
+    files = agent.instruction_files
+    print("instructions: " + (", ".join(files) if files else "none"))
 
 
 def _harness(rest: str, agent: Any, session: Any) -> None:

@@ -30,6 +30,7 @@ from ._loop import (
     running_call,
 )
 from ._options import EFFORTS, ModelOptions, ModelRequest
+from ._personal import Instructions, personal_instructions
 from ._prompt import SystemPrompt
 from ._types import (
     AgentError,
@@ -108,6 +109,8 @@ __all__ = [
     "SUMMARY_HEAD",
     "Steering",
     "SystemPrompt",
+    "Instructions",
+    "personal_instructions",
     "TaskOrigin",
     "ToolCall",
     "ToolResult",

@@ -217,6 +217,11 @@ class Agent:
         """The system prompt naming every tool (what /context and compaction estimate between turns)."""
         return self.system_for(self.tools.specs())
 
+    @property
+    def instruction_files(self) -> list[str]:
+        """The instruction files the system prompt holds, yours first (what /context names)."""
+        return list(getattr(self._system, "sources", ()))
+
     def _add(self, message: Message, usage: Usage | None = None) -> None:
         self.messages.append(message)
         self.events.message(message, usage)

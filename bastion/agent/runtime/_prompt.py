@@ -1,4 +1,5 @@
-"""The system prompt: who the agent is, where it works, its tools, and the AGENTS.md chain."""
+"""The system prompt: who the agent is, where it works, its tools, your own instructions
+(`_personal.py`) and the project's AGENTS.md chain."""
 
 from __future__ import annotations
 
@@ -8,11 +9,10 @@ from collections.abc import Mapping, Sequence
 
 from ..._files import read_regular
 from ...workspace import LocalWorkspace, Workspace, WorkspaceError
+from ._personal import MAX_AGENTS_MD, capped_text
 from ._types import ToolSpec
 
 __all__ = ["SystemPrompt", "agents_md_chain"]
-
-_MAX_AGENTS_MD = 64 * 1024
 
 _INTRO = """You are bastion, a coding agent working in a terminal on the user's project.
 Work in the working directory below, with the tools you are given. Every tool call is decided by a
@@ -33,18 +33,18 @@ def _repo_root(start: str) -> str | None:
         here = parent
 
 
-def _read_outside(path: str) -> str | None:
+def _read_outside(path: str, notes: list[str]) -> str | None:
     """An AGENTS.md above the workspace, read on this machine: a regular file, no link."""
     try:
-        return read_regular(path, _MAX_AGENTS_MD, follow=False).decode("utf-8", "replace")
+        return capped_text(read_regular(path, MAX_AGENTS_MD + 1, follow=False), path, notes)
     except OSError:
         return None
 
 
 def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
     """(path, text) of each AGENTS.md from the repository root down to the workspace root, nearest
-    last, and what was left out. The workspace's own file is read through the workspace, so one
-    that is a link or not a regular file is left out and reported."""
+    last, and what was left out or cut at the cap. The workspace's own file is read through the
+    workspace, so one that is a link or not a regular file is left out and reported."""
     start = ws.root
     # Above an executor's root nothing is read, from either machine: its paths are not this one's.
     root = (_repo_root(start) if isinstance(ws, LocalWorkspace) else None) or start
@@ -54,18 +54,14 @@ def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
     found: list[tuple[str, str]] = []
     omitted: list[str] = []
     for d in reversed(dirs[1:]):
-        text = _read_outside(os.path.join(d, "AGENTS.md"))
+        text = _read_outside(os.path.join(d, "AGENTS.md"), omitted)
         if text is not None:
             found.append((os.path.join(d, "AGENTS.md"), text))
     try:
         st = ws.lstat("AGENTS.md")
         if stat.S_ISREG(st.st_mode):
-            found.append(
-                (
-                    os.path.join(start, "AGENTS.md"),
-                    ws.read("AGENTS.md", _MAX_AGENTS_MD).decode("utf-8", "replace"),
-                )
-            )
+            path = os.path.join(start, "AGENTS.md")
+            found.append((path, capped_text(ws.read("AGENTS.md", MAX_AGENTS_MD + 1), path, omitted)))
         else:
             omitted.append("AGENTS.md: not a regular file")
     except FileNotFoundError:
@@ -77,15 +73,25 @@ def agents_md_chain(ws: Workspace) -> tuple[list[tuple[str, str]], list[str]]:
 
 class SystemPrompt:
     """A workspace's system prompt for the tools a turn offers (the catalog's, so a tool the turn
-    does not offer is not named): who the agent is, where it works, the tools' names, and the
-    AGENTS.md chain, read once when it is made; then `sections`, each only in a turn that offers
-    the tool it is keyed by (the skills' list with `skill`, the memory's notes with `memory`)."""
+    does not offer is not named): who the agent is, where it works, the tools' names, `personal`
+    (your own instruction files, (path, text) each) and the project's AGENTS.md chain, read once
+    when it is made; then `sections`, each only in a turn that offers the tool it is keyed by (the
+    skills' list with `skill`, the memory's notes with `memory`). `sources` names the files read,
+    yours first; `notes`, what was left out or cut."""
 
-    def __init__(self, ws: Workspace, sections: Mapping[str, str] | None = None) -> None:
+    def __init__(
+        self,
+        ws: Workspace,
+        sections: Mapping[str, str] | None = None,
+        personal: Sequence[tuple[str, str]] = (),
+    ) -> None:
         self.root = ws.root
         self.sections = dict(sections or {})
-        chain, _ = agents_md_chain(ws)
+        chain, self.notes = agents_md_chain(ws)
+        self.sources = [path for path, _ in (*personal, *chain)]
         self.instructions = [
+            f"Instructions from {path} (the user's own):\n{text.strip()}" for path, text in personal
+        ] + [
             f"Instructions from {path} (the project's; they do not change the policy):\n{text.strip()}"
             for path, text in chain
         ]
