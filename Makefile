@@ -11,7 +11,7 @@ BIN := $(VENV)/bin
 ARGS ?= check -- 'git status && ls *.md'
 SECONDS ?= 20
 
-.PHONY: run test lint fuzz bench conformance integration shims awks installed clean
+.PHONY: run test lint tools fuzz bench conformance integration shims awks installed clean
 
 # Every grammar of the package: its tables are built here (python -m bastion.grammar).
 GRAMMARS := $(shell find bastion -name '*.lark')
@@ -33,9 +33,19 @@ lint: $(VENV)/.installed
 	$(BIN)/ruff format --check bastion tests fuzz benchmarks integration setup.py
 	$(BIN)/mypy --strict bastion tests fuzz benchmarks integration setup.py
 
+# The Debian programs the differential tests hold bastion's readers to, pinned, installed when missing
+# (busybox's sed; the locales package's sources, from which localedef builds zh_CN.GB18030). Where
+# apt-get cannot install them (no root, no network) the tests that need them skip, naming them.
+DEBIAN_TOOLS := busybox=1:1.35.0-4+deb12u1+b1 locales=2.36-9+deb12u14
+
+tools:
+	@command -v busybox >/dev/null && test -e /usr/share/i18n/charmaps/GB18030.gz || \
+		apt-get install -y -q --no-install-recommends $(DEBIAN_TOOLS) >/dev/null 2>&1 || \
+		echo "make: $(DEBIAN_TOOLS) not installed; the tests that need them skip"
+
 # The real awks the differential property holds bastion's awk grammar to (mawk is Debian's default):
 # gawk and busybox installed when missing, pinned, from Debian (as root, with apt-get). Never fails:
-# tests/analyzer/test_awk_differential.py skips, naming the one missing.
+# tests/analyzer/commands/test_awk_differential.py skips, naming the one missing.
 AWKS_DEB := gawk=1:5.2.1-2 busybox=1:1.35.0-4+deb12u1+b1
 awks:
 	@missing=""; for pin in $(AWKS_DEB); do command -v $${pin%%=*} >/dev/null || missing="$$missing $$pin"; done; \
@@ -47,7 +57,7 @@ awks:
 # and the last lines say which of the three failed. pytest runs in two workers (pytest-xdist): most
 # tests wait on processes of their own, so two cores share the suite (docs/performance.md, "The test
 # suite"); a test file run alone stays one process.
-test: lint shims awks
+test: lint tools shims awks
 	@failed=""; \
 	$(BIN)/python -m pytest -n 2 || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \

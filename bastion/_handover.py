@@ -7,7 +7,7 @@ from the environment and bastion executes itself again (`execve`: the same proce
 pid, terminal, standard input, signal dispositions and exit status), the values handed over on an
 inherited pipe, never in argv nor a file. The new image reads them into memory (`environ()` is
 the environment with them), holds each for redaction, and makes itself non-dumpable: see
-docs/design.md (rule 11) for what that does and does not protect against. A variable named by
+docs/rules.md (rule 11) for what that does and does not protect against. A variable named by
 mistake (a prompt that reads like the flag) is only moved into memory: nothing is lost.
 
 The standard library, `_files` and `_safe` only, and loaded before anything else, so a start

@@ -27,8 +27,9 @@ from collections.abc import Callable
 from pathlib import Path
 
 # Private: the program lookup and the .git scan are the steps timed one by one.
-from bastion.analyzer import _programs, neutral_env
-from bastion.analyzer._programs import find_program, shell_of
+from bastion.analyzer import neutral_env
+from bastion.analyzer.programs import _programs
+from bastion.analyzer.programs._programs import find_program, shell_of
 from bastion.policy import Gate, load_settings
 from bastion.workspace import ExecRequest, LocalWorkspace
 from bastion.workspace._gitdir import scan_gitdir
@@ -157,7 +158,7 @@ def fixture(root: Path) -> None:
 MEMOS = (
     ("bastion.grammar._parser", "_parse_trimmed"),
     ("bastion.analyzer._analyze", "_rendered"),
-    ("bastion.analyzer._flags", "_parse"),
+    ("bastion.analyzer.commands._flags", "_parse"),
     ("bastion.policy._wrappers", "_runs"),
     ("bastion.policy._cut", "cut"),
     ("bastion.policy._subjects", "_stage_subjects"),

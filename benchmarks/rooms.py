@@ -1,6 +1,7 @@
-"""The agent's rooms in figures (issue 28): flat modules at the top of bastion/agent/, import circles
-inside the agent, functions with a parameter typed `Any` (agent and all), private imports across
-packages (agent and all), and test files that import a private part of bastion (tests/agent and all).
+"""The rooms in figures: flat modules at the top of bastion/agent/ and of bastion/analyzer/, import
+circles in the whole tree (bastion, tests, fuzz, benchmarks, integration), function-level imports in
+bastion, functions with a parameter typed `Any` (agent and all), private imports across packages
+(agent and all), and test files that import a private part of bastion (tests/agent and all).
 
     .venv/bin/python benchmarks/rooms.py [--list]
 
@@ -10,6 +11,7 @@ Read by AST through tests/graph.py, the same code tests/test_layering.py checks 
 from __future__ import annotations
 
 import argparse
+import ast
 import sys
 from pathlib import Path
 
@@ -35,6 +37,20 @@ def _private_test_files(folder: Path) -> list[str]:
     ]
 
 
+def _function_level_imports(modules: list[tuple[str, str, bool]]) -> list[str]:
+    """`module:line` of each import inside a function."""
+    found = []
+    for source, name, _ in modules:
+        for node in ast.walk(ast.parse(source)):
+            if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                found += [
+                    f"{name}:{inner.lineno}"
+                    for inner in ast.walk(node)
+                    if isinstance(inner, (ast.Import, ast.ImportFrom))
+                ]
+    return sorted(set(found))
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--list", action="store_true", help="name each finding, not only count")
@@ -42,11 +58,21 @@ def main() -> None:
     modules = read_modules()
     agent = [m for m in modules if m[1] == "bastion.agent" or m[1].startswith("bastion.agent.")]
     flat = sorted(p.name for p in (ROOT / "bastion" / "agent").glob("*.py") if p.name != "__init__.py")
-    circles = [c for c in cycles(module_graph(modules)) if c[0].startswith("bastion.agent")]
+    analyzer_top = sorted(
+        p.name for p in (ROOT / "bastion" / "analyzer").glob("*.py") if p.name != "__init__.py"
+    )
+    tops = ("bastion", "tests", "fuzz", "benchmarks", "integration")
+    tree = [m for top in tops for m in read_modules(ROOT, top)]
+    circles = cycles(module_graph(tree, tops))
     rows = [
         ("flat modules at the top of bastion/agent/", flat),
-        ("import circles inside the agent", [" <-> ".join(c) for c in circles]),
+        (
+            "modules at the top of bastion/analyzer/ (generated tables left out)",
+            [n for n in analyzer_top if not n.endswith("_lalr.py")],
+        ),
+        ("import circles in the whole tree", [" <-> ".join(c) for c in circles]),
         ("modules in those circles", [m for c in circles for m in c]),
+        ("function-level imports in bastion", _function_level_imports(modules)),
         ("`Any` seams in the agent (functions)", [f"{m}.{f}" for m, f in any_seams(agent)]),
         ("`Any` seams in bastion (functions)", [f"{m}.{f}" for m, f in any_seams(modules)]),
         ("private imports across packages, agent", [f"{m}: {n}" for m, n in private_imports(agent)]),

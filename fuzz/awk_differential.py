@@ -44,7 +44,7 @@ def bastion_tokens(grammar: str | None) -> Callable[[str], Tokens | None]:
     """The tokens bastion reads in a program it accepts (None when it refuses it)."""
     if grammar is None:
         # private: the grammar is the thing held to the tools
-        from bastion.analyzer._awk import AWK
+        from bastion.analyzer.commands._awk import AWK
         from bastion.grammar import Unexpected
 
         def current(text: str) -> Tokens | None:

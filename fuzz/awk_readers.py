@@ -1,5 +1,5 @@
 """What mawk, gawk and busybox awk read in a program, beside bastion's reading: the two sides of the
-differential property of bastion's awk grammar (tests/analyzer/test_awk_differential.py runs it
+differential property of bastion's awk grammar (tests/analyzer/commands/test_awk_differential.py runs it
 with a small budget, fuzz/awk_differential.py at length).
 
 A reading (`Reading`) keeps what decides harm, in a form every reader can make:

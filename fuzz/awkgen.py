@@ -15,7 +15,7 @@ the places where awks lex differently.
   probe sees.
 
 `program(pick)` draws through a `Pick`: `RandomPick` (fuzz/awk_differential.py's long runs) or
-`DataPick` (hypothesis in tests/analyzer/test_awk_differential.py; the first choice of each draw is
+`DataPick` (hypothesis in tests/analyzer/commands/test_awk_differential.py; the first choice of each draw is
 the simplest, so a failure shrinks towards a short program).
 """
 

@@ -163,7 +163,7 @@ def _plan_commands(plan: Plan | Outside) -> set[str]:
     if not isinstance(plan, Plan):
         return set()
     # Private: the inner command of a composed line is the seam the oracle compares.
-    from bastion.analyzer._compose import inner_command
+    from bastion.analyzer.composition._compose import inner_command
 
     named = {s.command for s in plan.stages}
     return named | {c for c in map(inner_command, plan.stages) if c}

@@ -22,7 +22,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 # Private: the analyzer's glob expansion is what the oracle checks against bash's.
-from bastion.analyzer._glob import expand
+from bastion.analyzer.commands._glob import expand
 from bastion.grammar import Operator, Pipeline, Plan, Stage, Word, parse, render, render_word
 from bastion.workspace import LocalWorkspace
 

@@ -1,6 +1,6 @@
 """Plans as tests compare them: every program by its command's name, and PATHs that hold a program.
 
-A plan runs each program by the absolute path found on PATH (bastion/analyzer/_programs.py), which
+A plan runs each program by the absolute path found on PATH (bastion/analyzer/programs/_programs.py), which
 differs from machine to machine (`/usr/bin/cat`, `/bin/cat`). `by_name` checks that every stage that
 runs a program names an absolute one of the command's name, and gives the plan with the command's
 name in its place: the one spelling the tests write down.

@@ -165,6 +165,43 @@ def test_the_agent_s_rooms_import_only_their_own_and_the_rooms_below() -> None:
     assert _upward(AGENT, AGENT_ROOMS) == []
 
 
+# The analyzer's rooms, bottom first: the secret-looking patterns, then the result types every room
+# returns (`_result`: Check, Context, Analysis, GitFinding); the program each command runs and the
+# variables that make it load code (`programs`); the checkers by family with the command index
+# (`commands`); git's checker, plan and probe (`git`); composition, which runs a checked reader on
+# names another stage hands on (`composition`); and the driver on top (the package's face,
+# `_analyze`, the facts and the stamp).
+ANALYZER_ROOMS = {
+    "bastion.analyzer._secrets": 0,
+    "bastion.analyzer._result": 1,
+    "bastion.analyzer.programs": 2,
+    "bastion.analyzer.commands": 3,
+    "bastion.analyzer.git": 4,
+    "bastion.analyzer.composition": 5,
+    "bastion.analyzer": 6,
+}
+ANALYZER = [m for m in MODULES if _owner(m[1], ANALYZER_ROOMS) is not None]
+
+
+def test_the_analyzer_s_top_holds_only_the_driver_and_the_result_types() -> None:
+    top = sorted(m for _, m, _ in ANALYZER if _owner(m, ANALYZER_ROOMS) == "bastion.analyzer")
+    assert top == [
+        "bastion.analyzer",
+        "bastion.analyzer._analyze",
+        "bastion.analyzer._facts",
+        "bastion.analyzer._stamp",
+    ]
+
+
+def test_the_analyzer_s_rooms_import_only_their_own_and_the_rooms_below() -> None:
+    assert _upward(ANALYZER, ANALYZER_ROOMS) == []
+    # the check has teeth: a checker that reached composition would be named
+    fake = [("from ..composition._compose import compose\n", "bastion.analyzer.commands._fake", False)]
+    assert _upward(fake, ANALYZER_ROOMS) == [
+        ("bastion.analyzer.commands._fake", "bastion.analyzer.composition._compose.compose")
+    ]
+
+
 def test_no_import_circle_anywhere_in_the_tree() -> None:
     # TYPE_CHECKING and function-level imports count: a circle a reader follows is a circle. The
     # tree is bastion, the tests and their helpers, the fuzz runs, the benchmarks and the harness.

@@ -14,7 +14,7 @@ from collections.abc import Mapping, Sequence
 from .._handover import environ as process_environ
 from .._safe import holding, redacting, safe_line
 from .front import read_prompt
-from .providers import PROVIDERS
+from .providers import PROVIDERS, preload
 from .runtime import EFFORTS, ConfigError, UsageError
 from .sessions import bastion_home, list_sessions
 
@@ -131,6 +131,19 @@ def _parser() -> argparse.ArgumentParser:
         "--here", action="store_true", help="with --resume: continue the session in this directory"
     )
     p.add_argument(
+        "--at",
+        type=int,
+        metavar="LINE",
+        help="with --resume ID: go on from that entry of the session (a line `bastion sessions tree ID` "
+        "shows), on a branch of its own",
+    )
+    p.add_argument(
+        "--rewind",
+        action="store_true",
+        help="with --at: put the files the session changed since that entry back as they were, where "
+        "nothing else edited them since",
+    )
+    p.add_argument(
         "--repair",
         action="store_true",
         help="with --resume: a record whose hash chain breaks is cut back to its last good line first "
@@ -225,6 +238,8 @@ def main(argv: Sequence[str]) -> int:
     if refused is not None:
         print(f"bastion: {refused}", file=sys.stderr)
         return 2
+    if args.provider:  # its SDK imports while the session is made (else once the config names it)
+        preload(args.provider)
     # The keys this run reads are let go when it ends; whatever it prints is redacted.
     with holding(), redacting():
         try:
@@ -278,5 +293,9 @@ def _usage(args: argparse.Namespace) -> None:
         raise UsageError("--front client and -p are two fronts: give one of them")
     if args.here and args.resume is None and not args.continue_:
         raise UsageError("--here goes with --resume or --continue")
+    if args.at is not None and not args.resume:
+        raise UsageError("--at goes with --resume ID (the entry is a line of that session)")
+    if args.rewind and args.at is None:
+        raise UsageError("--rewind goes with --resume ID --at LINE (the entry to rewind to)")
     if args.repair and args.resume is None and not args.continue_:
         raise UsageError("--repair goes with --resume or --continue")

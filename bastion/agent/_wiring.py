@@ -27,7 +27,7 @@ from ..workspace import ExecutorWorkspace, LocalWorkspace
 from ._setup import key_names
 from .front import Asker, Built, CallKey, Fanout, Printer
 from .mcp import with_servers
-from .providers import ProviderFlags, session_provider, windows_of
+from .providers import ProviderFlags, preload, session_provider, windows_of
 from .runtime import (
     Agent,
     Answerer,
@@ -38,7 +38,17 @@ from .runtime import (
     windows_setting,
 )
 from .runtime.harness import harness_config, load_harness
-from .sessions import Checkpoints, Session, bastion_home
+from .sessions import (
+    REWIND_ACK,
+    Checkpoints,
+    Objects,
+    Session,
+    bastion_home,
+    file_keeper,
+    rewind,
+    rewind_note,
+    rewind_said,
+)
 from .subagents import Subagents, TaskTools, configured_model, front_console, tasks_in
 from .tools import (
     Toolbox,
@@ -72,6 +82,7 @@ def build(
     )
     model, scrub = provider.model, provider.scrub
     kind, name = provider.cfg.provider, model.options.model  # the provider's and the model's names
+    preload(kind)  # its SDK imports while the workspace, the tools and the session are made
     if model.connection.key is not None:
         model.connection.key.on_wait = printer.note
     reload = partial(load_settings, user_config=args.config, flags=policy_flags)  # read in an executor
@@ -100,7 +111,16 @@ def build(
     # The session is opened (and its record locked) last of what may fail on a bad setting.
     check = resume_check(ws, args.executor, args.resume or "", args.here)
     session, messages = Session.open(
-        home, cwd, kind, name, args.resume, here=args.here, repair=args.repair, workspace=check
+        home,
+        cwd,
+        kind,
+        name,
+        args.resume,
+        here=args.here,
+        repair=args.repair,
+        workspace=check,
+        at=args.at,
+        rewind=args.rewind,
     )
     if isinstance(answer, Asker):  # a resumed session's rules
         for tool, arguments in session.rules:
@@ -113,7 +133,8 @@ def build(
     windows = windows_of(model, windows_setting(settings.agent))
     say = _said(printer)
     compactor = Compactor(windows, compact_at_setting(settings.agent), session.compaction, say)
-    checkpoints = Checkpoints(ws)
+    objects = Objects(home)
+    checkpoints = Checkpoints(ws, keep=file_keeper(session.record, objects) if session.recorded else None)
     system = SystemPrompt(ws, extras.sections())  # made for each turn's catalog (AGENTS.md read once, here)
     tools = builtin if servers is None else servers
     subagents = Subagents(
@@ -141,6 +162,12 @@ def build(
         harness=harness,
     )
     subagents.attach(agent)
+    if session.branched is not None:  # --rewind: the files, then the model told
+        done = rewind(ws, objects, *session.branched)
+        if done.changed:
+            session.record("files", by="rewind", files=done.changed, cannot_undo=[])
+        _notes(printer, [rewind_said(done)])
+        agent.tell(rewind_note(done), REWIND_ACK)
     if executor is not None:  # lost, it ends the run: nothing falls back to this machine
         agent.workspace_lost = lambda: executor.lost
     if args.prompt is not None:  # a limit of one run's requests: -p's (the REPL's person stops a run)

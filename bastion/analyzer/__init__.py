@@ -4,9 +4,9 @@ import typing
 
 from .._lazy import lazy_names as _lazy_names
 from ._analyze import GOVERNED, analyze
-from ._programs import Shell, shell_of
 from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, GitFinding, StageResult
 from ._secrets import SECRET_PATHS
+from .programs import Shell, shell_of
 
 if typing.TYPE_CHECKING:
     from ._facts import Fact, FactError, plan_facts, recheck_digest

@@ -6,11 +6,10 @@ import functools
 
 from ..grammar import Operator, Outside, Pipeline, Plan, Stage, Word, parse, render
 from ..workspace import Workspace
-from ._commands import FILTERS, FIRST_STAGE, check_cd
-from ._loaders import refuse_loading
-from ._programs import Identity, Program, Shell, find_program, shell_of
-from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Context, GitFinding, StageResult
+from ._result import DEFAULT_MAX_READ_BYTES, Analysis, Check, Checker, Context, GitFinding, StageResult
 from ._secrets import SECRET_PATHS
+from .commands import FILTERS, FIRST_STAGE, check_cd
+from .programs import Identity, Program, Shell, find_program, refuse_loading, shell_of
 
 __all__ = ["GOVERNED", "analyze"]
 
@@ -40,12 +39,9 @@ def _later(ctx: Context, stage: Stage) -> Check:
 
 
 def _check(ctx: Context, stage: Stage, *, later: bool, lone_cd: bool) -> Check:
-    try:
-        if lone_cd:
-            return check_cd(ctx, stage)
-        return _later(ctx, stage) if later else _first(ctx, stage)
-    except Exception as err:  # a checker's failure is never an allow
-        return Check.refuse(f"the {stage.command} checker failed: {type(err).__name__}: {err}")
+    if lone_cd:
+        return _guarded(check_cd, ctx, stage)
+    return _guarded(_later if later else _first, ctx, stage)
 
 
 def analyze(
@@ -128,12 +124,29 @@ def analyze(
 
 
 def _composed(ctx: Context, stages: tuple[Stage, ...], directories: int) -> dict[int, Check]:
-    """The checks of a pipeline's xargs stages and the stages they read names from (design rule 65)."""
-    if directories > 1 or not any(s.command == "xargs" for s in stages):
-        return {}
-    from ._compose import compose  # loaded with the first line that has xargs
+    """The checks composition makes (rule 65): a first-stage find -exec, and a pipeline's xargs
+    stages with the stages they read names from."""
+    found: dict[int, Check] = {}
+    if directories > 1:
+        return found
+    if stages[0].command == "find" and any(w.text == "-exec" for w in stages[0].args):
+        from .composition import (
+            check_find_exec,  # the dry-run path's weight: loaded with a find -exec
+        )
 
-    return compose(ctx, stages)
+        found[0] = _guarded(check_find_exec, ctx, stages[0])
+    if any(s.command == "xargs" for s in stages):
+        from .composition import compose  # the dry-run path's weight: loaded with the first xargs
+
+        found.update(compose(ctx, stages))
+    return found
+
+
+def _guarded(checker: Checker, ctx: Context, stage: Stage) -> Check:
+    try:
+        return checker(ctx, stage)
+    except Exception as err:  # a checker's failure is never an allow
+        return Check.refuse(f"the {stage.command} checker failed: {type(err).__name__}: {err}")
 
 
 def _programs(

@@ -15,9 +15,9 @@ from collections.abc import Iterable
 
 from .._errors import BastionError
 from ..workspace import Recheck, Workspace, root_relative, walk
-from ._programs import program_identity
 from ._result import Analysis
 from .git import git_fingerprint
+from .programs import program_identity
 
 __all__ = [
     "Fact",

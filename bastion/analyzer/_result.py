@@ -41,7 +41,7 @@ class Check(NamedTuple):
     (ls's expanded matches, cd's directory), bound into the stamp with the reads; `prints` are the
     git config keys (`section.*.variable` for any subsection) whose values a git stage prints, which
     the probe must find free of a URL's credentials; `program` is the absolute path the plan runs
-    for the stage's command (set by the driver, analyzer/_programs.py; empty for a builtin and for
+    for the stage's command (set by the driver, analyzer/programs/_programs.py; empty for a builtin and for
     a stage that does not run unasked); `inner` are the places in `words` of the commands a stage
     runs for each name it hands on (find -exec's, xargs's), which the driver names by absolute path
     too."""

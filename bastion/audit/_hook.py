@@ -12,7 +12,7 @@ Claude Code's own permissions decide) unless `others="ask"`. Input that
 cannot be read asks. Claude Code runs a command in its own environment, not in bastion's
 neutralised one, so an auto-allowed line is replaced by its rendered plan (updatedInput) when they
 differ, as it nearly always does: the plan names every program by its absolute path, found on the
-PATH of this process, which is Claude Code's (analyzer/_programs.py). A git plan carries its own
+PATH of this process, which is Claude Code's (analyzer/programs/_programs.py). A git plan carries its own
 safety in its words (`env -u` for the variables that steer git, `git -c` for every neutralising
 key, `--no-pager --no-optional-locks`, the diff flags and the secret excludes), so it is as safe
 there as in bastion. A go stage asks (bastion runs go with GOTOOLCHAIN=local, which the plan does

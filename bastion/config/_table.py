@@ -26,6 +26,8 @@ __all__ = [
     "Length",
     "Match",
     "PolicySection",
+    "ProjectScope",
+    "ScopePolicy",
     "Sections",
     "Price",
     "ProjectSettings",
@@ -70,6 +72,8 @@ EnvName = Annotated[str, Match(r"[A-Za-z_][A-Za-z0-9_]*")]
 ModuleName = Annotated[str, Match(r"[A-Za-z_][A-Za-z0-9_]*(\.[A-Za-z_][A-Za-z0-9_]*)*")]
 # A path an approved command may also write: absolute, or from the home directory.
 WritablePath = Annotated[str, Match(r"(/|~/)[^\x00]*")]
+# The directory a [projects] scope applies in: absolute (the real path of a workspace's root).
+ProjectRoot = Annotated[str, Match(r"/[^\x00]*")]
 Name = Annotated[str, Length(1)]
 Positive = Annotated[int, Bounds(gt=0)]
 Seconds = Annotated[float, Bounds(gt=0, le=86_400)]
@@ -87,6 +91,25 @@ class PolicySection(NamedTuple):
     deny: tuple[str, ...] = ()  # what never runs
     fallback: Fallback | None = None  # what a call no rule names gets (default: ask)
     builtin: bool | None = None  # false: drop bastion's shipped allow list (its asks stay)
+
+
+class ScopePolicy(NamedTuple):
+    """[projects."DIR".policy]: rules of yours that apply only where the workspace's root is DIR,
+    beside your [policy] (a question's "remember" adds its allow rules here)."""
+
+    allow: tuple[str, ...] = ()
+    ask: tuple[str, ...] = ()
+    deny: tuple[str, ...] = ()
+
+
+class ProjectScope(NamedTuple):
+    """[projects."DIR"]: what of your file applies only in one project (only the user's file may
+    have it)."""
+
+    policy: ScopePolicy = ScopePolicy()
+
+
+_NO_PROJECTS: Mapping[str, ProjectScope] = MappingProxyType({})
 
 
 class SandboxSection(NamedTuple):
@@ -127,6 +150,8 @@ class UserSettings(NamedTuple):
     sandbox: Annotated[SandboxSection, Shorthand("mode")] = SandboxSection()
     pass_env: tuple[EnvName, ...] = ()  # variables the tools' commands are given
     max_read_bytes: Positive = DEFAULT_MAX_READ_BYTES  # the most a read tool returns
+    # [projects."DIR"]: rules for the workspace whose root is DIR (absolute, its links resolved).
+    projects: Mapping[ProjectRoot, ProjectScope] = _NO_PROJECTS
 
 
 class AgentConfig(NamedTuple):

@@ -2,7 +2,7 @@
 
 A grammar is a `.lark` file inside the bastion package, declared by the module that parses with it:
 
-    SCRIPT = Grammar("bastion.analyzer", "sed_script.lark")           # values are Trees
+    SCRIPT = Grammar("bastion.analyzer.commands", "sed_script.lark")           # values are Trees
     SUBSET = Grammar("bastion.grammar", "subset.lark", transformer)    # values built by rule name
 
 Declaring loads nothing. A grammar is built with OPTIONS (LALR, lark's contextual lexer,
@@ -296,6 +296,30 @@ def grammars() -> list[Grammar]:
     return found
 
 
+def _generated(path: str) -> bool:
+    """Whether the file at `path` is tables this module wrote (its first line says so)."""
+    with open(path, encoding="utf-8", errors="replace") as f:
+        return f.readline().startswith("# The LALR tables of ")
+
+
+def remove_orphans(root: str) -> list[str]:
+    """Remove the tables below `root` that no grammar beside them builds any more (a grammar moved
+    or removed): a module of the package that no grammar builds is no module of the package. Only
+    `_NAME_lalr.py` files this module wrote are touched; the paths removed."""
+    removed = []
+    for directory, subdirectories, files in os.walk(root):
+        subdirectories[:] = [d for d in subdirectories if not d.startswith((".", "__"))]
+        for name in files:
+            grammar = name[1:-8] if name.startswith("_") and name.endswith("_lalr.py") else ""
+            path = os.path.join(directory, name)
+            if grammar and f"{grammar}.lark" not in files and _generated(path):
+                os.remove(path)
+                removed.append(path)
+    return removed
+
+
 def build_all() -> list[str]:
-    """Build every grammar strictly and write its tables (`make` runs this); the paths written."""
+    """Build every grammar strictly and write its tables (`make` runs this), after removing the
+    tables no grammar builds any more; the paths written."""
+    remove_orphans(_PACKAGE)
     return [grammar.write() for grammar in grammars()]

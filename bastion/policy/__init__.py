@@ -1,7 +1,7 @@
 """The policy: rules from ranked sources decide each subject of a tool call; config layers build it.
 
-The environment scrubbing and the MCP names load when first used (a dry-run of a bash line needs
-neither)."""
+The environment scrubbing, the MCP names, the narrowest rule for a subject and the rules a question
+offers to remember load when first used (a dry-run of a bash line needs none of them)."""
 
 import typing
 
@@ -38,7 +38,9 @@ from ._words import KIND_WORDS, cited, kind_note, named, source_words
 
 if typing.TYPE_CHECKING:
     from ._env import child_env, without
+    from ._learn import Offer, offer_for, remember
     from ._mcp import mcp_name_problem, mcp_subjects, mcp_tool_name, split_mcp_name
+    from ._narrow import narrowed, rule_for, warnings_for
 
 __all__ = [
     "ALIASES",
@@ -64,6 +66,7 @@ __all__ = [
     "Gate",
     "Kind",
     "Layer",
+    "Offer",
     "Origin",
     "Policy",
     "PolicyError",
@@ -89,21 +92,28 @@ __all__ = [
     "mcp_subjects",
     "mcp_tool_name",
     "named",
+    "narrowed",
+    "offer_for",
     "parse_rule",
     "path_subjects",
     "redirect_targets",
+    "remember",
+    "rule_for",
     "runs_alongside",
     "secrets_in_force",
     "source_words",
     "split_mcp_name",
     "user_config_path",
     "verdict_json",
+    "warnings_for",
     "without",
 ]
 
 _LAZY = {
     "child_env": "_env",
     "without": "_env",
+    **dict.fromkeys(("Offer", "offer_for", "remember"), "_learn"),
+    **dict.fromkeys(("narrowed", "rule_for", "warnings_for"), "_narrow"),
     **dict.fromkeys(("mcp_name_problem", "mcp_subjects", "mcp_tool_name", "split_mcp_name"), "_mcp"),
 }
 

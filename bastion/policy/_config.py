@@ -1,6 +1,8 @@
 """Settings from three layers: the user's TOML config, the project's `.bastion/config.toml`, flags.
 
-The user's file is trusted: its policy rules rank 2, and it alone sets `pass_env`, `max_read_bytes`,
+The user's file is trusted: its policy rules rank 2 (and so do its rules for one project, a layer of
+their own from `[projects."DIR".policy]`, applied only where the workspace's root, as given or with
+its links resolved, is DIR), and it alone sets `pass_env`, `max_read_bytes`,
 the sandbox's writable paths and network, and the agent's keys (`Settings.agent`, an AgentConfig
 typed by bastion.config's table: the provider's keys, the harness's slots, skills, memory...). The
 project's file comes from a repository, so it is read through the workspace (a link out, a FIFO, a
@@ -19,7 +21,9 @@ per process for the rules they hold (`Policy.shared`).
 from __future__ import annotations
 
 import functools
+import json
 import os
+from collections.abc import Mapping
 from typing import Literal, NamedTuple
 
 from bastion._files import NotRegularFile, is_null_device, read_regular
@@ -29,6 +33,7 @@ from bastion.config import (
     AgentConfig,
     ConfigError,
     PolicySection,
+    ScopePolicy,
     lines_of,
     parse_toml,
     read_project,
@@ -43,6 +48,7 @@ from ._types import Decision, Rule, Written
 
 __all__ = [
     "PROJECT_CONFIG",
+    "scope_layer",
     "PolicyFlags",
     "ProjectConfigError",
     "Settings",
@@ -71,9 +77,11 @@ class RuleLists(NamedTuple):
 
 
 class _User(NamedTuple):
-    """What the user's file holds, as its bytes mean it (remembered per bytes)."""
+    """What the user's file holds, as its bytes mean it (remembered per bytes); `scopes` are its
+    [projects."DIR".policy] rules by DIR (normalised)."""
 
     rules: RuleLists
+    scopes: Mapping[str, RuleLists]
     policy: PolicySection
     sandbox: SandboxConfig
     pass_env: tuple[str, ...]
@@ -111,7 +119,9 @@ class PolicyFlags(NamedTuple):
 
 class Settings(NamedTuple):
     """What a session runs under. `sources` lists the files read, for display; `agent` is the user
-    file's keys the agent reads (bastion.config.AgentConfig, typed and checked by its table)."""
+    file's keys the agent reads (bastion.config.AgentConfig, typed and checked by its table);
+    `user_file` is where the user's file is read from (there or not; "" when not known) and `scope`
+    the layer of its rules for this project (its [projects."DIR".policy], None when it has none)."""
 
     policy: Policy
     pass_env: tuple[str, ...] = ()
@@ -119,16 +129,21 @@ class Settings(NamedTuple):
     sources: tuple[str, ...] = ()
     agent: AgentConfig = AgentConfig()
     sandbox: SandboxConfig = SandboxConfig()
+    user_file: str = ""
+    scope: Layer | None = None
 
 
-def _rules(section: PolicySection, text: str, path: str, *, project: bool) -> RuleLists:
-    """Every rule of a [policy] parsed now, once, each knowing where it was written (the file, its
-    entry and line), so an error names its entry (and column) and a verdict the rule as written."""
+def _rules(
+    section: PolicySection | ScopePolicy, text: str, path: str, *, project: bool, table: str = "policy"
+) -> RuleLists:
+    """Every rule of a [policy] (or of the `table` that holds one: a project's scope) parsed now,
+    once, each knowing where it was written (the file, its entry and line), so an error names its
+    entry (and column) and a verdict the rule as written."""
     entries = [(kind, index, rule) for kind in _KINDS for index, rule in enumerate(getattr(section, kind))]
     lines = lines_of(text, [rule for _, _, rule in entries])
     parsed: dict[str, list[Rule]] = {kind: [] for kind in _KINDS}
     for (kind, index, entry), line in zip(entries, lines, strict=True):
-        where = f"policy.{kind}[{index}]"
+        where = f"{table}.{kind}[{index}]"
         try:
             rule = parse_rule(entry)
         except RuleError as err:
@@ -166,9 +181,40 @@ def _user_data(data: bytes, path: str) -> _User | None:
     if not raw:
         return None
     settings, agent = read_user(raw, path)
-    rules = _rules(settings.policy, data.decode("utf-8"), path, project=False)
+    text = data.decode("utf-8")
+    rules = _rules(settings.policy, text, path, project=False)
+    scopes: dict[str, RuleLists] = {}
+    named: dict[str, str] = {}
+    for root, scope in settings.projects.items():
+        key = os.path.normpath(root)
+        if key in named:
+            raise ConfigError(f"{path}: projects: {named[key]!r} and {root!r} name the same directory")
+        named[key] = root
+        table = f"projects.{json.dumps(root, ensure_ascii=False)}.policy"
+        scopes[key] = _rules(scope.policy, text, path, project=False, table=table)
     sandbox = SandboxConfig(*settings.sandbox)
-    return _User(rules, settings.policy, sandbox, settings.pass_env, settings.max_read_bytes, agent)
+    return _User(rules, scopes, settings.policy, sandbox, settings.pass_env, settings.max_read_bytes, agent)
+
+
+def scope_layer(user_path: str, data: bytes, ws: Workspace) -> Layer | None:
+    """The layer of the user's rules for the project `ws` is (its root, as given or resolved), from
+    the user's file's bytes; None when it has none. Raises ConfigError."""
+    user = _user_data(data, user_path) if data else None
+    return _scope_of(user, user_path, ws)
+
+
+def _scope_of(user: _User | None, user_path: str, ws: Workspace) -> Layer | None:
+    """The user's rules for the workspace's root: those written for it as given and for it with its
+    links resolved, both."""
+    if user is None or not user.scopes:
+        return None
+    found = [
+        user.scopes[r] for r in dict.fromkeys((os.path.normpath(ws.root), ws.real_root)) if r in user.scopes
+    ]
+    if not found:
+        return None
+    allow, ask, deny = (tuple(rule for rules in found for rule in getattr(rules, kind)) for kind in _KINDS)
+    return Layer.scoped(user_path, ws.real_root, allow=allow, ask=ask, deny=deny)
 
 
 def _user_sandbox(sandbox: SandboxConfig, path: str) -> SandboxConfig:
@@ -244,6 +290,11 @@ def _project_data(data: bytes, path: str, user_path: str) -> tuple[PolicySection
                 f"is told and what it remembers are yours to choose, not a repository's); put it in "
                 f"your own config ({user_path})"
             )
+    if "projects" in raw:
+        raise ConfigError(
+            f"{path}: {_first_field('projects', raw['projects'])}: a project file may not scope rules to "
+            f"a project (a repository cannot allow itself anything); put it in your own config ({user_path})"
+        )
     for key in raw:
         if key != "policy":
             raise ConfigError(
@@ -284,6 +335,9 @@ def load_settings(
     builtin = flags.builtin if flags.builtin is not None else own_builtin
     fallback = _FALLBACKS[flags.fallback or (section.fallback if section is not None else None) or "ask"]
     layers = [Layer.user(user_path, allow=rules.allow, ask=rules.ask, deny=rules.deny)]
+    scope = _scope_of(user, user_path, ws)
+    if scope is not None:
+        layers.append(scope)
     sources = [user_path] if user_found else []
     sandbox = _user_sandbox(user.sandbox, user_path) if user is not None else SandboxConfig()
     if project is not None:
@@ -304,5 +358,9 @@ def load_settings(
     except RuleError as err:
         raise ConfigError(str(err)) from None
     if user is None:
-        return Settings(policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), AgentConfig(), sandbox)
-    return Settings(policy, user.pass_env, user.max_read_bytes, tuple(sources), user.agent, sandbox)
+        return Settings(
+            policy, (), DEFAULT_MAX_READ_BYTES, tuple(sources), AgentConfig(), sandbox, user_path, scope
+        )
+    return Settings(
+        policy, user.pass_env, user.max_read_bytes, tuple(sources), user.agent, sandbox, user_path, scope
+    )

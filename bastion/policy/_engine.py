@@ -34,7 +34,7 @@ from ._tools import MCP_PREFIX, MCP_TOOL
 from ._types import BUILTIN, FLAGS, Decision, Origin, Source, Subject, Verdict
 from ._words import by_fallback, by_rule, unconstrained, unjudged
 
-__all__ = ["Layer", "Policy"]
+__all__ = ["Layer", "Policy", "lifted_by"]
 
 _LISTS = ("deny", "ask", "allow")
 
@@ -73,6 +73,21 @@ class Layer(NamedTuple):
     ) -> Layer:
         source = Source(Origin.USER, path)
         return cls(source, 2, True, f"your config ({path})", tuple(allow), tuple(ask), tuple(deny))
+
+    @classmethod
+    def scoped(
+        cls,
+        path: str,
+        root: str,
+        *,
+        allow: Sequence[Entry] = (),
+        ask: Sequence[Entry] = (),
+        deny: Sequence[Entry] = (),
+    ) -> Layer:
+        """The user's rules for one project (its [projects."ROOT".policy]): the user's source and rank."""
+        source = Source(Origin.USER, path)
+        label = f"your config ({path}) for {root}"
+        return cls(source, 2, True, label, tuple(allow), tuple(ask), tuple(deny))
 
     @classmethod
     def project(cls, path: str, *, ask: Sequence[Entry] = (), deny: Sequence[Entry] = ()) -> Layer:
@@ -178,7 +193,7 @@ def _cancels(carve_out: _Compiled, rule: _Compiled, subject: Subject) -> bool:
     )
 
 
-def _lifts(rule: Rule) -> list[str]:
+def lifted_by(rule: Rule) -> list[str]:
     """The carve-outs a user's allow rule adds to the ask list: it opens what it names."""
     if rule.specifier is None or rule.carve_out or rule.tool_glob:
         return []
@@ -205,7 +220,7 @@ def _compile_layer(layer: Layer, roots: tuple[str, ...]) -> _LayerRules:
                 compiled = _compile(rule, layer, kind, roots)
                 lifted = [
                     c._replace(lift=True)
-                    for text in (_lifts(rule) if lifts else [])
+                    for text in (lifted_by(rule) if lifts else [])
                     for c in _compile(parse_rule(text), layer, "ask", roots)
                 ]
             except RuleError as err:

@@ -124,6 +124,12 @@ class Gate:
         # Where its plans run, whose PATH names their programs (the bash tool's re-check finds the same).
         self.shell = shell_of(ws)
 
+    def adopt(self, settings: Settings) -> None:
+        """Decide from now on under `settings` (a rule a person remembered at a question: the same
+        session's policy with its project scope read again)."""
+        self.settings = settings
+        self.secrets = secrets_in_force(settings.policy)
+
     @property
     def max_read_bytes(self) -> int:
         return self.settings.max_read_bytes

@@ -45,10 +45,11 @@ _ALLOWED_COMMANDS = (
     "git count-objects:*",
     "cat:*", "head:*", "tail:*", "wc:*", "grep:*", "sort:*", "uniq:*", "cut:*", "cd:*",
     "ls:*", "pwd",
-    # Each checked by its own module (bastion/analyzer/_sed.py, _find.py, _contents.py, _name_commands.py,
-    # _word_commands.py, _prints.py).
+    # Each checked by its own module (bastion/analyzer/commands/: _sed.py, _find.py, _contents.py,
+    # _name_commands.py, _word_commands.py, _prints.py).
     "sed:*", "awk:*", "nl:*", "find:*", "strings:*", "file:*", "diff:*", "cmp:*",
-    # xargs only on names a checked stage hands on, its command a reader (bastion/analyzer/_compose.py)
+    # xargs only on names a checked stage hands on, its command a reader
+    # (bastion/analyzer/composition/_compose.py)
     "xargs:*",
     "realpath:*", "readlink:*", "stat:*", "du:*", "tree:*",
     "python3 --version", "python3 -V", "python --version", "python -V", "node --version", "node -v",

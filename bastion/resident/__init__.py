@@ -11,7 +11,7 @@ environment, umask, argv and standard input, and returns the bytes the command w
 status. Any doubt (no server, another install, a peer of another user or another namespace, a
 stale or foreign socket, garbage, a timeout) and the client decides in-process: the server is a
 cache of imports, never a source of answers that the process itself would not give.
-The client imports only os, sys and _socket (docs/design.md, rules 111-113).
+The client imports only os, sys and _socket (docs/rules.md, rules 111-113).
 
 Its face is what bastion/cli.py runs: the client's three names and the server's `serve`, each
 loaded with its own module when first named (PEP 562, `bastion/_lazy.py`), so the console

@@ -157,7 +157,7 @@ def test_no_child_finds_a_key_in_bastions_own_proc_entry_and_nothing_written_hol
     for text in [*environs, results[1], results[4]]:
         raw = _read_back(text)
         assert raw is None or not _leaks([("read", raw.decode("utf-8", "replace"))]), raw
-    # The reads did read (as root, the kernel lets them: see docs/design.md rule 11), or were refused.
+    # The reads did read (as root, the kernel lets them: see docs/rules.md rule 11), or were refused.
     for text in environs:
         raw = _read_back(text)
         assert raw is None or f"{MARKER[0]}={MARKER[1]}".encode() in raw

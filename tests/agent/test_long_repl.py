@@ -23,7 +23,7 @@ def test_diff_shows_the_last_turn_and_undo_turn_puts_it_back_and_tells_the_model
         child = _spawn(tmp_path, server.url)
         child.expect("/help for commands")
         child.sendline("write out.txt")
-        child.expect(r"\[y/n/a\]")
+        child.expect(r"\[y/n/a")
         child.sendline("y")
         child.expect("Written it.")
         child.sendline("/diff")

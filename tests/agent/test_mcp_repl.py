@@ -35,7 +35,7 @@ def test_slash_mcp_lists_the_servers_their_state_and_tools_and_a_call_is_asked(t
         child.expect(r"gone \(stdio\): failed: its connection closed; it said: test server: cannot start")
         child.sendline("echo it")
         child.expect("text: from the model")
-        child.expect(r"allow mcp__docs__echo\? \[y/n/a\]")
+        child.expect(r"allow mcp__docs__echo\? \[y/n/a")
         child.sendline("y")
         child.expect("The server echoed.")
         child.sendline("/quit")

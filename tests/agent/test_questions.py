@@ -10,6 +10,9 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.front import (
+    ONCE,
+    PROJECT,
+    SESSION,
     Asker,
     CallKey,
     Colour,
@@ -133,11 +136,13 @@ def test_a_allows_the_same_exact_call_again_unasked_and_no_other(tmp_path: Path)
     assert asker(other, other_args, gate.decide("bash", other_args).verdict).allow is False  # no reply left
 
 
-def test_a_is_not_an_answer_where_it_is_not_offered() -> None:
-    assert parse_reply("a", always=False) == (Answer(False, "a"), False)
-    assert parse_reply("a", always=True) == (Answer(True, ""), True)
-    assert parse_reply("n too risky", always=True) == (Answer(False, "too risky"), False)
+def test_a_and_r_are_not_answers_where_they_are_not_offered() -> None:
+    assert parse_reply("a", always=False) == (Answer(False, "a"), ONCE)
+    assert parse_reply("a", always=True) == (Answer(True, ""), SESSION)
+    assert parse_reply("n too risky", always=True) == (Answer(False, "too risky"), ONCE)
     assert parse_reply(None, always=True)[0].allow is False
+    assert parse_reply("r", always=True) == (Answer(False, "r"), ONCE)
+    assert parse_reply("r ok then", always=True, learn=True) == (Answer(True, "ok then"), PROJECT)
 
 
 def test_a_result_is_shown_collapsed_with_its_exit_status_and_a_failed_edit_as_failed() -> None:

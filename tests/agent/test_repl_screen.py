@@ -1,11 +1,13 @@
 """The REPL's screen in a pseudo-terminal against the scripted model server: text shown before its
 stream ends and kept when Ctrl-C cuts it, several calls each with its result under its own line,
 Ctrl-C at a question ending the turn, a long question wrapped at word boundaries, a collapsed
-result opened whole, a running command watched, a resumed conversation rendered. Every wait is on
-what the screen shows (or the server was asked), never on a clock."""
+result opened whole, a running command watched, a resumed conversation rendered; at 60 columns the
+spinner on one row and /help and errors broken between words. Every wait is on what the screen
+shows (or the server was asked), never on a clock."""
 
 from __future__ import annotations
 
+import io
 import os
 import re
 import sys
@@ -90,7 +92,7 @@ def test_each_result_is_drawn_under_its_own_call_line(tmp_path: Path) -> None:
         (tmp_path / "work" / "notes.txt").write_text("keep me\n")
         child = _spawn(tmp_path, server.url)
         child.sendline("list, then delete")
-        child.expect(r"allow bash\? \[y/n/a\]")
+        child.expect(r"allow bash\? \[y/n/a")
         child.sendline("n")
         child.expect("both done")
         screen = _plain(child.before)
@@ -108,7 +110,7 @@ def test_ctrl_c_at_a_question_ends_the_turn_and_the_model_is_not_asked_again(tmp
     with ScriptedServer(rounds) as server:
         child = _spawn(tmp_path, server.url)
         child.sendline("make it")
-        child.expect(r"allow bash\? \[y/n/a\]")
+        child.expect(r"allow bash\? \[y/n/a")
         child.sendcontrol("c")
         child.expect(r"\[aborted\]")
         assert len(server.requests) == 1  # the turn ended: no "no" went back to the model to ask again
@@ -129,7 +131,7 @@ def test_ctrl_c_at_a_sub_agents_question_ends_the_whole_turn(tmp_path: Path) -> 
     with ScriptedServer(rounds) as server:
         child = _spawn(tmp_path, server.url)
         child.sendline("delegate")
-        child.expect(r"allow \[task 1: explore\] bash\? \[y/n/a\]")
+        child.expect(r"allow \[task 1: explore\] bash\? \[y/n/a")
         child.sendcontrol("c")
         child.expect(r"\[aborted\]")
         assert len(server.requests) == 2  # neither the sub-agent nor its parent went on
@@ -205,3 +207,37 @@ def test_resume_shows_the_earlier_exchange_rendered(tmp_path: Path) -> None:
         shown = _plain(child.before + child.after + child.buffer)
         _leave(child)
     assert "Found it" in shown and "## Found it" not in shown and "**parse**" not in shown
+
+
+_FRAME = re.compile(r"\r\x1b\[2K([⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏] [^\r]*)")
+
+
+def test_at_60_columns_the_spinner_keeps_to_one_row_and_help_and_errors_break_between_words(
+    tmp_path: Path,
+) -> None:
+    words = "output that is longer than the terminal is wide " * 3
+    line = f"sh -c 'echo {words}; while [ ! -e go ]; do sleep 0.05; done; echo finished' # " + "x" * 80
+    rounds = [{"calls": [{"name": "bash", "arguments": {"command": line}}]}, {"text": "it ended"}]
+    with ScriptedServer(rounds) as server:
+        child = _spawn(tmp_path, server.url, columns=60)
+        child.logfile_read = drawn = io.StringIO()  # everything the terminal was sent, from here on
+        child.sendline("/help")
+        child.expect("Tab completes a slash command.")
+        shown = _plain(child.before).splitlines()
+        child.sendline("/no-such-command")
+        child.expect(r"starts with /\)")
+        shown += _plain(child.before).splitlines()
+        child.sendline("run it")
+        child.expect(r"allow bash\?")
+        child.sendline("y")
+        child.expect("│ output that")  # the spinner shows the command's last line as it runs
+        (tmp_path / "work" / "go").touch()
+        child.expect("it ended")
+        _leave(child)
+    said = [s for s in shown if s.strip() and not s.startswith(">")]
+    assert said and all(len(s) <= 60 for s in said), said
+    assert "unknown command /no-such-command (/help lists them; // sends a line that" in " ".join(
+        " ".join(said).split()
+    )
+    frames = _FRAME.findall(drawn.getvalue())
+    assert frames and all(len(f) <= 59 and "\n" not in f for f in frames), frames

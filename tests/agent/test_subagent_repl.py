@@ -26,7 +26,7 @@ def test_a_sub_agents_question_is_answered_in_the_repl_and_its_replies_are_count
         child.expect("task: Hand a self-contained side task")
         child.sendline("go")
         child.expect(r"\? \[task 1: explore\] bash: `touch made\.txt` creates a file")
-        child.expect(r"allow \[task 1: explore\] bash\? \[y/n/a\]")
+        child.expect(r"allow \[task 1: explore\] bash\? \[y/n/a")
         child.sendline("y")
         child.expect("the sub-agent made it")
         child.sendline("/cost")

@@ -326,3 +326,12 @@ def test_a_plan_whose_operators_do_not_fit_its_pipelines_is_never_rendered() -> 
     assert isinstance(plan, Plan)
     with pytest.raises(ValueError, match="operators"):
         render(plan._replace(operators=()))
+
+
+def test_xargs_replace_flag_with_braces_attached_is_one_word_and_nothing_joins_it() -> None:
+    plan = parse("find . | xargs -I{} wc -l {}")
+    assert isinstance(plan, Plan)
+    assert [w.text for w in plan.stages[-1].args] == ["-I{}", "wc", "-l", "{}"]
+    joined = ("xargs -I{}x cat {}", "xargs x-I{} cat {}", "xargs -I{}{} cat", "xargs '-I'{} cat", "-I{} x")
+    for line in joined:
+        assert isinstance(parse(line), Outside), line

@@ -30,7 +30,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 # Private: the generated tables (and sed's script grammar) are the thing tested.
-from bastion.analyzer._sed import SCRIPT
+from bastion.analyzer.commands._sed import SCRIPT
 from bastion.grammar import Grammar, Tree, Unexpected, _tables
 from tests.loaded import modules_loaded
 
@@ -329,3 +329,20 @@ def test_a_missing_module_is_built_strict_in_memory_and_only_the_build_step_writ
     assert grammar.generated() is not None  # the next process (or a forgetful one) uses it
     sys.modules.pop("written_pkg", None)
     sys.modules.pop("written_pkg._script_lalr", None)
+
+
+def test_tables_no_grammar_builds_any_more_are_removed_and_nothing_else(tmp_path: pathlib.Path) -> None:
+    # A grammar moved to another package leaves its old tables behind in a checkout (they are
+    # git-ignored): as a module of the package they would be imported by nothing but read by
+    # every check that walks the package's modules.
+    from bastion.grammar._tables import remove_orphans
+
+    header = "# The LALR tables of gone.lark, built with strict=True by lark 1.3.1\n"
+    (tmp_path / "room").mkdir()
+    (tmp_path / "room" / "_gone_lalr.py").write_text(header)
+    (tmp_path / "_kept_lalr.py").write_text(header)
+    (tmp_path / "kept.lark").write_text("start: 'a'\n")
+    (tmp_path / "_lalr.py").write_text("# the table runner: no grammar's tables\n")
+    (tmp_path / "_hand_lalr.py").write_text("# written by hand\n")
+    assert remove_orphans(str(tmp_path)) == [str(tmp_path / "room" / "_gone_lalr.py")]
+    assert sorted(p.name for p in tmp_path.rglob("*.py")) == ["_hand_lalr.py", "_kept_lalr.py", "_lalr.py"]

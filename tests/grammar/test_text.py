@@ -61,7 +61,8 @@ def test_controls_blanks_marks_and_look_alikes_stay_outside_quotes_too(char: str
 
 @pytest.mark.parametrize(
     "text", ["\u2713 exists", "\u2717 missing", "\u26a0\ufe0f  IMPORTANT", "\u2501" * 20, "caf\u00e9",
-             "\u6b63\u5b97", "\U0001f916 Generated", "a \u2192 b", "\u2705 \u274c \u2714", "\u0416"],
+             "\u6b63\u5b97", "\U0001f916 Generated", "a \u2192 b", "\u2705 \u274c \u2714", "\u0416",
+             "\u216b", "\u2163 \u2173"],
 )  # fmt: skip
 def test_the_text_agents_print_is_a_quoted_word(text: str) -> None:
     for line in (f"echo '{text}'", f'echo "{text}"', f'test -f x && echo "{text}: x"'):

@@ -1,5 +1,5 @@
 """What a command can read of its parent's /proc entry, run as root and as another user, confined by
-Landlock or not, its parent dumpable or not: the facts docs/design.md (rule 11) states, executed
+Landlock or not, its parent dumpable or not: the facts docs/rules.md (rule 11) states, executed
 here, not assumed. The "parent" (the process that starts the command, as bastion does; under the
 sandbox the launcher stands between them) is a process with a marker in its initial environment (as bastion's
 would hold a key without its re-execution)."""

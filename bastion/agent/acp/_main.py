@@ -30,6 +30,8 @@ _NOT_HERE = {
     "continue_": ("--continue", False),
     "here": ("--here", False),
     "repair": ("--repair", False),
+    "at": ("--at", None),
+    "rewind": ("--rewind", False),
     "output_format": ("--output-format", "text"),
     "transcript": ("--transcript", None),
     "max_turns": ("--max-turns", None),

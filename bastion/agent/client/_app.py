@@ -20,13 +20,13 @@ from textual.message import Message
 from textual.widgets import Static
 
 from ..._safe import safe_line
+from ...policy import Offer
 from ..front import (
     Build,
     Built,
     CallKey,
     Fanout,
     Learning,
-    NoLearning,
     ReplState,
     RunControl,
     Tally,
@@ -98,7 +98,7 @@ class Client(App[int]):
         self.typed = Typed()
         self.held = Held(self._post)
         self.feed = Feed(self._post, control, self.held)
-        self.asker = ScreenAsker(self._post, control, cwd, learning or NoLearning(), self._on_rule)
+        self.asker = ScreenAsker(self._post, control, cwd, learning, self._on_rule, self._on_learnt)
         self.tally = Tally()
         self.state: ReplState | None = None
         self.facts = Facts()
@@ -119,7 +119,7 @@ class Client(App[int]):
     def compose(self) -> ComposeResult:
         yield Conversation()
         yield Static("", id="waiting", markup=False)
-        yield PermissionPanel(self.asker.learning)
+        yield PermissionPanel(self.asker)
         yield Static("", id="said", markup=False)
         yield PromptArea(list(self.commands))
         yield Static("", id="status", markup=False)
@@ -167,6 +167,11 @@ class Client(App[int]):
     def _on_rule(self, key: CallKey) -> None:
         if self.built is not None:
             self.built.session.record("session_rule", tool=key.tool, arguments=key.arguments)
+
+    def _on_learnt(self, offer: Offer) -> None:
+        if self.built is not None:
+            session = self.built.session
+            session.record("learnt_rule", rules=list(offer.rules), config=offer.path, project=offer.root)
 
     async def on_happened(self, message: Happened) -> None:
         what = message.what

@@ -20,7 +20,7 @@ from collections.abc import Callable
 from typing import NamedTuple, TextIO, cast
 
 from ..._safe import SafeStream, safe_line
-from ...policy import Decided, Verdict
+from ...policy import Decided, Offer, Verdict
 from ..front import Asker, CallKey, Colour, Learning, Printer, Question, RuleOffer, RunControl
 from ..runtime import Answer, Assistant, Message, ModelError, ToolCall, Usage, running_call
 from ..runtime.harness import SlotFailure, failure_words
@@ -191,23 +191,34 @@ class Feed(Printer):
 
 class ScreenAsker(Asker):
     """Questions answered on the screen: y, a (with a note), n (with a reason), s (this exact call
-    for the session, where offered); r saves the rule offered, and the call is allowed."""
+    for the session, where offered); r saves the rule offered, and the call is allowed. The rule is
+    offered by `learning` when one is given, else by the policy, through the session's gate
+    (`watch`); `on_learnt` is told of each rule saved."""
 
     def __init__(
         self,
         post: Post,
         control: RunControl,
         cwd: str,
-        learning: Learning,
+        learning: Learning | None = None,
         on_rule: Callable[[CallKey], None] | None = None,
+        on_learnt: Callable[[Offer], None] | None = None,
     ) -> None:
         # `put` is the screen's: the line-reading and line-writing ends of the base are never used.
         super().__init__(
-            lambda prompt: None, lambda text: None, cwd, Colour(True), offer_always=True, on_rule=on_rule
+            lambda prompt: None,
+            lambda text: None,
+            cwd,
+            Colour(True),
+            offer_always=True,
+            on_rule=on_rule,
+            offer_learn=learning is None,
+            on_learnt=on_learnt,
         )
         self.post = post
         self.control = control
-        self.learning = learning
+        if learning is not None:
+            self.learning = learning
 
     def put(self, question: Question) -> tuple[Answer, bool]:
         offer = self.learning.offer(question.call, question.args, question.verdict)

@@ -3,8 +3,10 @@
 It shows who asks (a sub-agent's label, the tool), what the call would do in plain words, the
 policy's part (the rule that asked and where it is from, or that none allows it) and what it is
 asking about (the command with a caret where bastion stopped reading, an edit's diff, a write's
-content, a long command's other lines); then the rule offered for calls like it (the seam where
-approvals learn: `front.Learning`, which offers none until it is wired in). Its keys:
+content, a long command's other lines); then the rule offered for calls like it, as the line of
+TOML it adds to your config for this project (the asker's `front.Learning`: the policy's, which
+never offers one for a secret-looking path, a name outside the workspace, what an ask or deny rule
+names, nor a rule that would not allow the call). Its keys:
 
     y   allow            a   allow, with a note the model is told     n   refuse, with a reason
     s   allow this exact call for the rest of the session (where offered)
@@ -24,7 +26,8 @@ from textual.message import Message
 from textual.widgets import Input, Static
 
 from ..._safe import safe_line
-from ..front import Learning
+from ...policy import ConfigError
+from ..front import Asker
 from ..runtime import Answer
 from ._bridge import Asked
 
@@ -62,9 +65,9 @@ class PermissionPanel(VerticalScroll, can_focus=True):
             self.text = text
             self.error = error
 
-    def __init__(self, learning: Learning) -> None:
+    def __init__(self, asker: Asker) -> None:
         super().__init__(id="panel")
-        self.learning = learning
+        self.asker = asker  # its `learning` saves the rule offered (the policy's, once the gate is made)
         self.waiting: list[Asked] = []
         self._typing = ""  # "a" or "n" while a note or a reason is typed
 
@@ -136,8 +139,8 @@ class PermissionPanel(VerticalScroll, can_focus=True):
             self._reply(Answer(True, ""), True)
         elif key == "r" and asked.offer is not None:
             try:
-                said = self.learning.save(asked.offer)
-            except (ValueError, OSError) as err:
+                said = self.asker.learning.save(asked.offer)
+            except (ConfigError, ValueError, OSError) as err:
                 self.post_message(self.Said(safe_line(f"bastion: the rule was not saved: {err}"), True))
                 return
             self.post_message(self.Said(safe_line(said), False))

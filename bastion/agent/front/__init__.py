@@ -2,17 +2,29 @@
 run (its questions' answers, its JSON report and transcript), the screen (streamed text, each call
 and its result, the spinner), markdown, the questions and their words, `bastion config init`; and
 what a front that keeps the screen while a run goes on its own thread shares (stopping it, the text
-typed for it, the rule a question may offer). `bastion acp` (the editor's front) and the terminal
-client stand on this one.
+typed for it, the rule a question may offer: `Learning`, the policy's `RulesLearnt`). `bastion acp`
+(the editor's front) and the terminal client stand on this one.
 """
 
 from ._advice import advice
-from ._ask import DIFF_LIMIT, CallKey, TextNow, cannot_work, current_text, describe, may_always, parse_reply
+from ._ask import (
+    DIFF_LIMIT,
+    ONCE,
+    PROJECT,
+    SESSION,
+    CallKey,
+    TextNow,
+    cannot_work,
+    current_text,
+    describe,
+    may_always,
+    parse_reply,
+)
 from ._colour import Colour, colour_for
 from ._config_init import config_main, config_text
 from ._control import RunControl, Typed
 from ._front import Asker, Build, Built, Fanout, Question
-from ._learn import Learning, NoLearning, RuleOffer
+from ._learn import Learning, NoLearning, RuleOffer, RulesLearnt
 from ._long import LONG_COMMANDS, UNDO_ACK, UNDO_HEAD
 from ._one_shot import OUTPUT_CLOSED, one_shot
 from ._one_shot_answers import NO_TERMINAL
@@ -39,12 +51,16 @@ __all__ = [
     "MarkdownStream",
     "NO_TERMINAL",
     "NoLearning",
+    "ONCE",
     "OUTPUT_CLOSED",
+    "PROJECT",
     "Printer",
     "Question",
     "ReplState",
     "RuleOffer",
+    "RulesLearnt",
     "RunControl",
+    "SESSION",
     "Spinner",
     "Tally",
     "TextNow",

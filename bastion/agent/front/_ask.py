@@ -1,6 +1,6 @@
 """Questions a person can answer: what a call would do (a diff of a write or edit, a command line
-with a caret where it leaves the subset), whether asking makes sense at all, and the session rules
-that `a` (allow this exact call again) adds."""
+with a caret where it leaves the subset), whether asking makes sense at all, the session rules
+that `a` (allow this exact call again) adds, and the answers (`r` remembers a rule: _learn.py)."""
 
 from __future__ import annotations
 
@@ -18,6 +18,9 @@ from ..runtime import Answer, ToolCall
 from ._colour import Colour
 
 __all__ = [
+    "ONCE",
+    "PROJECT",
+    "SESSION",
     "CallKey",
     "Recorder",
     "SessionRules",
@@ -112,22 +115,30 @@ class SessionRules:
         return self.keys.pop(index) if 0 <= index < len(self.keys) else None
 
 
-def parse_reply(line: str | None, *, always: bool) -> tuple[Answer, bool]:
-    """y / n / a (when `always` is offered) with an optional note or reason after the first word;
-    any other line refuses, the whole line its reason; no line (end of input) refuses. The second
-    value says whether the call is to be allowed again for the rest of the session."""
+# What an answer keeps allowing besides this call: nothing, this exact call for the session (`a`),
+# the offered rules for this project (`r`).
+ONCE, SESSION, PROJECT = "", "session", "project"
+
+
+def parse_reply(line: str | None, *, always: bool, learn: bool = False) -> tuple[Answer, str]:
+    """y / n / a (when `always` is offered) / r (when a rule to remember is offered: `learn`) with
+    an optional note or reason after the first word; any other line refuses, the whole line its
+    reason; no line (end of input) refuses. The second value says what is allowed besides this
+    call: ONCE (nothing), SESSION (this exact call again), PROJECT (the offered rules)."""
     if line is None:
-        return Answer(False, "no answer (end of input)"), False
+        return Answer(False, "no answer (end of input)"), ONCE
     text = line.strip()
     word, _, rest = text.partition(" ")
     word = word.lower()
     if word in ("y", "yes"):
-        return Answer(True, rest.strip()), False
+        return Answer(True, rest.strip()), ONCE
     if always and word in ("a", "always"):
-        return Answer(True, rest.strip()), True
+        return Answer(True, rest.strip()), SESSION
+    if learn and word in ("r", "remember"):
+        return Answer(True, rest.strip()), PROJECT
     if word in ("n", "no", ""):
-        return Answer(False, rest.strip()), False
-    return Answer(False, text), False
+        return Answer(False, rest.strip()), ONCE
+    return Answer(False, text), ONCE
 
 
 # A file's text now, for a question's diff, by its path and the working directory (`current_text`;

@@ -10,13 +10,25 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from ..._safe import safe_line
-from ...policy import Gate, Verdict
+from ...policy import ConfigError, Gate, Offer, Verdict
 from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, TaskOrigin, ToolCall, Usage
 from ..runtime.harness import SlotFailure
 from ._advice import advice
-from ._ask import CallKey, Recorder, SessionRules, TextNow, cannot_work, describe, may_always, parse_reply
+from ._ask import (
+    PROJECT,
+    SESSION,
+    CallKey,
+    Recorder,
+    SessionRules,
+    TextNow,
+    cannot_work,
+    describe,
+    may_always,
+    parse_reply,
+)
 from ._colour import Colour
-from ._plainly import detail, headline, wrapped
+from ._learn import Learning, NoLearning, RulesLearnt
+from ._plainly import choices, detail, headline, not_saved, offer_lines, wrapped
 from ._screen import Printer
 
 if TYPE_CHECKING:
@@ -31,8 +43,10 @@ __all__ = ["Asker", "Build", "Built", "Fanout", "Printer", "Question"]
 
 class Asker:
     """Asks a person about a call: says why it asks and what the call would do, then reads y, n or
-    (where offered) a. A call whose "yes" could not work is refused unasked; a call allowed with `a`
-    is allowed again, unasked, for the rest of the session (`on_rule` records it)."""
+    (where offered) a or r. A call whose "yes" could not work is refused unasked; a call allowed
+    with `a` is allowed again, unasked, for the rest of the session (`on_rule` records it); with
+    `r` (`offer_learn`, where the policy offers a rule: `learning`, made by `watch`), the rule is
+    saved to the user's file for this project and in force at once (`on_learnt` records it)."""
 
     def __init__(
         self,
@@ -44,6 +58,8 @@ class Asker:
         offer_always: bool = False,
         refuse_all: bool = False,
         on_rule: Callable[[CallKey], None] | None = None,
+        offer_learn: bool = False,
+        on_learnt: Callable[[Offer], None] | None = None,
     ) -> None:
         self.read = read
         self.write = write
@@ -52,17 +68,28 @@ class Asker:
         self.offer_always = offer_always
         self.refuse_all = refuse_all
         self.on_rule = on_rule
+        self.offer_learn = offer_learn
+        self.on_learnt = on_learnt
         self.rules = SessionRules()
         self.recorder: Recorder | None = None
+        # What offers a rule to remember at a question: none until `watch` (with `offer_learn`).
+        self.learning: Learning = NoLearning()
         # Where a question's diff reads the file's text (None: the disk; an editor's buffers).
         self.text_now: TextNow | None = None
         # The terminal's width, which a question's words are wrapped to.
         self.width: Callable[[], int] = lambda: shutil.get_terminal_size().columns
 
     def watch(self, gate: Gate) -> Recorder:
-        """The gate, wrapped so a question can show what the analyzer found (a caret)."""
+        """The gate, wrapped so a question can show what the analyzer found (a caret); `learning`
+        offers and saves rules for it."""
         self.recorder = Recorder(gate)
+        if self.offer_learn:
+            self.learning = RulesLearnt(gate, self.recorder, self._learnt)
         return self.recorder
+
+    def _learnt(self, offer: Offer) -> None:
+        if self.on_learnt is not None:
+            self.on_learnt(offer)
 
     def labelled(self, label: str) -> Answerer:
         """The questions of a sub-agent: asked as the others, its label before the tool's name."""
@@ -105,21 +132,36 @@ class Asker:
         )
 
     def put(self, question: Question) -> tuple[Answer, bool]:
-        """Show the question and read its answer: y, n or (where offered) a, with a note or a reason
-        after it; the second value says whether the call is allowed again for the session."""
+        """Show the question and read its answer: y, n, (where offered) a or r, with a note or a
+        reason after it; the second value says whether the call is allowed again for the session.
+        With r, the rule offered is saved (and said so, or why not) and the call allowed."""
         width = self.width()
+        offer = self.learning.offer(question.call, question.args, question.verdict)
         shown = wrapped(safe_line(f"? {question.who}: {question.plain}"), width, paint=self.colour.bold)
         said = wrapped(safe_line(question.policy), width - 2, indent="", paint=self.colour.dim)
         shown += [f"  {line}" for line in said]
         shown += question.shown
-        self.write("\n".join(shown) + "\n")
         always = question.always
-        choices = "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
-        prompt = f"allow {question.who}? {choices} "
+        if offer is not None and offer.made is not None:
+            shown += [safe_line(line) for line in offer_lines(offer.made, width, always)]
+        elif offer is not None:
+            saves = wrapped(f"r saves {offer.line} to {offer.where}", width - 2)
+            shown += [f"  {safe_line(line)}" for line in saves]
+        self.write("\n".join(shown) + "\n")
+        # Broken between words to the terminal, as the lines above: never inside a word.
+        asked = safe_line(f"allow {question.who}? {choices(always, offer is not None)}")
+        prompt = "\n".join(wrapped(asked, width, indent="")) + " "
         if self.refuse_all:
             self.write(prompt + "n (--yes-to none)\n")
             return Answer(False, "", by="flag"), False
-        return parse_reply(self.read(prompt), always=always)
+        answer, keep = parse_reply(self.read(prompt), always=always, learn=offer is not None)
+        if keep == PROJECT and offer is not None:
+            try:
+                done = self.learning.save(offer)
+            except (ConfigError, ValueError, OSError) as err:
+                done = not_saved(err)
+            self.write("\n".join(wrapped(safe_line(done), width, paint=self.colour.dim)) + "\n")
+        return answer, keep == SESSION
 
 
 @dataclass(frozen=True, slots=True)

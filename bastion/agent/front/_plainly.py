@@ -1,18 +1,33 @@
 """Words for people at the agent's screen, made here from the fields: what a call that asks would
 do, in plain words first (`rm -f README.md` deletes a file), then the policy's detail (the rule
 that asked and where it comes from, or that none allows it), wrapped at word boundaries to the
-terminal's width. No word of the policy's own vocabulary ("the subset", "vouch") reaches a question.
+terminal's width; the answers a question takes, the rule `r` would remember (as the config lines
+that hold it) and what became of it; what bastion says of an error, wrapped the same way. No word
+of the policy's own vocabulary ("the subset", "vouch") reaches a question.
 """
 
 from __future__ import annotations
 
+import json
 import shlex
 import textwrap
 from collections.abc import Callable, Mapping, Sequence
 
-from ...policy import Decision, Verdict, cited, source_words
+from ..._safe import safe_line
+from ...policy import Decision, Offer, Verdict, cited, source_words
 
-__all__ = ["detail", "headline", "why", "wrapped"]
+__all__ = [
+    "choices",
+    "detail",
+    "headline",
+    "not_saved",
+    "offer_line",
+    "offer_lines",
+    "said",
+    "saved_line",
+    "why",
+    "wrapped",
+]
 
 # What a command a person is asked about does, by its name: a phrase after the command's line.
 # Anything not here is "a program bastion does not know to be harmless".
@@ -190,6 +205,51 @@ def headline(tool: str, args: Mapping[str, object], verdict: Verdict, analysis: 
     return f"{tool} is a tool bastion does not run without asking"
 
 
+def choices(always: bool, offered: bool) -> str:
+    """The answers a question takes, after "allow CALL?" (with a rule offered, what each does is
+    said above the prompt: `offer_lines`, so the prompt stays short)."""
+    if offered:
+        return "[y/n/a/r]" if always else "[y/n/r]"
+    return "[y/n/a] (a: allow this exact call for the rest of the session)" if always else "[y/N]"
+
+
+def offer_lines(offer: Offer, width: int, always: bool) -> list[str]:
+    """What `r` would remember, shown under a question: the rules as the config lines that hold
+    them (never wrapped), the file they go to, what they let through besides this call; and what
+    `a` does, where it is offered too."""
+    rules = ", ".join(offer.rules)
+    said = wrapped(f"r remembers {rules} for this project only, in {offer.path}:", width - 2, indent="")
+    notes = [line for w in offer.warnings for line in wrapped(f"(note: {w})", width - 4, indent=" ")]
+    also = wrapped("a allows this exact call for the rest of the session", width - 2, indent="")
+    return [
+        *(f"  {line}" for line in said),
+        f"      [projects.{json.dumps(offer.root, ensure_ascii=False)}.policy]",
+        f"      allow = {json.dumps(list(offer.rules), ensure_ascii=False)}",
+        *(f"    {line}" for line in notes),
+        *(f"  {line}" for line in (also if always else [])),
+    ]
+
+
+def offer_line(offer: Offer) -> str:
+    """The rules offered as one line of TOML that means what is written (the scope's list, by its
+    dotted name), for a front that shows one line (the terminal client's panel)."""
+    rules = json.dumps(list(offer.rules), ensure_ascii=False)
+    return f"projects.{json.dumps(offer.root, ensure_ascii=False)}.policy.allow = {rules}"
+
+
+def saved_line(offer: Offer) -> str:
+    """What was done with a rule a person asked to remember."""
+    return (
+        f"remembered {', '.join(offer.rules)} in {offer.path} for {offer.root}: "
+        "calls it allows run unasked here from now on"
+    )
+
+
+def not_saved(error: Exception) -> str:
+    """Why a rule a person asked to remember was not, and what became of the call."""
+    return f"not remembered: {error}; this call is allowed once"
+
+
 def wrapped(text: str, width: int, indent: str = "  ", paint: Callable[[str], str] = str) -> list[str]:
     """`text` in lines of at most `width` columns, broken between words (a word longer than a
     line stays whole), the lines after the first indented; each line painted."""
@@ -201,3 +261,8 @@ def wrapped(text: str, width: int, indent: str = "  ", paint: Callable[[str], st
         break_on_hyphens=False,
     )
     return [paint(line) for line in lines or [""]]
+
+
+def said(text: str, columns: int) -> str:
+    """What bastion says (an error, a hint) made safe, in lines wrapped between words to `columns`."""
+    return "\n".join(wrapped(safe_line(text), columns))

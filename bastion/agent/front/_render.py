@@ -6,17 +6,19 @@ block is complete (a blank line outside a code fence ends it, or the reply ends)
 is erased and the block printed rendered in its place, so each word is on the screen once. A block
 taller than the screen (whose start has scrolled away and cannot be erased) stays as it came.
 Without `live` (a test's stream) a block is printed only once complete. rich is imported with the
-first block rendered: on a terminal, on the agent's path."""
+first block rendered: on a terminal, on the agent's path. And the terminal's measures every front
+shares: a text's columns (`cells`), a line cut to a width (`fitted`), a stream's width (`columns_of`)."""
 
 from __future__ import annotations
 
+import os
 import re
 import shutil
 from typing import Any, TextIO
 
 from ..._safe import SafeStream, safe_text
 
-__all__ = ["MarkdownStream", "rendered", "rows_above"]
+__all__ = ["MarkdownStream", "cells", "columns_of", "fitted", "rendered", "rows_above"]
 
 _LEADING_BLANKS = re.compile(r"\A(?:[ \t]*(?:\x1b\[[0-9;]*m)*[ \t]*\n)+")
 
@@ -27,18 +29,42 @@ def _fence_open(text: str) -> bool:
     return fences % 2 == 1
 
 
-def _cells(text: str) -> int:
+def cells(text: str) -> int:
+    """How many columns of a terminal `text` (one line) takes: a wide character two, a combining one none."""
     from rich.cells import cell_len
 
     return cell_len(text.expandtabs())
+
+
+def fitted(text: str, columns: int) -> str:
+    """`text` (one line) cut to at most `columns` columns of a terminal, wide characters counted
+    as the two they take, with "…" where it was cut."""
+    if cells(text) <= columns:
+        return text
+    kept, used = [], 1  # the "…" takes one
+    for char in text:
+        used += cells(char)
+        if used > columns:
+            break
+        kept.append(char)
+    return "".join(kept) + "…" if columns > 0 else ""
+
+
+def columns_of(stream: TextIO) -> int:
+    """The width of the terminal `stream` writes to (the process's terminal's, or 80, if it is
+    none)."""
+    try:
+        return os.get_terminal_size(stream.fileno()).columns
+    except (OSError, ValueError, AttributeError):
+        return shutil.get_terminal_size().columns
 
 
 def rows_above(text: str, columns: int) -> int:
     """How many rows the cursor moved down while `text` was written from a row's start on a
     terminal `columns` wide (a full row wraps only when the next character comes)."""
     *whole, last = text.split("\n")
-    rows = sum(max(1, -(-_cells(line) // columns)) for line in whole)
-    width = _cells(last)
+    rows = sum(max(1, -(-cells(line) // columns)) for line in whole)
+    width = cells(last)
     return rows + ((width - 1) // columns if width else 0)
 
 

@@ -1,7 +1,7 @@
 """The REPL: a prompt-toolkit line editor over one session. Answers stream; a question shows what
-the call would do and is answered y, n or a on the next line; Ctrl-C aborts a run in flight (at a
-question too), clears a half-typed line, and twice on an empty line leaves; Ctrl-O (or /expand)
-shows the last collapsed result whole."""
+the call would do and is answered y, n, a or r (remember the rule it offers) on the next line;
+Ctrl-C aborts a run in flight (at a question too), clears a half-typed line, and twice on an empty
+line leaves; Ctrl-O (or /expand) shows the last collapsed result whole."""
 
 from __future__ import annotations
 
@@ -14,13 +14,15 @@ from typing import TYPE_CHECKING, Any
 
 from ..._files import open_append
 from ..._safe import redact, safe_line, safe_text
+from ...policy import Offer
 from ..runtime import Agent, AgentError, Assistant, Cancelled, Failure, Message, User
 from ..sessions import bastion_home
 from ._ask import CallKey
 from ._colour import colour_for
 from ._front import Asker, Build, Fanout, Printer
-from ._render import MarkdownStream, rendered
-from ._slash import COMMANDS, ReplState, Tally, run_command
+from ._plainly import wrapped
+from ._render import MarkdownStream, columns_of, rendered
+from ._slash import COMMANDS, ReplState, Tally, run_command, say
 
 if TYPE_CHECKING:
     from ..sessions import Session
@@ -126,7 +128,9 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
 
     colour = colour_for(sys.stdout, environ)
     markdown = MarkdownStream(sys.stdout, live=True) if colour.on else None
-    printer = Printer(sys.stdout, sys.stdout, colour=colour, markdown=markdown)
+    printer = Printer(
+        sys.stdout, sys.stdout, colour=colour, markdown=markdown, width=lambda: columns_of(sys.stdout)
+    )
 
     def expand() -> None:
         print("\n".join(safe_line(line) for line in printer.expanded() or ["(no result was collapsed yet)"]))
@@ -148,7 +152,13 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
         if recorded:
             recorded[0].record("session_rule", tool=key.tool, arguments=key.arguments)
 
-    asker = Asker(ask, _write, cwd, colour, offer_always=True, on_rule=on_rule)
+    def on_learnt(offer: Offer) -> None:
+        if recorded:
+            recorded[0].record("learnt_rule", rules=list(offer.rules), config=offer.path, project=offer.root)
+
+    asker = Asker(
+        ask, _write, cwd, colour, offer_always=True, on_rule=on_rule, offer_learn=True, on_learnt=on_learnt
+    )
     built = build(args, environ, cwd, printer, asker)
     agent, session = built.agent, built.session
     recorded.append(session)
@@ -158,7 +168,8 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
     state = ReplState(agent, session, asker, tally, built.connection, built.mcp, skills, printer)
     options = agent.model.options
     named = f"session {session.id}" if session.recorded else "not recorded"
-    print(f"bastion · {options.provider} {options.model} · {named} · /help for commands")
+    banner = f"bastion · {options.provider} {options.model} · {named} · /help for commands"
+    print("\n".join(wrapped(banner, columns_of(sys.stdout), indent="")))
     if args.resume and agent.messages:
         shown = (lambda text: rendered(text, markdown.console)) if markdown is not None else safe_text
         print("\n".join(["(the conversation so far ends with)", *recap(agent.messages, render=shown), ""]))
@@ -194,10 +205,11 @@ def repl(args: argparse.Namespace, environ: Mapping[str, str], cwd: str, build: 
             except (Cancelled, KeyboardInterrupt):
                 print("\n[aborted]" + _withdrawn(agent))
             except AgentError as err:
-                print("\n" + safe_line(f"bastion: {err}{_withdrawn(agent)}"))
+                print()
+                say(f"bastion: {err}{_withdrawn(agent)}")
                 hint = built.advice(err)
                 if hint is not None:
-                    print(safe_line(f"bastion: {hint}"))
+                    say(f"bastion: {hint}")
                 if err.kind is Failure.CONTEXT_EXCEEDED:
                     print("bastion: /compact summarises the conversation to make room; /clear starts anew")
     finally:

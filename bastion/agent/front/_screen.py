@@ -15,10 +15,17 @@ from ...policy import Decision, Verdict, load_json
 from ..runtime import Answer, Events, Failure, Message, ModelError, OutputClosed, ToolCall, ToolResult, Usage
 from ..runtime.harness import SlotFailure, failure_words
 from ._colour import Colour
-from ._plainly import why
-from ._render import MarkdownStream
+from ._plainly import why, wrapped
+from ._render import MarkdownStream, columns_of, fitted
 
-__all__ = ["EXPAND_KEPT", "RESULT_LINES", "Printer", "Spinner", "collapsed", "summary"]
+__all__ = [
+    "EXPAND_KEPT",
+    "RESULT_LINES",
+    "Printer",
+    "Spinner",
+    "collapsed",
+    "summary",
+]
 
 RETRY_WORDS = {
     Failure.RATE_LIMITED: "rate limited",
@@ -58,17 +65,37 @@ def collapsed(content: str) -> list[str]:
     return [*lines[: RESULT_LINES - 1], f"… {hidden} more line{'s' if hidden != 1 else ''}", lines[-1]]
 
 
+def status(what: str, seconds: int, tail: str, columns: int, frame: int = 0) -> str:
+    """The spinner's line: what is waited for (cut so the seconds stay, and to half the line when a
+    running command's last line follows), the seconds, that last line; one row of a terminal
+    `columns` wide, its last column left empty (where some terminals wrap at once), without a line
+    break, control or escape (each made visible)."""
+    room = max(1, columns - 1)
+    clock = f" {seconds}s"
+    limit = room - 2 - len(clock)
+    shown = fitted(_one_line(what), max(1, min(limit, max(20, room // 2)) if tail else limit))
+    last = f" │ {_one_line(tail)}" if tail else ""
+    return fitted(f"{Spinner.FRAMES[frame % len(Spinner.FRAMES)]} {shown}{clock}{last}", room)
+
+
+def _one_line(text: str) -> str:
+    return safe_line(text).replace("\t", " ")
+
+
 class Spinner:
     """A line that says what is being waited for and for how long (and, for a running command, the
     last line it printed), redrawn in place on a terminal (only there: `on` is False for a pipe),
-    and wiped before anything else is printed."""
+    and wiped before anything else is printed. It is one row whatever it is told: its text holds
+    no line break nor control, and is cut to the terminal's width (`width`, read at each redraw),
+    so a redraw never wraps and never leaves a row behind."""
 
     FRAMES = "⠋⠙⠹⠸⠼⠴⠦⠧⠇⠏"
     TAIL = 60  # how much of a running command's last line is shown
 
-    def __init__(self, stream: TextIO, on: bool) -> None:
+    def __init__(self, stream: TextIO, on: bool, width: Callable[[], int] | None = None) -> None:
         self.stream = stream
         self.on = on
+        self.width = width or (lambda: columns_of(stream))
         self._lock = threading.Lock()
         self._what = ""
         self._tail = ""
@@ -124,9 +151,7 @@ class Spinner:
             with self._lock:
                 if self._what:
                     seconds = int(time.monotonic() - self._since)
-                    tail = f" │ {self._tail}" if self._tail else ""
-                    spin = self.FRAMES[frame % len(self.FRAMES)]
-                    self._draw(f"\r\x1b[2K{spin} {self._what} {seconds}s{tail}")
+                    self._draw(f"\r\x1b[2K{status(self._what, seconds, self._tail, self.width(), frame)}")
                     self._shown = True
                     frame += 1
                     busy = True
@@ -143,7 +168,8 @@ class Printer(Events):
     """Prints a run: the model's text to `out` as it streams, each call, what was decided and what
     it gave (collapsed) to `err`; every call shown as allowed gets its result drawn, failed or not,
     under its own line: when other lines came between (several calls in one reply, a sub-agent's
-    calls before its report), the call's line is drawn again above its result.
+    calls before its report), the call's line is drawn again above its result. On a terminal
+    (`width`), what bastion says in words is wrapped between words, never inside one.
 
     A stream that was closed (the reader of `bastion -p ... | head` left) is not written again: the
     model's text streaming into it ends the run at once (OutputClosed), and anything else waits for
@@ -162,9 +188,13 @@ class Printer(Events):
         hold_text: bool = False,
         colour: Colour | None = None,
         markdown: MarkdownStream | None = None,
+        width: Callable[[], int] | None = None,
     ) -> None:
         self.out = out
         self.err = err
+        # The terminal's width, which what bastion says (a denial, an error, a note) is wrapped to
+        # at word boundaries; None: not wrapped (a pipe, a log).
+        self.width = width
         self.stream_text = stream_text
         self.hold_text = hold_text
         self._held: list[str] = []  # with hold_text: the text of the reply being received
@@ -223,7 +253,7 @@ class Printer(Events):
         self._held.clear()
         seconds = f"{wait:.0f}" if wait >= 1 else f"{wait:.1f}"
         count = f" ({failure.attempts}/{self.retries})" if self.retries and failure.attempts else ""
-        self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim)
+        self._line(f"{what}, retrying in {seconds} s{count}", self.colour.dim, wrap=True)
         self.spinner.start("waiting for the model")
 
     def text(self, delta: str) -> None:
@@ -251,10 +281,18 @@ class Printer(Events):
 
     def note(self, text: str) -> None:
         """Something bastion says while it waits (a key command that is slow)."""
-        self._line(f"bastion: {text}", self.colour.dim)
+        self._line(f"bastion: {text}", self.colour.dim, wrap=True)
 
-    def _line(self, text: str, paint: Callable[[str], str] | None = None, call: str | None = None) -> None:
-        """One line to `err`; `call` is the id of the call it belongs to (its line or its result)."""
+    def _line(
+        self,
+        text: str,
+        paint: Callable[[str], str] | None = None,
+        call: str | None = None,
+        *,
+        wrap: bool = False,
+    ) -> None:
+        """One line to `err` (`wrap`: words, wrapped to the terminal's width between words); `call`
+        is the id of the call it belongs to (its line or its result)."""
         self.spinner.stop()
         if self.markdown is not None:
             self.markdown.flush()
@@ -263,7 +301,8 @@ class Printer(Events):
             self._write(self.out, "\n")
             self._mid_line = False
         shown = safe_line(text)
-        self._write(self.err, (paint(shown) if paint else shown) + "\n")
+        lines = wrapped(shown, self.width()) if wrap and self.width is not None else [shown]
+        self._write(self.err, "\n".join(paint(line) if paint else line for line in lines) + "\n")
         self._last = call
 
     def verdict(self, call: ToolCall, verdict: Verdict, answer: Answer | None) -> None:
@@ -271,9 +310,10 @@ class Printer(Events):
         self._said.add(call.id)
         self._calls[call.id] = call
         if verdict.decision is Decision.DENY:
-            self._line(f"✗ {call.name} denied: {why(verdict)}", red, call.id)
+            self._line(f"✗ {call.name} denied: {why(verdict)}", red, call.id, wrap=True)
         elif answer is not None and not answer.allow:
-            self._line(f"✗ {call.name} refused" + (f": {answer.note}" if answer.note else ""), red, call.id)
+            refused = f"✗ {call.name} refused" + (f": {answer.note}" if answer.note else "")
+            self._line(refused, red, call.id, wrap=True)
         else:
             by = " (allowed for this session)" if answer is not None and answer.by == "session rule" else ""
             self._allowed.add(call.id)
@@ -281,14 +321,14 @@ class Printer(Events):
 
     def error(self, call: ToolCall, reason: str) -> None:
         self._said.add(call.id)
-        self._line(f"✗ {call.name}: {reason}", self.colour.red, call.id)
+        self._line(f"✗ {call.name}: {reason}", self.colour.red, call.id, wrap=True)
 
     def slot_failed(self, failure: SlotFailure) -> None:
-        self._line(f"bastion: {failure_words(failure)}", self.colour.red)
+        self._line(f"bastion: {failure_words(failure)}", self.colour.red, wrap=True)
 
     def started(self, call: ToolCall) -> None:
         self._allowed.add(call.id)  # it runs: its result is drawn as one, whatever was shown before
-        self.spinner.start(f"running {summary(call)[:60]}")
+        self.spinner.start(f"running {summary(call)}")
 
     def finished(self, call: ToolCall) -> None:
         self.spinner.stop()

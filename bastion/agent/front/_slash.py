@@ -8,6 +8,7 @@ the tally of usage and the model's connection.
 from __future__ import annotations
 
 import difflib
+import shutil
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from typing import TYPE_CHECKING
@@ -17,6 +18,7 @@ from ..providers import Connection, listed_models, refused_model
 from ..runtime import EFFORTS, Agent, AgentError, Events, Message, Usage
 from ._front import Asker
 from ._long import LONG_COMMANDS
+from ._plainly import said, wrapped
 
 if TYPE_CHECKING:
     from ..mcp import McpToolbox
@@ -24,7 +26,17 @@ if TYPE_CHECKING:
     from ..skills import SkillCatalog
     from ._screen import Printer
 
-__all__ = ["COMMANDS", "Command", "REPL_KEYS", "ReplState", "Tally", "help_text", "run_command", "unknown"]
+__all__ = [
+    "COMMANDS",
+    "Command",
+    "REPL_KEYS",
+    "ReplState",
+    "Tally",
+    "help_text",
+    "run_command",
+    "say",
+    "unknown",
+]
 
 
 class Tally(Events):
@@ -70,6 +82,11 @@ class Command:
     during_run: bool = False
 
 
+def say(text: str) -> None:
+    """Say something (an error, a hint): made safe, wrapped between words to the terminal."""
+    print(said(text, shutil.get_terminal_size().columns))
+
+
 def _quit(rest: str, state: ReplState) -> bool:
     return True
 
@@ -77,19 +94,19 @@ def _quit(rest: str, state: ReplState) -> bool:
 def _expand(rest: str, state: ReplState) -> None:
     """A collapsed result shown whole: number N (as its "… more lines (/expand N)" says), or the last."""
     if rest and not rest.isdigit():
-        print("bastion: /expand N: N is the number a collapsed result shows (/expand 3)")
+        say("bastion: /expand N: N is the number a collapsed result shows (/expand 3)")
         return
     shown = state.printer.expanded(int(rest) if rest else None) if state.printer is not None else None
     if shown is None:
         kept = sorted(state.printer.results) if state.printer is not None else []
         which = f"results {kept[0]} to {kept[-1]} are kept" if kept else "no result was collapsed yet"
-        print(f"bastion: /expand: no collapsed result {rest or 'yet'} ({which})")
+        say(f"bastion: /expand: no collapsed result {rest or 'yet'} ({which})")
         return
     print("\n".join(safe_line(line) for line in shown))
 
 
 def _help(rest: str, state: ReplState) -> None:
-    print(help_text())
+    print(help_text(columns=shutil.get_terminal_size().columns))
 
 
 def _model(rest: str, state: ReplState) -> None:
@@ -116,11 +133,9 @@ def _list_models(current: str, connection: Connection) -> None:
     try:
         listed = listed_models(connection)
     except AgentError as err:
-        print(
-            safe_line(
-                f"bastion: /model: {connection.provider}'s model list could not be fetched from "
-                f"{connection.base_url} ({err})"
-            )
+        say(
+            f"bastion: /model: {connection.provider}'s model list could not be fetched from "
+            f"{connection.base_url} ({err})"
         )
         return
     if not listed:
@@ -138,22 +153,20 @@ def _checked_model(name: str, connection: Connection) -> str | None:
     serve it (vertex: a name of neither family)."""
     refused = refused_model(connection.provider, name)
     if refused is not None:
-        print(safe_line(f"bastion: /model: {refused}"))
+        say(f"bastion: /model: {refused}")
         return None
     if connection.provider == "vertex":  # it publishes no list: the name's family decides
         return name
     try:
         listed = listed_models(connection)
     except AgentError as err:
-        print(
-            safe_line(
-                f"bastion: /model: {connection.provider}'s model list could not be fetched from "
-                f"{connection.base_url} ({err}); using {name!r} unchecked"
-            )
+        say(
+            f"bastion: /model: {connection.provider}'s model list could not be fetched from "
+            f"{connection.base_url} ({err}); using {name!r} unchecked"
         )
         return name
     if not listed:
-        print(f"bastion: /model: {connection.provider} lists no models; using {name!r} unchecked")
+        say(f"bastion: /model: {connection.provider} lists no models; using {name!r} unchecked")
         return name
     if name in listed:
         return name
@@ -161,11 +174,7 @@ def _checked_model(name: str, connection: Connection) -> str | None:
         return f"{name}:latest"
     close = difflib.get_close_matches(name, listed, n=3, cutoff=0.5)
     hint = f"; did you mean {', '.join(close)}?" if close else ""
-    print(
-        safe_line(
-            f"bastion: /model: {connection.provider} lists no model {name!r} ({len(listed)} listed){hint}"
-        )
-    )
+    say(f"bastion: /model: {connection.provider} lists no model {name!r} ({len(listed)} listed){hint}")
     return None
 
 
@@ -176,7 +185,7 @@ def _think(rest: str, state: ReplState) -> None:
     elif rest in EFFORTS:
         options = replace(options, think=True, effort=rest)
     elif rest:
-        print(f"bastion: /think: {rest!r} is not on, off or one of {', '.join(EFFORTS)}")
+        say(f"bastion: /think: {rest!r} is not on, off or one of {', '.join(EFFORTS)}")
         return
     state.agent.model.options = options
     state.session.record("think", think=options.think, effort=options.effort)
@@ -195,18 +204,25 @@ def _permissions(rest: str, state: ReplState) -> None:
         index = int(number) - 1 if number.strip().isdigit() else -1
         dropped = rules.drop(index)
         if dropped is None:
-            print(f"bastion: /permissions drop: no rule {number.strip() or '(none given)'}")
+            say(f"bastion: /permissions drop: no rule {number.strip() or '(none given)'}")
             return
         state.session.record("session_rule_dropped", tool=dropped.tool, arguments=dropped.arguments)
         print(safe_line(f"dropped: {dropped.tool} {dropped.arguments}"))
         return
     if rest:
-        print("bastion: /permissions takes nothing, or drop N")
+        say("bastion: /permissions takes nothing, or drop N")
         return
     if not rules.keys:
-        print("no calls allowed for this session (answer a to a question to add one)")
+        say("no calls allowed for this session (answer a to a question to add one)")
     for n, key in enumerate(rules.keys, 1):
         print(safe_line(f"{n}. {key.tool} {key.arguments}"))
+    recorder = state.asker.recorder
+    settings = recorder.gate.settings if recorder is not None else None
+    if settings is not None and settings.scope is not None and settings.scope.allow:
+        where = settings.user_file
+        say(f"allowed in this project by your config ({where}; `r` adds to it, edit it to drop one):")
+        for rule in settings.scope.allow:
+            print(safe_line(f"  {rule if isinstance(rule, str) else rule.text}"))
 
 
 def _cost(rest: str, state: ReplState) -> None:
@@ -272,7 +288,7 @@ COMMANDS: dict[str, Command] = {
     ),
     "/permissions": Command(
         "/permissions [drop N]",
-        "the calls allowed for this session with `a`; drop N drops one",
+        "the calls allowed for this session with `a` (drop N drops one), and this project's rules of yours",
         _permissions,
         during_run=True,
     ),
@@ -312,16 +328,21 @@ COMMANDS: dict[str, Command] = {
 
 # What the REPL's help says after its commands: how a line is typed.
 REPL_KEYS = (
-    "A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new\n"
+    "A line that starts with // sends the rest with one slash. Alt-Enter (or Esc Enter) starts a new "
     "line; Ctrl-C clears a half-typed line; Tab completes a slash command."
 )
 
 
-def help_text(commands: Mapping[str, Command] = COMMANDS, keys: str = REPL_KEYS) -> str:
-    """The commands of `commands`, one a line (its usage, then its help), and `keys` after them."""
+def help_text(commands: Mapping[str, Command] = COMMANDS, keys: str = REPL_KEYS, columns: int = 80) -> str:
+    """The commands of `commands`, one each (its usage, then its help, wrapped between words to
+    `columns` beside the usage), and `keys` after them, wrapped the same way."""
     width = max(len(c.usage) for c in commands.values()) + 2
-    lines = [c.usage.ljust(width) + c.help for c in commands.values()]
-    return "\n".join([*lines, keys])
+    lines = [
+        line
+        for c in commands.values()
+        for line in wrapped(c.usage.ljust(width) + c.help, columns, indent=" " * width)
+    ]
+    return "\n".join([*lines, *wrapped(keys, columns, indent="")])
 
 
 def unknown(name: str, commands: Mapping[str, Command] = COMMANDS) -> str:
@@ -336,6 +357,6 @@ def run_command(line: str, state: ReplState, commands: Mapping[str, Command] = C
     name, _, rest = line.partition(" ")
     command = commands.get(name)
     if command is None:
-        print(unknown(name, commands))
+        say(unknown(name, commands))
         return False
     return bool(command.run(rest.strip(), state))

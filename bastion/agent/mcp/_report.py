@@ -9,14 +9,14 @@ from typing import TYPE_CHECKING
 from ...config import AgentConfig
 from ..runtime import ToolSpec
 from ..tools import WriteLock
-from ._client import Hub, ServerReport
 from ._config import mcp_servers
 from ._headers import header_variables
-from ._tools import McpToolbox
 
 if TYPE_CHECKING:
     from ...workspace import ExecutorWorkspace
     from ..runtime import Tools
+    from ._client import ServerReport
+    from ._tools import McpToolbox
 
 __all__ = ["NO_SERVERS", "report_lines", "server_variables", "servers_report", "with_servers"]
 
@@ -59,6 +59,9 @@ def with_servers(
     servers = mcp_servers(config, where)
     if not servers:
         return None
+    from ._client import Hub  # the connections (asyncio): loaded only when a server is named
+    from ._tools import McpToolbox
+
     hub = Hub(servers, environ, cwd, scrub, executor)
     hub.start()
     return McpToolbox(builtin, hub, lock)

@@ -10,6 +10,7 @@ from ._google import VertexSetup, refused_model, vertex_base_url, vertex_locatio
 from ._keys import KeySource, NoKey
 from ._limits import ModelLimits, model_limits
 from ._make import DEFAULTS, StreamingModel, key_variable, key_variables, make_model, timeouts_of
+from ._preload import preload
 from ._pricing import Price, prices_of
 from ._session import ProviderFlags, SessionProvider, session_provider, subagent_model_setting, windows_of
 from ._settings import PROVIDERS, ProviderConfig, merge_flags, provider_config
@@ -46,6 +47,7 @@ __all__ = [
     "listed_models",
     "make_model",
     "model_limits",
+    "preload",
     "prices_of",
     "provider_config",
     "refused_model",

@@ -9,6 +9,7 @@ request (so a key command's output is fetched again once five minutes old); Anth
 with the key whenever it changes, and so is its Vertex client with vertex's access token. Neither
 SDK retries (max_retries=0: the retries are ours), and neither may pick up a key, base URL, region,
 project or other credential of its own from the environment. Gemini is spoken over `http_client`.
+An SDK may be importing on another thread (_preload.py): each import here waits for it (`settle`).
 """
 
 from __future__ import annotations
@@ -20,6 +21,7 @@ from typing import TYPE_CHECKING, Any
 from ._failures import OnRetry, RetryPolicy, Timeouts
 from ._google import Place
 from ._keys import Key
+from ._preload import settle
 from ._pricing import Price
 
 if TYPE_CHECKING:
@@ -58,12 +60,14 @@ class Connection:
         """The read timeout is the idle bound: no byte for that long, while waiting for the answer
         to start or in the middle of its stream (a request made under `with_retries` waits no longer
         than its total bound has left, and every read of its body checks that bound)."""
+        settle()
         import httpx2
 
         bounds = self.timeouts
         return httpx2.Timeout(bounds.idle, connect=min(bounds.connect, bounds.idle))
 
     def http_client(self) -> httpx2.Client:
+        settle()
         import httpx2
 
         from ._overdue import bound_request, bound_response
@@ -78,6 +82,7 @@ class Connection:
         return self._http
 
     def openai(self) -> openai.OpenAI:
+        settle()
         import openai
 
         if self._openai is None:
@@ -96,12 +101,14 @@ class Connection:
 
     def openai_extras(self) -> dict[str, Any]:
         """What every OpenAI request adds: without a key (Ollama), no authorization header at all."""
+        settle()
         import openai
 
         return {} if self.key is not None else {"extra_headers": {"Authorization": openai.omit}}
 
     def anthropic(self) -> anthropic.Anthropic:
         """The client with the key as it is now (a key command's output may have changed)."""
+        settle()
         import anthropic
 
         key = self.key.get() if self.key is not None else ""
@@ -126,6 +133,7 @@ class Connection:
         """The client Claude's Messages go through: Anthropic's, or on vertex its Vertex client, with
         the access token as it is now (base URL, region and project bastion's, never the SDK's
         variables: ANTHROPIC_VERTEX_BASE_URL, CLOUD_ML_REGION, ANTHROPIC_VERTEX_PROJECT_ID)."""
+        settle()
         import anthropic
 
         if self.place is None:

@@ -1,6 +1,6 @@
 """Gemini's generateContent, streamed (streamGenerateContent with alt=sse): the Gemini API with its key
 (gemini), and Gemini on Vertex AI with an access token (vertex). Spoken over bastion's own httpx2
-client rather than an SDK (docs/design.md, rule 60): the vendor's SDK gives no raw stream, so
+client rather than an SDK (docs/rules.md, rule 60): the vendor's SDK gives no raw stream, so
 every delta would be a pydantic model, and it reads keys, projects and endpoints of its own from
 the environment.
 

@@ -4,12 +4,21 @@ rebuilds), the store and the lock that keeps a record to one process, per-turn c
 """
 
 from ._checkpoint import Change, Checkpoints, UndoRefused
+from ._objects import Objects
 from ._records import chained_line, conversation, read_record, verify_record
+from ._rewind import REWIND_ACK, Rewound, file_keeper, rewind, rewind_note, rewind_said
 from ._session import Recording, Session
 from ._sessions_cli import SessionInfo, list_here, list_sessions, sessions_main
 from ._store import StoreError, bastion_home, is_session_id, store_problem
 
 __all__ = [
+    "REWIND_ACK",
+    "Objects",
+    "Rewound",
+    "file_keeper",
+    "rewind",
+    "rewind_note",
+    "rewind_said",
     "Change",
     "Checkpoints",
     "Recording",

@@ -20,14 +20,23 @@ from __future__ import annotations
 import difflib
 import hashlib
 import stat
-from collections.abc import Iterator, Mapping
+from collections.abc import Callable, Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import NamedTuple
 
 from ..._errors import BastionError
 from ...workspace import Workspace, resolve
 
-__all__ = ["SNAPSHOT_BYTES", "SNAPSHOT_FILES", "Change", "Checkpoints", "Turn", "UndoRefused"]
+__all__ = [
+    "SNAPSHOT_BYTES",
+    "SNAPSHOT_FILES",
+    "Change",
+    "Checkpoints",
+    "Keep",
+    "Turn",
+    "UndoRefused",
+    "content",
+]
 
 SNAPSHOT_FILES = 5_000
 SNAPSHOT_BYTES = 32 * 1024 * 1024
@@ -66,13 +75,25 @@ class Turn:
     after_hashes: dict[str, str] = field(default_factory=dict)
 
 
+# What is told of each set of changes made (a turn's, an undo's): the changes, who made them ("turn",
+# "undo"), and what of the turn could not be kept: the session records them (a rewind reads them).
+Keep = Callable[[Sequence[Change], str, Sequence[str]], None]
+
+
 class Checkpoints:
-    """The checkpoint of the turn running and of the last one finished, over one workspace."""
+    """The checkpoint of the turn running and of the last one finished, over one workspace; every
+    turn's and undo's changes are also handed to `keep` (the session's record of them)."""
 
     def __init__(
-        self, ws: Workspace, *, max_files: int = SNAPSHOT_FILES, max_bytes: int = SNAPSHOT_BYTES
+        self,
+        ws: Workspace,
+        *,
+        max_files: int = SNAPSHOT_FILES,
+        max_bytes: int = SNAPSHOT_BYTES,
+        keep: Keep | None = None,
     ) -> None:
         self.ws = ws
+        self.keep = keep
         self.max_files = max_files
         self.max_bytes = max_bytes
         self.last: Turn | None = None
@@ -121,6 +142,8 @@ class Checkpoints:
                 turn.after_hashes[name] = _digest(after)
         self.last = turn
         self._before = {}
+        if self.keep is not None and (turn.changes or turn.cannot_undo):
+            self.keep(turn.changes, "turn", turn.cannot_undo)
 
     # What the REPL shows and does.
 
@@ -146,11 +169,17 @@ class Checkpoints:
                 raise UndoRefused(f"{c.name} cannot be checked ({err}); nothing was undone") from None
             if now != turn.after_hashes[c.name]:
                 raise UndoRefused(f"{c.name} changed since the turn ended; nothing was undone")
-        for c in turn.changes:
-            if c.before is None:
-                self.ws.remove(c.name)
-            else:
-                self.ws.write(c.name, c.before)
+        done: list[Change] = []
+        try:
+            for c in turn.changes:
+                if c.before is None:
+                    self.ws.remove(c.name)
+                else:
+                    self.ws.write(c.name, c.before)
+                done.append(Change(c.name, c.after, c.before))
+        finally:
+            if self.keep is not None and done:
+                self.keep(done, "undo", [])
         self.last = None
         return [c.name for c in turn.changes]
 
@@ -181,17 +210,7 @@ class Checkpoints:
         self._walked = True
 
     def _content(self, name: str) -> bytes | None:
-        """The file's bytes, None when absent; OSError when it is not a regular file or too big."""
-        try:
-            st = self.ws.lstat(name)
-        except FileNotFoundError:
-            return None
-        if not stat.S_ISREG(st.st_mode):
-            raise OSError(f"{name} is not a regular file")
-        data = self.ws.read(name, FILE_BYTES + 1)
-        if len(data) > FILE_BYTES:
-            raise OSError(f"{name} is over {FILE_BYTES} bytes")
-        return data
+        return content(self.ws, name)
 
     def _files(self) -> Iterator[str]:
         """Every regular file below the root (links and .git skipped); _TooBig past the bounds."""
@@ -212,6 +231,20 @@ class Checkpoints:
                 if count > self.max_files or total > self.max_bytes or st.st_size > FILE_BYTES:
                     raise _TooBig
                 yield name
+
+
+def content(ws: Workspace, name: str) -> bytes | None:
+    """The file's bytes, None when absent; OSError when it is not a regular file or too big."""
+    try:
+        st = ws.lstat(name)
+    except FileNotFoundError:
+        return None
+    if not stat.S_ISREG(st.st_mode):
+        raise OSError(f"{name} is not a regular file")
+    data = ws.read(name, FILE_BYTES + 1)
+    if len(data) > FILE_BYTES:
+        raise OSError(f"{name} is over {FILE_BYTES} bytes")
+    return data
 
 
 def _unified(c: Change) -> str:

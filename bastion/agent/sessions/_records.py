@@ -12,23 +12,35 @@ from __future__ import annotations
 import hashlib
 import json
 import os
-from collections.abc import Iterable, Mapping
+from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 from ..._files import open_append, open_replacing, read_regular
 from ..._safe import redact_data
 from ...policy import load_json
-from ..runtime import Message, User, message_from_dict, summary_messages, work_summary_messages
+from ..runtime import (
+    Assistant,
+    Message,
+    ToolResult,
+    User,
+    message_from_dict,
+    summary_messages,
+    work_summary_messages,
+)
+from ._tree import BRANCH, Branches
 
 __all__ = [
     "CHAIN",
     "Record",
     "Repaired",
     "Verified",
+    "at_rest",
     "chained_line",
     "conversation",
+    "conversation_at",
     "parse_lines",
+    "path_events",
     "read_record",
     "repair_record",
     "repair_torn",
@@ -53,13 +65,45 @@ def chained_line(previous: str, event: Mapping[str, Any]) -> tuple[str, str]:
     return body[:-1] + f', "{CHAIN}": "{chain}"}}\n', chain
 
 
-class _Rebuild:
-    """The conversation as a record's events leave it, built one event at a time."""
+def at_rest(messages: list[Message]) -> str | None:
+    """Why a conversation cannot be continued as it stands (None: it can): it ends with a prompt
+    the model never answered, or with a call whose result is not in it."""
+    if messages and isinstance(messages[-1], User):
+        return "it ends with a prompt the model has not answered"
+    answered = {m.call_id for m in messages if isinstance(m, ToolResult)}
+    for m in messages:
+        if isinstance(m, Assistant) and any(c.id not in answered for c in m.calls):
+            return "it ends with a call whose result is not on the path"
+    return None
 
-    def __init__(self) -> None:
+
+class _Rebuild:
+    """The conversation as a record's events leave it, built one event at a time: a `branch` event
+    takes the conversation back to the line it continues from (rebuilt from that line's path)."""
+
+    def __init__(self, branches: bool = True) -> None:
         self.messages: list[Message] = []
+        self.branches = Branches() if branches else None
+        self._events: list[Mapping[str, Any]] = []
 
     def feed(self, e: Mapping[str, Any]) -> None:
+        if self.branches is not None:
+            index = len(self._events)
+            problem = self.branches.problem(index, e) if e.get("type") == BRANCH else None
+            self._events.append(e)
+            if problem is not None:  # the line stays the branch's it was on, so the rest line up
+                self.branches.feed(index, {"type": "refused"})
+                raise ValueError(problem)
+            moved = self.branches.feed(index, e)
+            if moved is not None:
+                self.messages = _replay(self._events[k] for k in self.branches.path(moved))
+                why = at_rest(self.messages)
+                if why is not None:
+                    raise ValueError(f"a branch event continues from line {moved + 1}, but {why}")
+                return
+        self._one(e)
+
+    def _one(self, e: Mapping[str, Any]) -> None:
         kind = e.get("type")
         if kind == "message":
             message = e.get("message")
@@ -88,11 +132,41 @@ class _Rebuild:
             self.messages = []
 
 
+def _replay(events: Iterable[Mapping[str, Any]]) -> list[Message]:
+    """The conversation of a path's events (their `branch` events already followed)."""
+    rebuild = _Rebuild(branches=False)
+    for e in events:
+        if e.get("type") != BRANCH:
+            rebuild.feed(e)
+    return rebuild.messages
+
+
+def conversation_at(events: Sequence[Mapping[str, Any]], line: int) -> list[Message]:
+    """The conversation as it stood at `line` (from 1) of a record's events, on that line's branch.
+    Raises ValueError naming a bad event."""
+    branches = Branches()
+    for index, e in enumerate(events[:line]):
+        if e.get("type") == BRANCH and (problem := branches.problem(index, e)) is not None:
+            raise ValueError(problem)
+        branches.feed(index, e)
+    return _replay(events[k] for k in branches.path(line - 1))
+
+
+def path_events(events: Sequence[Mapping[str, Any]], line: int) -> list[Mapping[str, Any]]:
+    """The events on the path to `line` (from 1), in order, without `branch` events: the lines a
+    record of that branch alone would hold."""
+    branches = Branches()
+    for index, e in enumerate(events[:line]):
+        branches.feed(index, e)
+    return [events[k] for k in branches.path(line - 1) if events[k].get("type") != BRANCH]
+
+
 def conversation(events: Iterable[Mapping[str, Any]]) -> list[Message]:
     """The conversation a record leaves: its messages in order, each compaction replacing the
     messages it summarised (before a prompt, or a prompt's own work), a prompt the model never
-    answered withdrawn, /clear starting anew (the record keeps them all). Raises ValueError
-    naming a bad event."""
+    answered withdrawn, /clear starting anew (the record keeps them all), and each `branch` event
+    going on from the line it names: the conversation of the head. Raises ValueError naming a bad
+    event."""
     rebuild = _Rebuild()
     for e in events:
         rebuild.feed(e)

@@ -24,7 +24,7 @@ import secrets
 import sys
 import threading
 import time
-from collections.abc import Callable, Mapping, Sequence
+from collections.abc import Callable
 from typing import Any
 
 from ...policy import Verdict
@@ -42,6 +42,8 @@ from ..runtime import (
     message_to_dict,
 )
 from ..runtime.harness import SlotFailure
+from ._branching import continue_from
+from ._recorded import recorded_cwd, recorded_workspace, session_profile, session_rules
 from ._records import (
     chained_line,
     conversation,
@@ -57,60 +59,11 @@ __all__ = [
     "Recording",
     "Session",
     "new_session_id",
-    "recorded_cwd",
-    "recorded_workspace",
-    "session_rules",
 ]
 
 
 def new_session_id() -> str:
     return f"{time.strftime('%Y%m%d-%H%M%S')}-{secrets.token_hex(3)}"
-
-
-def recorded_cwd(events: Sequence[Mapping[str, Any]]) -> str | None:
-    """The directory a session last ran in: its last resume's, else its header's."""
-    found = None
-    for e in events:
-        if e.get("type") in ("session", "resumed") and isinstance(e.get("cwd"), str):
-            found = str(e["cwd"])
-    return found
-
-
-def recorded_workspace(events: Sequence[Mapping[str, Any]]) -> dict[str, Any] | None:
-    """Where the session's tools last acted: the `workspace` event (an executor's kind, ref, root,
-    version and Landlock ABI) after its last start or resume; None: on this machine, in its cwd."""
-    found: dict[str, Any] | None = None
-    for e in events:
-        if e.get("type") in ("session", "resumed"):
-            found = None
-        elif e.get("type") == "workspace":
-            found = {k: v for k, v in e.items() if k not in ("type", "chain")}
-    return found
-
-
-def session_rules(events: Sequence[Mapping[str, Any]]) -> list[tuple[str, str]]:
-    """The calls allowed for the rest of the session with `a` (tool, canonical arguments), in the
-    order they were added, those dropped with /permissions left out."""
-    rules: list[tuple[str, str]] = []
-    for e in events:
-        key = (e.get("tool"), e.get("arguments"))
-        if not isinstance(key[0], str) or not isinstance(key[1], str):
-            continue
-        pair = (key[0], key[1])
-        if e.get("type") == "session_rule" and pair not in rules:
-            rules.append(pair)
-        elif e.get("type") == "session_rule_dropped" and pair in rules:
-            rules.remove(pair)
-    return rules
-
-
-def session_profile(events: Sequence[Mapping[str, Any]]) -> str | None:
-    """The harness profile last switched to with `/harness profile NAME` (None: never)."""
-    found = None
-    for e in events:
-        if e.get("type") == "profile" and isinstance(e.get("name"), str):
-            found = str(e["name"])
-    return found
 
 
 class Recording(Events, abc.ABC):
@@ -188,6 +141,8 @@ class Session(Recording):
         # harness profile last switched to (applied again by whoever loads the harness).
         self.rules: list[tuple[str, str]] = []
         self.profile: str | None = None
+        # What a resume with a rewind went back from: the record as it was, and the entry.
+        self.branched: tuple[list[dict[str, Any]], int] | None = None
 
     @property
     def recorded(self) -> bool:
@@ -231,11 +186,16 @@ class Session(Recording):
         here: bool = False,
         repair: bool = False,
         workspace: Callable[[dict[str, Any] | None], None] | None = None,
+        at: int | None = None,
+        rewind: bool = False,
     ) -> tuple[Session, list[Message]]:
-        """The session `resume` names, continued (`Session.resume`), else a new one with an empty
-        conversation: unrecorded, said once, where the store cannot hold it (the run goes on)."""
+        """The session `resume` names, continued (`Session.resume`, from entry `at` if given), else
+        a new one with an empty conversation: unrecorded, said once, where the store cannot hold it
+        (the run goes on)."""
         if resume:
-            return cls.resume(home, resume, cwd, here=here, repair=repair, workspace=workspace)
+            return cls.resume(
+                home, resume, cwd, here=here, repair=repair, workspace=workspace, at=at, rewind=rewind
+            )
         try:
             return cls.create(home, cwd, provider, model), []
         except StoreError as err:
@@ -252,6 +212,8 @@ class Session(Recording):
         here: bool = True,
         repair: bool = False,
         workspace: Callable[[dict[str, Any] | None], None] | None = None,
+        at: int | None = None,
+        rewind: bool = False,
     ) -> tuple[Session, list[Message]]:
         """The session and its conversation, continued in `cwd` (recorded: the calls from here on run
         there); its record locked for this process (one in use by another is refused, naming it); a
@@ -260,11 +222,14 @@ class Session(Recording):
         session last run in another directory is refused, naming it. A record `sessions verify`
         finds broken is refused, saying how to repair it, unless `repair` (then it is repaired).
         `workspace` is given where the session's tools last acted (`recorded_workspace`) and may
-        refuse it (a ConfigError) before anything is recorded."""
+        refuse it (a ConfigError) before anything is recorded. `at` (a line of the record, from 1:
+        its header or a message) goes on from that entry on a branch of its own, recorded as a
+        `branch` event (bastion.agent.sessions._branching): the conversation is the path to it;
+        with `rewind`, `branched` keeps the record as it was and the entry, for the files' rewind."""
         path = session_path(home, session_id, "--resume", write=True)
         fd = open_locked(path, session_id, "--resume")
         try:
-            return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace)
+            return cls._resumed(path, session_id, fd, cwd, warn, here, repair, workspace, at, rewind)
         except BaseException:
             os.close(fd)
             raise
@@ -280,6 +245,8 @@ class Session(Recording):
         here: bool,
         repair: bool,
         workspace: Callable[[dict[str, Any] | None], None] | None = None,
+        at: int | None = None,
+        rewind: bool = False,
     ) -> tuple[Session, list[Message]]:
         if workspace is not None:
             workspace(recorded_workspace(read_record(path).events))
@@ -308,10 +275,14 @@ class Session(Recording):
         if found.problems:
             repaired = repair_record(fd, path)
             record = read_record(path)
-        try:
-            messages = conversation(record.events)
-        except (ValueError, KeyError, TypeError) as err:
-            raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
+        branch = None
+        if at is not None:  # refused, in one line naming it, before anything is written
+            branch, messages = continue_from(record.events, at, session_id, rewind)
+        else:
+            try:
+                messages = conversation(record.events)
+            except (ValueError, KeyError, TypeError) as err:
+                raise ConfigError(f"--resume: {path}: the record cannot be rebuilt ({err})") from None
         session = cls(path, session_id, fd, last_chain(record), warn)
         session.rules = session_rules(record.events)
         session.profile = session_profile(record.events)
@@ -325,6 +296,9 @@ class Session(Recording):
                 f"session {session_id}: repaired: {repaired.kept} lines kept, {repaired.cut} cut off "
                 f"(the record as it was is in {repaired.original})"
             )
+        if branch is not None:
+            session.branched = (record.events, at) if rewind and at is not None else None
+            session.record(str(branch.pop("type")), **branch)
         answered = {m.call_id for m in messages if isinstance(m, ToolResult)}
         for m in list(messages):
             if isinstance(m, Assistant):

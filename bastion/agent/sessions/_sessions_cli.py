@@ -1,16 +1,20 @@
-"""`bastion sessions list | verify ID | repair ID | export ID FILE | import FILE | gc --older-than AGE`.
+"""`bastion sessions list | tree ID | fork ID | verify ID | repair ID | export ID FILE | import FILE |
+gc --older-than AGE`.
 
 list shows this directory's sessions with a prompt, a damaged one marked (`bastion --list` is the
 same command, its alias beside `--resume` and `--continue`), then the damaged records that do not
-say where they ran; verify checks that every line is a JSON object, the record's hash chain, and
-rebuilds every request it says was sent; repair cuts a record verify finds broken back to its last
-good line, each line kept chained anew (the record as it was is kept first in a file of its own,
-ID.jsonl.broken, or .broken.2 ... after earlier repairs: nothing is lost), so it can be resumed; export writes
-the record as one portable JSONL (the directories made relative to the session's own, the chain
-made anew); import takes such a file into this directory as a new session (its chain checked
-first: a file edited on the way is refused, naming the line); gc removes the records not written
-to for longer than AGE (30d, 12h), leaving those in use. repair and gc never touch a record a
-running session holds (its lock, bastion.agent.sessions._store).
+say where they ran; tree prints the session's branches (bastion.agent.sessions._tree); fork writes
+a new session holding the path to the head or to an entry (--at LINE); verify checks that every
+line is a JSON object, the record's hash chain, and rebuilds every request it says was sent, on
+every branch; repair cuts a record verify finds broken back to its last good line, each line kept
+chained anew (the record as it was is kept first in a file of its own, ID.jsonl.broken, or
+.broken.2 ... after earlier repairs: nothing is lost), so it can be resumed; export writes the
+record as one portable JSONL (the directories made relative to the session's own, the chain made
+anew; every branch, or `--branch N` alone as a linear record); import takes such a file into this
+directory as a new session (its chain checked first: a file edited on the way is refused, naming
+the line); gc removes the records not written to for longer than AGE (30d, 12h), leaving those in
+use, and the files' checkpoints (bastion.agent.sessions._objects) no record left names. repair
+and gc never touch a record a running session holds (its lock, bastion.agent.sessions._store).
 """
 
 from __future__ import annotations
@@ -28,9 +32,13 @@ from typing import Any
 from ..._files import open_regular
 from ..._safe import safe_line
 from ..runtime import ConfigError
+from ._branching import branch_events, fork_events
+from ._objects import Objects
+from ._recorded import recorded_cwd
 from ._records import CHAIN, chained_line, read_record, repair_record, verify_record
-from ._session import new_session_id, recorded_cwd
+from ._session import new_session_id
 from ._store import SESSION_ID, bastion_home, open_locked, session_path, sessions_dir
+from ._tree import read_tree, tree_lines
 
 __all__ = ["SessionInfo", "list_here", "list_sessions", "sessions_main"]
 
@@ -52,9 +60,14 @@ def _parser() -> argparse.ArgumentParser:
         "repair",
         help="cut a broken record back to its last good line (the old one kept: ID.jsonl.broken[.N])",
     ).add_argument("id")
+    sub.add_parser("tree", help="the session's branches, each entry with its line").add_argument("id")
+    fork = sub.add_parser("fork", help="a new session going on from this one's head, or from an entry")
+    fork.add_argument("id")
+    fork.add_argument("--at", type=int, metavar="LINE", help="the entry to fork at (a line `tree` shows)")
     export = sub.add_parser("export", help="write the session as one portable JSONL file")
     export.add_argument("id")
     export.add_argument("file")
+    export.add_argument("--branch", type=int, metavar="N", help="only branch N (the path to its end)")
     sub.add_parser("import", help="take an exported session into this directory").add_argument("file")
     gc = sub.add_parser("gc", help="remove sessions not written to for a while")
     gc.add_argument("--older-than", required=True, metavar="AGE", help="30d, 12h")
@@ -212,12 +225,33 @@ def _in_use(path: str) -> bool:
     return False
 
 
-def _export(home: str, session_id: str, target: str) -> int:
+def _tree(home: str, session_id: str) -> int:
+    record = read_record(session_path(home, session_id, "tree", write=False))
+    for line in tree_lines(read_tree(record.events)):
+        print(safe_line(line))
+    problems = verify_record(record).problems
+    if problems:
+        print(f"{session_id}: NOT verified: {problems[0]} (bastion sessions verify {session_id})")
+    return 0 if not problems else 3
+
+
+def _fork(home: str, session_id: str, at: int | None) -> int:
+    record = read_record(session_path(home, session_id, "fork", write=False))
+    new_id = new_session_id()
+    events = fork_events(record.events, at, session_id, new_id)
+    _write_new(os.path.join(sessions_dir(home), new_id + ".jsonl"), events)
+    line = events[0]["forked_from"]["line"]
+    print(f"forked {session_id} at line {line} as session {new_id} (bastion --resume {new_id})")
+    return 0
+
+
+def _export(home: str, session_id: str, target: str, branch: int | None) -> int:
     record = read_record(session_path(home, session_id, "export", write=False))
     if not record.events or record.events[0].get("type") != "session":
         raise ConfigError(f"export: session {session_id} has no header line")
+    events = record.events if branch is None else branch_events(record.events, branch, session_id)
     base = str(record.events[0].get("cwd", ""))
-    _write_new(target, _moved(record.events, lambda cwd: os.path.relpath(cwd, base)))
+    _write_new(target, _moved(events, lambda cwd: os.path.relpath(cwd, base)))
     left = []
     if record.unreadable is not None:
         first = len(record.events) + 1
@@ -247,6 +281,22 @@ def _import(home: str, source: str, cwd: str) -> int:
     return 0
 
 
+def _named_objects(store: str) -> set[str]:
+    """The checkpoints' bytes (bastion.agent.sessions._objects) the records left in `store` name."""
+    named: set[str] = set()
+    for name in os.listdir(store) if os.path.isdir(store) else []:
+        if not (name.endswith(".jsonl") and SESSION_ID.fullmatch(name[:-6])):
+            continue
+        try:
+            events = read_record(os.path.join(store, name)).events
+        except OSError:
+            continue
+        for e in events:
+            for item in e.get("files", []) if e.get("type") == "files" else []:
+                named.update(d for d in item[1:] if isinstance(d, str))
+    return named
+
+
 def _gc(home: str, age: str) -> int:
     match = _AGE.fullmatch(age)
     if match is None:
@@ -267,7 +317,10 @@ def _gc(home: str, age: str) -> int:
         os.unlink(path)
         removed += name.endswith(".jsonl")
     kept = f" ({busy} in use kept)" if busy else ""
-    print(f"removed {removed} sessions not written to for {age}{kept}")
+    swept = Objects(home).sweep(_named_objects(store), seconds)
+    print(
+        f"removed {removed} sessions not written to for {age}{kept}, {swept} file checkpoints no record names"
+    )
     return 0
 
 
@@ -285,7 +338,11 @@ def sessions_main(argv: Sequence[str], environ: Mapping[str, str], cwd: str) -> 
         if args.command == "repair":
             return _repair(home, args.id)
         if args.command == "export":
-            return _export(home, args.id, args.file)
+            return _export(home, args.id, args.file, args.branch)
+        if args.command == "tree":
+            return _tree(home, args.id)
+        if args.command == "fork":
+            return _fork(home, args.id, args.at)
         if args.command == "import":
             return _import(home, args.file, cwd)
         return _gc(home, args.older_than)

@@ -11,7 +11,7 @@ that is a link or not a regular file or cannot be read, a repository another use
 CR, NUL, form feed or tab of a kind git reads otherwise, GIT_CONFIG_* variables it cannot follow,
 or a system config whose path is not known. The path of the system file is git's own (compiled
 in): it is learnt once per process and git program, by asking that git (`learn_system`). A test compares this
-reading with git's listing on generated files (tests/analyzer/test_git_configread.py).
+reading with git's listing on generated files (tests/analyzer/git/test_git_configread.py).
 """
 
 from __future__ import annotations

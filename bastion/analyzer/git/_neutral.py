@@ -9,7 +9,7 @@ import os
 import re
 from collections.abc import Mapping
 
-from .._loaders import dropped_from_plans
+from ..programs import dropped_from_plans
 
 __all__ = [
     "GIT_STEERING",
@@ -127,7 +127,7 @@ def _dropped(name: str) -> bool:
         name in _DROPPED_EXACT
         or name in _SHELL_STEERING
         or name.startswith(_DROPPED_PREFIXES)
-        or dropped_from_plans(name)  # what makes a program load code (analyzer/_loaders.py)
+        or dropped_from_plans(name)  # what makes a program load code (analyzer/programs/_loaders.py)
     )
 
 
@@ -151,7 +151,7 @@ _CONFIG_FILES = ("HOME", "XDG_CONFIG_HOME", "GIT_CONFIG_GLOBAL", "GIT_CONFIG_SYS
 def probed_env(ws_env: Mapping[str, str]) -> dict[str, str]:
     """The environment whose git config the probe lists: the workspace's `ws_env`, where bastion
     runs the plan; a dry-run's workspace has none, and its plan runs where this process runs (a
-    hook's caller, the caller of check: analyzer/_programs.py's `shell_of`), so the variables of
+    hook's caller, the caller of check: analyzer/programs/_programs.py's `shell_of`), so the variables of
     this process that choose git's config files, and no other."""
     if ws_env:
         return dict(ws_env)

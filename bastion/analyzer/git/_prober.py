@@ -16,8 +16,8 @@ import stat
 from typing import NamedTuple
 
 from ...workspace import ExecRequest, LocalSystem, System, Workspace, resolve
-from .._programs import find_program, shell_of
 from .._result import GitFinding
+from ..programs import find_program, shell_of
 from ._configread import config_files, learn_system, parse_listing, read_configs, read_local
 from ._discovery import bare_on_the_way, located, unusable
 from ._filters import drivers_of
@@ -313,7 +313,7 @@ class Probe:
 
 def plan_git(ws: Workspace, cwd: str) -> tuple[str, str]:
     """The git program a plan decided in the root-relative `cwd` of `ws` runs (found as
-    analyzer/_programs.py finds every command, on the PATH where the plan runs), and why none can
+    analyzer/programs/_programs.py finds every command, on the PATH where the plan runs), and why none can
     be named ("" when one can): the probe runs that git, never one of its own PATH."""
     try:
         found = find_program(ws, cwd, shell_of(ws), "git")

@@ -8,8 +8,8 @@ import errno
 import posixpath
 import stat
 
-from .._grepr import MAX_TREE_FILES
 from .._result import Context
+from ..commands import MAX_TREE_FILES
 from ._index import MAX_INDEX, index_entries
 
 __all__ = ["Entries", "linked_directory", "tracked_index"]

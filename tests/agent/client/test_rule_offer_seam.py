@@ -1,7 +1,7 @@
-"""The seam where approvals will learn: the permission panel shows the rule a `Learning` offers for
-a call asked about (the exact config line, and where it would be saved) and `r` saves it and allows
-the call. Until one is wired in, every front is handed `NoLearning`: no rule is offered, the panel
-says so, and `r` saves nothing and answers nothing."""
+"""The seam where approvals learn: the permission panel shows the rule a `Learning` offers for a
+call asked about (the exact config line, and where it would be saved) and `r` saves it and allows
+the call. Where none is offered (here: no user file to write, --config /dev/null; `NoLearning`, a
+front's that may not remember rules), the panel says so, and `r` saves nothing and answers nothing."""
 
 from __future__ import annotations
 
@@ -38,7 +38,7 @@ class Offering:
         return f"saved {offer.line} to {offer.where}"
 
 
-def test_no_rule_is_offered_until_approvals_learn_and_r_answers_nothing(tmp_path: Path) -> None:
+def test_no_rule_is_offered_without_a_user_file_to_write_and_r_answers_nothing(tmp_path: Path) -> None:
     from bastion.agent.client._panel import NO_RULE  # private: the panel's words for no offer
 
     async def scenario() -> None:
