@@ -54,10 +54,12 @@ awks:
 		>/dev/null 2>&1; } || echo "make awks:$$missing not installed: the awk differential tests skip"
 
 # The fuzz smoke and the conformance check run even when pytest failed (the target still fails),
-# and the last lines say which of the three failed.
+# and the last lines say which of the three failed. pytest runs in two workers (pytest-xdist): most
+# tests wait on processes of their own, so two cores share the suite (docs/performance.md, "The test
+# suite"); a test file run alone stays one process.
 test: lint tools shims awks
 	@failed=""; \
-	$(BIN)/python -m pytest || failed="$$failed pytest"; \
+	$(BIN)/python -m pytest -n 2 || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
 	$(BIN)/python benchmarks/conformance.py --check || failed="$$failed conformance"; \
 	if [ -n "$$failed" ]; then echo "make test: failed:$$failed"; exit 1; fi; \

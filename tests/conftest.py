@@ -24,6 +24,11 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
 # (bastion/resident): a test that counts a hook's spawns or traces it sees them in that process.
 # tests/resident/test_resident.py starts servers of its own.
 os.environ["BASTION_NO_SERVER"] = "1"
+# A pytest-xdist worker starts with COLUMNS=80 and LINES=24 set (execnet sets them), and Python's
+# terminal size reads them before the terminal: a child a test starts on a pseudo-terminal of its own
+# size takes that size, as on a person's terminal.
+for _name in ("COLUMNS", "LINES"):
+    os.environ.pop(_name, None)
 
 
 @pytest.fixture(autouse=True)

@@ -87,13 +87,17 @@ def test_the_corpora_get_the_same_answers_through_the_server_as_in_process(
     assert len(cases) > 300
     base = tmp_path / "fixtures"
     base.mkdir()
+    # A decision writes nothing, so cases with the same fixture share one build (138 builds for ~1,200
+    # cases): each build is a few git processes, most of this test's time when every case had its own.
+    built: dict[str, str] = {}
     for case in cases:
-        fixture = build(case["fixture"], base_dir=str(base))
-        cwd = str(fixture.cwd)
+        spec = json.dumps(case["fixture"], sort_keys=True)
+        if spec not in built:
+            built[spec] = str(build(case["fixture"], base_dir=str(base)).cwd)
+        cwd = built[spec]
         line = str(case["cmd"]).replace("@ROOT@", cwd)
         _same(server, monkeypatch, cwd, ["hook", "claude-code"], _hook_payload(cwd, line))
         _same(server, monkeypatch, cwd, ["check", "--", line], "")
-        fixture.cleanup()
 
 
 @pytest.mark.parametrize("payload", sorted(p.name for p in PAYLOADS.glob("*.json")))

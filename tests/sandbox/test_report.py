@@ -64,7 +64,9 @@ def test_a_refusal_inside_the_writable_places_or_where_nothing_can_be_written_is
 
 
 @needs_landlock
-@pytest.mark.parametrize("name", ["/proc/self/mem", f"/proc/{os.getpid()}/mem", "/sys/kernel/mm"])
+@pytest.mark.parametrize(  # the pid's id is fixed: every worker of a parallel run collects the same tests
+    "name", ["/proc/self/mem", pytest.param(f"/proc/{os.getpid()}/mem", id="/proc/PID/mem"), "/sys/kernel/mm"]
+)
 def test_a_refused_read_of_a_proc_or_sys_file_is_never_called_a_refused_write(name: str) -> None:
     note = denial_note(f"cat: {name}: Permission denied\n", WORKSPACE, "/nonexistent/work", "/")
     assert note is not None and "refused a write" not in note
