@@ -57,7 +57,7 @@ awks:
 # and the last lines say which of the three failed. pytest runs in two workers (pytest-xdist): most
 # tests wait on processes of their own, so two cores share the suite (docs/performance.md, "The test
 # suite"); a test file run alone stays one process.
-test: lint tools shims awks
+test: lint shims awks tools
 	@failed=""; \
 	$(BIN)/python -m pytest -n 2 || failed="$$failed pytest"; \
 	$(BIN)/python fuzz/run.py --seconds 10 || failed="$$failed fuzz"; \
