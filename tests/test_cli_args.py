@@ -91,3 +91,28 @@ def test_the_usual_check_command_lines_are_read_plainly(argv: list[str]) -> None
 def test_the_usual_hook_command_lines_are_read_plainly(argv: list[str]) -> None:
     plain = read_plainly(argv, _HOOK_ARGS)
     assert plain is not None and vars(_hook_parser().parse_args(argv)) == vars(plain)
+
+
+def test_every_command_the_command_line_dispatches_is_named_in_the_agents_help() -> None:
+    # The commands `bastion.cli` sends elsewhere, read from its dispatch (`args[:1] == ["NAME"]`),
+    # each named in `bastion --help`'s list of other commands: none is found only by reading code.
+    import ast
+    import inspect
+    import io
+    from contextlib import redirect_stdout, suppress
+
+    from bastion import cli
+    from bastion.agent import main as agent_main
+
+    tree = ast.parse(inspect.getsource(cli._dispatch))
+    named = {
+        node.value
+        for node in ast.walk(tree)
+        if isinstance(node, ast.Constant) and isinstance(node.value, str) and node.value.isidentifier()
+    }
+    out = io.StringIO()
+    with redirect_stdout(out), suppress(SystemExit):
+        agent_main(["--help"])
+    other = out.getvalue().split("Other commands:", 1)[1]
+    assert {"check", "doctor", "runtime", "mcp", "execute", "audit", "hook"} <= named
+    assert [name for name in sorted(named) if name not in other] == []

@@ -26,7 +26,7 @@ def _parser() -> argparse.ArgumentParser:
         prog="bastion",
         description="A coding agent whose policy decides every tool call.",
         epilog="Other commands: bastion check, audit, hook, doctor, sessions, config, runtime, mcp serve, "
-        "acp (each with --help).",
+        "acp, execute (each with --help).",
     )
     p.add_argument("--version", action="store_true", help="print bastion's version, then exit")
     p.add_argument(
