@@ -10,6 +10,7 @@ from pathlib import Path
 import pytest
 
 from bastion.agent.front import (
+    AGAIN,
     ONCE,
     PROJECT,
     SESSION,
@@ -137,12 +138,22 @@ def test_a_allows_the_same_exact_call_again_unasked_and_no_other(tmp_path: Path)
 
 
 def test_a_and_r_are_not_answers_where_they_are_not_offered() -> None:
-    assert parse_reply("a", always=False) == (Answer(False, "a"), ONCE)
+    # Not read as a refusal whose reason is "a": the question is put again (AGAIN).
+    assert parse_reply("a", always=False) == (Answer(False, "a: not an answer this question offers"), AGAIN)
     assert parse_reply("a", always=True) == (Answer(True, ""), SESSION)
     assert parse_reply("n too risky", always=True) == (Answer(False, "too risky"), ONCE)
     assert parse_reply(None, always=True)[0].allow is False
-    assert parse_reply("r", always=True) == (Answer(False, "r"), ONCE)
+    assert parse_reply("r", always=True) == (Answer(False, "r: not an answer this question offers"), AGAIN)
     assert parse_reply("r ok then", always=True, learn=True) == (Answer(True, "ok then"), PROJECT)
+    assert parse_reply("perhaps", always=False) == (Answer(False, "perhaps"), ONCE)
+
+
+def test_an_a_where_the_session_is_not_offered_asks_again_and_the_next_answer_counts(tmp_path: Path) -> None:
+    asker, shown, gate = _asker(tmp_path, ["a", "y"])
+    call, args = _call("bash", command="echo $(id)")  # outside the subset: [y/N], no `a`
+    assert asker(call, args, gate.decide("bash", args).verdict) == Answer(True, "")
+    text = "".join(shown)
+    assert text.count("[y/N]") == 2 and "a: not an answer this question offers" in text
 
 
 def test_a_result_is_shown_collapsed_with_its_exit_status_and_a_failed_edit_as_failed() -> None:

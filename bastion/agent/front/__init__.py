@@ -8,6 +8,7 @@ typed for it, the rule a question may offer: `Learning`, the policy's `RulesLear
 
 from ._advice import advice
 from ._ask import (
+    AGAIN,
     DIFF_LIMIT,
     ONCE,
     PROJECT,
@@ -51,6 +52,7 @@ __all__ = [
     "MarkdownStream",
     "NO_TERMINAL",
     "NoLearning",
+    "AGAIN",
     "ONCE",
     "OUTPUT_CLOSED",
     "PROJECT",

@@ -18,6 +18,7 @@ from ..runtime import Answer, ToolCall
 from ._colour import Colour
 
 __all__ = [
+    "AGAIN",
     "ONCE",
     "PROJECT",
     "SESSION",
@@ -116,15 +117,18 @@ class SessionRules:
 
 
 # What an answer keeps allowing besides this call: nothing, this exact call for the session (`a`),
-# the offered rules for this project (`r`).
-ONCE, SESSION, PROJECT = "", "session", "project"
+# the offered rules for this project (`r`); or AGAIN: the answer was one this question does not
+# offer (`a` where the call may not be allowed for the session, `r` where no rule is offered), and
+# the question is put again rather than read as a refusal whose reason is "a".
+ONCE, SESSION, PROJECT, AGAIN = "", "session", "project", "again"
 
 
 def parse_reply(line: str | None, *, always: bool, learn: bool = False) -> tuple[Answer, str]:
     """y / n / a (when `always` is offered) / r (when a rule to remember is offered: `learn`) with
     an optional note or reason after the first word; any other line refuses, the whole line its
     reason; no line (end of input) refuses. The second value says what is allowed besides this
-    call: ONCE (nothing), SESSION (this exact call again), PROJECT (the offered rules)."""
+    call: ONCE (nothing), SESSION (this exact call again), PROJECT (the offered rules); AGAIN for
+    an `a` or `r` this question does not offer (ask again)."""
     if line is None:
         return Answer(False, "no answer (end of input)"), ONCE
     text = line.strip()
@@ -138,6 +142,8 @@ def parse_reply(line: str | None, *, always: bool, learn: bool = False) -> tuple
         return Answer(True, rest.strip()), PROJECT
     if word in ("n", "no", ""):
         return Answer(False, rest.strip()), ONCE
+    if word in ("a", "always", "r", "remember"):
+        return Answer(False, f"{word}: not an answer this question offers"), AGAIN
     return Answer(False, text), ONCE
 
 

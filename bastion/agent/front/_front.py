@@ -15,6 +15,7 @@ from ..runtime import Agent, AgentError, Answer, Answerer, Events, Message, Task
 from ..runtime.harness import SlotFailure
 from ._advice import advice
 from ._ask import (
+    AGAIN,
     PROJECT,
     SESSION,
     CallKey,
@@ -155,6 +156,9 @@ class Asker:
             self.write(prompt + "n (--yes-to none)\n")
             return Answer(False, "", by="flag"), False
         answer, keep = parse_reply(self.read(prompt), always=always, learn=offer is not None)
+        while keep == AGAIN:  # `a` or `r` where it is not offered: said, and asked again
+            self.write(safe_line(answer.note) + "\n")
+            answer, keep = parse_reply(self.read(prompt), always=always, learn=offer is not None)
         if keep == PROJECT and offer is not None:
             try:
                 done = self.learning.save(offer)
