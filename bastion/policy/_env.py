@@ -23,6 +23,9 @@ SCRUBBED_NAMES = frozenset({
     "PGPASSWORD", "MYSQL_PWD", "OPENAI_API_KEY", "ANTHROPIC_API_KEY", "GEMINI_API_KEY", "GOOGLE_API_KEY",
     "OPENROUTER_API_KEY", "BASTION_API_KEY", "DAX_API_KEY", "AWS_SESSION_TOKEN", "NPM_TOKEN", "GITHUB_TOKEN",
     "GH_TOKEN",
+    # Handles to a daemon that acts as you, as SSH_AUTH_SOCK is to your SSH agent: a Docker or
+    # Podman daemon elsewhere (a tcp:// or ssh:// DOCKER_HOST is a root shell on that host).
+    "DOCKER_HOST", "CONTAINER_HOST",
 })  # fmt: skip
 
 SCRUBBED_SUFFIXES = (
