@@ -37,6 +37,7 @@ ALLOWED = {
     ("bastion/agent/front/_one_shot.py", "os.devnull"): "/dev/null, to silence a closed pipe",
     ("bastion/agent/acp/_wire.py", "os.devnull"): "/dev/null, standard input once the protocol has its own",
     ("bastion/grammar/_tables.py", "os.path.join(self.directory, self.name)"): "bastion's own grammar files",
+    ("bastion/grammar/_tables.py", "path"): "a `_NAME_lalr.py` in bastion's own package, its first line read",
     # The launcher imports the standard library only; /proc's files are the kernel's.
     ("bastion/sandbox/_launch.py", "f'/proc/{entry}/stat'"): "procfs, made by the kernel",
     # The git probe's (owned with analyzer/git): O_NONBLOCK, and what was opened is fstat'ed before
