@@ -14,6 +14,7 @@ import signal
 import subprocess
 import sys
 import tempfile
+import time
 from pathlib import Path
 
 from integration.agents import AgentCli, SetupError, agents, base_environment, hook_command
@@ -84,35 +85,82 @@ def _run(argv: list[str], cwd: Path, env: dict[str, str]) -> Finished:
     return Finished(code, stdout, stderr)
 
 
+def _stragglers(home: Path) -> list[int]:
+    """The live processes a run left with `home` as their HOME or in their command line: what it
+    started outside the CLI's process group (bastion's resident server, in a session of its own,
+    whose socket is under HOME; a CLI's own background writer)."""
+    mark, named = b"\0HOME=" + os.fsencode(home) + b"\0", os.fsencode(home) + b"/"
+    found = []
+    for entry in os.listdir("/proc"):
+        if not entry.isdigit() or int(entry) == os.getpid():
+            continue
+        with (
+            contextlib.suppress(OSError),
+            open(f"/proc/{entry}/environ", "rb") as f,
+            open(f"/proc/{entry}/cmdline", "rb") as g,
+        ):
+            if mark in b"\0" + f.read() or named in g.read():
+                found.append(int(entry))
+    return found
+
+
+def _gone(pid: int) -> bool:
+    try:
+        with open(f"/proc/{pid}/stat", "rb") as f:
+            return f.read().rpartition(b")")[2].split()[0] == b"Z"  # a zombie runs nothing more
+    except OSError:
+        return True
+
+
+def _end_stragglers(home: Path) -> None:
+    """Every process of the run ended before its directory is removed: one still writing there
+    makes the removal fail ("Directory not empty"), or outlives the table. Each is killed and
+    waited for until it is gone (bounded, so that a failure ends)."""
+    killed = _stragglers(home)
+    for pid in killed:
+        with contextlib.suppress(ProcessLookupError, PermissionError):
+            os.kill(pid, signal.SIGKILL)
+    deadline = time.monotonic() + 60
+    while not all(_gone(pid) for pid in killed) and time.monotonic() < deadline:
+        time.sleep(0.01)
+
+
 def _one(agent: AgentCli, scenario: Scenario, bastion: Path, node_dir: str) -> Verdict:
     with tempfile.TemporaryDirectory(prefix="bastion-integration-") as tmp:
-        fixture = make_fixture(Path(tmp), "integration-secret-" + secrets.token_hex(12))
-        if scenario.prepare is not None:
-            scenario.prepare(fixture)
-        call = scenario.call(agent, fixture)
-        if isinstance(call, str):
-            return Verdict("skip", call)
-        with ProxySink() as sink, ModelServer(call) as server:
-            env = base_environment(fixture.home, node_dir, sink.url)
-            env.update(agent.environment(fixture.home, server.url))
-            env.update(scenario.env)
-            strict = scenario.strict and agent.hook_name != "claude-code"
-            try:
-                agent.configure(
-                    fixture.home,
-                    fixture.project,
-                    server.url,
-                    hook_command(bastion, agent.hook_name, strict=strict),
-                    env,
-                )
-            except SetupError as error:
-                return Verdict("fail", f"setup: {error}")
-            finished = _run(agent.argv(PROMPT, bypass=scenario.bypass), fixture.project, env)
-            verdict = scenario.check(Outcome(agent, fixture, server, finished, env, bastion))
-            if sink.attempts:
-                tried = ", ".join(sorted(set(sink.attempts)))
-                return Verdict("fail", f"{agent.name} reached for the internet ({tried}); {verdict.reason}")
-            return verdict
+        try:
+            return _in(Path(tmp), agent, scenario, bastion, node_dir)
+        finally:
+            _end_stragglers(Path(tmp) / "home")
+
+
+def _in(tmp: Path, agent: AgentCli, scenario: Scenario, bastion: Path, node_dir: str) -> Verdict:
+    fixture = make_fixture(tmp, "integration-secret-" + secrets.token_hex(12))
+    if scenario.prepare is not None:
+        scenario.prepare(fixture)
+    call = scenario.call(agent, fixture)
+    if isinstance(call, str):
+        return Verdict("skip", call)
+    with ProxySink() as sink, ModelServer(call) as server:
+        env = base_environment(fixture.home, node_dir, sink.url)
+        env.update(agent.environment(fixture.home, server.url))
+        env.update(scenario.env)
+        strict = scenario.strict and agent.hook_name != "claude-code"
+        try:
+            agent.configure(
+                fixture.home,
+                fixture.project,
+                server.url,
+                hook_command(bastion, agent.hook_name, strict=strict),
+                env,
+            )
+        except SetupError as error:
+            return Verdict("fail", f"setup: {error}")
+        finished = _run(agent.argv(PROMPT, bypass=scenario.bypass), fixture.project, env)
+        verdict = scenario.check(Outcome(agent, fixture, server, finished, env, bastion))
+        if sink.attempts:
+            tried = ", ".join(sorted(set(sink.attempts)))
+            return Verdict("fail", f"{agent.name} reached for the internet ({tried}); {verdict.reason}")
+        return verdict
 
 
 def _table(columns: list[str], rows: list[tuple[str, list[Verdict]]], versions: list[str]) -> str:
