@@ -40,6 +40,9 @@ COMPOSED33: tuple[str, ...] = (
     "find . -type f -exec grep -H KEY {} +", "find . -exec cat {} +", "find sub -exec head -n 1 {} \\;",
     "find . -name '*.go' | xargs grep -l package", "find . | xargs cat", "find . -print0 | xargs -0 wc -c",
     "find . -name '*.go' | xargs -I {} grep -H package {}", "find dash | xargs -d '\\n' -n 1 cat",
+    # forms that now run unasked: the name attached to -I, grep's NUL-ended list, a quoted numeral
+    "find . -name '*.go' | xargs -I{} grep -H package {}", "grep -rlZ package . | xargs -0 -r cat",
+    "echo 'Ⅻ'",
     "find . -path ./sub -prune -o -name '*.go' -print | xargs grep -c package",
     "find . -name '*.go' | xargs grep -l package | xargs wc -l", "grep -rl package . | xargs cat",
     "grep -l KEY main.go notes.txt | xargs cat", "find . -name '*.go' -exec grep -l x {} \\; | xargs cat",
